@@ -1,1 +1,16 @@
+//! airqueue's network model: packets with honest sizes, media (wired links now, 802.11
+//! next), queue disciplines, forwarding and routing, applications, metrics, and the
+//! [`World`] that runs them on the `airqueue-kernel` event loop.
 
+pub mod app;
+pub mod ids;
+pub mod medium;
+pub mod metrics;
+pub mod net;
+pub mod qdisc;
+pub mod world;
+
+pub use ids::{FlowId, LinkId, NodeId};
+pub use world::{
+    FlowConfig, FlowKindConfig, MediumConfig, QdiscConfig, RunOutcome, World, WorldConfig,
+};

@@ -1,0 +1,205 @@
+//! Run metrics: per-flow goodput and delay, time series, drops by node and reason, queue
+//! samples, and the packet conservation law of DESIGN.md.
+//!
+//! Goodput of a flow counts the application payload bytes of packets *created* in its
+//! active window `[max(start, warmup), min(stop, duration))` and delivered before the end
+//! of the run, divided by the window's length. Counting by creation time makes a CBR
+//! flow that is not bottlenecked show exactly its offered rate, and keeps packets sent
+//! during warmup out of the figure.
+
+use crate::ids::{FlowId, NodeId};
+use crate::net::{DropReason, Packet};
+use airqueue_kernel::Time;
+
+const REASONS: usize = DropReason::ALL.len();
+
+/// Everything measured about one flow.
+#[derive(Clone, Debug, Default)]
+pub struct FlowMetrics {
+    pub packets_sent: u64,
+    pub bytes_sent: u64,
+    pub packets_delivered: u64,
+    pub bytes_delivered: u64,
+    /// Payload bytes delivered of packets created inside the active window.
+    pub window_bytes: u64,
+    pub window_start: Time,
+    pub window_end: Time,
+    /// Sum of end-to-end delays (ns) of packets delivered after warmup.
+    pub delay_sum_ns: u128,
+    pub delay_count: u64,
+    /// Payload bytes delivered per time-series bin.
+    pub bin_bytes: Vec<u64>,
+    pub bin_packets: Vec<u64>,
+}
+
+impl FlowMetrics {
+    /// Application bytes delivered per second over the measurement window.
+    pub fn goodput_bps(&self) -> f64 {
+        let span = (self.window_end.saturating_sub(self.window_start)).as_secs_f64();
+        if span <= 0.0 {
+            0.0
+        } else {
+            self.window_bytes as f64 * 8.0 / span
+        }
+    }
+
+    /// Mean one-way delay in seconds, `None` if nothing was delivered after warmup.
+    pub fn mean_delay_s(&self) -> Option<f64> {
+        (self.delay_count > 0).then(|| self.delay_sum_ns as f64 * 1e-9 / self.delay_count as f64)
+    }
+}
+
+/// One queue-length sample.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueueSample {
+    pub at: Time,
+    pub node: NodeId,
+    pub len_pkts: u32,
+}
+
+/// Counts of every packet's fate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Conservation {
+    pub created: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    pub in_flight: u64,
+}
+
+impl Conservation {
+    /// DESIGN.md: every packet ever created is delivered, dropped with a reason, or in flight.
+    pub fn holds(&self) -> bool {
+        self.created == self.delivered + self.dropped + self.in_flight
+    }
+}
+
+/// All metrics of a run.
+#[derive(Clone, Debug)]
+pub struct Metrics {
+    pub flows: Vec<FlowMetrics>,
+    /// `drops[node][reason]`.
+    pub drops: Vec<[u64; REASONS]>,
+    pub queue_samples: Vec<QueueSample>,
+    pub bin: Time,
+    pub warmup: Time,
+    pub created: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+}
+
+impl Metrics {
+    pub fn new(
+        node_count: usize,
+        windows: &[(Time, Time)],
+        duration: Time,
+        warmup: Time,
+        bin: Time,
+    ) -> Self {
+        let bins = duration.as_nanos().div_ceil(bin.as_nanos().max(1)) as usize;
+        let flows = windows
+            .iter()
+            .map(|&(s, e)| FlowMetrics {
+                window_start: s,
+                window_end: e,
+                bin_bytes: vec![0; bins],
+                bin_packets: vec![0; bins],
+                ..FlowMetrics::default()
+            })
+            .collect();
+        Metrics {
+            flows,
+            drops: vec![[0; REASONS]; node_count],
+            queue_samples: Vec::new(),
+            bin,
+            warmup,
+            created: 0,
+            delivered: 0,
+            dropped: 0,
+        }
+    }
+
+    #[inline]
+    pub fn on_created(&mut self, pkt: &Packet) {
+        self.created += 1;
+        if let Some(f) = self.flows.get_mut(pkt.flow.index()) {
+            f.packets_sent += 1;
+            f.bytes_sent += pkt.payload_bytes as u64;
+        }
+    }
+
+    #[inline]
+    pub fn on_delivered(&mut self, pkt: &Packet, now: Time) {
+        self.delivered += 1;
+        let Some(f) = self.flows.get_mut(pkt.flow.index()) else {
+            return;
+        };
+        f.packets_delivered += 1;
+        f.bytes_delivered += pkt.payload_bytes as u64;
+        if pkt.created >= f.window_start && pkt.created < f.window_end {
+            f.window_bytes += pkt.payload_bytes as u64;
+        }
+        if now >= self.warmup {
+            f.delay_sum_ns += (now - pkt.created).as_nanos() as u128;
+            f.delay_count += 1;
+        }
+        let b = (now.as_nanos() / self.bin.as_nanos()) as usize;
+        if let Some(slot) = f.bin_bytes.get_mut(b) {
+            *slot += pkt.payload_bytes as u64;
+            f.bin_packets[b] += 1;
+        }
+    }
+
+    #[inline]
+    pub fn on_dropped(&mut self, node: NodeId, reason: DropReason) {
+        self.dropped += 1;
+        self.drops[node.index()][reason.index()] += 1;
+    }
+
+    /// Total drops per reason over all nodes.
+    pub fn drops_by_reason(&self) -> [u64; REASONS] {
+        let mut out = [0; REASONS];
+        for node in &self.drops {
+            for (o, d) in out.iter_mut().zip(node) {
+                *o += d;
+            }
+        }
+        out
+    }
+
+    pub fn flow(&self, id: FlowId) -> &FlowMetrics {
+        &self.flows[id.index()]
+    }
+}
+
+/// Jain's fairness index (Jain, Chiu, Hawe 1984): (sum x)^2 / (n sum x^2); `None` when
+/// there are no flows or every flow got nothing.
+pub fn jain_index(x: &[f64]) -> Option<f64> {
+    let sum: f64 = x.iter().sum();
+    let sq: f64 = x.iter().map(|v| v * v).sum();
+    (!x.is_empty() && sq > 0.0).then(|| sum * sum / (x.len() as f64 * sq))
+}
+
+/// Sum of natural logs of per-flow goodputs in bit/s (the proportional-fairness utility
+/// DiffQ reports). A flow with zero goodput would make it minus infinity; it is counted as
+/// 1 bit/s (log 0) so the figure stays comparable, and starved flows are reported apart.
+pub fn log_utility(goodputs_bps: &[f64]) -> f64 {
+    goodputs_bps.iter().map(|g| g.max(1.0).ln()).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_bounds() {
+        assert_eq!(jain_index(&[5.0, 5.0, 5.0]), Some(1.0));
+        assert!((jain_index(&[1.0, 0.0, 0.0, 0.0]).unwrap() - 0.25).abs() < 1e-12);
+        assert_eq!(jain_index(&[0.0, 0.0]), None);
+        assert_eq!(jain_index(&[]), None);
+    }
+
+    #[test]
+    fn log_utility_clamps_starved_flows() {
+        assert!((log_utility(&[std::f64::consts::E, 0.0]) - 1.0).abs() < 1e-12);
+    }
+}
