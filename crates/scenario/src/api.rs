@@ -1,0 +1,104 @@
+//! The one entry point the bindings and benchmarks use: scenario JSON in, report JSON out.
+//!
+//! Contract (the Python package relies on it):
+//! `run_json(scenario_json, seed, duration_s)` returns a JSON string, either
+//! `{"ok": false, "errors": ["key.path: message", ...]}` for a scenario that does not
+//! validate (every problem at once), or
+//! `{"ok": true, "summary": {...}, "tables": {"<table>": {"<column>": [values...]}}}`
+//! where `summary` is exactly the `airqueue run --json` object of DESIGN.md and the tables
+//! are column-oriented: `flows`, `timeseries`, `drops`, `queues`, `nodes`.
+//! Non-finite floats are written as `null`.
+
+use crate::build::world_config;
+use crate::report;
+use crate::schema::Scenario;
+use crate::topology::validate_and_place;
+use airqueue_sim::{RunOutcome, World};
+use serde_json::{json, Value};
+use std::time::Instant;
+
+/// A finished run with what it was run from.
+pub struct Run {
+    pub scenario: Scenario,
+    pub positions: Vec<[f64; 2]>,
+    pub outcome: RunOutcome,
+    pub wall_seconds: f64,
+}
+
+/// Applies the command-line overrides to the file's keys. A shorter `duration` also
+/// clips flow `stop` times that would fall after the new end.
+pub fn apply_overrides(v: &mut Value, seed: Option<u64>, duration_s: Option<f64>) {
+    let Some(obj) = v.as_object_mut() else { return };
+    if let Some(seed) = seed {
+        obj.insert("seed".into(), json!(seed));
+    }
+    if let Some(d) = duration_s {
+        obj.insert("duration".into(), json!(d));
+        if let Some(Value::Array(flows)) = obj.get_mut("flow") {
+            for f in flows.iter_mut().filter_map(Value::as_object_mut) {
+                if f.get("stop").and_then(Value::as_f64).is_some_and(|s| s > d) {
+                    f.remove("stop");
+                }
+            }
+        }
+    }
+}
+
+/// Validates and runs a scenario given as a parsed value.
+pub fn run_value(
+    mut v: Value,
+    seed: Option<u64>,
+    duration_s: Option<f64>,
+) -> Result<Run, Vec<String>> {
+    apply_overrides(&mut v, seed, duration_s);
+    let (scenario, positions) = validate_and_place(&v).map_err(|e| e.messages())?;
+    let cfg = world_config(&scenario, &positions);
+    let t0 = Instant::now();
+    let outcome = World::new(cfg).run();
+    let wall_seconds = t0.elapsed().as_secs_f64();
+    Ok(Run {
+        scenario,
+        positions,
+        outcome,
+        wall_seconds,
+    })
+}
+
+/// Runs a scenario given as JSON text (the file's keys, already parsed from TOML/YAML/JSON
+/// by the caller), with optional seed and duration overrides.
+pub fn run_json(scenario_json: &str, seed: Option<u64>, duration_s: Option<f64>) -> String {
+    let v: Value = match serde_json::from_str(scenario_json) {
+        Ok(v) => v,
+        Err(e) => {
+            return json!({"ok": false, "errors": [format!("scenario: not valid JSON: {e}")]})
+                .to_string()
+        }
+    };
+    match run_value(v, seed, duration_s) {
+        Ok(run) => json!({
+            "ok": true,
+            "summary": report::summary(&run.scenario, &run.outcome, run.wall_seconds),
+            "tables": report::tables(&run.scenario, &run.positions, &run.outcome),
+        })
+        .to_string(),
+        Err(errors) => json!({"ok": false, "errors": errors}).to_string(),
+    }
+}
+
+/// Validates a scenario given as JSON text. Returns `{"ok": true, "scenario": <resolved>}`
+/// or `{"ok": false, "errors": [...]}`.
+pub fn validate_json(scenario_json: &str) -> String {
+    let v: Value = match serde_json::from_str(scenario_json) {
+        Ok(v) => v,
+        Err(e) => {
+            return json!({"ok": false, "errors": [format!("scenario: not valid JSON: {e}")]})
+                .to_string()
+        }
+    };
+    match validate_and_place(&v) {
+        Ok((scenario, positions)) => {
+            json!({"ok": true, "scenario": scenario, "positions": positions}).to_string()
+        }
+        Err(e) => json!({"ok": false, "errors": e.messages()}).to_string(),
+    }
+}

@@ -1,0 +1,746 @@
+//! Reading a scenario file into the typed `Scenario`, checking every key and value and
+//! reporting every problem at once with its key path and what would be valid.
+//!
+//! TOML and JSON both go through `serde_json::Value`, so the Python API (which hands over
+//! JSON) and files get the same checks and the same messages. Placement-dependent checks
+//! (reachability, connecting a random topology) live in `topology::validate_and_place`.
+
+mod fields;
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::error::{ConfigError, ConfigErrors};
+use crate::schema::{
+    FlowKind, FlowSpec, LinkSpec, Medium, Outputs, QueueKind, QueueSpec, Radio, Rate, Routing,
+    RoutingKind, RoutingMetric, Scenario, Topology,
+};
+use fields::{describe, number, Errs, Fields};
+
+/// Largest topology accepted. Placement and neighbour search are set up for the few
+/// hundred nodes of the seed papers; the cap keeps a typo such as `nodes = 1e9` from
+/// exhausting memory instead of producing an error.
+pub const MAX_NODES: u32 = 10_000;
+
+/// Longest run accepted, in seconds. Time is a `u64` of nanoseconds (about 1.8e10 s);
+/// the cap leaves ample headroom for timers scheduled past the end.
+pub const MAX_DURATION_S: f64 = 1e9;
+
+/// IEEE 802.11-2016 16.1.1 (DSSS/HR-DSSS, i.e. 802.11b): the four PHY rates in bit/s.
+pub const DSSS_RATES_BPS: [f64; 4] = [1e6, 2e6, 5.5e6, 11e6];
+
+/// Largest UDP payload accepted: below the 65,507 bytes an IPv4 UDP datagram can carry.
+pub const MAX_PACKET_SIZE_BYTES: u32 = 65_000;
+
+const TOPOLOGY_KINDS: [&str; 5] = ["chain", "grid", "star", "random", "explicit"];
+
+/// Which topology kinds take each kind-specific key; the source of the
+/// "rows applies only to kind grid" messages.
+const TOPOLOGY_KEYS: [(&str, &[&str]); 8] = [
+    ("nodes", &["chain", "star", "random"]),
+    ("spacing", &["chain", "grid"]),
+    ("rows", &["grid"]),
+    ("cols", &["grid"]),
+    ("radius", &["star"]),
+    ("area", &["random"]),
+    ("connected", &["random"]),
+    ("positions", &["explicit"]),
+];
+
+/// Parses a scenario from TOML text.
+pub fn from_toml_str(s: &str) -> Result<Scenario, ConfigErrors> {
+    parse_value(&toml_to_json(s)?)
+}
+
+/// Parses a scenario from JSON text.
+pub fn from_json_str(s: &str) -> Result<Scenario, ConfigErrors> {
+    parse_value(&json_to_value(s)?)
+}
+
+/// Parses JSON text into a value, a syntax error becoming a `ConfigError` with its
+/// line and column.
+pub fn json_to_value(s: &str) -> Result<Value, ConfigErrors> {
+    serde_json::from_str(s).map_err(|e| ConfigError::new("", format!("invalid JSON: {e}")).into())
+}
+
+/// Parses TOML text into the JSON value model that `parse_value` reads.
+///
+/// The conversion is done by hand rather than by deserialising straight into
+/// `serde_json::Value`, because that silently turns `nan`/`inf` into `null` (which would
+/// then read as "use the default") and dates into an odd private table. Here both are
+/// errors at their key path.
+pub fn toml_to_json(s: &str) -> Result<Value, ConfigErrors> {
+    let table: toml::Table = toml::from_str(s)
+        .map_err(|e| ConfigError::new("", format!("invalid TOML: {}", e.to_string().trim_end())))?;
+    let mut errs = Vec::new();
+    let value = toml_table(&table, "", &mut errs);
+    if errs.is_empty() {
+        Ok(value)
+    } else {
+        Err(ConfigErrors(errs))
+    }
+}
+
+fn toml_table(t: &toml::Table, path: &str, errs: &mut Errs) -> Value {
+    let map = t
+        .iter()
+        .map(|(k, v)| (k.clone(), toml_value(v, &fields::join(path, k), errs)))
+        .collect();
+    Value::Object(map)
+}
+
+fn toml_value(v: &toml::Value, path: &str, errs: &mut Errs) -> Value {
+    match v {
+        toml::Value::String(s) => Value::String(s.clone()),
+        toml::Value::Integer(i) => Value::from(*i),
+        toml::Value::Float(f) => match serde_json::Number::from_f64(*f) {
+            Some(n) => Value::Number(n),
+            None => {
+                errs.push(ConfigError::new(
+                    path,
+                    format!("expected a finite number, got {f}"),
+                ));
+                Value::Null
+            }
+        },
+        toml::Value::Boolean(b) => Value::Bool(*b),
+        toml::Value::Datetime(d) => {
+            errs.push(ConfigError::new(
+                path,
+                format!("dates are not valid here, got {d}"),
+            ));
+            Value::Null
+        }
+        toml::Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| toml_value(item, &format!("{path}[{i}]"), errs))
+                .collect(),
+        ),
+        toml::Value::Table(t) => toml_table(t, path, errs),
+    }
+}
+
+/// Reads and validates a whole scenario. Returns every problem found, or the scenario if
+/// there are none.
+pub fn parse_value(v: &Value) -> Result<Scenario, ConfigErrors> {
+    let mut errs = Vec::new();
+    let scenario = read_scenario(v, &mut errs);
+    match (scenario, errs.is_empty()) {
+        (Some(s), true) => Ok(s),
+        (_, false) => Err(ConfigErrors(errs)),
+        // Every `None` above is recorded as an error; reaching here is a reader bug, but it
+        // must still surface as an error rather than a panic.
+        (None, true) => Err(ConfigError::new(
+            "",
+            "internal error: scenario incomplete without a reported problem",
+        )
+        .into()),
+    }
+}
+
+fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
+    let mut top = Fields::table(v, "", errs);
+    let name = top.string(errs, "name", "unnamed").map(str::to_string);
+    let duration = top.number(errs, "duration", None, "a number of seconds > 0", |x| {
+        x > 0.0
+    });
+    let duration = duration.filter(|d| {
+        let ok = *d <= MAX_DURATION_S;
+        if !ok {
+            errs.push(ConfigError::new(
+                "duration",
+                format!("{d:e} s is too long; the simulator runs at most {MAX_DURATION_S:e} s"),
+            ));
+        }
+        ok
+    });
+    let warmup = top.number(errs, "warmup", Some(0.0), "a number of seconds >= 0", |x| {
+        x >= 0.0
+    });
+    if let (Some(w), Some(d)) = (warmup, duration) {
+        if w >= d {
+            errs.push(ConfigError::new(
+                "warmup",
+                format!("must be less than duration ({d} s), got {w}"),
+            ));
+        }
+    }
+    let seed = top.integer(
+        errs,
+        "seed",
+        Some(1),
+        "a non-negative integer",
+        0..=u64::MAX,
+    );
+
+    let topology = match top.take("topology") {
+        Some(t) => read_topology(t, errs),
+        None => {
+            if !top.is_broken() {
+                errs.push(ConfigError::new(
+                    "topology",
+                    format!(
+                        "missing required table; expected [topology] with kind = one of {}",
+                        fields::list(&TOPOLOGY_KINDS)
+                    ),
+                ));
+            }
+            None
+        }
+    };
+    let nodes = topology.as_ref().map(Topology::node_count);
+
+    let links = read_links(top.tables(errs, "link"), nodes, errs);
+    let medium = read_medium(top.section("medium", errs), errs);
+    let radio = read_radio(top.section("radio", errs), errs);
+    let routing = read_routing(top.section("routing", errs), errs);
+    let queue = read_queue(top.section("queue", errs), errs);
+    let flows = read_flows(top.tables(errs, "flow"), nodes, duration, errs);
+    let outputs = read_outputs(top.section("outputs", errs), errs);
+
+    if top.has("flows") {
+        top.consume("flows");
+        errs.push(ConfigError::new(
+            "flows",
+            "unknown key; random flows ([flows]) are not available yet in this version; \
+             declare each flow as a [[flow]] table",
+        ));
+    }
+    top.finish(errs);
+
+    Some(Scenario {
+        name: name?,
+        duration_s: duration?,
+        warmup_s: warmup?,
+        seed: seed?,
+        topology: topology?,
+        links: links?,
+        medium: medium?,
+        radio: radio?,
+        routing: routing?,
+        queue: queue?,
+        flows: flows?,
+        outputs: outputs?,
+    })
+}
+
+/// "a topology needs 2..=10000 nodes", shared by every kind.
+fn nodes_expected() -> String {
+    format!("an integer number of nodes in 2..={MAX_NODES}")
+}
+
+fn to_u32(n: Option<u64>) -> Option<u32> {
+    n.and_then(|n| u32::try_from(n).ok())
+}
+
+fn read_topology(v: &Value, errs: &mut Errs) -> Option<Topology> {
+    let mut f = Fields::table(v, "topology", errs);
+    let kind = f.choice(errs, "kind", None, &TOPOLOGY_KINDS, &[]);
+    // Keys of other kinds are mistakes worth a precise message, not just "unknown key".
+    for (key, kinds) in TOPOLOGY_KEYS {
+        match kind {
+            Some(k) if !kinds.contains(&k) && f.has(key) => {
+                f.consume(key);
+                let which = match kinds {
+                    [one] => format!("kind {one}"),
+                    _ => format!("kinds {}", fields::list(kinds)),
+                };
+                errs.push(ConfigError::new(
+                    f.path(key),
+                    format!("not used by kind \"{k}\"; {key} applies only to {which}"),
+                ));
+            }
+            // Unknown kind: already reported; do not also call its keys unknown.
+            None => f.consume(key),
+            _ => {}
+        }
+    }
+    let spacing = |f: &mut Fields, errs: &mut Errs| {
+        f.number(errs, "spacing", None, "a distance in metres > 0", |x| {
+            x > 0.0
+        })
+    };
+    let topology = match kind {
+        Some("chain") => {
+            let nodes = to_u32(f.integer(
+                errs,
+                "nodes",
+                None,
+                &nodes_expected(),
+                2..=u64::from(MAX_NODES),
+            ));
+            let spacing = spacing(&mut f, errs);
+            Some(Topology::Chain {
+                nodes: nodes?,
+                spacing_m: spacing?,
+            })
+        }
+        Some("grid") => {
+            let expected =
+                format!("an integer number >= 1 (rows x cols must be in 2..={MAX_NODES})");
+            let rows = to_u32(f.integer(errs, "rows", None, &expected, 1..=u64::from(MAX_NODES)));
+            let cols = to_u32(f.integer(errs, "cols", None, &expected, 1..=u64::from(MAX_NODES)));
+            let spacing = spacing(&mut f, errs);
+            if let (Some(r), Some(c)) = (rows, cols) {
+                let n = u64::from(r) * u64::from(c);
+                if !(2..=u64::from(MAX_NODES)).contains(&n) {
+                    errs.push(ConfigError::new(
+                        "topology",
+                        format!("a {r} x {c} grid has {n} nodes; a topology needs 2..={MAX_NODES} nodes"),
+                    ));
+                }
+            }
+            Some(Topology::Grid {
+                rows: rows?,
+                cols: cols?,
+                spacing_m: spacing?,
+            })
+        }
+        Some("star") => {
+            let nodes = to_u32(f.integer(
+                errs,
+                "nodes",
+                None,
+                &nodes_expected(),
+                2..=u64::from(MAX_NODES),
+            ));
+            let radius = f.number(errs, "radius", None, "a distance in metres > 0", |x| {
+                x > 0.0
+            });
+            Some(Topology::Star {
+                nodes: nodes?,
+                radius_m: radius?,
+            })
+        }
+        Some("random") => {
+            let nodes = to_u32(f.integer(
+                errs,
+                "nodes",
+                None,
+                &nodes_expected(),
+                2..=u64::from(MAX_NODES),
+            ));
+            let area = read_area(&mut f, errs);
+            let connected = f.boolean(errs, "connected", true);
+            Some(Topology::Random {
+                nodes: nodes?,
+                area_m: area?,
+                connected: connected?,
+            })
+        }
+        Some("explicit") => {
+            read_positions(&mut f, errs).map(|positions_m| Topology::Explicit { positions_m })
+        }
+        _ => None,
+    };
+    f.finish(errs);
+    topology
+}
+
+/// A list of exactly two finite numbers; `ok` checks each.
+fn read_pair(
+    v: &Value,
+    path: &str,
+    errs: &mut Errs,
+    expected: &str,
+    ok: impl Fn(f64) -> bool,
+) -> Option<[f64; 2]> {
+    let bad = |errs: &mut Errs| {
+        errs.push(ConfigError::new(
+            path,
+            format!("expected {expected}, got {}", describe(v)),
+        ));
+        None
+    };
+    match v.as_array().map(Vec::as_slice) {
+        Some([x, y]) => match (x.as_f64(), y.as_f64()) {
+            (Some(x), Some(y)) if x.is_finite() && y.is_finite() && ok(x) && ok(y) => Some([x, y]),
+            _ => bad(errs),
+        },
+        Some(items) => {
+            errs.push(ConfigError::new(
+                path,
+                format!("expected {expected}, got an array of {} items", items.len()),
+            ));
+            None
+        }
+        None => bad(errs),
+    }
+}
+
+fn read_area(f: &mut Fields, errs: &mut Errs) -> Option<[f64; 2]> {
+    const EXPECTED: &str = "[width, height] in metres, both > 0";
+    match f.take("area") {
+        Some(v) => read_pair(v, &f.path("area"), errs, EXPECTED, |x| x > 0.0),
+        None => {
+            errs.push(ConfigError::new(
+                f.path("area"),
+                format!("missing required key; expected {EXPECTED}"),
+            ));
+            None
+        }
+    }
+}
+
+fn read_positions(f: &mut Fields, errs: &mut Errs) -> Option<Vec<[f64; 2]>> {
+    const EXPECTED: &str = "[x, y] in metres";
+    let path = f.path("positions");
+    let items = match f.take("positions") {
+        Some(Value::Array(items)) => items,
+        Some(v) => {
+            errs.push(ConfigError::new(
+                path,
+                format!(
+                    "expected an array of [x, y] positions in metres, got {}",
+                    describe(v)
+                ),
+            ));
+            return None;
+        }
+        None => {
+            errs.push(ConfigError::new(
+                path,
+                "missing required key; expected an array of [x, y] positions in metres",
+            ));
+            return None;
+        }
+    };
+    if items.len() < 2 || items.len() > MAX_NODES as usize {
+        errs.push(ConfigError::new(
+            path,
+            format!(
+                "expected 2..={MAX_NODES} positions (one per node), got {}",
+                items.len()
+            ),
+        ));
+        return None;
+    }
+    let mut out = Vec::with_capacity(items.len());
+    let mut all_ok = true;
+    for (i, item) in items.iter().enumerate() {
+        match read_pair(item, &format!("{path}[{i}]"), errs, EXPECTED, |_| true) {
+            Some(p) => out.push(p),
+            None => all_ok = false,
+        }
+    }
+    all_ok.then_some(out)
+}
+
+/// Checks that `id` names a node of a topology with `nodes` nodes (unknown when the
+/// topology itself is invalid, in which case only the form of the id was checked).
+fn check_node(id: Option<u32>, nodes: Option<u32>, path: &str, errs: &mut Errs) -> Option<u32> {
+    match (id, nodes) {
+        (Some(id), Some(n)) if id >= n => {
+            errs.push(ConfigError::new(
+                path,
+                format!(
+                    "node {id} does not exist; the topology has {n} nodes (0..{})",
+                    n - 1
+                ),
+            ));
+            None
+        }
+        _ => id,
+    }
+}
+
+fn read_links(items: &[Value], nodes: Option<u32>, errs: &mut Errs) -> Option<Vec<LinkSpec>> {
+    let mut links = Vec::with_capacity(items.len());
+    let mut all_ok = true;
+    // First link index per unordered pair, for the duplicate check.
+    let mut seen: BTreeMap<(u32, u32), usize> = BTreeMap::new();
+    for (i, item) in items.iter().enumerate() {
+        let path = format!("link[{i}]");
+        let mut f = Fields::table(item, path.clone(), errs);
+        let a = f.node(errs, "a");
+        let a = check_node(a, nodes, &f.path("a"), errs);
+        let b = f.node(errs, "b");
+        let b = check_node(b, nodes, &f.path("b"), errs);
+        let loss = f.number(errs, "loss", None, "a probability in [0, 1)", |p| {
+            (0.0..1.0).contains(&p)
+        });
+        f.finish(errs);
+        let link = match (a, b, loss) {
+            (Some(a), Some(b), Some(loss)) => Some(LinkSpec { a, b, loss }),
+            _ => None,
+        };
+        match link {
+            Some(l) if l.a == l.b => {
+                errs.push(ConfigError::new(
+                    format!("{path}.b"),
+                    format!("same node as a ({}); a link joins two different nodes", l.a),
+                ));
+                all_ok = false;
+            }
+            Some(l) => {
+                let key = (l.a.min(l.b), l.a.max(l.b));
+                if let Some(first) = seen.get(&key) {
+                    errs.push(ConfigError::new(
+                        path,
+                        format!("nodes {} and {} already have a link at link[{first}]; give each pair once", key.0, key.1),
+                    ));
+                    all_ok = false;
+                } else {
+                    seen.insert(key, i);
+                    links.push(l);
+                }
+            }
+            None => all_ok = false,
+        }
+    }
+    all_ok.then_some(links)
+}
+
+fn read_medium(mut f: Fields, errs: &mut Errs) -> Option<Medium> {
+    let kind = f.choice(
+        errs,
+        "kind",
+        Some("wired"),
+        &["wired"],
+        &[(
+            "wifi",
+            "the 802.11 medium (kind = \"wifi\") is not available yet in this version; use kind = \"wired\"",
+        )],
+    );
+    let bandwidth = f.number(errs, "bandwidth", Some(11e6), "bit/s > 0", |x| x > 0.0);
+    let delay = f.number(errs, "delay", Some(2e-6), "a number of seconds >= 0", |x| {
+        x >= 0.0
+    });
+    f.finish(errs);
+    match kind? {
+        "wired" => Some(Medium::Wired {
+            bandwidth_bps: bandwidth?,
+            delay_s: delay?,
+        }),
+        _ => None,
+    }
+}
+
+fn read_radio(mut f: Fields, errs: &mut Errs) -> Option<Radio> {
+    let expected = "an 802.11b rate in bit/s, one of 1e6, 2e6, 5.5e6, 11e6";
+    let is_rate = |x: f64| DSSS_RATES_BPS.contains(&x);
+    let data_rate = f.number(errs, "data_rate", Some(11e6), expected, is_rate);
+    let basic_rate = f.number(errs, "basic_rate", Some(1e6), expected, is_rate);
+    let tx_range = f.number(
+        errs,
+        "tx_range",
+        Some(250.0),
+        "a distance in metres > 0",
+        |x| x > 0.0,
+    );
+    let cs_given = f.has("cs_range");
+    let cs_range = f.number(
+        errs,
+        "cs_range",
+        Some(550.0),
+        "a distance in metres > 0",
+        |x| x > 0.0,
+    );
+    if let (Some(tx), Some(cs)) = (tx_range, cs_range) {
+        if cs < tx {
+            let default = if cs_given { "" } else { " (the default)" };
+            errs.push(ConfigError::new(
+                f.path("cs_range"),
+                format!("must be >= radio.tx_range ({tx} m): a radio senses at least as far as it decodes, got {cs}{default}"),
+            ));
+        }
+    }
+    f.finish(errs);
+    Some(Radio {
+        data_rate_bps: data_rate?,
+        basic_rate_bps: basic_rate?,
+        tx_range_m: tx_range?,
+        cs_range_m: cs_range?,
+    })
+}
+
+fn read_routing(mut f: Fields, errs: &mut Errs) -> Option<Routing> {
+    let kind = f.choice(errs, "kind", Some("static"), &["static"], &[]);
+    let metric = f.choice(errs, "metric", Some("hops"), &["hops", "etx"], &[]);
+    f.finish(errs);
+    let kind = match kind? {
+        "static" => RoutingKind::Static,
+        _ => return None,
+    };
+    let metric = match metric? {
+        "hops" => RoutingMetric::Hops,
+        "etx" => RoutingMetric::Etx,
+        _ => return None,
+    };
+    Some(Routing { kind, metric })
+}
+
+fn read_queue(mut f: Fields, errs: &mut Errs) -> Option<QueueSpec> {
+    let kind = f.choice(errs, "kind", Some("droptail"), &["droptail"], &[]);
+    let capacity = to_u32(f.integer(
+        errs,
+        "capacity",
+        Some(50),
+        "an integer number of packets >= 1",
+        1..=u64::from(u32::MAX),
+    ));
+    f.finish(errs);
+    let kind = match kind? {
+        "droptail" => QueueKind::Droptail,
+        _ => return None,
+    };
+    Some(QueueSpec {
+        kind,
+        capacity_pkts: capacity?,
+    })
+}
+
+fn read_flows(
+    items: &[Value],
+    nodes: Option<u32>,
+    duration: Option<f64>,
+    errs: &mut Errs,
+) -> Option<Vec<FlowSpec>> {
+    let mut flows = Vec::with_capacity(items.len());
+    let mut all_ok = true;
+    for (i, item) in items.iter().enumerate() {
+        match read_flow(item, &format!("flow[{i}]"), nodes, duration, errs) {
+            Some(flow) => flows.push(flow),
+            None => all_ok = false,
+        }
+    }
+    all_ok.then_some(flows)
+}
+
+fn read_flow(
+    item: &Value,
+    path: &str,
+    nodes: Option<u32>,
+    duration: Option<f64>,
+    errs: &mut Errs,
+) -> Option<FlowSpec> {
+    let mut f = Fields::table(item, path, errs);
+    let kind = f.choice(
+        errs,
+        "kind",
+        None,
+        &["udp"],
+        &[(
+            "tcp",
+            "\"tcp\" flows are not available yet in this version; use kind = \"udp\"",
+        )],
+    );
+    let src = f.node(errs, "src");
+    let src = check_node(src, nodes, &f.path("src"), errs);
+    let dst = f.node(errs, "dst");
+    let dst = check_node(dst, nodes, &f.path("dst"), errs);
+    if let (Some(s), Some(d)) = (src, dst) {
+        if s == d {
+            errs.push(ConfigError::new(
+                f.path("dst"),
+                format!("same node as src ({s}); a flow needs two different nodes"),
+            ));
+        }
+    }
+    let start = f.number(errs, "start", Some(0.0), "a number of seconds >= 0", |x| {
+        x >= 0.0
+    });
+    let start = start.filter(|s| match duration {
+        Some(d) if *s >= d => {
+            errs.push(ConfigError::new(
+                f.path("start"),
+                format!("must be less than duration ({d} s), got {s}"),
+            ));
+            false
+        }
+        _ => true,
+    });
+    // Absent `stop` means the end of the run; no error of its own when duration is invalid.
+    let stop = if f.has("stop") {
+        f.number(errs, "stop", None, "a number of seconds > 0", |x| x > 0.0)
+    } else {
+        let _ = f.take("stop"); // registers the key (a JSON null reads as absent)
+        duration
+    };
+    let stop = match (stop, start, duration) {
+        (Some(t), Some(s), _) if t <= s => {
+            errs.push(ConfigError::new(
+                f.path("stop"),
+                format!("must be greater than start ({s} s), got {t}"),
+            ));
+            None
+        }
+        (Some(t), _, Some(d)) if t > d => {
+            errs.push(ConfigError::new(
+                f.path("stop"),
+                format!("must be at most duration ({d} s), got {t}"),
+            ));
+            None
+        }
+        (stop, _, _) => stop,
+    };
+    let packet_size = to_u32(f.integer(
+        errs,
+        "packet_size",
+        Some(1000),
+        &format!("an integer number of bytes in 1..={MAX_PACKET_SIZE_BYTES}"),
+        1..=u64::from(MAX_PACKET_SIZE_BYTES),
+    ));
+    let rate = read_rate(&mut f, errs);
+    f.finish(errs);
+
+    let kind = match kind? {
+        "udp" => FlowKind::Udp,
+        _ => return None,
+    };
+    match (src, dst) {
+        (Some(s), Some(d)) if s == d => None,
+        (src, dst) => Some(FlowSpec {
+            kind,
+            src: src?,
+            dst: dst?,
+            start_s: start?,
+            stop_s: stop?,
+            packet_size_bytes: packet_size?,
+            rate: rate?,
+        }),
+    }
+}
+
+fn read_rate(f: &mut Fields, errs: &mut Errs) -> Option<Rate> {
+    const EXPECTED: &str = "bit/s > 0 or \"saturate\"";
+    let path = f.path("rate");
+    match f.take("rate") {
+        Some(Value::String(s)) if s == "saturate" => Some(Rate::Saturate),
+        Some(Value::String(s)) => {
+            let hint = if fields::closest(s, &["saturate"]).is_some() {
+                "; did you mean \"saturate\"?"
+            } else {
+                ""
+            };
+            errs.push(ConfigError::new(
+                path,
+                format!("expected {EXPECTED}, got {s:?}{hint}"),
+            ));
+            None
+        }
+        Some(v) => number(v, &path, errs, EXPECTED, |x| x > 0.0).map(Rate::Bps),
+        None => {
+            if !f.is_broken() {
+                errs.push(ConfigError::new(
+                    path,
+                    format!("missing required key; expected {EXPECTED}"),
+                ));
+            }
+            None
+        }
+    }
+}
+
+fn read_outputs(mut f: Fields, errs: &mut Errs) -> Option<Outputs> {
+    let bin = f.number(errs, "bin", Some(1.0), "a number of seconds > 0", |x| {
+        x > 0.0
+    });
+    f.finish(errs);
+    Some(Outputs { bin_s: bin? })
+}

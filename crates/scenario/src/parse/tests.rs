@@ -1,0 +1,634 @@
+//! Scenario parsing: valid files of every kind, and malformed ones with their exact
+//! messages (the messages are part of the user interface).
+
+use super::*;
+use crate::topology::validate_and_place;
+
+/// A valid five-node chain with one flow; tests append or replace lines.
+const BASE: &str = r#"
+duration = 60
+[topology]
+kind = "chain"
+nodes = 5
+spacing = 200
+[[flow]]
+kind = "udp"
+src = 0
+dst = 4
+rate = 1e6
+"#;
+
+#[track_caller]
+fn errors(toml: &str) -> Vec<String> {
+    match from_toml_str(toml) {
+        Ok(s) => panic!("expected errors, parsed {s:#?}"),
+        Err(e) => e.messages(),
+    }
+}
+
+#[track_caller]
+fn one_error(toml: &str) -> String {
+    let e = errors(toml);
+    assert_eq!(e.len(), 1, "expected one error, got {e:#?}");
+    e[0].clone()
+}
+
+#[track_caller]
+fn ok(toml: &str) -> Scenario {
+    from_toml_str(toml).unwrap_or_else(|e| panic!("expected a valid scenario, got:\n{e}"))
+}
+
+/// BASE with `from` replaced by `to` (which must occur).
+#[track_caller]
+fn base_with(from: &str, to: &str) -> String {
+    assert!(BASE.contains(from), "{from:?} not in BASE");
+    BASE.replacen(from, to, 1)
+}
+
+// ---- valid scenarios -------------------------------------------------------------------
+
+#[test]
+fn defaults_fill_every_optional_section() {
+    let s = ok(BASE);
+    assert_eq!(s.name, "unnamed");
+    assert_eq!(s.duration_s, 60.0);
+    assert_eq!(s.warmup_s, 0.0);
+    assert_eq!(s.seed, 1);
+    assert_eq!(
+        s.topology,
+        Topology::Chain {
+            nodes: 5,
+            spacing_m: 200.0
+        }
+    );
+    assert!(s.links.is_empty());
+    assert_eq!(
+        s.medium,
+        Medium::Wired {
+            bandwidth_bps: 11e6,
+            delay_s: 2e-6
+        }
+    );
+    assert_eq!(
+        s.radio,
+        Radio {
+            data_rate_bps: 11e6,
+            basic_rate_bps: 1e6,
+            tx_range_m: 250.0,
+            cs_range_m: 550.0
+        }
+    );
+    assert_eq!(
+        s.routing,
+        Routing {
+            kind: RoutingKind::Static,
+            metric: RoutingMetric::Hops
+        }
+    );
+    assert_eq!(
+        s.queue,
+        QueueSpec {
+            kind: QueueKind::Droptail,
+            capacity_pkts: 50
+        }
+    );
+    assert_eq!(
+        s.flows,
+        vec![FlowSpec {
+            kind: FlowKind::Udp,
+            src: 0,
+            dst: 4,
+            start_s: 0.0,
+            stop_s: 60.0,
+            packet_size_bytes: 1000,
+            rate: Rate::Bps(1e6),
+        }]
+    );
+    assert_eq!(s.outputs, Outputs { bin_s: 1.0 });
+}
+
+#[test]
+fn every_section_given_explicitly() {
+    let s = ok(r#"
+name = "full"
+duration = 30.0
+warmup = 5
+seed = 42
+[topology]
+kind = "grid"
+rows = 3
+cols = 4
+spacing = 100.0
+[[link]]
+a = 0
+b = 1
+loss = 0.25
+[medium]
+kind = "wired"
+bandwidth = 2e6
+delay = 0.001
+[radio]
+data_rate = 5.5e6
+basic_rate = 2e6
+tx_range = 150
+cs_range = 300
+[routing]
+kind = "static"
+metric = "etx"
+[queue]
+kind = "droptail"
+capacity = 10
+[[flow]]
+kind = "udp"
+src = 0
+dst = 11
+start = 1
+stop = 20
+packet_size = 512
+rate = "saturate"
+[outputs]
+bin = 0.5
+"#);
+    assert_eq!(s.name, "full");
+    assert_eq!((s.warmup_s, s.seed), (5.0, 42));
+    assert_eq!(
+        s.topology,
+        Topology::Grid {
+            rows: 3,
+            cols: 4,
+            spacing_m: 100.0
+        }
+    );
+    assert_eq!(s.topology.node_count(), 12);
+    assert_eq!(
+        s.links,
+        vec![LinkSpec {
+            a: 0,
+            b: 1,
+            loss: 0.25
+        }]
+    );
+    assert_eq!(
+        s.medium,
+        Medium::Wired {
+            bandwidth_bps: 2e6,
+            delay_s: 0.001
+        }
+    );
+    assert_eq!(s.radio.cs_range_m, 300.0);
+    assert_eq!(s.routing.metric, RoutingMetric::Etx);
+    assert_eq!(s.queue.capacity_pkts, 10);
+    assert_eq!((s.flows[0].start_s, s.flows[0].stop_s), (1.0, 20.0));
+    assert_eq!(s.flows[0].rate, Rate::Saturate);
+    assert_eq!(s.outputs.bin_s, 0.5);
+}
+
+#[test]
+fn star_random_and_explicit_topologies() {
+    let star = ok(&base_with(
+        "kind = \"chain\"\nnodes = 5\nspacing = 200",
+        "kind = \"star\"\nnodes = 5\nradius = 200",
+    ));
+    assert_eq!(
+        star.topology,
+        Topology::Star {
+            nodes: 5,
+            radius_m: 200.0
+        }
+    );
+
+    let random = ok(&base_with(
+        "kind = \"chain\"\nnodes = 5\nspacing = 200",
+        "kind = \"random\"\nnodes = 5\narea = [500, 400.5]",
+    ));
+    assert_eq!(
+        random.topology,
+        Topology::Random {
+            nodes: 5,
+            area_m: [500.0, 400.5],
+            connected: true
+        }
+    );
+
+    let explicit = ok(&base_with(
+        "kind = \"chain\"\nnodes = 5\nspacing = 200",
+        "kind = \"explicit\"\npositions = [[0, 0], [100, 0], [200, 0], [300, 0], [400, -10.5]]",
+    ));
+    assert_eq!(explicit.topology.node_count(), 5);
+    let (_, pos) = validate_and_place(&toml_to_json(&explicit_toml()).unwrap()).unwrap();
+    assert_eq!(pos[4], [400.0, -10.5]);
+}
+
+fn explicit_toml() -> String {
+    base_with(
+        "kind = \"chain\"\nnodes = 5\nspacing = 200",
+        "kind = \"explicit\"\npositions = [[0, 0], [100, 0], [200, 0], [300, 0], [400, -10.5]]",
+    )
+}
+
+#[test]
+fn toml_and_equivalent_json_give_the_same_scenario() {
+    let toml = ok(&base_with(
+        "duration = 60",
+        "name = \"same\"\nduration = 60\nseed = 7\n[radio]\ntx_range = 300",
+    ));
+    let json = from_json_str(
+        r#"{"name": "same", "duration": 60.0, "seed": 7.0, "radio": {"tx_range": 300},
+            "topology": {"kind": "chain", "nodes": 5.0, "spacing": 200},
+            "flow": [{"kind": "udp", "src": 0, "dst": 4, "rate": 1000000, "stop": null}]}"#,
+    )
+    .unwrap();
+    assert_eq!(toml, json);
+}
+
+#[test]
+fn flows_may_be_absent() {
+    let s = ok("duration = 1\n[topology]\nkind = \"chain\"\nnodes = 2\nspacing = 1");
+    assert!(s.flows.is_empty());
+}
+
+// ---- malformed scenarios: one problem each ----------------------------------------------
+
+#[test]
+fn unknown_top_level_key_suggests_the_nearest() {
+    assert_eq!(
+        one_error(&format!("durration = 5\n{BASE}")),
+        "durration: unknown key; did you mean \"duration\"?"
+    );
+}
+
+#[test]
+fn unknown_nested_key_suggests_the_nearest() {
+    assert_eq!(
+        one_error(&format!("{BASE}[queue]\ncapacty = 3\n")),
+        "queue.capacty: unknown key; did you mean \"capacity\"?"
+    );
+    assert_eq!(
+        one_error(&format!("{BASE}[queue]\nzzz = 3\n")),
+        "queue.zzz: unknown key; expected one of kind, capacity"
+    );
+}
+
+#[test]
+fn wrong_type() {
+    assert_eq!(
+        one_error(&base_with("duration = 60", "duration = \"60\"")),
+        "duration: expected a number of seconds > 0, got \"60\""
+    );
+    assert_eq!(
+        one_error(&format!("{BASE}[topology2]\n")),
+        "topology2: unknown key; did you mean \"topology\"?"
+    );
+    assert_eq!(
+        one_error(&format!("radio = 3\n{BASE}")),
+        "radio: expected a table, got 3"
+    );
+}
+
+#[test]
+fn negative_duration() {
+    assert_eq!(
+        one_error(&base_with("duration = 60", "duration = -5")),
+        "duration: expected a number of seconds > 0, got -5"
+    );
+}
+
+#[test]
+fn missing_duration_and_topology() {
+    assert_eq!(
+        errors("[[flow]]\nkind = \"udp\"\nsrc = 0\ndst = 1\nrate = 1"),
+        vec![
+            "duration: missing required key; expected a number of seconds > 0",
+            "topology: missing required table; expected [topology] with kind = one of chain, grid, star, random, explicit",
+        ]
+    );
+}
+
+#[test]
+fn warmup_not_below_duration() {
+    assert_eq!(
+        one_error(&base_with("duration = 60", "duration = 60\nwarmup = 60")),
+        "warmup: must be less than duration (60 s), got 60"
+    );
+}
+
+#[test]
+fn unknown_topology_kind() {
+    assert_eq!(
+        one_error(&base_with("kind = \"chain\"", "kind = \"ring\"")),
+        "topology.kind: unknown kind \"ring\"; expected one of chain, grid, star, random, explicit"
+    );
+    assert_eq!(
+        one_error(&base_with("kind = \"chain\"", "kind = \"chian\"")),
+        "topology.kind: unknown kind \"chian\"; did you mean \"chain\"? expected one of chain, grid, star, random, explicit"
+    );
+}
+
+#[test]
+fn key_not_valid_for_the_kind() {
+    assert_eq!(
+        one_error(&base_with("nodes = 5\n", "nodes = 5\nrows = 2\n")),
+        "topology.rows: not used by kind \"chain\"; rows applies only to kind grid"
+    );
+    assert_eq!(
+        one_error(&base_with(
+            "nodes = 5\nspacing = 200",
+            "nodes = 5\nradius = 1\nspacing = 200"
+        )),
+        "topology.radius: not used by kind \"chain\"; radius applies only to kind star"
+    );
+}
+
+#[test]
+fn flow_node_out_of_range() {
+    assert_eq!(
+        one_error(&base_with("dst = 4", "dst = 57")),
+        "flow[0].dst: node 57 does not exist; the topology has 5 nodes (0..4)"
+    );
+}
+
+#[test]
+fn flow_src_equals_dst() {
+    assert_eq!(
+        one_error(&base_with("dst = 4", "dst = 0")),
+        "flow[0].dst: same node as src (0); a flow needs two different nodes"
+    );
+}
+
+#[test]
+fn unreachable_destination() {
+    let v = toml_to_json(&base_with("spacing = 200", "spacing = 300")).unwrap();
+    let e = validate_and_place(&v).unwrap_err().messages();
+    assert_eq!(
+        e,
+        vec![
+            "flow[0].dst: node 4 is not reachable from node 0 under radio.tx_range = 250 m; the longest hop \
+             on the best path between them is 300.0 m: raise radio.tx_range to at least that, move nodes \
+             closer or add relays"
+        ]
+    );
+}
+
+#[test]
+fn unconnectable_random_topology() {
+    let v = toml_to_json(&base_with(
+        "kind = \"chain\"\nnodes = 5\nspacing = 200",
+        "kind = \"random\"\nnodes = 5\narea = [1e6, 1e6]",
+    ))
+    .unwrap();
+    let e = validate_and_place(&v).unwrap_err();
+    assert_eq!(e.len(), 1);
+    assert_eq!(e.0[0].path, "topology");
+    assert!(
+        e.0[0]
+            .message
+            .contains("use a smaller area, more nodes or a larger radio.tx_range"),
+        "{e}"
+    );
+}
+
+#[test]
+fn bad_rate_string() {
+    assert_eq!(
+        one_error(&base_with("rate = 1e6", "rate = \"fast\"")),
+        "flow[0].rate: expected bit/s > 0 or \"saturate\", got \"fast\""
+    );
+    assert_eq!(
+        one_error(&base_with("rate = 1e6", "rate = \"saturated\"")),
+        "flow[0].rate: expected bit/s > 0 or \"saturate\", got \"saturated\"; did you mean \"saturate\"?"
+    );
+}
+
+#[test]
+fn zero_packet_size() {
+    assert_eq!(
+        one_error(&base_with("rate = 1e6", "rate = 1e6\npacket_size = 0")),
+        "flow[0].packet_size: expected an integer number of bytes in 1..=65000, got 0"
+    );
+}
+
+#[test]
+fn fractional_integer_is_an_error() {
+    assert_eq!(
+        one_error(&base_with("nodes = 5", "nodes = 5.5")),
+        "topology.nodes: expected an integer number of nodes in 2..=10000, got 5.5"
+    );
+    assert_eq!(
+        one_error(&format!("seed = -1\n{BASE}")),
+        "seed: expected a non-negative integer, got -1"
+    );
+}
+
+#[test]
+fn stop_not_after_start() {
+    assert_eq!(
+        one_error(&base_with("rate = 1e6", "rate = 1e6\nstart = 5\nstop = 5")),
+        "flow[0].stop: must be greater than start (5 s), got 5"
+    );
+    assert_eq!(
+        one_error(&base_with("rate = 1e6", "rate = 1e6\nstop = 61")),
+        "flow[0].stop: must be at most duration (60 s), got 61"
+    );
+    assert_eq!(
+        one_error(&base_with("rate = 1e6", "rate = 1e6\nstart = 60")),
+        "flow[0].start: must be less than duration (60 s), got 60"
+    );
+}
+
+#[test]
+fn basic_rate_not_an_80211b_rate() {
+    assert_eq!(
+        one_error(&format!("{BASE}[radio]\nbasic_rate = 3e6\n")),
+        "radio.basic_rate: expected an 802.11b rate in bit/s, one of 1e6, 2e6, 5.5e6, 11e6, got 3000000.0"
+    );
+}
+
+#[test]
+fn cs_range_below_tx_range() {
+    assert_eq!(
+        one_error(&format!("{BASE}[radio]\ntx_range = 600\n")),
+        "radio.cs_range: must be >= radio.tx_range (600 m): a radio senses at least as far as it decodes, \
+         got 550 (the default)"
+    );
+}
+
+#[test]
+fn link_loss_of_one() {
+    assert_eq!(
+        one_error(&format!("{BASE}[[link]]\na = 0\nb = 1\nloss = 1.0\n")),
+        "link[0].loss: expected a probability in [0, 1), got 1.0"
+    );
+}
+
+#[test]
+fn link_problems() {
+    assert_eq!(
+        errors(&format!("{BASE}[[link]]\na = 2\nb = 2\nloss = 0\n[[link]]\na = 0\nb = 1\nloss = 0\n[[link]]\na = 1\nb = 0\nloss = 0.5\n")),
+        vec![
+            "link[0].b: same node as a (2); a link joins two different nodes",
+            "link[2]: nodes 0 and 1 already have a link at link[1]; give each pair once",
+        ]
+    );
+}
+
+#[test]
+fn unavailable_kinds_say_what_to_use() {
+    assert_eq!(
+        one_error(&format!("{BASE}[medium]\nkind = \"wifi\"\n")),
+        "medium.kind: the 802.11 medium (kind = \"wifi\") is not available yet in this version; use kind = \"wired\""
+    );
+    assert_eq!(
+        one_error(&base_with("kind = \"udp\"", "kind = \"tcp\"")),
+        "flow[0].kind: \"tcp\" flows are not available yet in this version; use kind = \"udp\""
+    );
+    assert_eq!(
+        one_error(&format!("{BASE}[flows]\ncount = 3\n")),
+        "flows: unknown key; random flows ([flows]) are not available yet in this version; declare each flow \
+         as a [[flow]] table"
+    );
+}
+
+#[test]
+fn too_few_nodes() {
+    assert_eq!(
+        one_error(&base_with(
+            "kind = \"chain\"\nnodes = 5\nspacing = 200",
+            "kind = \"explicit\"\npositions = [[0, 0]]"
+        )),
+        "topology.positions: expected 2..=10000 positions (one per node), got 1"
+    );
+    assert_eq!(
+        one_error(&base_with(
+            "kind = \"chain\"\nnodes = 5\nspacing = 200",
+            "kind = \"star\"\nnodes = 1\nradius = 200"
+        )),
+        "topology.nodes: expected an integer number of nodes in 2..=10000, got 1"
+    );
+    assert_eq!(
+        one_error(&base_with("nodes = 5", "nodes = 1")),
+        "topology.nodes: expected an integer number of nodes in 2..=10000, got 1"
+    );
+}
+
+#[test]
+fn toml_syntax_error_has_line_and_column() {
+    let e = one_error("duration = 60\n[topology\nkind = \"chain\"\n");
+    assert!(
+        e.starts_with("invalid TOML: TOML parse error at line 2, column"),
+        "{e}"
+    );
+}
+
+#[test]
+fn json_syntax_error_has_line_and_column() {
+    let e = from_json_str("{\"duration\": }").unwrap_err().messages();
+    assert_eq!(e, vec!["invalid JSON: expected value at line 1 column 14"]);
+    assert_eq!(
+        from_json_str("[1]").unwrap_err().messages(),
+        vec!["scenario: expected a table, got an array"]
+    );
+}
+
+#[test]
+fn non_finite_and_date_values_are_rejected_at_their_path() {
+    assert_eq!(
+        errors(&format!("warmup = nan\nwhen = 1979-05-27\n{BASE}")),
+        vec![
+            "warmup: expected a finite number, got NaN",
+            "when: dates are not valid here, got 1979-05-27"
+        ]
+    );
+}
+
+#[test]
+fn malformed_positions_and_area() {
+    assert_eq!(
+        errors(&base_with(
+            "kind = \"chain\"\nnodes = 5\nspacing = 200",
+            "kind = \"explicit\"\npositions = [[0, 0], [1], [2, \"x\"], 4, [5, 5]]",
+        )),
+        vec![
+            "topology.positions[1]: expected [x, y] in metres, got an array of 1 items",
+            "topology.positions[2]: expected [x, y] in metres, got an array",
+            "topology.positions[3]: expected [x, y] in metres, got 4",
+        ]
+    );
+    assert_eq!(
+        one_error(&base_with(
+            "kind = \"chain\"\nnodes = 5\nspacing = 200",
+            "kind = \"random\"\nnodes = 5\narea = [0, 10]"
+        )),
+        "topology.area: expected [width, height] in metres, both > 0, got an array"
+    );
+}
+
+#[test]
+fn multi_problem_file_reports_everything_at_once() {
+    let e = errors(
+        r#"
+duration = -1
+seeed = 3
+[topology]
+kind = "chain"
+nodes = 46
+spacing = 100
+cols = 3
+[radio]
+basic_rate = 3e6
+[queue]
+capacity = 0
+[[flow]]
+kind = "udp"
+src = 0
+dst = 57
+rate = "fast"
+packet_size = 70000
+[[flow]]
+src = 1
+dst = 1
+rate = 1
+"#,
+    );
+    assert_eq!(
+        e,
+        vec![
+            "duration: expected a number of seconds > 0, got -1",
+            "topology.cols: not used by kind \"chain\"; cols applies only to kind grid",
+            "radio.basic_rate: expected an 802.11b rate in bit/s, one of 1e6, 2e6, 5.5e6, 11e6, got 3000000.0",
+            "queue.capacity: expected an integer number of packets >= 1, got 0",
+            "flow[0].dst: node 57 does not exist; the topology has 46 nodes (0..45)",
+            "flow[0].packet_size: expected an integer number of bytes in 1..=65000, got 70000",
+            "flow[0].rate: expected bit/s > 0 or \"saturate\", got \"fast\"",
+            "flow[1].kind: missing required key; expected udp",
+            "flow[1].dst: same node as src (1); a flow needs two different nodes",
+            "seeed: unknown key; did you mean \"seed\"?",
+        ]
+    );
+    assert_eq!(e.len(), 10);
+}
+
+#[test]
+fn no_panic_on_odd_json_shapes() {
+    for text in [
+        "null",
+        "{}",
+        r#"{"topology": []}"#,
+        r#"{"duration": 1, "topology": {"kind": 3}}"#,
+        r#"{"duration": 1, "topology": {"kind": "grid", "rows": 100000, "cols": 100000, "spacing": 1}}"#,
+        r#"{"duration": 1e300, "seed": 1e30, "flow": {"src": 0}}"#,
+        r#"{"duration": 1, "flow": [1, null, {"src": -1, "dst": 4294967296}], "link": [[]]}"#,
+    ] {
+        let v: Value = serde_json::from_str(text).unwrap();
+        assert!(validate_and_place(&v).is_err(), "{text}");
+    }
+}
+
+#[test]
+fn display_is_one_problem_per_line() {
+    let e = from_toml_str("duration = 0").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "duration: expected a number of seconds > 0, got 0\n\
+         topology: missing required table; expected [topology] with kind = one of chain, grid, star, random, explicit"
+    );
+}

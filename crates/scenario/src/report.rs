@@ -1,0 +1,193 @@
+//! The run report: the `airqueue run --json` summary of DESIGN.md (keys fixed there) and
+//! column-oriented tables for Parquet output.
+
+use crate::schema::{FlowKind, Scenario};
+use airqueue_sim::metrics::{jain_index, log_utility};
+use airqueue_sim::net::DropReason;
+use airqueue_sim::RunOutcome;
+use serde_json::{json, Map, Value};
+
+/// Flows below this goodput count as starved (DESIGN.md: 1 kb/s).
+pub const STARVED_BELOW_BPS: f64 = 1000.0;
+
+/// A float as JSON, `null` when not finite (JSON has no NaN or infinity).
+fn num(x: f64) -> Value {
+    if x.is_finite() {
+        json!(x)
+    } else {
+        Value::Null
+    }
+}
+
+fn flow_kind(k: FlowKind) -> &'static str {
+    match k {
+        FlowKind::Udp => "udp",
+    }
+}
+
+/// Builds the summary object.
+pub fn summary(s: &Scenario, out: &RunOutcome, wall_seconds: f64) -> Value {
+    let m = &out.metrics;
+    let goodputs: Vec<f64> = m.flows.iter().map(|f| f.goodput_bps()).collect();
+    let flows: Vec<Value> = s
+        .flows
+        .iter()
+        .zip(&m.flows)
+        .enumerate()
+        .map(|(i, (spec, fm))| {
+            json!({
+                "id": i,
+                "kind": flow_kind(spec.kind),
+                "src": spec.src,
+                "dst": spec.dst,
+                "goodput_bps": num(fm.goodput_bps()),
+                "packets_sent": fm.packets_sent,
+                "packets_delivered": fm.packets_delivered,
+                "mean_delay_s": fm.mean_delay_s().map_or(Value::Null, num),
+            })
+        })
+        .collect();
+    let starved: Vec<usize> = goodputs
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| **g < STARVED_BELOW_BPS)
+        .map(|(i, _)| i)
+        .collect();
+    let mut drops = Map::new();
+    for (reason, count) in DropReason::ALL.iter().zip(m.drops_by_reason()) {
+        drops.insert(reason.name().to_string(), json!(count));
+    }
+    let simulated = out.simulated.as_secs_f64();
+    let c = out.conservation;
+    json!({
+        "name": s.name,
+        "seed": s.seed,
+        "simulated_seconds": simulated,
+        "wall_seconds": wall_seconds,
+        "events": out.events,
+        "events_per_second": num(out.events as f64 / wall_seconds.max(1e-9)),
+        "flows": flows,
+        "aggregate_goodput_bps": num(goodputs.iter().sum()),
+        "jain_index": jain_index(&goodputs).map_or(Value::Null, num),
+        "log_utility": num(log_utility(&goodputs)),
+        "starved_flows": starved.len(),
+        "starved_flow_ids": starved,
+        "drops": drops,
+        "conservation": {
+            "created": c.created,
+            "delivered": c.delivered,
+            "dropped": c.dropped,
+            "in_flight": c.in_flight,
+            "holds": c.holds(),
+        },
+    })
+}
+
+/// Column-oriented tables: `flows`, `timeseries`, `drops`, `queues`, `nodes`.
+pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
+    let m = &out.metrics;
+    let bin_s = m.bin.as_secs_f64();
+
+    let mut flows = Columns::default();
+    for (i, (spec, fm)) in s.flows.iter().zip(&m.flows).enumerate() {
+        flows.push("id", json!(i));
+        flows.push("kind", json!(flow_kind(spec.kind)));
+        flows.push("src", json!(spec.src));
+        flows.push("dst", json!(spec.dst));
+        flows.push("start_s", json!(spec.start_s));
+        flows.push("stop_s", json!(spec.stop_s));
+        flows.push("packet_size_bytes", json!(spec.packet_size_bytes));
+        flows.push("goodput_bps", num(fm.goodput_bps()));
+        flows.push("packets_sent", json!(fm.packets_sent));
+        flows.push("packets_delivered", json!(fm.packets_delivered));
+        flows.push("bytes_delivered", json!(fm.bytes_delivered));
+        flows.push("mean_delay_s", fm.mean_delay_s().map_or(Value::Null, num));
+    }
+
+    let mut ts = Columns::default();
+    for (i, fm) in m.flows.iter().enumerate() {
+        for (b, (&bytes, &pkts)) in fm.bin_bytes.iter().zip(&fm.bin_packets).enumerate() {
+            let t0 = b as f64 * bin_s;
+            let t1 = (t0 + bin_s).min(s.duration_s);
+            ts.push("flow", json!(i));
+            ts.push("t_start_s", json!(t0));
+            ts.push("t_end_s", json!(t1));
+            ts.push("packets_delivered", json!(pkts));
+            ts.push("goodput_bps", num(bytes as f64 * 8.0 / (t1 - t0)));
+        }
+    }
+
+    let mut drops = Columns::default();
+    for (node, counts) in m.drops.iter().enumerate() {
+        for (reason, &count) in DropReason::ALL.iter().zip(counts) {
+            if count > 0 {
+                drops.push("node", json!(node));
+                drops.push("reason", json!(reason.name()));
+                drops.push("packets", json!(count));
+            }
+        }
+    }
+
+    let mut queues = Columns::default();
+    for q in &m.queue_samples {
+        queues.push("t_s", json!(q.at.as_secs_f64()));
+        queues.push("node", json!(q.node.0));
+        queues.push("len_pkts", json!(q.len_pkts));
+    }
+
+    let mut nodes = Columns::default();
+    for (i, p) in positions.iter().enumerate() {
+        nodes.push("node", json!(i));
+        nodes.push("x_m", json!(p[0]));
+        nodes.push("y_m", json!(p[1]));
+    }
+
+    json!({
+        "flows": flows.finish(&FLOW_COLUMNS),
+        "timeseries": ts.finish(&["flow", "t_start_s", "t_end_s", "packets_delivered", "goodput_bps"]),
+        "drops": drops.finish(&["node", "reason", "packets"]),
+        "queues": queues.finish(&["t_s", "node", "len_pkts"]),
+        "nodes": nodes.finish(&["node", "x_m", "y_m"]),
+    })
+}
+
+const FLOW_COLUMNS: [&str; 12] = [
+    "id",
+    "kind",
+    "src",
+    "dst",
+    "start_s",
+    "stop_s",
+    "packet_size_bytes",
+    "goodput_bps",
+    "packets_sent",
+    "packets_delivered",
+    "bytes_delivered",
+    "mean_delay_s",
+];
+
+/// Builds a table column by column; empty tables still list their columns.
+#[derive(Default)]
+struct Columns {
+    cols: Map<String, Value>,
+}
+
+impl Columns {
+    fn push(&mut self, col: &str, v: Value) {
+        match self.cols.get_mut(col) {
+            Some(Value::Array(a)) => a.push(v),
+            _ => {
+                self.cols.insert(col.to_string(), Value::Array(vec![v]));
+            }
+        }
+    }
+
+    fn finish(mut self, names: &[&str]) -> Value {
+        for n in names {
+            self.cols
+                .entry(n.to_string())
+                .or_insert_with(|| Value::Array(vec![]));
+        }
+        Value::Object(self.cols)
+    }
+}
