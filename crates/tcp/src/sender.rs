@@ -1,0 +1,704 @@
+//! The congestion-controlled TCP sender as a pure state machine: slow start and congestion
+//! avoidance (RFC 5681), NewReno (RFC 6582), SACK loss recovery (RFC 6675), Vegas, FeW,
+//! RTO (RFC 6298) and ECN (RFC 3168). Windows are in packets (see the crate docs).
+
+use airqueue_kernel::Time;
+
+use crate::rto::{RtoConfig, RtoEstimator};
+use crate::scoreboard::Scoreboard;
+use crate::wire::{TcpAck, TcpData};
+use crate::{Outbox, TimerCmd};
+
+/// The congestion control and loss recovery flavour. An enum, not a trait object, so the
+/// per-ACK path is a plain `match`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Variant {
+    /// RFC 5681 slow start / congestion avoidance with RFC 6582 NewReno fast recovery.
+    NewReno,
+    /// RFC 5681 window growth with RFC 6675 SACK-based loss recovery.
+    Sack,
+    /// TCP Vegas (Brakmo & Peterson 1995): once per RTT, `diff = (cwnd/BaseRTT - cwnd/RTT)
+    /// * BaseRTT` packets is kept within `[alpha, beta]`; slow start ends when
+    /// `diff > gamma`. Loss recovery is NewReno's.
+    Vegas { alpha: f64, beta: f64, gamma: f64 },
+    /// FeW, fractional window increment (Nahm, Helmy, Kuo 2005): in congestion avoidance
+    /// cwnd grows by `alpha` packets per RTT (`alpha / cwnd` per ACK); NewReno otherwise.
+    Few { alpha: f64 },
+}
+
+impl Variant {
+    /// Vegas with the paper's thresholds: alpha = 1, beta = 3, gamma = 1 packets.
+    pub const VEGAS: Variant = Variant::Vegas {
+        alpha: 1.0,
+        beta: 3.0,
+        gamma: 1.0,
+    };
+    /// FeW with the paper's default alpha = 0.01.
+    pub const FEW: Variant = Variant::Few { alpha: 0.01 };
+
+    fn uses_sack(&self) -> bool {
+        matches!(self, Variant::Sack)
+    }
+}
+
+/// How much data the application has handed to the sender, in segments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AppData {
+    /// Bulk transfer that never ends (FTP in the ns-2 papers).
+    Infinite,
+    /// Segments `0..n` exist; nothing more.
+    Finite(u32),
+}
+
+/// RFC 5681 (3.1): the initial window for a given SMSS, in segments.
+pub fn rfc5681_initial_window(mss_bytes: u32) -> u32 {
+    if mss_bytes > 2190 {
+        2
+    } else if mss_bytes > 1095 {
+        3
+    } else {
+        4
+    }
+}
+
+/// Sender parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SenderConfig {
+    pub variant: Variant,
+    /// Payload bytes per segment (SMSS).
+    pub mss_bytes: u32,
+    /// RFC 5681 (3.1): initial window in segments; defaults to [`rfc5681_initial_window`].
+    pub initial_cwnd: u32,
+    /// RFC 5681 (3.1): initial ssthresh, "arbitrarily high"; `None` means `max_window`.
+    pub initial_ssthresh: Option<f64>,
+    /// The most segments outstanding at once (the receiver's advertised window). cwnd is
+    /// also capped at this value so that it cannot grow without bound while rwnd-limited.
+    pub max_window: u32,
+    pub rto: RtoConfig,
+    /// RFC 7323: carry the Timestamps option and take RTT samples from TSecr (valid even
+    /// for retransmissions). Off: samples are per-segment send times under Karn's rule.
+    pub timestamps: bool,
+    /// RFC 3168: negotiate ECN (send ECT, react to ECE).
+    pub ecn: bool,
+    /// RFC 5681 (3.2) / RFC 6675 (2): DupThresh, 3.
+    pub dupthresh: u32,
+    pub app: AppData,
+}
+
+impl SenderConfig {
+    pub fn new(variant: Variant) -> Self {
+        let mss_bytes = 1460;
+        SenderConfig {
+            variant,
+            mss_bytes,
+            initial_cwnd: rfc5681_initial_window(mss_bytes),
+            initial_ssthresh: None,
+            max_window: 64,
+            rto: RtoConfig::default(),
+            timestamps: false,
+            ecn: false,
+            dupthresh: 3,
+            app: AppData::Infinite,
+        }
+    }
+}
+
+impl Default for SenderConfig {
+    fn default() -> Self {
+        SenderConfig::new(Variant::NewReno)
+    }
+}
+
+/// Loss-recovery state. `recover` (RFC 6582) / RecoveryPoint (RFC 6675) lives outside the
+/// enum because it outlives the episode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Slow start or congestion avoidance (RFC 5681 3.1), also after an RTO.
+    Open,
+    /// NewReno fast recovery (RFC 6582 3.2); counts the partial ACKs seen.
+    FastRecovery { partial_acks: u32 },
+    /// SACK loss recovery (RFC 6675 5): HighRxt and RescueRxt as segment numbers.
+    SackRecovery { high_rxt: u32, rescue_rxt: u32 },
+}
+
+/// Counters for per-flow traces.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SenderStats {
+    /// Data segments sent, retransmissions included.
+    pub segments_sent: u64,
+    pub retransmissions: u64,
+    /// Loss-recovery episodes started by duplicate ACKs / SACK (fast retransmits).
+    pub fast_retransmits: u64,
+    pub timeouts: u64,
+    /// RFC 3168 window reductions caused by ECE.
+    pub ecn_reductions: u64,
+    /// Valid RTT samples taken.
+    pub rtt_samples: u64,
+}
+
+#[derive(Clone, Debug, Default)]
+struct VegasState {
+    /// Minimum RTT ever seen (BaseRTT).
+    base_rtt: Option<Time>,
+    /// Minimum RTT seen in the current epoch (one RTT's worth of ACKs).
+    epoch_min: Option<Time>,
+    /// The epoch ends when this segment is cumulatively acknowledged.
+    epoch_end: u32,
+}
+
+/// The TCP sender. See the module documentation.
+#[derive(Clone, Debug)]
+pub struct TcpSender {
+    cfg: SenderConfig,
+    rto: RtoEstimator,
+    /// Outstanding segments `[snd_una, snd_max)` with their send times and SACK bits.
+    board: Scoreboard,
+    /// Next segment the window-based sender transmits; below `snd_max` after an RTO
+    /// (go-back-N).
+    snd_nxt: u32,
+    cwnd: f64,
+    ssthresh: f64,
+    phase: Phase,
+    /// RFC 6582 `recover` / RFC 6675 RecoveryPoint, as one past the highest segment sent
+    /// when recovery (or the last RTO) began. A new episode needs `snd_una >= recover`.
+    recover: u32,
+    dupacks: u32,
+    /// RFC 3168 (6.1.2): no new ECE reaction until an ACK covers data sent after this.
+    ecn_recover: Option<u32>,
+    /// RFC 3168 (6.1.2): set CWR on the next new data segment.
+    cwr_pending: bool,
+    rto_deadline: Option<Time>,
+    vegas: VegasState,
+    stats: SenderStats,
+}
+
+impl TcpSender {
+    pub fn new(cfg: SenderConfig) -> Self {
+        let max_window = cfg.max_window.max(1);
+        let cfg = SenderConfig { max_window, ..cfg };
+        let ssthresh = match cfg.initial_ssthresh {
+            Some(s) if s.is_finite() && s >= 2.0 => s,
+            Some(_) => 2.0,
+            None => max_window as f64,
+        };
+        TcpSender {
+            rto: RtoEstimator::new(cfg.rto),
+            board: Scoreboard::with_capacity(max_window as usize),
+            snd_nxt: 0,
+            cwnd: (cfg.initial_cwnd.max(1) as f64).min(max_window as f64),
+            ssthresh,
+            phase: Phase::Open,
+            recover: 0,
+            dupacks: 0,
+            ecn_recover: None,
+            cwr_pending: false,
+            rto_deadline: None,
+            vegas: VegasState::default(),
+            stats: SenderStats::default(),
+            cfg,
+        }
+    }
+
+    // ---- getters for traces -------------------------------------------------------------
+
+    pub fn config(&self) -> &SenderConfig {
+        &self.cfg
+    }
+    pub fn cwnd(&self) -> f64 {
+        self.cwnd
+    }
+    pub fn ssthresh(&self) -> f64 {
+        self.ssthresh
+    }
+    pub fn srtt(&self) -> Option<Time> {
+        self.rto.srtt()
+    }
+    pub fn rto(&self) -> Time {
+        self.rto.rto()
+    }
+    pub fn rto_estimator(&self) -> &RtoEstimator {
+        &self.rto
+    }
+    /// Oldest unacknowledged segment.
+    pub fn snd_una(&self) -> u32 {
+        self.board.base()
+    }
+    /// Next segment the window-based transmit path would send.
+    pub fn snd_nxt(&self) -> u32 {
+        self.snd_nxt
+    }
+    /// One past the highest segment ever sent.
+    pub fn snd_max(&self) -> u32 {
+        self.board.end()
+    }
+    /// RFC 5681 FlightSize: sent but not cumulatively acknowledged, in segments.
+    pub fn flight_size(&self) -> u32 {
+        self.board.end() - self.board.base()
+    }
+    /// RFC 6675 (4) pipe, meaningful during SACK recovery.
+    pub fn pipe(&self) -> u32 {
+        match self.phase {
+            Phase::SackRecovery { high_rxt, .. } => {
+                self.board.pipe(Some(high_rxt), self.cfg.dupthresh)
+            }
+            _ => self.board.pipe(None, self.cfg.dupthresh),
+        }
+    }
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+    pub fn in_recovery(&self) -> bool {
+        self.phase != Phase::Open
+    }
+    pub fn recover(&self) -> u32 {
+        self.recover
+    }
+    pub fn dupacks(&self) -> u32 {
+        self.dupacks
+    }
+    pub fn stats(&self) -> &SenderStats {
+        &self.stats
+    }
+    /// Vegas's BaseRTT (minimum RTT seen), tracked for every variant.
+    pub fn base_rtt(&self) -> Option<Time> {
+        self.vegas.base_rtt
+    }
+    /// The RTO deadline this sender asked for, if armed.
+    pub fn rto_deadline(&self) -> Option<Time> {
+        self.rto_deadline
+    }
+    /// Whether a finite transfer has been fully acknowledged.
+    pub fn is_done(&self) -> bool {
+        matches!(self.cfg.app, AppData::Finite(n) if self.board.base() >= n)
+    }
+
+    // ---- application ----------------------------------------------------------------------
+
+    /// Replaces how much data the application has (a transfer can only grow; shrinking
+    /// below what has been sent is clamped).
+    pub fn set_app_data(&mut self, app: AppData) {
+        self.cfg.app = match app {
+            AppData::Finite(n) => AppData::Finite(n.max(self.board.end())),
+            AppData::Infinite => AppData::Infinite,
+        };
+    }
+
+    /// Adds `n` segments to a finite transfer (no effect on an infinite one).
+    pub fn add_app_data(&mut self, n: u32) {
+        if let AppData::Finite(total) = self.cfg.app {
+            self.cfg.app = AppData::Finite(total.saturating_add(n));
+        }
+    }
+
+    fn app_has(&self, seq: u32) -> bool {
+        match self.cfg.app {
+            AppData::Infinite => seq < u32::MAX,
+            AppData::Finite(n) => seq < n,
+        }
+    }
+
+    // ---- inputs ---------------------------------------------------------------------------
+
+    /// Sends whatever the window and the application allow now.
+    pub fn poll_send(&mut self, now: Time, out: &mut Outbox<TcpData>) {
+        self.transmit(now, out);
+    }
+
+    /// Processes one ACK: RTT sampling, window growth, loss detection and recovery, ECN,
+    /// the RTO timer (RFC 6298 5.2/5.3), then transmits what the window allows.
+    pub fn on_ack(&mut self, ack: &TcpAck, now: Time, out: &mut Outbox<TcpData>) {
+        let cum = ack.cumulative;
+        // RFC 5681 (2): an ACK below SND.UNA is old; one above SND.MAX acknowledges data
+        // never sent. Both are ignored.
+        if cum < self.board.base() || cum > self.board.end() {
+            return;
+        }
+        let acked = self.board.advance(cum);
+        let newly_sacked = if self.cfg.variant.uses_sack() {
+            self.board.apply_sack(ack.sack.iter())
+        } else {
+            0
+        };
+        if self.snd_nxt < cum {
+            self.snd_nxt = cum;
+        }
+
+        if acked.segments > 0 {
+            // RFC 7323 (4.1) with timestamps; otherwise RFC 6298 (3) Karn: no sample when
+            // any newly acknowledged segment was retransmitted.
+            let sample = match (self.cfg.timestamps, ack.tsecr) {
+                (true, Some(ts)) => Some(now.saturating_sub(ts)),
+                _ if acked.any_retransmitted => None,
+                _ => acked.newest_sent_at.map(|t| now.saturating_sub(t)),
+            };
+            if let Some(r) = sample {
+                self.rto.sample(r);
+                self.stats.rtt_samples += 1;
+                self.vegas.base_rtt = Some(self.vegas.base_rtt.map_or(r, |b| b.min(r)));
+                self.vegas.epoch_min = Some(self.vegas.epoch_min.map_or(r, |b| b.min(r)));
+            }
+            self.on_new_ack(acked.segments, ack.ece, now, out);
+        } else if self.flight_size() > 0 && cum == self.board.base() {
+            // RFC 5681 (2): a duplicate ACK. RFC 6675 (2): for SACK, only one that SACKs
+            // new data counts.
+            let dup = !self.cfg.variant.uses_sack() || newly_sacked > 0;
+            self.on_dup_ack(dup, now, out);
+        }
+
+        // RFC 3168 (6.1.2): react to ECE at most once per window, never on top of a loss
+        // reduction in the same window.
+        if self.cfg.ecn && ack.ece && self.phase == Phase::Open {
+            let allowed = match self.ecn_recover {
+                None => true,
+                Some(r) => cum > r,
+            };
+            if allowed {
+                self.cwnd = (self.cwnd / 2.0).max(1.0);
+                self.ssthresh = self.cwnd.max(2.0);
+                self.ecn_recover = Some(self.board.end());
+                self.cwr_pending = true;
+                self.stats.ecn_reductions += 1;
+            }
+        }
+
+        self.transmit(now, out);
+    }
+
+    /// The RTO timer fired at `now`. A stale expiry (before the deadline this sender asked
+    /// for, or with no timer armed) is ignored.
+    pub fn on_rto(&mut self, now: Time, out: &mut Outbox<TcpData>) {
+        match self.rto_deadline {
+            Some(d) if now >= d => {}
+            _ => return,
+        }
+        self.rto_deadline = None;
+        if self.flight_size() == 0 {
+            out.timer = Some(TimerCmd::Cancel);
+            return;
+        }
+        self.stats.timeouts += 1;
+        // RFC 5681 (3.1) eq. (4): ssthresh = max(FlightSize / 2, 2 SMSS), except that it is
+        // held constant when the same data times out again (RTO still backed off).
+        if self.rto.backoffs() == 0 {
+            self.ssthresh = (self.flight_size() as f64 / 2.0).max(2.0);
+        }
+        // RFC 5681 (3.1): loss window of one segment.
+        self.cwnd = 1.0;
+        // RFC 6582 (4) / RFC 6675 (5.1): recovery ends; remember the highest segment sent
+        // so duplicate ACKs for older data do not start a new episode.
+        self.phase = Phase::Open;
+        self.dupacks = 0;
+        self.recover = self.board.end();
+        self.ecn_recover = Some(self.board.end());
+        // RFC 2018 (8) / RFC 6675 (5.1): forget SACK information; later SACKs are used.
+        self.board.clear_sacks();
+        // Go-back-N from SND.UNA (RFC 5681 3.1 retransmits the earliest unacked segment;
+        // the rest follows as the window opens again).
+        self.snd_nxt = self.board.base();
+        // RFC 6298 (5.5): back off; (5.4)/(5.6): retransmit and restart the timer.
+        self.rto.backoff();
+        self.vegas.epoch_end = self.board.end();
+        self.vegas.epoch_min = None;
+        self.transmit(now, out);
+    }
+
+    // ---- ACK processing -------------------------------------------------------------------
+
+    /// An ACK that advanced SND.UNA by `n` segments.
+    fn on_new_ack(&mut self, n: u32, ece: bool, now: Time, out: &mut Outbox<TcpData>) {
+        self.dupacks = 0;
+        let cum = self.board.base();
+        let mut restart_timer = true;
+        match self.phase {
+            // RFC 5681 (3.1): grow, unless the ACK carries ECE (RFC 3168 6.1.2).
+            Phase::Open => {
+                if !(self.cfg.ecn && ece) {
+                    self.grow(n);
+                }
+            }
+            // RFC 6582 (3.2) step 3: a full ACK ends fast recovery; cwnd set to
+            // min(ssthresh, max(FlightSize, 1) + 1) (option 1).
+            Phase::FastRecovery { .. } if cum >= self.recover => {
+                let flight = self.flight_size().max(1) as f64;
+                self.cwnd = self.ssthresh.min(flight + 1.0);
+                self.phase = Phase::Open;
+            }
+            // RFC 6582 (3.2) step 3: a partial ACK retransmits the first unacknowledged
+            // segment, deflates cwnd by the amount acknowledged and adds back one segment;
+            // only the first partial ACK restarts the timer ("Impatient" variant).
+            Phase::FastRecovery { partial_acks } => {
+                self.emit(cum, now, out);
+                self.cwnd = (self.cwnd - n as f64 + 1.0).max(1.0);
+                self.phase = Phase::FastRecovery {
+                    partial_acks: partial_acks + 1,
+                };
+                restart_timer = partial_acks == 0;
+            }
+            // RFC 6675 (5) step (A): a cumulative ACK covering RecoveryPoint ends recovery;
+            // the scoreboard above SND.UNA is kept. cwnd is already ssthresh (4.2).
+            Phase::SackRecovery { .. } if cum >= self.recover => {
+                self.phase = Phase::Open;
+            }
+            // RFC 6675 (5) step (B): scoreboard already updated; (C) runs in transmit().
+            Phase::SackRecovery { .. } => {}
+        }
+        self.vegas_epoch();
+        // RFC 6298 (5.2): all data acknowledged -> stop the timer; (5.3) otherwise restart.
+        if self.flight_size() == 0 {
+            self.cancel_timer(out);
+        } else if restart_timer {
+            self.arm_timer(now, out);
+        }
+    }
+
+    fn on_dup_ack(&mut self, dup: bool, now: Time, out: &mut Outbox<TcpData>) {
+        if dup {
+            self.dupacks = self.dupacks.saturating_add(1);
+        }
+        let una = self.board.base();
+        match self.phase {
+            Phase::Open => {
+                // RFC 6582 (3.2) step 2 / RFC 6675 (5.1): no new episode until SND.UNA has
+                // passed the previous recovery point.
+                if una < self.recover {
+                    return;
+                }
+                if self.cfg.variant.uses_sack() {
+                    // RFC 6675 (5) step (3): DupThresh dup ACKs or IsLost(HighACK + 1).
+                    if self.dupacks >= self.cfg.dupthresh
+                        || self.board.is_lost(una, self.cfg.dupthresh)
+                    {
+                        self.enter_sack_recovery(now, out);
+                    }
+                } else if dup && self.dupacks == self.cfg.dupthresh {
+                    self.enter_fast_recovery(now, out);
+                }
+            }
+            // RFC 6582 (3.2) step 4 / RFC 5681 (3.2) step 4: inflate by one per dup ACK.
+            Phase::FastRecovery { .. } => {
+                if dup {
+                    self.cwnd += 1.0;
+                }
+            }
+            // RFC 6675 (5) step (B)/(C): handled by the scoreboard and transmit().
+            Phase::SackRecovery { .. } => {}
+        }
+    }
+
+    /// RFC 5681 (3.1) eq. (4): max(FlightSize / 2, 2 SMSS).
+    fn halved_flight(&self) -> f64 {
+        (self.flight_size() as f64 / 2.0).max(2.0)
+    }
+
+    /// RFC 6582 (3.2) step 2 / RFC 5681 (3.2) steps 2-3: record `recover`, ssthresh =
+    /// FlightSize / 2, retransmit SND.UNA, cwnd = ssthresh + DupThresh.
+    fn enter_fast_recovery(&mut self, now: Time, out: &mut Outbox<TcpData>) {
+        self.stats.fast_retransmits += 1;
+        self.recover = self.board.end();
+        self.ecn_recover = Some(self.board.end());
+        self.ssthresh = self.halved_flight();
+        self.cwnd = self.ssthresh + self.cfg.dupthresh as f64;
+        self.phase = Phase::FastRecovery { partial_acks: 0 };
+        let una = self.board.base();
+        self.emit(una, now, out);
+    }
+
+    /// RFC 6675 (5) step (4): RecoveryPoint = HighData (4.1); ssthresh = cwnd =
+    /// FlightSize / 2 (4.2); retransmit HighACK + 1 and set HighRxt = RescueRxt to it
+    /// (4.3); then step (C) in transmit() (4.4-4.5).
+    fn enter_sack_recovery(&mut self, now: Time, out: &mut Outbox<TcpData>) {
+        self.stats.fast_retransmits += 1;
+        self.recover = self.board.end();
+        self.ecn_recover = Some(self.board.end());
+        self.ssthresh = self.halved_flight();
+        self.cwnd = self.ssthresh;
+        let una = self.board.base();
+        self.phase = Phase::SackRecovery {
+            high_rxt: una,
+            rescue_rxt: una,
+        };
+        self.emit(una, now, out);
+    }
+
+    /// Window growth on an ACK for `n` new segments in the Open phase.
+    fn grow(&mut self, n: u32) {
+        let slow_start = self.cwnd < self.ssthresh;
+        match self.cfg.variant {
+            // RFC 5681 (3.1) eq. (2): cwnd += min(N, SMSS), i.e. one segment per ACK.
+            _ if slow_start && n > 0 => self.cwnd += 1.0,
+            // Vegas adjusts once per RTT in vegas_epoch(), not per ACK.
+            Variant::Vegas { .. } => {}
+            // RFC 5681 (3.1) eq. (3): cwnd += SMSS * SMSS / cwnd, i.e. ~1 segment per RTT.
+            Variant::NewReno | Variant::Sack => self.cwnd += 1.0 / self.cwnd,
+            // FeW: alpha segments per RTT.
+            Variant::Few { alpha } => self.cwnd += alpha / self.cwnd,
+        }
+        self.cwnd = self.cwnd.min(self.cfg.max_window as f64);
+    }
+
+    /// Vegas: at the end of each RTT epoch, compare expected and actual throughput.
+    fn vegas_epoch(&mut self) {
+        let Variant::Vegas { alpha, beta, gamma } = self.cfg.variant else {
+            return;
+        };
+        if self.board.base() < self.vegas.epoch_end {
+            return;
+        }
+        if let (Phase::Open, Some(base), Some(rtt)) =
+            (self.phase, self.vegas.base_rtt, self.vegas.epoch_min)
+        {
+            let rtt = rtt.as_nanos().max(1) as f64;
+            let base = base.as_nanos() as f64;
+            // expected = cwnd / BaseRTT, actual = cwnd / RTT; diff in packets is
+            // (expected - actual) * BaseRTT = cwnd - target with target = cwnd BaseRTT/RTT.
+            let target = self.cwnd * base / rtt;
+            let diff = self.cwnd - target;
+            if self.cwnd < self.ssthresh {
+                // Slow start ends when the queue exceeds gamma packets.
+                if diff > gamma {
+                    self.cwnd = self.cwnd.min(target.floor() + 1.0).max(2.0);
+                    self.ssthresh = self.cwnd;
+                }
+            } else if diff < alpha {
+                self.cwnd = (self.cwnd + 1.0).min(self.cfg.max_window as f64);
+            } else if diff > beta {
+                // Keep ssthresh at or below cwnd so that the decrease does not re-enter
+                // slow start.
+                self.cwnd = (self.cwnd - 1.0).max(2.0);
+                self.ssthresh = self.ssthresh.min(self.cwnd);
+            }
+        }
+        self.vegas.epoch_end = self.board.end().max(self.board.base() + 1);
+        self.vegas.epoch_min = None;
+    }
+
+    // ---- transmission ---------------------------------------------------------------------
+
+    /// Sends what the current phase allows.
+    fn transmit(&mut self, now: Time, out: &mut Outbox<TcpData>) {
+        // Each iteration sends one segment and raises pipe / snd_nxt, so the loop is
+        // bounded by the window; the cap is a belt against bugs, never reached.
+        let cap = 2 * self.cfg.max_window as usize + 4;
+        for _ in 0..cap {
+            let next = match self.phase {
+                Phase::SackRecovery { .. } => self.sack_next_seg(),
+                _ => self.window_next_seg(),
+            };
+            match next {
+                Some(seq) => self.emit(seq, now, out),
+                None => return,
+            }
+        }
+        debug_assert!(false, "transmit loop did not terminate");
+    }
+
+    /// RFC 5681 window rule: send `snd_nxt` while it lies below
+    /// SND.UNA + min(cwnd, max_window). After an RTO this walks back over old data
+    /// (go-back-N), skipping segments SACKed since.
+    fn window_next_seg(&mut self) -> Option<u32> {
+        let una = self.board.base();
+        let end = self.board.end();
+        while self.snd_nxt < end && self.board.is_sacked(self.snd_nxt) {
+            self.snd_nxt += 1;
+        }
+        let wnd = (self.cwnd.floor() as u32).min(self.cfg.max_window);
+        let seq = self.snd_nxt;
+        if seq >= una.saturating_add(wnd) || (seq >= end && !self.app_has(seq)) {
+            return None;
+        }
+        self.snd_nxt += 1;
+        Some(seq)
+    }
+
+    /// RFC 6675 (5) step (C): while cwnd - pipe >= 1, send NextSeg() (rules 1-4 of
+    /// section 4) and update HighRxt / RescueRxt (C.3).
+    fn sack_next_seg(&mut self) -> Option<u32> {
+        let Phase::SackRecovery {
+            mut high_rxt,
+            mut rescue_rxt,
+        } = self.phase
+        else {
+            return None;
+        };
+        let dupthresh = self.cfg.dupthresh;
+        let pipe = self.board.pipe(Some(high_rxt), dupthresh);
+        if self.cwnd - (pipe as f64) < 1.0 {
+            return None;
+        }
+        let una = self.board.base();
+        let end = self.board.end();
+        let seq = if let Some(s) = self.board.next_lost(Some(high_rxt), dupthresh) {
+            // Rule 1: the first lost un-SACKed segment above HighRxt.
+            high_rxt = s;
+            s
+        } else if self.app_has(end) && end < una.saturating_add(self.cfg.max_window) {
+            // Rule 2: new data, within the receiver's window.
+            end
+        } else if let Some(s) = self.board.next_unsacked_below_high_sack(Some(high_rxt)) {
+            // Rule 3: un-SACKed, above HighRxt, below the highest SACKed segment.
+            high_rxt = s;
+            s
+        } else if una > rescue_rxt.saturating_add(1) {
+            // Rule 4: one rescue retransmission of the highest un-SACKed segment per
+            // episode (HighACK > RescueRxt); HighRxt is not updated.
+            let s = self.board.highest_unsacked()?;
+            rescue_rxt = self.recover.saturating_sub(1);
+            s
+        } else {
+            return None;
+        };
+        self.phase = Phase::SackRecovery {
+            high_rxt,
+            rescue_rxt,
+        };
+        if seq >= self.snd_nxt {
+            self.snd_nxt = seq + 1;
+        }
+        Some(seq)
+    }
+
+    /// Puts segment `seq` on the wire.
+    fn emit(&mut self, seq: u32, now: Time, out: &mut Outbox<TcpData>) {
+        let end = self.board.end();
+        debug_assert!(seq >= self.board.base() && seq <= end);
+        let retransmission = seq < end;
+        self.board.on_send(seq, now);
+        // RFC 3168 (6.1.5): retransmissions are not ECN-capable; (6.1.2) CWR goes on the
+        // next new data segment after a reduction.
+        let ect = self.cfg.ecn && !retransmission;
+        let cwr = ect && std::mem::take(&mut self.cwr_pending);
+        out.items.push(TcpData {
+            seq,
+            payload_bytes: self.cfg.mss_bytes,
+            retransmission,
+            sent_at: now,
+            timestamps: self.cfg.timestamps,
+            cwr,
+            ect,
+            ce: false,
+        });
+        self.stats.segments_sent += 1;
+        if retransmission {
+            self.stats.retransmissions += 1;
+        }
+        // RFC 6298 (5.1): start the timer when sending data if it is not running.
+        if self.rto_deadline.is_none() {
+            self.arm_timer(now, out);
+        }
+    }
+
+    fn arm_timer(&mut self, now: Time, out: &mut Outbox<TcpData>) {
+        let d = now.saturating_add(self.rto.rto());
+        self.rto_deadline = Some(d);
+        out.timer = Some(TimerCmd::Arm(d));
+    }
+
+    fn cancel_timer(&mut self, out: &mut Outbox<TcpData>) {
+        if self.rto_deadline.take().is_some() {
+            out.timer = Some(TimerCmd::Cancel);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
