@@ -4,6 +4,7 @@
 
 use crate::app::{UdpRate, UdpSource};
 use crate::ids::{FlowId, LinkId, NodeId};
+use crate::medium::wifi::{MacStats, WifiConfig, WifiEvent, WifiNet, WifiOutput};
 use crate::medium::WiredNet;
 use crate::metrics::{Conservation, Metrics, QueueSample};
 use crate::net::packet::DEFAULT_TTL;
@@ -36,6 +37,8 @@ pub enum MediumConfig {
         delay: Time,
         links: Vec<(NodeId, NodeId)>,
     },
+    /// One shared 802.11 channel; who hears whom follows from `WorldConfig::positions`.
+    Wifi(WifiConfig),
 }
 
 /// A flow as the core sees it.
@@ -46,6 +49,8 @@ pub struct FlowConfig {
     pub start: Time,
     pub stop: Time,
     pub payload_bytes: u32,
+    /// MAC priority level the flow's packets ask for (see `Packet::priority`).
+    pub priority: u8,
     pub kind: FlowKindConfig,
 }
 
@@ -63,6 +68,11 @@ pub struct WorldConfig {
     /// Width of time-series bins and the queue sampling period.
     pub bin: Time,
     pub node_count: usize,
+    /// Node positions in metres (used by the wifi medium).
+    pub positions: Vec<[f64; 2]>,
+    /// Frame erasure probability per directed pair (a, b), from `[[link]] loss`; pairs not
+    /// listed are loss-free.
+    pub link_loss: Vec<(NodeId, NodeId, f64)>,
     pub medium: MediumConfig,
     pub routing: RoutingTable,
     pub qdisc: QdiscConfig,
@@ -77,8 +87,15 @@ enum Event {
     CbrSend(FlowId, u64),
     LinkTxEnd(LinkId),
     LinkArrive(LinkId),
+    Wifi(WifiEvent),
     /// Time-series sample at a bin boundary.
     Sample,
+}
+
+impl From<WifiEvent> for Event {
+    fn from(e: WifiEvent) -> Self {
+        Event::Wifi(e)
+    }
 }
 
 /// Per-flow state in the world.
@@ -86,13 +103,25 @@ enum Event {
 struct FlowState {
     src: NodeId,
     dst: NodeId,
+    priority: u8,
     udp: UdpSource,
 }
 
 /// Media in this world.
-#[derive(Clone, Debug)]
 enum Medium {
     Wired(WiredNet),
+    /// The shared channel and one queue discipline per node, which the MAC pulls from.
+    Wifi {
+        net: Box<WifiNet>,
+        qdiscs: Vec<Qdisc>,
+    },
+}
+
+/// Where a node's packets towards a neighbour wait.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Iface {
+    Link(LinkId),
+    Wifi(NodeId),
 }
 
 /// A simulation ready to run.
@@ -115,6 +144,8 @@ pub struct RunOutcome {
     pub conservation: Conservation,
     pub events: u64,
     pub simulated: Time,
+    /// Per-node MAC counters (empty for the wired medium).
+    pub mac: Vec<MacStats>,
 }
 
 impl World {
@@ -133,6 +164,20 @@ impl World {
                 }
                 Medium::Wired(net)
             }
+            MediumConfig::Wifi(wifi) => {
+                let loss = |a: NodeId, b: NodeId| {
+                    cfg.link_loss
+                        .iter()
+                        .rev()
+                        .find(|(x, y, _)| *x == a && *y == b)
+                        .map_or(0.0, |l| l.2)
+                };
+                let net = WifiNet::new(wifi.clone(), &cfg.positions, cfg.seed, loss);
+                Medium::Wifi {
+                    net: Box::new(net),
+                    qdiscs: (0..n).map(|_| cfg.qdisc.build()).collect(),
+                }
+            }
         };
         let windows: Vec<(Time, Time)> = cfg
             .flows
@@ -148,6 +193,7 @@ impl World {
                 FlowState {
                     src: f.src,
                     dst: f.dst,
+                    priority: f.priority,
                     udp: UdpSource::new(rate, f.payload_bytes, f.start, f.stop),
                 }
             })
@@ -183,11 +229,21 @@ impl World {
             conservation.holds(),
             "packet conservation violated: {conservation:?}"
         );
+        let mac = match &mut self.medium {
+            Medium::Wired(_) => Vec::new(),
+            Medium::Wifi { net, .. } => {
+                net.close_stats(self.duration);
+                (0..self.node_count)
+                    .map(|i| net.stats(NodeId(i as u32)))
+                    .collect()
+            }
+        };
         RunOutcome {
             conservation,
             events: self.events.executed(),
             simulated: self.events.now(),
             metrics: self.metrics,
+            mac,
         }
     }
 
@@ -200,23 +256,63 @@ impl World {
                 self.schedule_cbr(f, k + 1);
             }
             Event::LinkTxEnd(l) => {
-                let Medium::Wired(net) = &mut self.medium;
+                let Medium::Wired(net) = &mut self.medium else {
+                    unreachable!("link event without links")
+                };
                 let arrival = net.links[l.index()].finish_tx(now);
                 self.events.schedule_in(arrival - now, Event::LinkArrive(l));
-                self.kick_link(l);
+                self.kick(Iface::Link(l));
             }
             Event::LinkArrive(l) => {
-                let Medium::Wired(net) = &mut self.medium;
+                let Medium::Wired(net) = &mut self.medium else {
+                    unreachable!("link event without links")
+                };
                 let link = &mut net.links[l.index()];
                 let to = link.to;
                 let pkt = link.arrive();
                 self.receive(to, pkt);
+            }
+            Event::Wifi(w) => {
+                let Medium::Wifi { net, .. } = &mut self.medium else {
+                    unreachable!("wifi event without wifi")
+                };
+                net.handle(w, &mut self.events);
+                self.drain_wifi_outputs();
             }
             Event::Sample => {
                 self.sample_queues(now);
                 if now + self.bin <= self.duration {
                     self.events.schedule_in(self.bin, Event::Sample);
                 }
+            }
+        }
+    }
+
+    /// Acts on what the MACs reported, until they have nothing more to say.
+    fn drain_wifi_outputs(&mut self) {
+        loop {
+            let Medium::Wifi { net, .. } = &mut self.medium else {
+                return;
+            };
+            if net.out.is_empty() {
+                return;
+            }
+            let mut outs = std::mem::take(&mut net.out);
+            for o in outs.drain(..) {
+                match o {
+                    WifiOutput::Received { node, pkt, .. } => self.receive(node, pkt),
+                    WifiOutput::RetryLimitDrop { node, .. } => {
+                        self.metrics.on_dropped(node, DropReason::MacRetryLimit)
+                    }
+                    WifiOutput::WantFrame(node) => self.kick(Iface::Wifi(node)),
+                    WifiOutput::Overheard { .. } | WifiOutput::TxStatus(_) => {}
+                }
+            }
+            let Medium::Wifi { net, .. } = &mut self.medium else {
+                return;
+            };
+            if net.out.is_empty() {
+                net.out = outs; // keep the allocation
             }
         }
     }
@@ -242,6 +338,30 @@ impl World {
         }
     }
 
+    /// The interface through which `node` reaches its neighbour `next`.
+    fn iface_towards(&self, node: NodeId, next: NodeId) -> Option<Iface> {
+        match &self.medium {
+            Medium::Wired(net) => net.link_to(node, next).map(Iface::Link),
+            Medium::Wifi { .. } => Some(Iface::Wifi(node)),
+        }
+    }
+
+    fn qdisc(&self, iface: Iface) -> &Qdisc {
+        match (&self.medium, iface) {
+            (Medium::Wired(net), Iface::Link(l)) => &net.links[l.index()].qdisc,
+            (Medium::Wifi { qdiscs, .. }, Iface::Wifi(n)) => &qdiscs[n.index()],
+            _ => unreachable!("interface of another medium"),
+        }
+    }
+
+    fn qdisc_mut(&mut self, iface: Iface) -> &mut Qdisc {
+        match (&mut self.medium, iface) {
+            (Medium::Wired(net), Iface::Link(l)) => &mut net.links[l.index()].qdisc,
+            (Medium::Wifi { qdiscs, .. }, Iface::Wifi(n)) => &mut qdiscs[n.index()],
+            _ => unreachable!("interface of another medium"),
+        }
+    }
+
     /// Fills a saturating flow's first-hop queue to capacity.
     fn top_up(&mut self, f: FlowId) {
         let now = self.events.now();
@@ -249,23 +369,18 @@ impl World {
         if !self.flows[f.index()].udp.active(now) {
             return;
         }
-        let Some(next) = self.routing.next_hop(src, dst) else {
+        let Some(iface) = self
+            .routing
+            .next_hop(src, dst)
+            .and_then(|next| self.iface_towards(src, next))
+        else {
             // Unroutable: one packet is created and dropped so the failure shows in drops.
             self.send_app_packet(f);
             return;
         };
-        let Medium::Wired(net) = &self.medium;
-        let Some(link) = net.link_to(src, next) else {
-            return;
-        };
-        while self.link_has_room(link) {
+        while self.qdisc(iface).has_room() {
             self.send_app_packet(f);
         }
-    }
-
-    fn link_has_room(&self, l: LinkId) -> bool {
-        let Medium::Wired(net) = &self.medium;
-        net.links[l.index()].qdisc.has_room()
     }
 
     /// Creates one application packet of flow `f` at its source and forwards it.
@@ -281,6 +396,7 @@ impl World {
             payload_bytes: flow.udp.payload_bytes,
             transport: TransportHeader::Udp,
             ttl: DEFAULT_TTL,
+            priority: flow.priority,
             created: now,
         };
         self.next_uid += 1;
@@ -310,60 +426,92 @@ impl World {
             self.metrics.on_delivered(&pkt, self.events.now());
             return;
         }
-        let Some(next) = self.routing.next_hop(node, pkt.dst) else {
+        let Some((next, iface)) = self
+            .routing
+            .next_hop(node, pkt.dst)
+            .and_then(|next| Some((next, self.iface_towards(node, next)?)))
+        else {
             self.metrics.on_dropped(node, DropReason::NoRoute);
             return;
         };
-        let Medium::Wired(net) = &mut self.medium;
-        let Some(l) = net.link_to(node, next) else {
-            self.metrics.on_dropped(node, DropReason::NoRoute);
-            return;
-        };
-        match net.links[l.index()].qdisc.enqueue(Queued {
+        match self.qdisc_mut(iface).enqueue(Queued {
             pkt,
             next_hop: next,
         }) {
-            Ok(()) => self.kick_link(l),
+            Ok(()) => self.kick(iface),
             Err((_, reason)) => self.metrics.on_dropped(node, reason),
         }
     }
 
-    /// Starts a transmission on an idle link with a non-empty queue.
-    fn kick_link(&mut self, l: LinkId) {
+    /// Lets an interface pull from its queue discipline if it has room.
+    fn kick(&mut self, iface: Iface) {
         let now = self.events.now();
-        let Medium::Wired(net) = &mut self.medium;
-        let link = &mut net.links[l.index()];
-        let from = link.from;
-        if let Some(tx) = link.try_start(now) {
-            self.events.schedule_in(tx.ends - now, Event::LinkTxEnd(l));
-            // A saturating source replaces each of its packets that leaves its queue.
-            if tx.src == from && tx.flow.index() < self.flows.len() {
-                let flow = &self.flows[tx.flow.index()];
-                if flow.udp.rate == UdpRate::Saturate && flow.udp.active(now) {
-                    self.top_up(tx.flow);
+        match iface {
+            Iface::Link(l) => {
+                let Medium::Wired(net) = &mut self.medium else {
+                    return;
+                };
+                let link = &mut net.links[l.index()];
+                let from = link.from;
+                if let Some(tx) = link.try_start(now) {
+                    self.events.schedule_in(tx.ends - now, Event::LinkTxEnd(l));
+                    self.after_dequeue(from, tx.flow, tx.src);
                 }
             }
+            Iface::Wifi(node) => loop {
+                let Medium::Wifi { net, qdiscs } = &mut self.medium else {
+                    return;
+                };
+                if !net.wants_frame(node) {
+                    return;
+                }
+                let Some(d) = qdiscs[node.index()].dequeue() else {
+                    return;
+                };
+                let (flow, src) = (d.pkt.flow, d.pkt.src);
+                net.push_frame(node, d, &mut self.events);
+                self.after_dequeue(node, flow, src);
+            },
+        }
+    }
+
+    /// A saturating source replaces each of its packets that leaves its first queue.
+    fn after_dequeue(&mut self, node: NodeId, flow: FlowId, src: NodeId) {
+        if src != node || flow.index() >= self.flows.len() {
+            return;
+        }
+        let now = self.events.now();
+        let f = &self.flows[flow.index()];
+        if f.udp.rate == UdpRate::Saturate && f.udp.active(now) {
+            self.top_up(flow);
         }
     }
 
     fn sample_queues(&mut self, now: Time) {
-        let Medium::Wired(net) = &self.medium;
         for node in 0..self.node_count {
-            let len: usize = net
-                .links_from(NodeId(node as u32))
-                .map(|l| net.links[l.index()].qdisc.len())
-                .sum();
+            let id = NodeId(node as u32);
+            let len: usize = match &self.medium {
+                Medium::Wired(net) => net
+                    .links_from(id)
+                    .map(|l| net.links[l.index()].qdisc.len())
+                    .sum(),
+                Medium::Wifi { qdiscs, .. } => qdiscs[node].len(),
+            };
             self.metrics.queue_samples.push(QueueSample {
                 at: now,
-                node: NodeId(node as u32),
+                node: id,
                 len_pkts: len as u32,
             });
         }
     }
 
     fn conservation(&self) -> Conservation {
-        let Medium::Wired(net) = &self.medium;
-        let in_flight: usize = net.links.iter().map(|l| l.in_flight()).sum();
+        let in_flight: usize = match &self.medium {
+            Medium::Wired(net) => net.links.iter().map(|l| l.in_flight()).sum(),
+            Medium::Wifi { net, qdiscs } => {
+                qdiscs.iter().map(|q| q.len()).sum::<usize>() + net.in_flight()
+            }
+        };
         Conservation {
             created: self.metrics.created,
             delivered: self.metrics.delivered,

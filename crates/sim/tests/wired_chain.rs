@@ -26,6 +26,8 @@ fn chain(nodes: u32, flows: Vec<FlowConfig>, duration: Time) -> RunOutcome {
         warmup: Time::ZERO,
         bin: Time::from_secs(1),
         node_count: nodes as usize,
+        positions: (0..nodes).map(|i| [i as f64 * 200.0, 0.0]).collect(),
+        link_loss: vec![],
         medium: MediumConfig::Wired {
             bandwidth_bps: BANDWIDTH_BPS,
             delay: DELAY,
@@ -45,6 +47,7 @@ fn udp(src: u32, dst: u32, rate: UdpRate, payload: u32, start: Time, stop: Time)
         start,
         stop,
         payload_bytes: payload,
+        priority: 0,
         kind: FlowKindConfig::Udp(rate),
     }
 }

@@ -42,6 +42,9 @@ pub struct Packet {
     pub payload_bytes: u32,
     pub transport: TransportHeader,
     pub ttl: u8,
+    /// User priority (the IP DSCP class mapped to an 802.11e level, IEEE 802.11-2016
+    /// 10.2.4.2): the MAC level a plain queue discipline asks for. 0 = best effort.
+    pub priority: u8,
     /// When the application created it; delay is measured from here.
     pub created: Time,
 }
@@ -113,6 +116,7 @@ mod tests {
             payload_bytes: 1000,
             transport: TransportHeader::Udp,
             ttl: DEFAULT_TTL,
+            priority: 0,
             created: Time::ZERO,
         };
         assert_eq!(p.size_bytes(), 1028);

@@ -36,10 +36,11 @@ impl DropTail {
     pub fn dequeue(&mut self) -> Option<Dequeued> {
         let q = self.queue.pop_front()?;
         self.counters.dequeued += 1;
+        // A FIFO has no scheduling opinion: the packet's own user priority picks the level.
         Some(Dequeued {
+            priority: q.pkt.priority,
             pkt: q.pkt,
             next_hop: q.next_hop,
-            priority: 0,
         })
     }
 
@@ -84,6 +85,7 @@ mod tests {
                 payload_bytes: 100,
                 transport: TransportHeader::Udp,
                 ttl: 64,
+                priority: 0,
                 created: Time::ZERO,
             },
             next_hop: NodeId(1),

@@ -1,0 +1,417 @@
+//! The shared radio channel: who hears whom, how strongly, and which frames each radio
+//! decodes.
+//!
+//! Link budgets are computed once: for every transmitter, the radios whose mean received
+//! power reaches the carrier-sense threshold (10 dB below it with Rayleigh fading, since a
+//! fade can lift a weaker signal). A transmission touches only those radios, so its cost
+//! grows with the number of neighbours, not with the network size. Propagation delay is
+//! taken as zero (under 2 us at 550 m, a tenth of a slot).
+//!
+//! Reception follows the SINR model with cumulative interference: a radio that is neither
+//! transmitting nor receiving locks onto a frame whose power reaches the receive
+//! threshold; every other signal overlapping it counts as interference, and the frame is
+//! decoded iff, over its whole length, `S / (N + I_max)` reaches the rate's threshold and,
+//! if anything overlapped, `S / I_max` reaches the capture threshold. A frame arriving
+//! during a reception and stronger than it by the capture threshold takes the receiver
+//! over (the first frame is lost). Under the unit-disk model SINR means nothing, so any
+//! overlap within carrier-sense range destroys the frame (the protocol model).
+
+use super::config::{Fading, WifiConfig};
+use crate::ids::NodeId;
+use airqueue_kernel::{RngStream, StreamKey};
+use airqueue_phy::{Db, Dbm, DsssRate, Propagation};
+
+/// A radio that hears a transmitter, with the mean power it receives.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Hearer {
+    pub node: NodeId,
+    pub mean_rx_mw: f64,
+    /// Frame erasure probability on this directed link (`[[link]] loss`).
+    pub loss: f64,
+}
+
+/// The frame a radio is locked onto.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Lock {
+    from: NodeId,
+    signal_mw: f64,
+    max_interference_mw: f64,
+    threshold: f64,
+    erased: bool,
+}
+
+/// Physical state of one radio.
+#[derive(Clone, Debug, Default)]
+struct Radio {
+    transmitting: bool,
+    /// Sum of all signals currently arriving.
+    energy_mw: f64,
+    signals: u32,
+    lock: Option<Lock>,
+    busy: bool,
+}
+
+/// What the channel tells the MACs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RadioEvent {
+    /// A frame from `from` that `node` was locked onto has ended.
+    RxEnd {
+        node: NodeId,
+        from: NodeId,
+        decoded: bool,
+    },
+    /// Carrier sense at `node` changed.
+    Cca { node: NodeId, busy: bool },
+}
+
+/// Link budgets plus every radio's reception state.
+pub struct Channel {
+    hearers: Vec<Vec<Hearer>>,
+    /// Power each hearer gets from the transmitter's current frame (same order as
+    /// `hearers`), kept so the end of the frame removes exactly what its start added.
+    active_mw: Vec<Vec<f64>>,
+    radios: Vec<Radio>,
+    rx_threshold_mw: f64,
+    cs_threshold_mw: f64,
+    noise_mw: f64,
+    capture_ratio: f64,
+    protocol_model: bool,
+    fading: Fading,
+    fading_rng: Vec<RngStream>,
+    erasure_rng: Vec<RngStream>,
+    /// Receptions abandoned because the radio started transmitting.
+    pub aborted: u64,
+    /// Receptions taken over by a stronger frame.
+    pub captured: u64,
+}
+
+impl Channel {
+    /// `loss(a, b)` gives the erasure probability of frames from a to b.
+    pub fn new(
+        cfg: &WifiConfig,
+        positions: &[[f64; 2]],
+        seed: u64,
+        loss: impl Fn(NodeId, NodeId) -> f64,
+    ) -> Self {
+        let n = positions.len();
+        let tx = Dbm(cfg.tx_power_dbm);
+        let cs_threshold_mw = Dbm(cfg.cs_threshold_dbm).to_mw().0;
+        let floor_mw = match cfg.fading {
+            Fading::None => cs_threshold_mw,
+            Fading::Rayleigh => cs_threshold_mw * 0.1,
+        };
+        let mut hearers = vec![Vec::new(); n];
+        for (a, pa) in positions.iter().enumerate() {
+            for (b, pb) in positions.iter().enumerate() {
+                if a == b {
+                    continue;
+                }
+                let d = ((pa[0] - pb[0]).powi(2) + (pa[1] - pb[1]).powi(2)).sqrt();
+                let p = cfg.propagation.rx_power(tx, d).to_mw().0;
+                if p >= floor_mw && p > 0.0 {
+                    let (a, b) = (NodeId(a as u32), NodeId(b as u32));
+                    hearers[a.index()].push(Hearer {
+                        node: b,
+                        mean_rx_mw: p,
+                        loss: loss(a, b),
+                    });
+                }
+            }
+        }
+        let active_mw = hearers.iter().map(|h| vec![0.0; h.len()]).collect();
+        Channel {
+            hearers,
+            active_mw,
+            radios: vec![Radio::default(); n],
+            rx_threshold_mw: Dbm(cfg.rx_threshold_dbm).to_mw().0,
+            cs_threshold_mw,
+            noise_mw: Dbm(cfg.noise_dbm).to_mw().0,
+            capture_ratio: Db(cfg.capture_db).to_ratio(),
+            protocol_model: matches!(cfg.propagation, Propagation::Range { .. }),
+            fading: cfg.fading,
+            fading_rng: (0..n)
+                .map(|i| RngStream::new(StreamKey::new(seed, i as u32, "phy.fading")))
+                .collect(),
+            erasure_rng: (0..n)
+                .map(|i| RngStream::new(StreamKey::new(seed, i as u32, "phy.erasure")))
+                .collect(),
+            aborted: 0,
+            captured: 0,
+        }
+    }
+
+    /// Radios that hear `node`'s transmissions.
+    pub fn hearers(&self, node: NodeId) -> &[Hearer] {
+        &self.hearers[node.index()]
+    }
+
+    pub fn is_busy(&self, node: NodeId) -> bool {
+        self.radios[node.index()].busy
+    }
+
+    pub fn is_transmitting(&self, node: NodeId) -> bool {
+        self.radios[node.index()].transmitting
+    }
+
+    /// Whether `node` is currently locked onto a frame.
+    pub fn is_receiving(&self, node: NodeId) -> bool {
+        self.radios[node.index()].lock.is_some()
+    }
+
+    fn update_cca(&mut self, node: NodeId, out: &mut Vec<RadioEvent>) {
+        let r = &mut self.radios[node.index()];
+        let busy = r.transmitting || r.lock.is_some() || r.energy_mw >= self.cs_threshold_mw;
+        if busy != r.busy {
+            r.busy = busy;
+            out.push(RadioEvent::Cca { node, busy });
+        }
+    }
+
+    /// `from` starts transmitting a frame at `rate`. A reception in progress at `from` is
+    /// abandoned (a half-duplex radio cannot receive while it sends).
+    pub fn start_tx(&mut self, from: NodeId, rate: DsssRate, out: &mut Vec<RadioEvent>) {
+        let threshold = self.threshold(rate);
+        {
+            let r = &mut self.radios[from.index()];
+            debug_assert!(!r.transmitting, "{from:?} already transmitting");
+            r.transmitting = true;
+            // The PHY abandons the frame before its end: no PHY-RXEND, hence no EIFS.
+            if r.lock.take().is_some() {
+                self.aborted += 1;
+            }
+        }
+        self.update_cca(from, out);
+        for i in 0..self.hearers[from.index()].len() {
+            let h = self.hearers[from.index()][i];
+            let p = match self.fading {
+                Fading::None => h.mean_rx_mw,
+                Fading::Rayleigh => h.mean_rx_mw * self.fading_rng[h.node.index()].exponential(1.0),
+            };
+            self.active_mw[from.index()][i] = p;
+            let erased = h.loss > 0.0 && self.erasure_rng[h.node.index()].bernoulli(h.loss);
+            let r = &mut self.radios[h.node.index()];
+            let others = r.energy_mw;
+            r.energy_mw += p;
+            r.signals += 1;
+            if !r.transmitting {
+                match &mut r.lock {
+                    Some(lock) => {
+                        if !self.protocol_model && p >= lock.signal_mw * self.capture_ratio {
+                            // Capture: the stronger newcomer takes the receiver over; the
+                            // PHY resynchronises and the first frame just disappears.
+                            *lock = Lock {
+                                from,
+                                signal_mw: p,
+                                max_interference_mw: others,
+                                threshold,
+                                erased,
+                            };
+                            self.captured += 1;
+                        } else {
+                            let interference = r.energy_mw - lock.signal_mw;
+                            lock.max_interference_mw = lock.max_interference_mw.max(interference);
+                        }
+                    }
+                    None if p >= self.rx_threshold_mw => {
+                        r.lock = Some(Lock {
+                            from,
+                            signal_mw: p,
+                            max_interference_mw: others,
+                            threshold,
+                            erased,
+                        });
+                    }
+                    None => {}
+                }
+            }
+            self.update_cca(h.node, out);
+        }
+    }
+
+    /// `from`'s frame ends: hearers locked onto it learn whether they decoded it.
+    pub fn end_tx(&mut self, from: NodeId, out: &mut Vec<RadioEvent>) {
+        self.radios[from.index()].transmitting = false;
+        self.update_cca(from, out);
+        for i in 0..self.hearers[from.index()].len() {
+            let node = self.hearers[from.index()][i].node;
+            let p = self.active_mw[from.index()][i];
+            let r = &mut self.radios[node.index()];
+            r.signals -= 1;
+            // Exact zero when the air is silent, so rounding never leaves phantom energy.
+            r.energy_mw = if r.signals == 0 {
+                0.0
+            } else {
+                (r.energy_mw - p).max(0.0)
+            };
+            if let Some(lock) = r.lock {
+                if lock.from == from {
+                    r.lock = None;
+                    let decoded = !lock.erased && self.decodes(&lock);
+                    out.push(RadioEvent::RxEnd {
+                        node,
+                        from,
+                        decoded,
+                    });
+                }
+            }
+            self.update_cca(node, out);
+        }
+    }
+
+    fn decodes(&self, lock: &Lock) -> bool {
+        if self.protocol_model {
+            return lock.max_interference_mw <= 0.0;
+        }
+        let sinr = lock.signal_mw / (self.noise_mw + lock.max_interference_mw);
+        let sir_ok = lock.max_interference_mw <= 0.0
+            || lock.signal_mw >= lock.max_interference_mw * self.capture_ratio;
+        sinr >= lock.threshold && sir_ok
+    }
+
+    fn threshold(&self, rate: DsssRate) -> f64 {
+        airqueue_phy::dsss::sinr_threshold(rate).to_ratio()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(xs: &[f64], cfg: &WifiConfig) -> Channel {
+        let pos: Vec<[f64; 2]> = xs.iter().map(|&x| [x, 0.0]).collect();
+        Channel::new(cfg, &pos, 1, |_, _| 0.0)
+    }
+
+    #[test]
+    fn hearers_follow_carrier_sense_range() {
+        let cfg = WifiConfig::dsss_default(); // 250 m decode, 550 m sense
+        let ch = line(&[0.0, 200.0, 500.0, 600.0], &cfg);
+        let h: Vec<u32> = ch.hearers(NodeId(0)).iter().map(|h| h.node.0).collect();
+        assert_eq!(h, vec![1, 2]);
+    }
+
+    #[test]
+    fn lone_frame_is_decoded_in_range_and_only_sensed_beyond() {
+        let cfg = WifiConfig::dsss_default();
+        let mut ch = line(&[0.0, 200.0, 400.0], &cfg);
+        let mut out = vec![];
+        ch.start_tx(NodeId(0), DsssRate::Mbps11, &mut out);
+        assert!(ch.is_busy(NodeId(1)) && ch.is_busy(NodeId(2)));
+        assert!(ch.is_receiving(NodeId(1)) && !ch.is_receiving(NodeId(2)));
+        out.clear();
+        ch.end_tx(NodeId(0), &mut out);
+        assert!(out.contains(&RadioEvent::RxEnd {
+            node: NodeId(1),
+            from: NodeId(0),
+            decoded: true
+        }));
+        assert!(!out.iter().any(|e| matches!(
+            e,
+            RadioEvent::RxEnd {
+                node: NodeId(2),
+                ..
+            }
+        )));
+        assert!(!ch.is_busy(NodeId(1)) && !ch.is_busy(NodeId(2)));
+    }
+
+    #[test]
+    fn equal_power_overlap_destroys_both_frames() {
+        let cfg = WifiConfig::dsss_default();
+        // 0 and 2 both 100 m from 1.
+        let mut ch = line(&[0.0, 100.0, 200.0], &cfg);
+        let mut out = vec![];
+        ch.start_tx(NodeId(0), DsssRate::Mbps11, &mut out);
+        ch.start_tx(NodeId(2), DsssRate::Mbps11, &mut out);
+        out.clear();
+        ch.end_tx(NodeId(0), &mut out);
+        ch.end_tx(NodeId(2), &mut out);
+        assert!(out.contains(&RadioEvent::RxEnd {
+            node: NodeId(1),
+            from: NodeId(0),
+            decoded: false
+        }));
+    }
+
+    #[test]
+    fn much_stronger_frame_survives_a_weak_overlap() {
+        let cfg = WifiConfig::dsss_default();
+        // Node 1 at 20 m from 0 and 240 m from 2: tens of dB apart.
+        let mut ch = line(&[0.0, 20.0, 260.0], &cfg);
+        let mut out = vec![];
+        ch.start_tx(NodeId(0), DsssRate::Mbps11, &mut out);
+        ch.start_tx(NodeId(2), DsssRate::Mbps11, &mut out);
+        out.clear();
+        ch.end_tx(NodeId(0), &mut out);
+        assert!(out.contains(&RadioEvent::RxEnd {
+            node: NodeId(1),
+            from: NodeId(0),
+            decoded: true
+        }));
+    }
+
+    #[test]
+    fn stronger_late_frame_captures_the_receiver() {
+        let cfg = WifiConfig::dsss_default();
+        let mut ch = line(&[0.0, 240.0, 260.0], &cfg); // node 1: weak from 0, strong from 2
+        let mut out = vec![];
+        ch.start_tx(NodeId(0), DsssRate::Mbps1, &mut out);
+        ch.start_tx(NodeId(2), DsssRate::Mbps1, &mut out);
+        assert_eq!(ch.captured, 1);
+        ch.end_tx(NodeId(0), &mut out);
+        assert!(!out.iter().any(|e| matches!(
+            e,
+            RadioEvent::RxEnd {
+                from: NodeId(0),
+                ..
+            }
+        )));
+        out.clear();
+        ch.end_tx(NodeId(2), &mut out);
+        assert!(out.contains(&RadioEvent::RxEnd {
+            node: NodeId(1),
+            from: NodeId(2),
+            decoded: true
+        }));
+    }
+
+    #[test]
+    fn unit_disk_model_loses_any_overlapped_frame() {
+        let mut cfg = WifiConfig::dsss_default();
+        cfg.propagation = Propagation::range(250.0, 550.0);
+        let tx = Dbm(cfg.tx_power_dbm);
+        cfg.rx_threshold_dbm = airqueue_phy::threshold_for_range(&cfg.propagation, tx, 250.0).0;
+        cfg.cs_threshold_dbm = airqueue_phy::threshold_for_range(&cfg.propagation, tx, 550.0).0;
+        let mut ch = line(&[0.0, 10.0, 500.0], &cfg);
+        let mut out = vec![];
+        ch.start_tx(NodeId(0), DsssRate::Mbps11, &mut out);
+        ch.start_tx(NodeId(2), DsssRate::Mbps11, &mut out);
+        out.clear();
+        ch.end_tx(NodeId(0), &mut out);
+        assert!(out.contains(&RadioEvent::RxEnd {
+            node: NodeId(1),
+            from: NodeId(0),
+            decoded: false
+        }));
+    }
+
+    #[test]
+    fn erased_link_never_decodes() {
+        let cfg = WifiConfig::dsss_default();
+        let pos = [[0.0, 0.0], [100.0, 0.0]];
+        let mut ch = Channel::new(
+            &cfg,
+            &pos,
+            1,
+            |a, _| if a == NodeId(0) { 0.9999999 } else { 0.0 },
+        );
+        let mut out = vec![];
+        for _ in 0..50 {
+            ch.start_tx(NodeId(0), DsssRate::Mbps11, &mut out);
+            ch.end_tx(NodeId(0), &mut out);
+        }
+        assert!(!out
+            .iter()
+            .any(|e| matches!(e, RadioEvent::RxEnd { decoded: true, .. })));
+    }
+}

@@ -1,0 +1,96 @@
+//! Settings of the 802.11 medium, as the core sees them (the scenario layer fills them in).
+
+use airqueue_kernel::Time;
+use airqueue_phy::{DsssRate, EdcaLevel, Preamble, Propagation};
+
+/// Per-frame small-scale fading.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fading {
+    None,
+    /// Rayleigh: received power multiplied by an Exp(1) draw per frame and receiver.
+    Rayleigh,
+}
+
+/// How the data rate towards each neighbour is chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RateControl {
+    /// Always `data_rate`.
+    Constant,
+    /// Adaptive ARF (Lacage, Manshaei, Turletti, MSWiM 2004), starting at `data_rate`.
+    Aarf,
+}
+
+/// Everything the radio and MAC need.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WifiConfig {
+    pub propagation: Propagation,
+    pub fading: Fading,
+    pub tx_power_dbm: f64,
+    /// Weakest signal a radio locks onto and tries to decode.
+    pub rx_threshold_dbm: f64,
+    /// Weakest signal that makes carrier sense report busy.
+    pub cs_threshold_dbm: f64,
+    /// Thermal noise plus receiver noise figure over the 22 MHz channel.
+    pub noise_dbm: f64,
+    /// A later frame this much stronger than the one being received takes the receiver
+    /// over; a frame that overlaps interference must also beat it by this much.
+    pub capture_db: f64,
+    pub data_rate: DsssRate,
+    pub basic_rate: DsssRate,
+    pub preamble: Preamble,
+    /// EDCA levels (one level = plain DCF), lowest priority first.
+    pub levels: Vec<EdcaLevel>,
+    /// dot11ShortRetryLimit: attempts for frames sent without RTS, and for RTS.
+    pub short_retry_limit: u32,
+    /// dot11LongRetryLimit: attempts for data frames protected by RTS/CTS.
+    pub long_retry_limit: u32,
+    /// Frames whose MPDU exceeds this many bytes are protected by RTS/CTS.
+    pub rts_threshold_bytes: u32,
+    pub rate_control: RateControl,
+    /// Frames the MAC holds (over all levels) before it stops pulling from the queue
+    /// discipline.
+    pub tx_buffer_frames: u32,
+    /// Bytes of MAC framing added to each network packet in a data frame: the MAC header
+    /// and FCS (28) plus LLC/SNAP encapsulation (8).
+    pub data_overhead_bytes: u32,
+}
+
+impl WifiConfig {
+    /// 802.11b defaults: 11 Mb/s data, 1 Mb/s basic, long preamble, plain DCF, two-ray
+    /// ground with thresholds for 250 m decode and 550 m carrier sense.
+    pub fn dsss_default() -> Self {
+        let propagation = Propagation::two_ray_ground_default();
+        let tx = airqueue_phy::Dbm(20.0);
+        WifiConfig {
+            propagation,
+            fading: Fading::None,
+            tx_power_dbm: tx.0,
+            rx_threshold_dbm: airqueue_phy::threshold_for_range(&propagation, tx, 250.0).0,
+            cs_threshold_dbm: airqueue_phy::threshold_for_range(&propagation, tx, 550.0).0,
+            noise_dbm: airqueue_phy::units::thermal_noise(
+                airqueue_phy::dsss::NOISE_BANDWIDTH_HZ,
+                airqueue_phy::Db(7.0),
+            )
+            .0,
+            capture_db: 10.0,
+            data_rate: DsssRate::Mbps11,
+            basic_rate: DsssRate::Mbps1,
+            preamble: Preamble::Long,
+            levels: airqueue_phy::edca::dcf().to_vec(),
+            short_retry_limit: airqueue_phy::dsss::SHORT_RETRY_LIMIT,
+            long_retry_limit: airqueue_phy::dsss::LONG_RETRY_LIMIT,
+            rts_threshold_bytes: u32::MAX,
+            rate_control: RateControl::Constant,
+            tx_buffer_frames: 1,
+            data_overhead_bytes: airqueue_phy::dsss::DATA_OVERHEAD_BYTES
+                + airqueue_phy::dsss::LLC_SNAP_BYTES,
+        }
+    }
+
+    pub fn slot(&self) -> Time {
+        airqueue_phy::dsss::SLOT
+    }
+    pub fn sifs(&self) -> Time {
+        airqueue_phy::dsss::SIFS
+    }
+}

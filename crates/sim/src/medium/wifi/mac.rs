@@ -1,0 +1,964 @@
+//! DCF and EDCA channel access (IEEE 802.11-2016 clause 10.3 and 10.22.2) for every station
+//! on the channel, driven by radio events and three timers per station.
+//!
+//! Backoff is computed, not ticked: while a station senses the medium free, each access
+//! category (AC) with a frame or a pending backoff has a *grant time*
+//! `idle_since + AIFS[AC] + slots * aSlotTime` (EIFS - DIFS + AIFS after a frame it could
+//! not decode, 10.3.2.3.7). One timer fires at the earliest grant. When the medium turns
+//! busy at `t`, every AC keeps the slots it has not yet counted
+//! (`slots - floor((t - start) / slot)`, 10.3.4.3: the counter only moves at the end of an
+//! idle slot). An AC whose grant is exactly `t` still transmits: a station cannot sense a
+//! transmission that starts in the same slot, which is how two stations collide. Several
+//! ACs of one station due at once resolve internally: the highest level sends, the others
+//! behave as if they had collided (10.22.2.4).
+//!
+//! "Free" means: carrier sense idle, NAV expired, no exchange of the station's own in
+//! progress (its DATA/RTS on the air, or waiting SIFS-separated ACK/CTS) and no response
+//! pending. ACK and CTS go out SIFS after the frame they answer, without carrier sense
+//! (10.3.2.9, 10.3.2.7).
+
+use super::channel::{Channel, RadioEvent};
+use super::config::{RateControl, WifiConfig};
+use super::frame::{AirFrame, FrameKind, MacFrame, BROADCAST};
+use super::rate::RateTable;
+use crate::ids::NodeId;
+use crate::net::Packet;
+use crate::qdisc::Dequeued;
+use airqueue_kernel::{EventQueue, RngStream, StreamKey, Time, TimerEvent, TimerId, Timers};
+use airqueue_phy::dsss::{self, ACK_BYTES, CTS_BYTES, EIFS, RTS_BYTES};
+use airqueue_phy::{frame_duration, DsssRate, EdcaLevel};
+use std::collections::VecDeque;
+
+/// Events the wifi medium schedules for itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WifiEvent {
+    /// The station's current transmission ends.
+    TxEnd(NodeId),
+    Timer(TimerEvent),
+}
+
+/// The three timers of a station (mutually exclusive uses share one timer each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TimerKind {
+    /// Earliest backoff grant.
+    Access,
+    /// ACK/CTS timeout, or the SIFS before DATA after a CTS.
+    Exchange,
+    /// SIFS before an ACK or CTS; also the end of the NAV.
+    Response,
+}
+
+/// What the medium tells the node (the world routes these to the network layer).
+#[derive(Clone, Debug, PartialEq)]
+pub enum WifiOutput {
+    /// A data frame addressed to `node` (or broadcast) was decoded; duplicates filtered.
+    Received {
+        node: NodeId,
+        from: NodeId,
+        pkt: Packet,
+    },
+    /// A unicast data frame for someone else was decoded by `node` (DESIGN.md: everything
+    /// a radio decodes goes up).
+    Overheard {
+        node: NodeId,
+        from: NodeId,
+        to: NodeId,
+        pkt: Packet,
+    },
+    /// Link-layer feedback for a unicast frame (success or final failure).
+    TxStatus(TxStatus),
+    /// The MAC gave up on a packet the next hop never received.
+    RetryLimitDrop { node: NodeId, pkt: Packet },
+    /// The station has room in its transmit buffer: pull from the queue discipline.
+    WantFrame(NodeId),
+}
+
+/// Link-layer feedback (DESIGN.md: "Link-layer feedback goes up too").
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TxStatus {
+    pub node: NodeId,
+    pub next_hop: NodeId,
+    pub success: bool,
+    pub attempts: u32,
+    pub rate: DsssRate,
+    pub airtime: Time,
+}
+
+/// Per-station MAC counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MacStats {
+    /// Data frames put on the air (first attempts and retries).
+    pub data_tx: u64,
+    /// The same, by rate: 1, 2, 5.5, 11 Mb/s.
+    pub data_tx_by_rate: [u64; 4],
+    pub retries: u64,
+    pub rts_tx: u64,
+    pub acks_tx: u64,
+    pub retry_limit_drops: u64,
+    /// Frames this radio locked onto but could not decode.
+    pub rx_failed: u64,
+    pub rx_ok: u64,
+    pub duplicates: u64,
+    pub internal_collisions: u64,
+    /// Time carrier sense reported busy (own transmissions included).
+    pub busy_time: Time,
+}
+
+#[derive(Clone, Debug)]
+struct Ac {
+    params: EdcaLevel,
+    queue: VecDeque<MacFrame>,
+    cw: u16,
+    /// Slots still to count; `None` when no backoff is pending.
+    backoff: Option<u32>,
+    /// When this AC will transmit if the medium stays free.
+    grant: Option<Time>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Exchange {
+    None,
+    /// Own DATA (or RTS) on the air; `after_cts` for DATA protected by RTS/CTS.
+    Sending {
+        level: u8,
+        after_cts: bool,
+    },
+    WaitAck {
+        level: u8,
+        after_cts: bool,
+    },
+    WaitCts {
+        level: u8,
+    },
+    /// CTS received; DATA goes out after SIFS.
+    DataAfterCts {
+        level: u8,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Response {
+    kind: FrameKind,
+    to: NodeId,
+    nav: Time,
+}
+
+#[derive(Clone, Debug)]
+struct Station {
+    acs: Vec<Ac>,
+    exchange: Exchange,
+    response: Option<Response>,
+    /// What the radio is sending now.
+    on_air: Option<AirFrame>,
+    nav_until: Time,
+    eifs: bool,
+    free: bool,
+    idle_since: Time,
+    busy_since: Time,
+    cca_busy: bool,
+    next_seq: u16,
+    /// Last sequence number accepted per transmitter (10.3.2.11 duplicate detection).
+    last_seq: Vec<(NodeId, u16)>,
+    rates: RateTable,
+    buffered: u32,
+    timers: [TimerId; 3],
+    stats: MacStats,
+}
+
+/// Every station's MAC plus the channel they share.
+pub struct WifiNet {
+    cfg: WifiConfig,
+    pub channel: Channel,
+    stations: Vec<Station>,
+    timers: Timers<(NodeId, TimerKind)>,
+    backoff_rng: Vec<RngStream>,
+    radio_events: Vec<RadioEvent>,
+    touched: Vec<NodeId>,
+    /// Outputs of the last call, drained by the world.
+    pub out: Vec<WifiOutput>,
+    ack_duration: Time,
+    ack_timeout: Time,
+    cts_duration: Time,
+}
+
+impl WifiNet {
+    pub fn new(
+        cfg: WifiConfig,
+        positions: &[[f64; 2]],
+        seed: u64,
+        loss: impl Fn(NodeId, NodeId) -> f64,
+    ) -> Self {
+        let channel = Channel::new(&cfg, positions, seed, loss);
+        let mut timers = Timers::new();
+        let stations = (0..positions.len())
+            .map(|i| {
+                let node = NodeId(i as u32);
+                Station {
+                    acs: cfg
+                        .levels
+                        .iter()
+                        .map(|&params| Ac {
+                            params,
+                            queue: VecDeque::new(),
+                            cw: params.cw_min,
+                            backoff: None,
+                            grant: None,
+                        })
+                        .collect(),
+                    exchange: Exchange::None,
+                    response: None,
+                    on_air: None,
+                    nav_until: Time::ZERO,
+                    eifs: false,
+                    free: true,
+                    idle_since: Time::ZERO,
+                    busy_since: Time::ZERO,
+                    cca_busy: false,
+                    next_seq: 0,
+                    last_seq: Vec::new(),
+                    rates: match cfg.rate_control {
+                        RateControl::Constant => RateTable::Constant(cfg.data_rate),
+                        RateControl::Aarf => RateTable::Aarf {
+                            start: cfg.data_rate,
+                            peers: Vec::new(),
+                        },
+                    },
+                    buffered: 0,
+                    timers: [
+                        timers.create((node, TimerKind::Access)),
+                        timers.create((node, TimerKind::Exchange)),
+                        timers.create((node, TimerKind::Response)),
+                    ],
+                    stats: MacStats::default(),
+                }
+            })
+            .collect();
+        let ack_duration = dsss::ack_duration(cfg.basic_rate, cfg.preamble);
+        let ack_timeout = dsss::ack_timeout(cfg.basic_rate, cfg.preamble);
+        let cts_duration = frame_duration(CTS_BYTES, cfg.basic_rate, cfg.preamble);
+        WifiNet {
+            backoff_rng: (0..positions.len())
+                .map(|i| RngStream::new(StreamKey::new(seed, i as u32, "mac.backoff")))
+                .collect(),
+            cfg,
+            channel,
+            stations,
+            timers,
+            radio_events: Vec::with_capacity(64),
+            touched: Vec::with_capacity(64),
+            out: Vec::with_capacity(16),
+            ack_duration,
+            ack_timeout,
+            cts_duration,
+        }
+    }
+
+    pub fn config(&self) -> &WifiConfig {
+        &self.cfg
+    }
+
+    pub fn stats(&self, node: NodeId) -> MacStats {
+        self.stations[node.index()].stats
+    }
+
+    /// Whether the station would accept another frame from its queue discipline.
+    pub fn wants_frame(&self, node: NodeId) -> bool {
+        self.stations[node.index()].buffered < self.cfg.tx_buffer_frames
+    }
+
+    /// Packets held by MACs that no next hop has accepted yet (end-of-run accounting).
+    pub fn in_flight(&self) -> usize {
+        self.stations
+            .iter()
+            .flat_map(|s| s.acs.iter())
+            .flat_map(|a| a.queue.iter())
+            .filter(|f| !f.handed_over)
+            .count()
+    }
+
+    /// Adds busy time still open at the end of the run to the statistics.
+    pub fn close_stats(&mut self, now: Time) {
+        for st in &mut self.stations {
+            if st.cca_busy {
+                st.stats.busy_time += now.saturating_sub(st.busy_since);
+                st.busy_since = now;
+            }
+        }
+    }
+
+    /// Hands a frame pulled from the queue discipline to the MAC.
+    pub fn push_frame<E: From<WifiEvent>>(
+        &mut self,
+        node: NodeId,
+        d: Dequeued,
+        q: &mut EventQueue<E>,
+    ) {
+        let now = q.now();
+        let st = &mut self.stations[node.index()];
+        let level = (d.priority as usize).min(st.acs.len() - 1);
+        let seq = st.next_seq;
+        st.next_seq = st.next_seq.wrapping_add(1) & 0x0fff; // 12-bit sequence number (9.2.4.4)
+        st.buffered += 1;
+        let ac = &mut st.acs[level];
+        ac.queue.push_back(MacFrame {
+            pkt: d.pkt,
+            next_hop: d.next_hop,
+            level: level as u8,
+            seq,
+            short_retries: 0,
+            long_retries: 0,
+            handed_over: false,
+            airtime: Time::ZERO,
+        });
+        if ac.queue.len() == 1 && ac.backoff.is_none() && !st.free {
+            // 10.3.4.2: a frame arriving while the medium is busy waits a random backoff.
+            ac.backoff = Some(self.backoff_rng[node.index()].below_inclusive(ac.cw as u32));
+        }
+        if st.free {
+            self.schedule_access(node, now, q);
+        }
+    }
+
+    /// Handles one of the medium's own events; results land in `self.out`.
+    pub fn handle<E: From<WifiEvent>>(&mut self, ev: WifiEvent, q: &mut EventQueue<E>) {
+        match ev {
+            WifiEvent::TxEnd(node) => self.tx_end(node, q),
+            WifiEvent::Timer(t) => {
+                let Some((node, kind)) = self.timers.fire(t, q, |e| WifiEvent::Timer(e).into())
+                else {
+                    return;
+                };
+                match kind {
+                    TimerKind::Access => self.access_due(node, q),
+                    TimerKind::Exchange => self.exchange_timer(node, q),
+                    TimerKind::Response => self.response_timer(node, q),
+                }
+            }
+        }
+    }
+
+    // ----- carrier sense and access -----------------------------------------------------
+
+    fn ifs(&self, st: &Station, ac: &Ac) -> Time {
+        if st.eifs {
+            // 10.22.2.4 / 10.3.2.3.7: EIFS - DIFS + AIFS[AC].
+            EIFS - dsss::DIFS + ac.params.aifs()
+        } else {
+            ac.params.aifs()
+        }
+    }
+
+    /// Re-evaluates whether `node` may count backoff and acts on a change.
+    fn refresh<E: From<WifiEvent>>(&mut self, node: NodeId, q: &mut EventQueue<E>) {
+        let now = q.now();
+        let busy = self.channel.is_busy(node);
+        let st = &mut self.stations[node.index()];
+        if busy != st.cca_busy {
+            if busy {
+                st.busy_since = now;
+            } else {
+                st.stats.busy_time += now - st.busy_since;
+            }
+            st.cca_busy = busy;
+        }
+        let free =
+            !busy && now >= st.nav_until && st.exchange == Exchange::None && st.response.is_none();
+        if free == st.free {
+            return;
+        }
+        st.free = free;
+        if free {
+            st.idle_since = now;
+            self.schedule_access(node, now, q);
+        } else {
+            self.freeze(node, now);
+        }
+    }
+
+    /// Computes every AC's grant and arms the access timer at the earliest.
+    fn schedule_access<E: From<WifiEvent>>(
+        &mut self,
+        node: NodeId,
+        now: Time,
+        q: &mut EventQueue<E>,
+    ) {
+        let slot = self.cfg.slot();
+        let st = &self.stations[node.index()];
+        let mut grants: [Option<Time>; 16] = [None; 16];
+        for (i, ac) in st.acs.iter().enumerate() {
+            if ac.queue.is_empty() && ac.backoff.is_none() {
+                continue;
+            }
+            let start = st.idle_since + self.ifs(st, ac);
+            let g = start + slot.times(ac.backoff.unwrap_or(0) as u64);
+            grants[i.min(15)] = Some(g.max(now));
+        }
+        let st = &mut self.stations[node.index()];
+        let mut earliest: Option<Time> = None;
+        for (i, ac) in st.acs.iter_mut().enumerate() {
+            ac.grant = grants[i.min(15)];
+            if let Some(g) = ac.grant {
+                earliest = Some(earliest.map_or(g, |e: Time| e.min(g)));
+            }
+        }
+        let timer = st.timers[TimerKind::Access as usize];
+        match earliest {
+            Some(at) => self
+                .timers
+                .arm(timer, at, q, |e| WifiEvent::Timer(e).into()),
+            None => self.timers.cancel(timer),
+        }
+    }
+
+    /// The medium turned busy at `now`: keep the slots not yet counted.
+    fn freeze(&mut self, node: NodeId, now: Time) {
+        let slot = self.cfg.slot();
+        let mut due = false;
+        let idle_since = self.stations[node.index()].idle_since;
+        let eifs = self.stations[node.index()].eifs;
+        let st = &mut self.stations[node.index()];
+        for ac in st.acs.iter_mut() {
+            match ac.grant {
+                // Granted in this very slot: it transmits regardless (see module doc).
+                Some(g) if g == now => due = true,
+                _ => {
+                    if let Some(k) = ac.backoff {
+                        let ifs = if eifs {
+                            EIFS - dsss::DIFS + ac.params.aifs()
+                        } else {
+                            ac.params.aifs()
+                        };
+                        let start = idle_since + ifs;
+                        let counted = if now > start {
+                            (now - start).as_nanos() / slot.as_nanos()
+                        } else {
+                            0
+                        };
+                        ac.backoff = Some(k - (counted.min(k as u64) as u32));
+                    }
+                    ac.grant = None;
+                }
+            }
+        }
+        if !due {
+            self.timers.cancel(st.timers[TimerKind::Access as usize]);
+        }
+    }
+
+    /// The access timer fired: the due ACs transmit (the highest level) or finish their
+    /// post-backoff.
+    fn access_due<E: From<WifiEvent>>(&mut self, node: NodeId, q: &mut EventQueue<E>) {
+        let now = q.now();
+        let blocked = self.channel.is_transmitting(node) || {
+            let st = &self.stations[node.index()];
+            st.exchange != Exchange::None || st.response.is_some()
+        };
+        let st = &mut self.stations[node.index()];
+        let mut due: u32 = 0; // bit i: AC i has a frame and is granted now
+        for (i, ac) in st.acs.iter_mut().enumerate() {
+            if ac.grant != Some(now) {
+                continue;
+            }
+            ac.grant = None;
+            ac.backoff = None;
+            if ac.queue.is_empty() {
+                continue; // post-backoff finished
+            }
+            if blocked {
+                // A response of ours is on the air: go again after the next idle IFS.
+                ac.backoff = Some(0);
+                continue;
+            }
+            due |= 1 << i.min(31);
+        }
+        if due != 0 {
+            let winner = 31 - due.leading_zeros() as usize; // levels rise in priority
+                                                            // 10.22.2.4: lower ACs due in the same slot suffer an internal collision.
+            for i in 0..winner {
+                if due & (1 << i) != 0 {
+                    self.stations[node.index()].stats.internal_collisions += 1;
+                    self.attempt_failed(node, i, false);
+                }
+            }
+            self.start_exchange(node, winner, false, q);
+        }
+        if self.stations[node.index()].free {
+            self.schedule_access(node, now, q);
+        }
+    }
+
+    fn draw_backoff(&mut self, node: NodeId, level: usize) {
+        let cw = self.stations[node.index()].acs[level].cw;
+        let slots = self.backoff_rng[node.index()].below_inclusive(cw as u32);
+        self.stations[node.index()].acs[level].backoff = Some(slots);
+    }
+
+    // ----- transmissions ------------------------------------------------------------------
+
+    fn data_bytes(&self, f: &MacFrame) -> u32 {
+        f.pkt.size_bytes() + self.cfg.data_overhead_bytes
+    }
+
+    /// Sends the head frame of `level`: its RTS, or the DATA itself (`after_cts` when the
+    /// RTS/CTS handshake has just succeeded).
+    fn start_exchange<E: From<WifiEvent>>(
+        &mut self,
+        node: NodeId,
+        level: usize,
+        after_cts: bool,
+        q: &mut EventQueue<E>,
+    ) {
+        let (dst, bytes, seq, retry) = {
+            let f = self.stations[node.index()].acs[level]
+                .queue
+                .front()
+                .expect("winner has a frame");
+            (
+                f.next_hop,
+                self.data_bytes(f),
+                f.seq,
+                f.short_retries + f.long_retries > 0,
+            )
+        };
+        let basic = self.cfg.basic_rate;
+        let rate = if dst == BROADCAST {
+            basic
+        } else {
+            self.stations[node.index()].rates.rate_for(dst)
+        };
+        let data_time = frame_duration(bytes, rate, self.cfg.preamble);
+        let sifs = self.cfg.sifs();
+        let use_rts = !after_cts && dst != BROADCAST && bytes > self.cfg.rts_threshold_bytes;
+        let frame = if use_rts {
+            // 9.2.5.2: RTS reserves CTS + DATA + ACK and three SIFS.
+            let nav = sifs.times(3) + self.cts_duration + data_time + self.ack_duration;
+            AirFrame {
+                kind: FrameKind::Rts,
+                dst,
+                rate: basic,
+                nav,
+                seq,
+                retry,
+                level: level as u8,
+            }
+        } else {
+            let nav = if dst == BROADCAST {
+                Time::ZERO
+            } else {
+                sifs + self.ack_duration
+            };
+            AirFrame {
+                kind: FrameKind::Data,
+                dst,
+                rate,
+                nav,
+                seq,
+                retry,
+                level: level as u8,
+            }
+        };
+        self.transmit(node, frame, after_cts, q);
+    }
+
+    fn frame_airtime(&self, f: &AirFrame, node: NodeId) -> Time {
+        let bytes = match f.kind {
+            FrameKind::Data => {
+                let st = &self.stations[node.index()];
+                self.data_bytes(
+                    st.acs[f.level as usize]
+                        .queue
+                        .front()
+                        .expect("data frame buffered"),
+                )
+            }
+            FrameKind::Ack => ACK_BYTES,
+            FrameKind::Cts => CTS_BYTES,
+            FrameKind::Rts => RTS_BYTES,
+        };
+        frame_duration(bytes, f.rate, self.cfg.preamble)
+    }
+
+    fn transmit<E: From<WifiEvent>>(
+        &mut self,
+        node: NodeId,
+        frame: AirFrame,
+        after_cts: bool,
+        q: &mut EventQueue<E>,
+    ) {
+        let duration = self.frame_airtime(&frame, node);
+        {
+            let st = &mut self.stations[node.index()];
+            st.on_air = Some(frame);
+            match frame.kind {
+                FrameKind::Data | FrameKind::Rts => {
+                    st.exchange = Exchange::Sending {
+                        level: frame.level,
+                        after_cts,
+                    };
+                    let f = st.acs[frame.level as usize]
+                        .queue
+                        .front_mut()
+                        .expect("frame buffered");
+                    f.airtime += duration;
+                    if frame.kind == FrameKind::Data {
+                        st.stats.data_tx += 1;
+                        st.stats.data_tx_by_rate[DsssRate::ALL
+                            .iter()
+                            .position(|r| *r == frame.rate)
+                            .unwrap_or(0)] += 1;
+                        st.stats.retries += frame.retry as u64;
+                    } else {
+                        st.stats.rts_tx += 1;
+                    }
+                }
+                FrameKind::Ack | FrameKind::Cts => st.stats.acks_tx += 1,
+            }
+        }
+        self.radio_events.clear();
+        self.channel
+            .start_tx(node, frame.rate, &mut self.radio_events);
+        q.schedule_in(duration, WifiEvent::TxEnd(node).into());
+        self.process_radio_events(node, q);
+    }
+
+    fn tx_end<E: From<WifiEvent>>(&mut self, node: NodeId, q: &mut EventQueue<E>) {
+        let now = q.now();
+        let frame = self.stations[node.index()]
+            .on_air
+            .expect("tx end without a frame");
+        // Receivers decode (and may answer) before the sender's own state moves on.
+        self.radio_events.clear();
+        self.channel.end_tx(node, &mut self.radio_events);
+        self.process_radio_events(node, q);
+        let st = &mut self.stations[node.index()];
+        st.on_air = None;
+        let exchange_timer = st.timers[TimerKind::Exchange as usize];
+        let after_cts = matches!(
+            st.exchange,
+            Exchange::Sending {
+                after_cts: true,
+                ..
+            }
+        );
+        match frame.kind {
+            FrameKind::Data if frame.dst == BROADCAST => {
+                st.exchange = Exchange::None;
+                self.complete(node, frame.level as usize, true);
+            }
+            FrameKind::Data => {
+                st.exchange = Exchange::WaitAck {
+                    level: frame.level,
+                    after_cts,
+                };
+                self.timers
+                    .arm(exchange_timer, now + self.ack_timeout, q, |e| {
+                        WifiEvent::Timer(e).into()
+                    });
+            }
+            FrameKind::Rts => {
+                st.exchange = Exchange::WaitCts { level: frame.level };
+                let t = dsss::cts_timeout(self.cfg.basic_rate, self.cfg.preamble);
+                self.timers
+                    .arm(exchange_timer, now + t, q, |e| WifiEvent::Timer(e).into());
+            }
+            FrameKind::Ack | FrameKind::Cts => {}
+        }
+        self.refresh(node, q);
+    }
+
+    /// Routes channel events to the stations they concern, then re-evaluates those
+    /// stations' access.
+    fn process_radio_events<E: From<WifiEvent>>(&mut self, sender: NodeId, q: &mut EventQueue<E>) {
+        self.touched.clear();
+        self.touched.push(sender);
+        let mut i = 0;
+        while i < self.radio_events.len() {
+            match self.radio_events[i] {
+                RadioEvent::RxEnd {
+                    node,
+                    from,
+                    decoded,
+                } => {
+                    self.rx_end(node, from, decoded, q);
+                    self.touched.push(node);
+                }
+                RadioEvent::Cca { node, .. } => self.touched.push(node),
+            }
+            i += 1;
+        }
+        let mut j = 0;
+        while j < self.touched.len() {
+            let n = self.touched[j];
+            self.refresh(n, q);
+            j += 1;
+        }
+    }
+
+    fn set_nav<E: From<WifiEvent>>(&mut self, node: NodeId, until: Time, q: &mut EventQueue<E>) {
+        let st = &mut self.stations[node.index()];
+        if until > st.nav_until {
+            st.nav_until = until;
+            // The NAV's end is a possible busy-to-free transition: wake up then, unless a
+            // response is scheduled on this timer (it refreshes when it fires anyway).
+            if st.response.is_none() {
+                let t = st.timers[TimerKind::Response as usize];
+                self.timers.arm(t, until, q, |e| WifiEvent::Timer(e).into());
+            }
+        }
+    }
+
+    /// A frame from `from` that `node` was locked onto has ended.
+    fn rx_end<E: From<WifiEvent>>(
+        &mut self,
+        node: NodeId,
+        from: NodeId,
+        decoded: bool,
+        q: &mut EventQueue<E>,
+    ) {
+        let now = q.now();
+        if !decoded {
+            let st = &mut self.stations[node.index()];
+            st.eifs = true;
+            st.stats.rx_failed += 1;
+            return;
+        }
+        let frame = self.stations[from.index()]
+            .on_air
+            .expect("decoded frame has a sender");
+        {
+            let st = &mut self.stations[node.index()];
+            st.eifs = false; // 10.3.2.3.7: a correct frame ends the EIFS condition
+            st.stats.rx_ok += 1;
+        }
+        let for_me = frame.dst == node;
+        match frame.kind {
+            FrameKind::Data => {
+                let sender = &self.stations[from.index()];
+                let pkt = sender.acs[frame.level as usize]
+                    .queue
+                    .front()
+                    .expect("data buffered")
+                    .pkt
+                    .clone();
+                if frame.dst == BROADCAST {
+                    self.out.push(WifiOutput::Received { node, from, pkt });
+                } else if for_me {
+                    let st = &mut self.stations[node.index()];
+                    let dup = match st.last_seq.iter_mut().find(|(n, _)| *n == from) {
+                        Some((_, last)) => {
+                            let dup = frame.retry && *last == frame.seq;
+                            *last = frame.seq;
+                            dup
+                        }
+                        None => {
+                            st.last_seq.push((from, frame.seq));
+                            false
+                        }
+                    };
+                    if dup {
+                        st.stats.duplicates += 1;
+                    } else {
+                        self.out.push(WifiOutput::Received { node, from, pkt });
+                        self.stations[from.index()].acs[frame.level as usize]
+                            .queue
+                            .front_mut()
+                            .expect("data buffered")
+                            .handed_over = true;
+                    }
+                    self.respond(
+                        node,
+                        Response {
+                            kind: FrameKind::Ack,
+                            to: from,
+                            nav: Time::ZERO,
+                        },
+                        q,
+                    );
+                } else {
+                    self.out.push(WifiOutput::Overheard {
+                        node,
+                        from,
+                        to: frame.dst,
+                        pkt,
+                    });
+                    self.set_nav(node, now + frame.nav, q);
+                }
+            }
+            FrameKind::Ack => {
+                let st = &mut self.stations[node.index()];
+                match st.exchange {
+                    Exchange::WaitAck { level, .. } if for_me => {
+                        st.exchange = Exchange::None;
+                        self.timers.cancel(st.timers[TimerKind::Exchange as usize]);
+                        self.complete(node, level as usize, true);
+                    }
+                    _ => self.set_nav(node, now + frame.nav, q),
+                }
+            }
+            FrameKind::Rts => {
+                if for_me {
+                    // 10.3.2.7: answer only if the NAV does not forbid it.
+                    if self.stations[node.index()].nav_until <= now
+                        && !self.channel.is_transmitting(node)
+                    {
+                        let nav = frame
+                            .nav
+                            .saturating_sub(self.cfg.sifs() + self.cts_duration);
+                        self.respond(
+                            node,
+                            Response {
+                                kind: FrameKind::Cts,
+                                to: from,
+                                nav,
+                            },
+                            q,
+                        );
+                    }
+                } else {
+                    self.set_nav(node, now + frame.nav, q);
+                }
+            }
+            FrameKind::Cts => {
+                let st = &mut self.stations[node.index()];
+                match st.exchange {
+                    Exchange::WaitCts { level } if for_me => {
+                        st.exchange = Exchange::DataAfterCts { level };
+                        let t = st.timers[TimerKind::Exchange as usize];
+                        let sifs = self.cfg.sifs();
+                        self.timers
+                            .arm(t, now + sifs, q, |e| WifiEvent::Timer(e).into());
+                    }
+                    _ => self.set_nav(node, now + frame.nav, q),
+                }
+            }
+        }
+    }
+
+    fn respond<E: From<WifiEvent>>(&mut self, node: NodeId, r: Response, q: &mut EventQueue<E>) {
+        let st = &mut self.stations[node.index()];
+        if st.response.is_some() {
+            return; // one response at a time; the earlier one stands
+        }
+        st.response = Some(r);
+        let t = st.timers[TimerKind::Response as usize];
+        let at = q.now() + self.cfg.sifs();
+        self.timers.arm(t, at, q, |e| WifiEvent::Timer(e).into());
+    }
+
+    fn response_timer<E: From<WifiEvent>>(&mut self, node: NodeId, q: &mut EventQueue<E>) {
+        let Some(r) = self.stations[node.index()].response.take() else {
+            // NAV expiry.
+            self.refresh(node, q);
+            return;
+        };
+        // Re-arm for a NAV that outlasts the response.
+        let nav_until = self.stations[node.index()].nav_until;
+        if nav_until > q.now() {
+            let t = self.stations[node.index()].timers[TimerKind::Response as usize];
+            self.timers
+                .arm(t, nav_until, q, |e| WifiEvent::Timer(e).into());
+        }
+        if self.channel.is_transmitting(node) {
+            self.refresh(node, q);
+            return;
+        }
+        let frame = AirFrame {
+            kind: r.kind,
+            dst: r.to,
+            rate: self.cfg.basic_rate,
+            nav: r.nav,
+            seq: 0,
+            retry: false,
+            level: 0,
+        };
+        self.transmit(node, frame, false, q);
+    }
+
+    fn exchange_timer<E: From<WifiEvent>>(&mut self, node: NodeId, q: &mut EventQueue<E>) {
+        let exchange = self.stations[node.index()].exchange;
+        match exchange {
+            Exchange::WaitAck { level, after_cts } => {
+                let st = &mut self.stations[node.index()];
+                st.exchange = Exchange::None;
+                if let Some(dst) = st.acs[level as usize].queue.front().map(|f| f.next_hop) {
+                    st.rates.report(dst, false);
+                }
+                // 10.3.4.4: DATA protected by RTS/CTS counts against the long retry limit.
+                self.attempt_failed(node, level as usize, after_cts);
+                self.refresh(node, q);
+            }
+            Exchange::WaitCts { level } => {
+                self.stations[node.index()].exchange = Exchange::None;
+                self.attempt_failed(node, level as usize, false);
+                self.refresh(node, q);
+            }
+            Exchange::DataAfterCts { level } => self.start_exchange(node, level as usize, true, q),
+            Exchange::None | Exchange::Sending { .. } => {}
+        }
+    }
+
+    /// A failed attempt (no ACK/CTS, or an internal collision): double CW and retry, or
+    /// give up at the retry limit (10.3.4.4).
+    fn attempt_failed(&mut self, node: NodeId, level: usize, long: bool) {
+        let (short_limit, long_limit) = (self.cfg.short_retry_limit, self.cfg.long_retry_limit);
+        let st = &mut self.stations[node.index()];
+        let ac = &mut st.acs[level];
+        let Some(f) = ac.queue.front_mut() else {
+            return;
+        };
+        if long {
+            f.long_retries += 1;
+        } else {
+            f.short_retries += 1;
+        }
+        if f.short_retries >= short_limit || f.long_retries >= long_limit {
+            let f = ac.queue.pop_front().expect("front exists");
+            ac.cw = ac.params.cw_min;
+            st.buffered -= 1;
+            st.stats.retry_limit_drops += 1;
+            let rate = st.rates.rate_for(f.next_hop);
+            self.out.push(WifiOutput::TxStatus(TxStatus {
+                node,
+                next_hop: f.next_hop,
+                success: false,
+                attempts: f.attempts() - 1,
+                rate,
+                airtime: f.airtime,
+            }));
+            if !f.handed_over {
+                self.out
+                    .push(WifiOutput::RetryLimitDrop { node, pkt: f.pkt });
+            }
+            self.out.push(WifiOutput::WantFrame(node));
+        } else {
+            ac.cw = ac.params.next_cw(ac.cw);
+        }
+        self.draw_backoff(node, level);
+    }
+
+    /// The frame at the head of `level` is done (acknowledged, or broadcast sent).
+    fn complete(&mut self, node: NodeId, level: usize, success: bool) {
+        let st = &mut self.stations[node.index()];
+        let ac = &mut st.acs[level];
+        let Some(f) = ac.queue.pop_front() else {
+            return;
+        };
+        ac.cw = ac.params.cw_min;
+        st.buffered -= 1;
+        if f.next_hop != BROADCAST {
+            st.rates.report(f.next_hop, success);
+            let rate = st.rates.rate_for(f.next_hop);
+            self.out.push(WifiOutput::TxStatus(TxStatus {
+                node,
+                next_hop: f.next_hop,
+                success,
+                attempts: f.attempts(),
+                rate,
+                airtime: f.airtime,
+            }));
+        }
+        // 10.3.4.3: a backoff follows every transmission, even with nothing queued.
+        self.draw_backoff(node, level);
+        self.out.push(WifiOutput::WantFrame(node));
+    }
+}
