@@ -1,10 +1,15 @@
 //! Assembly: turns a validated [`Scenario`] and its node positions into the core's
 //! [`WorldConfig`]. The only place that knows both the file schema and the core's types.
 
-use crate::schema::{FlowKind, Medium, QueueKind, Rate, RoutingMetric, Scenario};
+use crate::schema::{
+    FadingKind, FlowKind, Level, Mac, Medium, PreambleKind, PropagationKind, QueueKind, Radio,
+    Rate, RateControlKind, RoutingMetric, Scenario,
+};
 use crate::topology::neighbours;
 use airqueue_kernel::Time;
+use airqueue_phy::{DsssRate, EdcaLevel, Preamble, Propagation};
 use airqueue_sim::app::UdpRate;
+use airqueue_sim::medium::wifi::{Fading, RateControl, WifiConfig};
 use airqueue_sim::net::routing::{etx, GraphEdge};
 use airqueue_sim::net::RoutingTable;
 use airqueue_sim::{FlowConfig, FlowKindConfig, MediumConfig, NodeId, QdiscConfig, WorldConfig};
@@ -16,6 +21,86 @@ fn link_loss(s: &Scenario, a: u32, b: u32) -> f64 {
         .rev()
         .find(|l| (l.a == a && l.b == b) || (l.a == b && l.b == a))
         .map_or(0.0, |l| l.loss)
+}
+
+/// Every `[[link]]` as the two directed pairs the core takes.
+fn directed_link_loss(s: &Scenario) -> Vec<(NodeId, NodeId, f64)> {
+    s.links
+        .iter()
+        .flat_map(|l| {
+            [
+                (NodeId(l.a), NodeId(l.b), l.loss),
+                (NodeId(l.b), NodeId(l.a), l.loss),
+            ]
+        })
+        .collect()
+}
+
+/// The core's propagation model for `radio.propagation`; `range` takes the unit disks
+/// from `radio.tx_range` and `radio.cs_range`.
+pub fn propagation_model(kind: PropagationKind, tx_range_m: f64, cs_range_m: f64) -> Propagation {
+    match kind {
+        PropagationKind::TwoRayGround => Propagation::two_ray_ground_default(),
+        PropagationKind::LogDistance { exponent } => Propagation::log_distance(exponent),
+        PropagationKind::Friis => Propagation::friis_default(),
+        PropagationKind::Range => Propagation::range(tx_range_m, cs_range_m),
+    }
+}
+
+/// An 802.11b rate from its bit rate; validation admits only the four DSSS rates.
+fn dsss_rate(bps: f64) -> DsssRate {
+    let rate = DsssRate::ALL.into_iter().find(|r| r.bps() as f64 == bps);
+    debug_assert!(rate.is_some(), "{bps} b/s is not an 802.11b rate");
+    rate.unwrap_or(DsssRate::Mbps11)
+}
+
+/// The 802.11 medium's settings from `[radio]` and `[mac]` (thresholds were resolved
+/// during validation; MAC framing overhead is the core's default).
+pub fn wifi_config(radio: &Radio, mac: &Mac) -> WifiConfig {
+    // dcf and edca differ only in their levels, which validation resolved.
+    let levels = mac
+        .levels
+        .iter()
+        .map(
+            |&Level {
+                 aifsn,
+                 cw_min,
+                 cw_max,
+             }| EdcaLevel {
+                aifsn,
+                cw_min,
+                cw_max,
+            },
+        )
+        .collect();
+    WifiConfig {
+        propagation: propagation_model(radio.propagation, radio.tx_range_m, radio.cs_range_m),
+        fading: match radio.fading {
+            FadingKind::None => Fading::None,
+            FadingKind::Rayleigh => Fading::Rayleigh,
+        },
+        tx_power_dbm: radio.tx_power_dbm,
+        rx_threshold_dbm: radio.rx_threshold_dbm,
+        cs_threshold_dbm: radio.cs_threshold_dbm,
+        noise_dbm: radio.noise_dbm,
+        capture_db: radio.capture_db,
+        data_rate: dsss_rate(radio.data_rate_bps),
+        basic_rate: dsss_rate(radio.basic_rate_bps),
+        preamble: match radio.preamble {
+            PreambleKind::Long => Preamble::Long,
+            PreambleKind::Short => Preamble::Short,
+        },
+        levels,
+        short_retry_limit: mac.short_retry_limit,
+        long_retry_limit: mac.long_retry_limit,
+        rts_threshold_bytes: mac.rts_threshold_bytes.unwrap_or(u32::MAX),
+        rate_control: match mac.rate_control {
+            RateControlKind::Constant => RateControl::Constant,
+            RateControlKind::Aarf => RateControl::Aarf,
+        },
+        tx_buffer_frames: mac.tx_buffer_frames,
+        ..WifiConfig::dsss_default()
+    }
 }
 
 /// The neighbour graph every medium uses: nodes within `radio.tx_range` of each other.
@@ -53,6 +138,7 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
     let adjacency = neighbour_graph(s, positions);
     let routing = routing_table(s, &adjacency);
     let medium = match &s.medium {
+        Medium::Wifi => MediumConfig::Wifi(wifi_config(&s.radio, &s.mac)),
         Medium::Wired {
             bandwidth_bps,
             delay_s,
@@ -86,6 +172,7 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
             start: Time::from_secs_f64(f.start_s),
             stop: Time::from_secs_f64(f.stop_s),
             payload_bytes: f.packet_size_bytes,
+            priority: f.priority,
             kind: match f.kind {
                 FlowKind::Udp => FlowKindConfig::Udp(match f.rate {
                     Rate::Bps(r) => UdpRate::Cbr { rate_bps: r },
@@ -100,9 +187,136 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
         warmup: Time::from_secs_f64(s.warmup_s),
         bin: Time::from_secs_f64(s.outputs.bin_s),
         node_count: positions.len(),
+        positions: positions.to_vec(),
+        link_loss: directed_link_loss(s),
         medium,
         routing,
         qdisc,
         flows,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::toml_to_json;
+    use crate::topology::validate_and_place;
+    use airqueue_phy::edca;
+
+    /// A four-node chain 200 m apart with one lossy link; `extra` adds sections.
+    fn placed(extra: &str) -> (Scenario, Vec<[f64; 2]>) {
+        let text = format!(
+            "duration = 10\n[topology]\nkind = \"chain\"\nnodes = 4\nspacing = 200\n\
+             [[link]]\na = 1\nb = 2\nloss = 0.25\n\
+             [[flow]]\nkind = \"udp\"\nsrc = 0\ndst = 3\nrate = 1e6\n{extra}"
+        );
+        validate_and_place(&toml_to_json(&text).unwrap())
+            .unwrap_or_else(|e| panic!("expected a valid scenario, got:\n{e}"))
+    }
+
+    fn wifi(cfg: &WorldConfig) -> &WifiConfig {
+        match &cfg.medium {
+            MediumConfig::Wifi(w) => w,
+            other => panic!("expected the wifi medium, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn defaults_build_the_dsss_default_wifi_config() {
+        let (s, pos) = placed("");
+        let cfg = world_config(&s, &pos);
+        assert_eq!(cfg.medium, MediumConfig::Wifi(WifiConfig::dsss_default()));
+    }
+
+    #[test]
+    fn positions_and_directed_link_loss_for_both_media() {
+        for medium in ["", "[medium]\nkind = \"wired\"\n"] {
+            let (s, pos) = placed(medium);
+            let cfg = world_config(&s, &pos);
+            assert_eq!(
+                cfg.positions,
+                vec![[0.0, 0.0], [200.0, 0.0], [400.0, 0.0], [600.0, 0.0]]
+            );
+            assert_eq!(
+                cfg.link_loss,
+                vec![(NodeId(1), NodeId(2), 0.25), (NodeId(2), NodeId(1), 0.25)]
+            );
+        }
+    }
+
+    #[test]
+    fn every_radio_and_mac_key_reaches_the_core() {
+        let (s, pos) = placed(
+            "[radio]\ndata_rate = 5.5e6\nbasic_rate = 2e6\ntx_range = 210\ncs_range = 400\n\
+             propagation = \"log-distance\"\npath_loss_exponent = 2.7\nfading = \"rayleigh\"\n\
+             tx_power_dbm = 17\ncs_threshold_dbm = -95\nnoise_dbm = -97\ncapture_db = 4\n\
+             preamble = \"short\"\n\
+             [mac]\nkind = \"edca\"\nshort_retry_limit = 5\nlong_retry_limit = 3\n\
+             rts_threshold = 0\nrate_control = \"aarf\"\ntx_buffer = 3\n",
+        );
+        let cfg = world_config(&s, &pos);
+        let model = Propagation::log_distance(2.7);
+        let expected = WifiConfig {
+            propagation: model,
+            fading: Fading::Rayleigh,
+            tx_power_dbm: 17.0,
+            rx_threshold_dbm: airqueue_phy::threshold_for_range(
+                &model,
+                airqueue_phy::Dbm(17.0),
+                210.0,
+            )
+            .0,
+            cs_threshold_dbm: -95.0,
+            noise_dbm: -97.0,
+            capture_db: 4.0,
+            data_rate: DsssRate::Mbps5_5,
+            basic_rate: DsssRate::Mbps2,
+            preamble: Preamble::Short,
+            levels: edca::diffq8().to_vec(),
+            short_retry_limit: 5,
+            long_retry_limit: 3,
+            rts_threshold_bytes: 0,
+            rate_control: RateControl::Aarf,
+            tx_buffer_frames: 3,
+            ..WifiConfig::dsss_default()
+        };
+        assert_eq!(wifi(&cfg), &expected);
+    }
+
+    #[test]
+    fn range_propagation_uses_the_radio_ranges_and_rts_off_is_u32_max() {
+        let (s, pos) = placed(
+            "[radio]\npropagation = \"range\"\ntx_range = 220\ncs_range = 440\n\
+             [mac]\nrts_threshold = \"off\"\n",
+        );
+        let cfg = world_config(&s, &pos);
+        let w = wifi(&cfg);
+        assert_eq!(w.propagation, Propagation::range(220.0, 440.0));
+        assert_eq!((w.rx_threshold_dbm, w.cs_threshold_dbm), (20.0, 19.0));
+        assert_eq!(w.rts_threshold_bytes, u32::MAX);
+        assert_eq!(w.levels, edca::dcf());
+    }
+
+    #[test]
+    fn wired_medium_links_the_neighbours() {
+        let (s, pos) = placed("[medium]\nkind = \"wired\"\nbandwidth = 2e6\ndelay = 0\n");
+        match world_config(&s, &pos).medium {
+            MediumConfig::Wired {
+                bandwidth_bps,
+                links,
+                ..
+            } => {
+                assert_eq!(bandwidth_bps, 2e6);
+                assert_eq!(
+                    links,
+                    vec![
+                        (NodeId(0), NodeId(1)),
+                        (NodeId(1), NodeId(2)),
+                        (NodeId(2), NodeId(3))
+                    ]
+                );
+            }
+            other => panic!("expected the wired medium, got {other:?}"),
+        }
     }
 }

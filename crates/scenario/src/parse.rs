@@ -8,6 +8,9 @@
 mod fields;
 #[cfg(test)]
 mod tests;
+mod wifi;
+#[cfg(test)]
+mod wifi_tests;
 
 use std::collections::BTreeMap;
 
@@ -15,8 +18,8 @@ use serde_json::Value;
 
 use crate::error::{ConfigError, ConfigErrors};
 use crate::schema::{
-    FlowKind, FlowSpec, LinkSpec, Medium, Outputs, QueueKind, QueueSpec, Radio, Rate, Routing,
-    RoutingKind, RoutingMetric, Scenario, Topology,
+    FlowKind, FlowSpec, LinkSpec, Outputs, QueueKind, QueueSpec, Rate, Routing, RoutingKind,
+    RoutingMetric, Scenario, Topology,
 };
 use fields::{describe, number, Errs, Fields};
 
@@ -196,8 +199,9 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
     let nodes = topology.as_ref().map(Topology::node_count);
 
     let links = read_links(top.tables(errs, "link"), nodes, errs);
-    let medium = read_medium(top.section("medium", errs), errs);
-    let radio = read_radio(top.section("radio", errs), errs);
+    let medium = wifi::read_medium(top.section("medium", errs), errs);
+    let radio = wifi::read_radio(top.section("radio", errs), errs);
+    let mac = wifi::read_mac(top.section("mac", errs), errs);
     let routing = read_routing(top.section("routing", errs), errs);
     let queue = read_queue(top.section("queue", errs), errs);
     let flows = read_flows(top.tables(errs, "flow"), nodes, duration, errs);
@@ -213,6 +217,24 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
     }
     top.finish(errs);
 
+    // A flow's priority must name a level the MAC has.
+    if let (Some(flows), Some(mac)) = (&flows, &mac) {
+        let levels = mac.levels.len();
+        for (i, f) in flows.iter().enumerate() {
+            if f.priority as usize >= levels {
+                errs.push(ConfigError::new(
+                    format!("flow[{i}].priority"),
+                    format!(
+                        "level {} does not exist; the MAC has {levels} level(s) (0..={}); \
+                         use mac.kind = \"edca\" for more levels",
+                        f.priority,
+                        levels - 1
+                    ),
+                ));
+            }
+        }
+    }
+
     Some(Scenario {
         name: name?,
         duration_s: duration?,
@@ -222,6 +244,7 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         links: links?,
         medium: medium?,
         radio: radio?,
+        mac: mac?,
         routing: routing?,
         queue: queue?,
         flows: flows?,
@@ -241,25 +264,7 @@ fn to_u32(n: Option<u64>) -> Option<u32> {
 fn read_topology(v: &Value, errs: &mut Errs) -> Option<Topology> {
     let mut f = Fields::table(v, "topology", errs);
     let kind = f.choice(errs, "kind", None, &TOPOLOGY_KINDS, &[]);
-    // Keys of other kinds are mistakes worth a precise message, not just "unknown key".
-    for (key, kinds) in TOPOLOGY_KEYS {
-        match kind {
-            Some(k) if !kinds.contains(&k) && f.has(key) => {
-                f.consume(key);
-                let which = match kinds {
-                    [one] => format!("kind {one}"),
-                    _ => format!("kinds {}", fields::list(kinds)),
-                };
-                errs.push(ConfigError::new(
-                    f.path(key),
-                    format!("not used by kind \"{k}\"; {key} applies only to {which}"),
-                ));
-            }
-            // Unknown kind: already reported; do not also call its keys unknown.
-            None => f.consume(key),
-            _ => {}
-        }
-    }
+    f.only_for(errs, "kind", kind, true, &TOPOLOGY_KEYS);
     let spacing = |f: &mut Fields, errs: &mut Errs| {
         f.number(errs, "spacing", None, "a distance in metres > 0", |x| {
             x > 0.0
@@ -496,69 +501,6 @@ fn read_links(items: &[Value], nodes: Option<u32>, errs: &mut Errs) -> Option<Ve
     all_ok.then_some(links)
 }
 
-fn read_medium(mut f: Fields, errs: &mut Errs) -> Option<Medium> {
-    let kind = f.choice(
-        errs,
-        "kind",
-        Some("wired"),
-        &["wired"],
-        &[(
-            "wifi",
-            "the 802.11 medium (kind = \"wifi\") is not available yet in this version; use kind = \"wired\"",
-        )],
-    );
-    let bandwidth = f.number(errs, "bandwidth", Some(11e6), "bit/s > 0", |x| x > 0.0);
-    let delay = f.number(errs, "delay", Some(2e-6), "a number of seconds >= 0", |x| {
-        x >= 0.0
-    });
-    f.finish(errs);
-    match kind? {
-        "wired" => Some(Medium::Wired {
-            bandwidth_bps: bandwidth?,
-            delay_s: delay?,
-        }),
-        _ => None,
-    }
-}
-
-fn read_radio(mut f: Fields, errs: &mut Errs) -> Option<Radio> {
-    let expected = "an 802.11b rate in bit/s, one of 1e6, 2e6, 5.5e6, 11e6";
-    let is_rate = |x: f64| DSSS_RATES_BPS.contains(&x);
-    let data_rate = f.number(errs, "data_rate", Some(11e6), expected, is_rate);
-    let basic_rate = f.number(errs, "basic_rate", Some(1e6), expected, is_rate);
-    let tx_range = f.number(
-        errs,
-        "tx_range",
-        Some(250.0),
-        "a distance in metres > 0",
-        |x| x > 0.0,
-    );
-    let cs_given = f.has("cs_range");
-    let cs_range = f.number(
-        errs,
-        "cs_range",
-        Some(550.0),
-        "a distance in metres > 0",
-        |x| x > 0.0,
-    );
-    if let (Some(tx), Some(cs)) = (tx_range, cs_range) {
-        if cs < tx {
-            let default = if cs_given { "" } else { " (the default)" };
-            errs.push(ConfigError::new(
-                f.path("cs_range"),
-                format!("must be >= radio.tx_range ({tx} m): a radio senses at least as far as it decodes, got {cs}{default}"),
-            ));
-        }
-    }
-    f.finish(errs);
-    Some(Radio {
-        data_rate_bps: data_rate?,
-        basic_rate_bps: basic_rate?,
-        tx_range_m: tx_range?,
-        cs_range_m: cs_range?,
-    })
-}
-
 fn read_routing(mut f: Fields, errs: &mut Errs) -> Option<Routing> {
     let kind = f.choice(errs, "kind", Some("static"), &["static"], &[]);
     let metric = f.choice(errs, "metric", Some("hops"), &["hops", "etx"], &[]);
@@ -687,6 +629,13 @@ fn read_flow(
         1..=u64::from(MAX_PACKET_SIZE_BYTES),
     ));
     let rate = read_rate(&mut f, errs);
+    let priority = f.integer(
+        errs,
+        "priority",
+        Some(0),
+        "an integer MAC level in 0..=15",
+        0..=15,
+    );
     f.finish(errs);
 
     let kind = match kind? {
@@ -703,6 +652,7 @@ fn read_flow(
             stop_s: stop?,
             packet_size_bytes: packet_size?,
             rate: rate?,
+            priority: priority? as u8,
         }),
     }
 }

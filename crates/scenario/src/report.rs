@@ -83,7 +83,8 @@ pub fn summary(s: &Scenario, out: &RunOutcome, wall_seconds: f64) -> Value {
     })
 }
 
-/// Column-oriented tables: `flows`, `timeseries`, `drops`, `queues`, `nodes`.
+/// Column-oriented tables: `flows`, `timeseries`, `drops`, `queues`, `nodes`, `mac` (802.11
+/// counters per node; empty for the wired medium).
 pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
     let m = &out.metrics;
     let bin_s = m.bin.as_secs_f64();
@@ -135,6 +136,24 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         queues.push("len_pkts", json!(q.len_pkts));
     }
 
+    let mut mac = Columns::default();
+    let duration_s = out.simulated.as_secs_f64().max(1e-12);
+    for (node, st) in out.mac.iter().enumerate() {
+        mac.push("node", json!(node));
+        mac.push("data_tx", json!(st.data_tx));
+        mac.push("retries", json!(st.retries));
+        mac.push("rts_tx", json!(st.rts_tx));
+        mac.push("retry_limit_drops", json!(st.retry_limit_drops));
+        mac.push("rx_ok", json!(st.rx_ok));
+        mac.push("rx_failed", json!(st.rx_failed));
+        mac.push("duplicates", json!(st.duplicates));
+        mac.push("internal_collisions", json!(st.internal_collisions));
+        mac.push(
+            "busy_fraction",
+            num(st.busy_time.as_secs_f64() / duration_s),
+        );
+    }
+
     let mut nodes = Columns::default();
     for (i, p) in positions.iter().enumerate() {
         nodes.push("node", json!(i));
@@ -148,8 +167,22 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         "drops": drops.finish(&["node", "reason", "packets"]),
         "queues": queues.finish(&["t_s", "node", "len_pkts"]),
         "nodes": nodes.finish(&["node", "x_m", "y_m"]),
+        "mac": mac.finish(&MAC_COLUMNS),
     })
 }
+
+const MAC_COLUMNS: [&str; 10] = [
+    "node",
+    "data_tx",
+    "retries",
+    "rts_tx",
+    "retry_limit_drops",
+    "rx_ok",
+    "rx_failed",
+    "duplicates",
+    "internal_collisions",
+    "busy_fraction",
+];
 
 const FLOW_COLUMNS: [&str; 12] = [
     "id",

@@ -23,6 +23,7 @@ pub struct Scenario {
     pub links: Vec<LinkSpec>,
     pub medium: Medium,
     pub radio: Radio,
+    pub mac: Mac,
     pub routing: Routing,
     pub queue: QueueSpec,
     /// `[[flow]]`.
@@ -68,23 +69,131 @@ pub struct LinkSpec {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Medium {
+    /// The 802.11b channel (the default): radios set up by `[radio]`, channel access by
+    /// `[mac]`, SINR reception, carrier sense, `[[link]] loss` as per-frame erasure.
+    Wifi,
     /// Point-to-point full-duplex links between topology neighbours within
     /// `radio.tx_range`; each direction has its own `bandwidth` (bit/s) and `delay` (s)
     /// and is fed by its own queue of kind `queue.kind`.
     Wired { bandwidth_bps: f64, delay_s: f64 },
 }
 
-/// `[radio]`: parsed and validated now; used by the 802.11 medium.
+/// `[radio]`: the 802.11b radio. `tx_range` is also the neighbour rule of every medium
+/// (routing graph, reachability of flows); the other keys only matter to `wifi`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Radio {
     /// `data_rate` bit/s, one of 1e6, 2e6, 5.5e6, 11e6.
     pub data_rate_bps: f64,
     /// `basic_rate` bit/s, one of 1e6, 2e6, 5.5e6, 11e6; control frames use it.
     pub basic_rate_bps: f64,
-    /// `tx_range` metres: decoding range, also the neighbour rule of the wired medium.
+    /// `tx_range` metres: decoding range; the receive threshold is derived from it.
     pub tx_range_m: f64,
-    /// `cs_range` metres, >= tx_range.
+    /// `cs_range` metres, >= tx_range; the carrier-sense threshold is derived from it.
     pub cs_range_m: f64,
+    /// `propagation` (and `path_loss_exponent`); default two-ray ground.
+    pub propagation: PropagationKind,
+    /// `fading`; default none.
+    pub fading: FadingKind,
+    /// `tx_power_dbm`; default 20 dBm.
+    pub tx_power_dbm: f64,
+    /// `rx_threshold_dbm` if given, else the power received at `tx_range` under
+    /// `propagation` (resolved during validation).
+    pub rx_threshold_dbm: f64,
+    /// `cs_threshold_dbm` if given, else the power received at `cs_range`; never above
+    /// `rx_threshold_dbm`.
+    pub cs_threshold_dbm: f64,
+    /// `noise_dbm`; default thermal noise over 22 MHz plus a 7 dB noise figure.
+    pub noise_dbm: f64,
+    /// `capture_db` >= 0; default 10 dB (ns-2's capture threshold).
+    pub capture_db: f64,
+    /// `preamble`; default long.
+    pub preamble: PreambleKind,
+}
+
+/// `radio.propagation`: the large-scale path-loss model.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum PropagationKind {
+    /// ns-2's two-ray ground reflection at 2.412 GHz, antennas 1.5 m high.
+    TwoRayGround,
+    /// Log-distance with `path_loss_exponent` (> 0, default 3.0), free-space loss at 1 m.
+    LogDistance { exponent: f64 },
+    /// Free space at 2.412 GHz.
+    Friis,
+    /// Unit disk: decodable within `tx_range`, sensed within `cs_range`, nothing beyond.
+    Range,
+}
+
+/// `radio.fading`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FadingKind {
+    None,
+    /// Per-frame Rayleigh fading on top of the path loss.
+    Rayleigh,
+}
+
+/// `radio.preamble`: the 802.11b PLCP preamble (IEEE 802.11-2016 16.2.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PreambleKind {
+    /// 192 us; mandatory.
+    Long,
+    /// 96 us; 1 Mb/s frames still use the long one.
+    Short,
+}
+
+/// `[mac]`: 802.11 channel access, used by `medium.kind = "wifi"`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Mac {
+    /// `kind`; default dcf.
+    pub kind: MacKind,
+    /// `levels`, resolved: one level for dcf; for edca a preset name (default "diffq8")
+    /// or an explicit table, lowest priority first.
+    pub levels: Vec<Level>,
+    /// `short_retry_limit` in 1..=255; default 7 (dot11ShortRetryLimit).
+    pub short_retry_limit: u32,
+    /// `long_retry_limit` in 1..=255; default 4 (dot11LongRetryLimit).
+    pub long_retry_limit: u32,
+    /// `rts_threshold` bytes: frames whose MPDU exceeds it use RTS/CTS (0: all frames);
+    /// `None` (`"off"`, the default): never.
+    pub rts_threshold_bytes: Option<u32>,
+    /// `rate_control`; default constant.
+    pub rate_control: RateControlKind,
+    /// `tx_buffer`: frames the MAC holds before it stops pulling from the queue
+    /// discipline, 1..=64; default 1.
+    pub tx_buffer_frames: u32,
+}
+
+/// `mac.kind`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MacKind {
+    /// Legacy DCF: one level, AIFSN 2, CWmin 31, CWmax 1023.
+    Dcf,
+    /// EDCA with `levels` priority levels (IEEE 802.11-2016 10.22.2).
+    Edca,
+}
+
+/// One entry of `mac.levels`: contention parameters of one priority level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Level {
+    /// AIFSN >= 2: AIFS = SIFS + aifsn slots.
+    pub aifsn: u8,
+    /// CWmin in slots, 2^k - 1.
+    pub cw_min: u16,
+    /// CWmax in slots, 2^k - 1, >= cw_min.
+    pub cw_max: u16,
+}
+
+/// `mac.rate_control`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RateControlKind {
+    /// Always `radio.data_rate`.
+    Constant,
+    /// Adaptive ARF, starting at `radio.data_rate`.
+    Aarf,
 }
 
 /// `[routing]`.
@@ -136,6 +245,10 @@ pub struct FlowSpec {
     /// `packet_size`: application payload bytes per packet, 1..=65000.
     pub packet_size_bytes: u32,
     pub rate: Rate,
+    /// `priority`: the MAC (EDCA) level the flow's packets ask for, like an IP DSCP
+    /// mapped to an 802.11e access category; 0 (default) is the lowest. Must name one of
+    /// `mac.levels`.
+    pub priority: u8,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -239,6 +239,43 @@ impl<'a> Fields<'a> {
         self.handled.push(key.to_string());
     }
 
+    /// Keys that only some values of a selector key (`kind`, `propagation`) take. A key
+    /// given with another value is a mistake worth a precise message ("rows applies only
+    /// to kind grid"), not just "unknown key". `value` is the selector's value (`None` when
+    /// it was invalid: already reported, so its keys are not called unknown as well);
+    /// `given` says whether the file set it or the default applies.
+    pub(crate) fn only_for(
+        &mut self,
+        errs: &mut Errs,
+        selector: &str,
+        value: Option<&str>,
+        given: bool,
+        keys: &[(&str, &[&str])],
+    ) {
+        for (key, values) in keys {
+            match value {
+                // A JSON null reads as absent: consumed without a word.
+                Some(v) if !values.contains(&v) && !self.has(key) => self.consume(key),
+                Some(v) if !values.contains(&v) => {
+                    self.consume(key);
+                    let which = match values {
+                        [one] => format!("{selector} {one}"),
+                        _ => format!("{selector}s {}", list(values)),
+                    };
+                    let default = if given { "" } else { " (the default)" };
+                    errs.push(ConfigError::new(
+                        self.path(key),
+                        format!(
+                            "not used by {selector} \"{v}\"{default}; {key} applies only to {which}"
+                        ),
+                    ));
+                }
+                None => self.consume(key),
+                _ => {}
+            }
+        }
+    }
+
     /// Records that a required key is missing.
     fn missing(&self, key: &str, expected: &str, errs: &mut Errs) {
         if !self.broken {

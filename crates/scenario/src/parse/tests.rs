@@ -2,10 +2,11 @@
 //! messages (the messages are part of the user interface).
 
 use super::*;
+use crate::schema::*;
 use crate::topology::validate_and_place;
 
 /// A valid five-node chain with one flow; tests append or replace lines.
-const BASE: &str = r#"
+pub(super) const BASE: &str = r#"
 duration = 60
 [topology]
 kind = "chain"
@@ -19,7 +20,7 @@ rate = 1e6
 "#;
 
 #[track_caller]
-fn errors(toml: &str) -> Vec<String> {
+pub(super) fn errors(toml: &str) -> Vec<String> {
     match from_toml_str(toml) {
         Ok(s) => panic!("expected errors, parsed {s:#?}"),
         Err(e) => e.messages(),
@@ -27,20 +28,20 @@ fn errors(toml: &str) -> Vec<String> {
 }
 
 #[track_caller]
-fn one_error(toml: &str) -> String {
+pub(super) fn one_error(toml: &str) -> String {
     let e = errors(toml);
     assert_eq!(e.len(), 1, "expected one error, got {e:#?}");
     e[0].clone()
 }
 
 #[track_caller]
-fn ok(toml: &str) -> Scenario {
+pub(super) fn ok(toml: &str) -> Scenario {
     from_toml_str(toml).unwrap_or_else(|e| panic!("expected a valid scenario, got:\n{e}"))
 }
 
 /// BASE with `from` replaced by `to` (which must occur).
 #[track_caller]
-fn base_with(from: &str, to: &str) -> String {
+pub(super) fn base_with(from: &str, to: &str) -> String {
     assert!(BASE.contains(from), "{from:?} not in BASE");
     BASE.replacen(from, to, 1)
 }
@@ -62,22 +63,17 @@ fn defaults_fill_every_optional_section() {
         }
     );
     assert!(s.links.is_empty());
+    assert_eq!(s.medium, Medium::Wifi);
     assert_eq!(
-        s.medium,
-        Medium::Wired {
-            bandwidth_bps: 11e6,
-            delay_s: 2e-6
-        }
+        (
+            s.radio.data_rate_bps,
+            s.radio.basic_rate_bps,
+            s.radio.tx_range_m,
+            s.radio.cs_range_m
+        ),
+        (11e6, 1e6, 250.0, 550.0)
     );
-    assert_eq!(
-        s.radio,
-        Radio {
-            data_rate_bps: 11e6,
-            basic_rate_bps: 1e6,
-            tx_range_m: 250.0,
-            cs_range_m: 550.0
-        }
-    );
+    assert_eq!(s.mac.kind, MacKind::Dcf);
     assert_eq!(
         s.routing,
         Routing {
@@ -102,6 +98,7 @@ fn defaults_fill_every_optional_section() {
             stop_s: 60.0,
             packet_size_bytes: 1000,
             rate: Rate::Bps(1e6),
+            priority: 0,
         }]
     );
     assert_eq!(s.outputs, Outputs { bin_s: 1.0 });
@@ -474,10 +471,6 @@ fn link_problems() {
 #[test]
 fn unavailable_kinds_say_what_to_use() {
     assert_eq!(
-        one_error(&format!("{BASE}[medium]\nkind = \"wifi\"\n")),
-        "medium.kind: the 802.11 medium (kind = \"wifi\") is not available yet in this version; use kind = \"wired\""
-    );
-    assert_eq!(
         one_error(&base_with("kind = \"udp\"", "kind = \"tcp\"")),
         "flow[0].kind: \"tcp\" flows are not available yet in this version; use kind = \"udp\""
     );
@@ -631,4 +624,31 @@ fn display_is_one_problem_per_line() {
         "duration: expected a number of seconds > 0, got 0\n\
          topology: missing required table; expected [topology] with kind = one of chain, grid, star, random, explicit"
     );
+}
+
+#[test]
+fn flow_priority_must_name_a_mac_level() {
+    let base = r#"
+        duration = 10.0
+        [topology]
+        kind = "chain"
+        nodes = 2
+        spacing = 100.0
+        [[flow]]
+        kind = "udp"
+        src = 0
+        dst = 1
+        rate = 1e6
+        priority = 3
+    "#;
+    let errs = from_toml_str(base).unwrap_err();
+    assert_eq!(
+        errs.messages(),
+        vec![
+            "flow[0].priority: level 3 does not exist; the MAC has 1 level(s) (0..=0); use mac.kind = \"edca\" for more levels"
+                .to_string()
+        ]
+    );
+    let ok = format!("{base}\n[mac]\nkind = \"edca\"\n");
+    assert_eq!(from_toml_str(&ok).unwrap().flows[0].priority, 3);
 }
