@@ -1,1 +1,103 @@
+//! PyO3 bindings: the `airqueue._core` extension module. Scenario JSON in, report JSON out;
+//! no model logic lives here. The Python package (`python/airqueue/`) turns reports into
+//! `Results` and error lists into exceptions.
 
+use std::cell::RefCell;
+use std::panic::{self, catch_unwind, UnwindSafe};
+
+use pyo3::prelude::*;
+
+thread_local! {
+    /// Where the last panic on this thread happened, recorded by the hook of `quiet_panics`.
+    static PANIC_AT: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Installs a panic hook that records the location for `guarded` instead of printing it.
+/// With `RUST_BACKTRACE` set the previous hook still runs, so backtraces stay available.
+/// The hook is this extension's own (a cdylib has its own std), so nothing else changes.
+fn quiet_panics() {
+    let previous = panic::take_hook();
+    let verbose = std::env::var_os("RUST_BACKTRACE").is_some_and(|v| v != "0");
+    panic::set_hook(Box::new(move |info| {
+        let at = info
+            .location()
+            .map(|l| format!("{}:{}", l.file(), l.line()));
+        PANIC_AT.with(|cell| *cell.borrow_mut() = at);
+        if verbose {
+            previous(info);
+        }
+    }));
+}
+
+/// Runs `f` and turns a panic into the `{"ok": false, "internal": true, ...}` report,
+/// so Python raises `SimulationError` instead of `PanicException`.
+fn guarded(f: impl FnOnce() -> String + UnwindSafe) -> String {
+    catch_unwind(f).unwrap_or_else(|payload| {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "panic with a non-string payload".to_owned());
+        let at = PANIC_AT.with(|cell| cell.borrow_mut().take());
+        let at = at.map(|a| format!(" (at {a})")).unwrap_or_default();
+        serde_json::json!({
+            "ok": false,
+            "internal": true,
+            "errors": [format!("internal error: {what}{at}")],
+        })
+        .to_string()
+    })
+}
+
+/// airqueue core: run and validate scenarios given as JSON text.
+#[pymodule]
+mod _core {
+    use super::*;
+
+    #[pymodule_init]
+    fn init() {
+        quiet_panics();
+    }
+
+    /// Runs a scenario (JSON text of the file's keys); returns the report as JSON text.
+    /// The GIL is released while the simulation runs.
+    #[pyfunction]
+    #[pyo3(signature = (scenario_json, seed=None, duration=None))]
+    fn run(
+        py: Python<'_>,
+        scenario_json: &str,
+        seed: Option<u64>,
+        duration: Option<f64>,
+    ) -> String {
+        let scenario_json = scenario_json.to_owned();
+        py.detach(move || {
+            guarded(move || airqueue_scenario::api::run_json(&scenario_json, seed, duration))
+        })
+    }
+
+    /// Validates a scenario (JSON text); returns `{"ok": ..., ...}` as JSON text.
+    #[pyfunction]
+    fn validate(py: Python<'_>, scenario_json: &str) -> String {
+        let scenario_json = scenario_json.to_owned();
+        py.detach(move || guarded(move || airqueue_scenario::api::validate_json(&scenario_json)))
+    }
+
+    /// The crate version, e.g. "0.1.0".
+    #[pyfunction]
+    fn version() -> &'static str {
+        env!("CARGO_PKG_VERSION")
+    }
+
+    /// The git commit the extension was built from, or "unknown".
+    #[pyfunction]
+    fn git_hash() -> &'static str {
+        env!("AIRQUEUE_GIT_HASH")
+    }
+
+    /// Panics inside the guard; lets tests check that panics surface as error reports.
+    #[pyfunction]
+    fn _panic_for_tests(message: &str) -> String {
+        let message = message.to_owned();
+        guarded(move || panic!("{message}"))
+    }
+}

@@ -1,44 +1,77 @@
 //! Whole-scenario benchmarks: events per second and simulated seconds per wall second.
 //!
-//! Each bundled example is run once to count its events, then timed by criterion with
-//! that count as throughput, so criterion's "elem/s" is events per second. The
-//! simulated-seconds-per-wall-second figure is printed alongside.
+//! Each scenario is run once to count its events, then timed by criterion with that count
+//! as throughput, so criterion's "elem/s" is events per second; the probe run also prints
+//! simulated seconds per wall second. Scenarios (issue targets in brackets, from ns-3
+//! 3.44 on the same machine class times 50):
+//! - `star20`, `star50`: 20 / 50 saturated 802.11b stations around an AP [80, 32 sim-s/s];
+//! - `mesh46`: 46 nodes placed at random in 1 km^2 (paths up to 6-7 hops), 32 CBR flows
+//!   between random pairs, static routing [65 sim-s/s];
+//! - `chain-wired`: the bundled wired example.
 
+use airqueue_kernel::{RngStream, StreamKey};
 use airqueue_scenario::api::run_value;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use serde_json::{json, Value};
 use std::path::Path;
 
-fn load(name: &str) -> serde_json::Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples")
-        .join(name);
+fn example(name: &str) -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(name);
     let text = std::fs::read_to_string(&path).expect("bundled example");
-    let v: toml::Value = toml::from_str(&text).expect("example parses");
-    serde_json::to_value(v).expect("TOML to JSON")
+    airqueue_scenario::parse::toml_to_json(&text).expect("example parses")
+}
+
+fn star(stations: u32, duration_s: f64) -> Value {
+    let flows: Vec<Value> =
+        (1..=stations).map(|s| json!({"kind": "udp", "src": s, "dst": 0, "rate": "saturate"})).collect();
+    json!({
+        "name": format!("star{stations}"),
+        "duration": duration_s,
+        "topology": {"kind": "star", "nodes": stations + 1, "radius": 5.0},
+        "flow": flows,
+    })
+}
+
+fn mesh46(duration_s: f64) -> Value {
+    let mut rng = RngStream::new(StreamKey::new(1, StreamKey::GLOBAL, "bench.flows"));
+    let mut flows = Vec::new();
+    while flows.len() < 32 {
+        let (s, d) = (rng.index(46), rng.index(46));
+        if s != d {
+            flows.push(json!({"kind": "udp", "src": s, "dst": d, "rate": 100e3, "packet_size": 1000}));
+        }
+    }
+    json!({
+        "name": "mesh46",
+        "duration": duration_s,
+        "topology": {"kind": "random", "nodes": 46, "area": [1000.0, 1000.0]},
+        "flow": flows,
+    })
 }
 
 fn scenarios(c: &mut Criterion) {
     let mut g = c.benchmark_group("scenario");
     g.sample_size(10);
-    for name in ["chain-udp.toml", "random-mesh.toml"] {
-        let v = load(name);
-        let probe = run_value(v.clone(), None, None).expect("example validates");
+    let cases = [
+        ("star20", star(20, 20.0)),
+        ("star50", star(50, 20.0)),
+        ("mesh46", mesh46(30.0)),
+        ("chain-wired", example("chain-udp.toml")),
+    ];
+    for (name, v) in cases {
+        let probe = run_value(v.clone(), None, None).expect("benchmark scenario validates");
         let sim_s = probe.outcome.simulated.as_secs_f64();
+        let goodput: f64 = probe.outcome.metrics.flows.iter().map(|f| f.goodput_bps()).sum();
         eprintln!(
-            "{name}: {} events, {:.0} events/s, {:.1} simulated s per wall s",
+            "{name}: {} events in {:.3} s wall: {:.0} events/s, {:.1} simulated s per wall s, aggregate {:.3} Mb/s",
             probe.outcome.events,
+            probe.wall_seconds,
             probe.outcome.events as f64 / probe.wall_seconds,
-            sim_s / probe.wall_seconds
+            sim_s / probe.wall_seconds,
+            goodput / 1e6
         );
         g.throughput(Throughput::Elements(probe.outcome.events));
-        g.bench_function(name, |b| {
-            b.iter(|| {
-                run_value(v.clone(), None, None)
-                    .expect("runs")
-                    .outcome
-                    .events
-            })
-        });
+        g.bench_function(name, |b| b.iter(|| run_value(v.clone(), None, None).expect("runs").outcome.events));
     }
     g.finish();
 }

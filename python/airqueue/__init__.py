@@ -1,0 +1,28 @@
+"""airqueue: a fast, deterministic simulator of congestion control, scheduling and queue
+management in IEEE 802.11 networks.
+
+>>> import airqueue
+>>> res = airqueue.run("scenario.toml", seed=3)  # doctest: +SKIP
+>>> res.flows  # doctest: +SKIP
+"""
+
+from airqueue import _core
+from airqueue.errors import AirqueueError, ConfigError, SimulationError
+from airqueue.results import TABLES, Results
+from airqueue.runner import run
+from airqueue.scenario import Scenario, load_scenario
+
+__version__: str = _core.version()
+__git_hash__: str = _core.git_hash()
+
+__all__ = [
+    "TABLES",
+    "AirqueueError",
+    "ConfigError",
+    "Results",
+    "Scenario",
+    "SimulationError",
+    "__version__",
+    "load_scenario",
+    "run",
+]

@@ -1,0 +1,14 @@
+"""The ``airqueue`` command line. Each command lives in its own module and is enabled by
+one import below; see ``cli_common.py`` for the shared app and error handling."""
+
+from __future__ import annotations
+
+from airqueue import cli_run  # noqa: F401  (registers `airqueue run`)
+from airqueue.cli_common import app
+
+__all__ = ["app", "main"]
+
+
+def main() -> None:
+    """Entry point of the ``airqueue`` script and ``python -m airqueue``."""
+    app(prog_name="airqueue")

@@ -1,0 +1,170 @@
+"""Results of one run: the summary dict and tidy tables (pandas, Arrow, Parquet)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+from datetime import datetime, timezone
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from airqueue import _core
+from airqueue.errors import SimulationError
+
+__all__ = ["TABLES", "Results"]
+
+#: The tables every run reports, in the order they are written.
+TABLES = ("flows", "timeseries", "drops", "queues", "nodes", "mac")
+
+
+class Results:
+    """What one run produced.
+
+    ``summary`` is the ``airqueue run --json`` object; ``flows``, ``timeseries``,
+    ``drops``, ``queues`` and ``nodes`` are DataFrames with one row per observation.
+    """
+
+    def __init__(
+        self,
+        *,
+        summary: Mapping[str, Any],
+        tables: Mapping[str, Mapping[str, list[Any]]],
+        scenario: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.summary: dict[str, Any] = dict(summary)
+        self.scenario: dict[str, Any] = dict(scenario or {})
+        self._arrow = {name: _to_arrow(name, tables.get(name, {})) for name in TABLES}
+        self._frames: dict[str, pd.DataFrame] = {}
+
+    @classmethod
+    def from_report(cls, report: Mapping[str, Any], *, scenario: Mapping[str, Any]) -> Results:
+        """Builds Results from a successful core report (``{"ok": true, ...}``)."""
+        summary, tables = report.get("summary"), report.get("tables", {})
+        if not isinstance(summary, dict) or not isinstance(tables, dict):
+            raise SimulationError("internal error: report lacks 'summary' or 'tables'")
+        return cls(summary=summary, tables=tables, scenario=scenario)
+
+    @property
+    def seed(self) -> int | None:
+        """The seed the run used."""
+        return self.summary.get("seed")
+
+    def table(self, name: str) -> pd.DataFrame:
+        """One table by name (see ``TABLES``) as a DataFrame."""
+        if name not in self._arrow:
+            raise KeyError(f"no table {name!r}; tables are {', '.join(TABLES)}")
+        if name not in self._frames:
+            self._frames[name] = self._arrow[name].to_pandas()
+        return self._frames[name]
+
+    def arrow(self, name: str) -> pa.Table:
+        """One table by name as a pyarrow Table."""
+        return self._arrow[name]
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        """Per-flow figures: one row per flow."""
+        return self.table("flows")
+
+    @property
+    def timeseries(self) -> pd.DataFrame:
+        """Per-flow goodput per time bin: one row per (flow, bin)."""
+        return self.table("timeseries")
+
+    @property
+    def drops(self) -> pd.DataFrame:
+        """Drops by node and reason."""
+        return self.table("drops")
+
+    @property
+    def queues(self) -> pd.DataFrame:
+        """Queue length per node, sampled at every time-series bin boundary."""
+        return self.table("queues")
+
+    @property
+    def nodes(self) -> pd.DataFrame:
+        """Node positions: one row per node."""
+        return self.table("nodes")
+
+    @property
+    def mac(self) -> pd.DataFrame:
+        """802.11 MAC counters per node (empty for the wired medium)."""
+        return self.table("mac")
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        """The summary as JSON text (the ``airqueue run --json`` object)."""
+        return json.dumps(self.summary, indent=indent, allow_nan=False)
+
+    def manifest(self) -> dict[str, Any]:
+        """What ``write`` puts in manifest.json: provenance plus the summary."""
+        return {
+            "airqueue_version": _core.version(),
+            "git_hash": _core.git_hash(),
+            "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "seed": self.seed,
+            "scenario": self.scenario,
+            "tables": {name: f"{name}.parquet" for name in TABLES},
+            "summary": self.summary,
+        }
+
+    def write(self, out_dir: str | os.PathLike[str]) -> Path:
+        """Writes ``<table>.parquet`` per table and ``manifest.json`` into ``out_dir``.
+
+        Each file is written under a temporary name and renamed, the manifest last, so a
+        directory with a manifest is complete. Returns the directory.
+        """
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        for name, table in self._arrow.items():
+            _atomic(out / f"{name}.parquet", partial(pq.write_table, table))
+        text = json.dumps(self.manifest(), indent=2, allow_nan=False) + "\n"
+        _atomic(out / "manifest.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
+        return out
+
+    def __repr__(self) -> str:
+        rows = ", ".join(f"{n}={self._arrow[n].num_rows}" for n in TABLES)
+        return f"Results(name={self.summary.get('name')!r}, seed={self.seed}, rows: {rows})"
+
+
+def _to_arrow(name: str, columns: Mapping[str, list[Any]]) -> pa.Table:
+    try:
+        arrays = {col: pa.array(values) for col, values in columns.items()}
+    except (pa.ArrowException, TypeError, ValueError) as e:
+        raise SimulationError(f"internal error: malformed table {name!r}: {e}") from None
+    # An empty or all-null column has no type of its own; give it the one its name implies,
+    # so tables from different runs have one schema.
+    arrays = {
+        col: arr.cast(_type_by_name(col)) if pa.types.is_null(arr.type) else arr
+        for col, arr in arrays.items()
+    }
+    try:
+        return pa.table(arrays)
+    except (pa.ArrowException, ValueError) as e:
+        raise SimulationError(f"internal error: malformed table {name!r}: {e}") from None
+
+
+_TEXT_COLUMNS = {"reason", "kind", "name", "scheme", "series", "state"}
+_FLOAT_SUFFIXES = ("_s", "_bps", "_m", "_db", "_dbm", "_ratio", "_frac", "_index", "_utility")
+
+
+def _type_by_name(column: str) -> pa.DataType:
+    if column in _TEXT_COLUMNS:
+        return pa.string()
+    if column.endswith(_FLOAT_SUFFIXES):
+        return pa.float64()
+    return pa.int64()
+
+
+def _atomic(path: Path, write: Callable[[Path], object]) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)

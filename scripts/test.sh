@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs airqueue with its test dependencies and runs every check: Rust format, lint and
+# tests, then Python lint and tests. This is the README's test command and what CI runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== install (builds the Rust core with maturin)"
+python3 -m pip install --quiet --disable-pip-version-check -c constraints.txt '.[test]'
+
+echo "== cargo fmt"
+cargo fmt --all --check
+echo "== cargo clippy"
+cargo clippy --workspace --all-targets --locked --quiet -- -D warnings
+echo "== cargo test"
+cargo test --workspace --locked --quiet
+echo "== ruff"
+python3 -m ruff check python tests
+python3 -m ruff format --check python tests
+echo "== pytest"
+python3 -m pytest -q
