@@ -8,9 +8,11 @@ pub mod medium;
 pub mod metrics;
 pub mod net;
 pub mod qdisc;
+pub mod transport;
 pub mod world;
 
 pub use ids::{FlowId, LinkId, NodeId};
+pub use transport::{TcpFlowConfig, TcpFlowStats, TcpVariant};
 pub use world::{
     FlowConfig, FlowKindConfig, MediumConfig, QdiscConfig, RunOutcome, World, WorldConfig,
 };

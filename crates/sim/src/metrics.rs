@@ -6,6 +6,14 @@
 //! of the run, divided by the window's length. Counting by creation time makes a CBR
 //! flow that is not bottlenecked show exactly its offered rate, and keeps packets sent
 //! during warmup out of the figure.
+//!
+//! TCP flows are counted differently, because their packets are not application data
+//! units: a TCP data packet or ACK that reaches its transport endpoint is *delivered* for
+//! the conservation law ([`Metrics::on_transport_delivered`]), duplicates included, while
+//! the flow's goodput counts the bytes the receiver releases *in order* to the
+//! application ([`Metrics::on_app_delivered`]), each segment once, by delivery time inside
+//! the active window. A TCP flow's `packets_sent` counts data segments put on the network
+//! (retransmissions included); its ACKs count only towards conservation.
 
 use crate::ids::{FlowId, NodeId};
 use crate::net::{DropReason, Packet};
@@ -146,6 +154,53 @@ impl Metrics {
         if let Some(slot) = f.bin_bytes.get_mut(b) {
             *slot += pkt.payload_bytes as u64;
             f.bin_packets[b] += 1;
+        }
+    }
+
+    /// A packet that carries no application data of a flow (a TCP ACK) was created: it
+    /// counts for conservation only.
+    #[inline]
+    pub fn on_created_control(&mut self) {
+        self.created += 1;
+    }
+
+    /// A TCP data packet (duplicates included) or ACK reached its endpoint: delivered for
+    /// the conservation law. Application bytes are counted by [`Metrics::on_app_delivered`].
+    #[inline]
+    pub fn on_transport_delivered(&mut self) {
+        self.delivered += 1;
+    }
+
+    /// A transport released `packets` segments carrying `bytes` application bytes in
+    /// order to flow `flow`'s application at `now`, on the arrival of a packet sent at
+    /// `sent` (one delay sample per such arrival). Goodput counts them by delivery time
+    /// inside the flow's window. Conservation is not touched (see
+    /// [`Metrics::on_transport_delivered`]).
+    #[inline]
+    pub fn on_app_delivered(
+        &mut self,
+        flow: FlowId,
+        packets: u64,
+        bytes: u64,
+        sent: Time,
+        now: Time,
+    ) {
+        let Some(f) = self.flows.get_mut(flow.index()) else {
+            return;
+        };
+        f.packets_delivered += packets;
+        f.bytes_delivered += bytes;
+        if now >= f.window_start && now < f.window_end {
+            f.window_bytes += bytes;
+        }
+        if now >= self.warmup {
+            f.delay_sum_ns += now.saturating_sub(sent).as_nanos() as u128;
+            f.delay_count += 1;
+        }
+        let b = (now.as_nanos() / self.bin.as_nanos()) as usize;
+        if let Some(slot) = f.bin_bytes.get_mut(b) {
+            *slot += bytes;
+            f.bin_packets[b] += packets;
         }
     }
 

@@ -1,6 +1,7 @@
 //! The world: owns every node, medium, flow and metric in flat vectors and runs the event
 //! loop. This is the one place where layers meet (STYLE.md): media pull from queue
-//! disciplines, arrivals go to forwarding, deliveries go to metrics.
+//! disciplines, arrivals go to forwarding, deliveries go to metrics or to the transport
+//! endpoints (TCP glue in `world/tcp.rs`).
 
 use crate::app::{UdpRate, UdpSource};
 use crate::ids::{FlowId, LinkId, NodeId};
@@ -10,7 +11,11 @@ use crate::metrics::{Conservation, Metrics, QueueSample};
 use crate::net::packet::DEFAULT_TTL;
 use crate::net::{DropReason, Packet, RoutingTable, TransportHeader};
 use crate::qdisc::{DropTail, Qdisc, Queued};
-use airqueue_kernel::{EventQueue, Time};
+use crate::transport::tcp::{TcpFlow, TcpFlowConfig, TcpFlowStats, TimerOwner};
+use airqueue_kernel::{EventQueue, Time, TimerEvent, Timers};
+use airqueue_tcp::{Outbox, TcpAck, TcpData};
+
+mod tcp;
 
 /// Queue discipline settings, instantiated per interface.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,6 +62,9 @@ pub struct FlowConfig {
 #[derive(Clone, Debug, PartialEq)]
 pub enum FlowKindConfig {
     Udp(UdpRate),
+    /// A TCP transfer from `src` to `dst`, window-limited (no application rate); ACKs
+    /// travel back through the same queues and medium.
+    Tcp(TcpFlowConfig),
 }
 
 /// Everything needed to build a world. Produced from a scenario by `airqueue-scenario`.
@@ -88,6 +96,10 @@ enum Event {
     LinkTxEnd(LinkId),
     LinkArrive(LinkId),
     Wifi(WifiEvent),
+    /// A TCP flow's sender stops taking new data.
+    FlowStop(FlowId),
+    /// A transport timer (owner looked up in `World::timers`).
+    Timer(TimerEvent),
     /// Time-series sample at a bin boundary.
     Sample,
 }
@@ -104,7 +116,15 @@ struct FlowState {
     src: NodeId,
     dst: NodeId,
     priority: u8,
-    udp: UdpSource,
+    start: Time,
+    app: FlowApp,
+}
+
+/// The traffic source of a flow.
+#[derive(Clone, Debug)]
+enum FlowApp {
+    Udp(UdpSource),
+    Tcp(Box<TcpFlow>),
 }
 
 /// Media in this world.
@@ -135,6 +155,11 @@ pub struct World {
     flows: Vec<FlowState>,
     metrics: Metrics,
     next_uid: u64,
+    /// Transport timers (TCP RTO and delayed ACK), two per TCP flow.
+    timers: Timers<TimerOwner>,
+    /// Reused outboxes of the TCP machines (no allocation per segment).
+    data_out: Outbox<TcpData>,
+    ack_out: Outbox<TcpAck>,
 }
 
 /// What a finished run hands back.
@@ -146,6 +171,8 @@ pub struct RunOutcome {
     pub simulated: Time,
     /// Per-node MAC counters (empty for the wired medium).
     pub mac: Vec<MacStats>,
+    /// Per-flow TCP traces, indexed by flow; `None` for non-TCP flows.
+    pub tcp: Vec<Option<TcpFlowStats>>,
 }
 
 impl World {
@@ -185,23 +212,41 @@ impl World {
             .map(|f| (f.start.max(cfg.warmup), f.stop.min(cfg.duration)))
             .collect();
         let metrics = Metrics::new(n, &windows, cfg.duration, cfg.warmup, cfg.bin);
+        let mut timers = Timers::new();
         let flows = cfg
             .flows
             .iter()
-            .map(|f| {
-                let FlowKindConfig::Udp(rate) = f.kind;
+            .enumerate()
+            .map(|(i, f)| {
+                let app = match &f.kind {
+                    FlowKindConfig::Udp(rate) => {
+                        FlowApp::Udp(UdpSource::new(*rate, f.payload_bytes, f.start, f.stop))
+                    }
+                    FlowKindConfig::Tcp(tcp) => {
+                        let id = FlowId(i as u32);
+                        let rto = timers.create(TimerOwner::Rto(id));
+                        let delack = timers.create(TimerOwner::DelayedAck(id));
+                        FlowApp::Tcp(Box::new(TcpFlow::new(tcp, f.payload_bytes, rto, delack)))
+                    }
+                };
                 FlowState {
                     src: f.src,
                     dst: f.dst,
                     priority: f.priority,
-                    udp: UdpSource::new(rate, f.payload_bytes, f.start, f.stop),
+                    start: f.start,
+                    app,
                 }
             })
             .collect();
         let mut events = EventQueue::with_capacity(1024);
         for (i, f) in cfg.flows.iter().enumerate() {
-            if f.start < cfg.duration {
+            let tcp = matches!(f.kind, FlowKindConfig::Tcp(_));
+            if f.start < cfg.duration && !(tcp && f.stop <= f.start) {
                 events.schedule_in(f.start, Event::FlowStart(FlowId(i as u32)));
+                // A TCP sender takes no new data from `stop` on (UDP sources check it).
+                if tcp && f.stop < cfg.duration {
+                    events.schedule_in(f.stop, Event::FlowStop(FlowId(i as u32)));
+                }
             }
         }
         events.schedule_in(cfg.bin.min(cfg.duration), Event::Sample);
@@ -215,6 +260,9 @@ impl World {
             flows,
             metrics,
             next_uid: 0,
+            timers,
+            data_out: Outbox::new(),
+            ack_out: Outbox::new(),
         }
     }
 
@@ -238,7 +286,9 @@ impl World {
                     .collect()
             }
         };
+        let tcp = self.tcp_stats();
         RunOutcome {
+            tcp,
             conservation,
             events: self.events.executed(),
             simulated: self.events.now(),
@@ -279,8 +329,15 @@ impl World {
                 net.handle(w, &mut self.events);
                 self.drain_wifi_outputs();
             }
+            Event::FlowStop(f) => self.tcp_stop(f),
+            Event::Timer(t) => {
+                if let Some(owner) = self.timers.fire(t, &mut self.events, Event::Timer) {
+                    self.tcp_timer(owner);
+                }
+            }
             Event::Sample => {
                 self.sample_queues(now);
+                self.tcp_sample(now);
                 if now + self.bin <= self.duration {
                     self.events.schedule_in(self.bin, Event::Sample);
                 }
@@ -318,17 +375,28 @@ impl World {
     }
 
     fn start_flow(&mut self, f: FlowId) {
-        match self.flows[f.index()].udp.rate {
-            UdpRate::Cbr { .. } => {
-                self.send_app_packet(f);
-                self.schedule_cbr(f, 1);
-            }
-            UdpRate::Saturate => self.top_up(f),
+        match &self.flows[f.index()].app {
+            FlowApp::Udp(udp) => match udp.rate {
+                UdpRate::Cbr { .. } => {
+                    self.send_app_packet(f);
+                    self.schedule_cbr(f, 1);
+                }
+                UdpRate::Saturate => self.top_up(f),
+            },
+            FlowApp::Tcp(_) => self.tcp_start(f),
+        }
+    }
+
+    /// The UDP source of flow `f` (callers only ask for UDP flows).
+    fn udp(&self, f: FlowId) -> &UdpSource {
+        match &self.flows[f.index()].app {
+            FlowApp::Udp(u) => u,
+            FlowApp::Tcp(_) => unreachable!("UDP event for a TCP flow"),
         }
     }
 
     fn schedule_cbr(&mut self, f: FlowId, k: u64) {
-        let udp = &self.flows[f.index()].udp;
+        let udp = self.udp(f);
         if let Some(at) = udp.cbr_due(k) {
             if at < udp.stop && at < self.duration {
                 // `at` is never in the past: due times grow with k and k-1 ran now.
@@ -366,7 +434,7 @@ impl World {
     fn top_up(&mut self, f: FlowId) {
         let now = self.events.now();
         let (src, dst) = (self.flows[f.index()].src, self.flows[f.index()].dst);
-        if !self.flows[f.index()].udp.active(now) {
+        if !self.udp(f).active(now) {
             return;
         }
         let Some(iface) = self
@@ -387,13 +455,16 @@ impl World {
     fn send_app_packet(&mut self, f: FlowId) {
         let now = self.events.now();
         let flow = &mut self.flows[f.index()];
+        let FlowApp::Udp(udp) = &mut flow.app else {
+            unreachable!("UDP send for a TCP flow")
+        };
         let pkt = Packet {
             uid: self.next_uid,
             flow: f,
             src: flow.src,
             dst: flow.dst,
-            seq: flow.udp.take_seq(),
-            payload_bytes: flow.udp.payload_bytes,
+            seq: udp.take_seq(),
+            payload_bytes: udp.payload_bytes,
             transport: TransportHeader::Udp,
             ttl: DEFAULT_TTL,
             priority: flow.priority,
@@ -408,7 +479,7 @@ impl World {
     /// A packet arrived at `node` from a neighbour.
     fn receive(&mut self, node: NodeId, mut pkt: Packet) {
         if pkt.dst == node {
-            self.metrics.on_delivered(&pkt, self.events.now());
+            self.deliver(node, pkt);
             return;
         }
         // RFC 791: a forwarder decrements TTL and discards at zero.
@@ -420,10 +491,19 @@ impl World {
         self.forward(node, pkt);
     }
 
+    /// A packet reached its destination `node`: UDP data goes to the metrics, TCP packets
+    /// to the flow's endpoint.
+    fn deliver(&mut self, node: NodeId, pkt: Packet) {
+        match pkt.transport {
+            TransportHeader::Udp => self.metrics.on_delivered(&pkt, self.events.now()),
+            TransportHeader::TcpData(_) | TransportHeader::TcpAck(_) => self.tcp_deliver(node, pkt),
+        }
+    }
+
     /// Hands a packet held by `node` to the queue towards its next hop.
     fn forward(&mut self, node: NodeId, pkt: Packet) {
         if pkt.dst == node {
-            self.metrics.on_delivered(&pkt, self.events.now());
+            self.deliver(node, pkt);
             return;
         }
         let Some((next, iface)) = self
@@ -481,9 +561,10 @@ impl World {
             return;
         }
         let now = self.events.now();
-        let f = &self.flows[flow.index()];
-        if f.udp.rate == UdpRate::Saturate && f.udp.active(now) {
-            self.top_up(flow);
+        if let FlowApp::Udp(udp) = &self.flows[flow.index()].app {
+            if udp.rate == UdpRate::Saturate && udp.active(now) {
+                self.top_up(flow);
+            }
         }
     }
 

@@ -6,6 +6,7 @@
 
 use crate::ids::{FlowId, NodeId};
 use airqueue_kernel::Time;
+use airqueue_tcp::{SackBlocks, TcpAck, TcpData};
 
 /// RFC 791: IPv4 header without options.
 pub const IP_HEADER_BYTES: u32 = 20;
@@ -15,17 +16,84 @@ pub const UDP_HEADER_BYTES: u32 = 8;
 pub const DEFAULT_TTL: u8 = 64;
 
 /// Transport-layer header of a packet.
+///
+/// The TCP variants carry the `airqueue-tcp` wire contents, so the receiver and sender see
+/// exactly what was sent (and what routers changed, such as the CE mark). Their sizes come
+/// from `airqueue_tcp::wire`: 20 bytes of TCP header plus options, padded to 4 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TransportHeader {
     /// RFC 768 UDP datagram carrying application data.
     Udp,
+    /// A TCP data segment; the packet's `payload_bytes` equals the segment's.
+    TcpData(TcpData),
+    /// A pure TCP acknowledgment (no payload), travelling from receiver to sender.
+    TcpAck(TcpAckHeader),
 }
 
 impl TransportHeader {
-    pub const fn size_bytes(&self) -> u32 {
+    /// Transport header bytes (options included), without the IP header and payload.
+    #[inline]
+    pub fn size_bytes(&self) -> u32 {
         match self {
             TransportHeader::Udp => UDP_HEADER_BYTES,
+            // wire.rs counts IP + TCP + options + payload.
+            TransportHeader::TcpData(d) => d.size_bytes() - d.payload_bytes - IP_HEADER_BYTES,
+            TransportHeader::TcpAck(a) => a.size_bytes(),
         }
+    }
+
+    /// Whether this header belongs to TCP (data or ACK).
+    #[inline]
+    pub fn is_tcp(&self) -> bool {
+        matches!(
+            self,
+            TransportHeader::TcpData(_) | TransportHeader::TcpAck(_)
+        )
+    }
+}
+
+/// A TCP acknowledgment as a packet carries it: the on-air fields of [`TcpAck`]. The wire
+/// struct's `sent_at` (bookkeeping, not on the air) is the packet's `created`, so it is not
+/// stored twice; this keeps [`Packet`] small enough to move around by value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TcpAckHeader {
+    /// Next expected segment number.
+    pub cumulative: u32,
+    /// RFC 2018 SACK blocks.
+    pub sack: SackBlocks,
+    /// RFC 3168 (6.1.3): ECN-Echo.
+    pub ece: bool,
+    /// RFC 7323 (4.3): TSecr, when the Timestamps option is on.
+    pub tsecr: Option<Time>,
+}
+
+impl TcpAckHeader {
+    #[inline]
+    pub fn from_wire(a: &TcpAck) -> Self {
+        TcpAckHeader {
+            cumulative: a.cumulative,
+            sack: a.sack,
+            ece: a.ece,
+            tsecr: a.tsecr,
+        }
+    }
+
+    /// The wire struct again, with the packet's creation time as `sent_at`.
+    #[inline]
+    pub fn to_wire(&self, sent_at: Time) -> TcpAck {
+        TcpAck {
+            cumulative: self.cumulative,
+            sack: self.sack,
+            ece: self.ece,
+            tsecr: self.tsecr,
+            sent_at,
+        }
+    }
+
+    /// TCP header and option bytes (`TcpAck::size_bytes` minus the IP header).
+    #[inline]
+    pub fn size_bytes(&self) -> u32 {
+        self.to_wire(Time::ZERO).size_bytes() - IP_HEADER_BYTES
     }
 }
 
@@ -54,6 +122,23 @@ impl Packet {
     #[inline]
     pub fn size_bytes(&self) -> u32 {
         IP_HEADER_BYTES + self.transport.size_bytes() + self.payload_bytes
+    }
+
+    /// RFC 3168 (5): whether the packet carries an ECN-Capable Transport codepoint.
+    #[inline]
+    pub fn ecn_capable(&self) -> bool {
+        matches!(self.transport, TransportHeader::TcpData(d) if d.ect)
+    }
+
+    /// RFC 3168 (5): what an AQM does instead of dropping. Sets Congestion Experienced on
+    /// an ECN-capable packet and returns `true`; returns `false` (the AQM should drop)
+    /// for any other packet.
+    #[inline]
+    pub fn mark_ce(&mut self) -> bool {
+        match &mut self.transport {
+            TransportHeader::TcpData(d) => d.mark_ce(),
+            _ => false,
+        }
     }
 }
 
@@ -120,6 +205,64 @@ mod tests {
             created: Time::ZERO,
         };
         assert_eq!(p.size_bytes(), 1028);
+    }
+
+    #[test]
+    fn tcp_sizes_follow_the_wire_structs() {
+        let data = TcpData {
+            seq: 3,
+            payload_bytes: 1000,
+            retransmission: false,
+            sent_at: Time::ZERO,
+            timestamps: false,
+            cwr: false,
+            ect: true,
+            ce: false,
+        };
+        let mut p = Packet {
+            uid: 0,
+            flow: FlowId(0),
+            src: NodeId(0),
+            dst: NodeId(1),
+            seq: 3,
+            payload_bytes: 1000,
+            transport: TransportHeader::TcpData(data),
+            ttl: DEFAULT_TTL,
+            priority: 0,
+            created: Time::ZERO,
+        };
+        assert_eq!(p.size_bytes(), 1040);
+        assert_eq!(p.size_bytes(), data.size_bytes());
+        assert!(p.ecn_capable() && p.mark_ce());
+        assert!(matches!(p.transport, TransportHeader::TcpData(d) if d.ce));
+        let ack = TcpAck {
+            cumulative: 4,
+            sack: airqueue_tcp::SackBlocks::from_slice(&[(6, 7)]),
+            ece: false,
+            tsecr: None,
+            sent_at: Time::ZERO,
+        };
+        let a = Packet {
+            payload_bytes: 0,
+            transport: TransportHeader::TcpAck(TcpAckHeader::from_wire(&ack)),
+            ..p.clone()
+        };
+        assert_eq!(a.size_bytes(), ack.size_bytes());
+        let TransportHeader::TcpAck(h) = a.transport else {
+            unreachable!()
+        };
+        assert_eq!(h.to_wire(Time::ZERO), ack);
+        assert_eq!(a.size_bytes(), 52);
+        let mut a = a;
+        assert!(!a.ecn_capable() && !a.mark_ce());
+    }
+
+    /// Queue disciplines move `Queued { pkt, next_hop }` by value and hand it back in
+    /// `Err((Queued, DropReason))`; clippy's `result_large_err` rejects that at 128 bytes.
+    /// A TCP ACK header keeps only its on-air fields for this reason.
+    #[test]
+    fn packet_stays_small() {
+        assert!(std::mem::size_of::<Packet>() <= 104);
     }
 
     #[test]

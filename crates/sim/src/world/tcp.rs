@@ -1,0 +1,197 @@
+//! The TCP glue of the world: flow start and stop, segment and ACK packets, timers, cwnd
+//! samples and end-of-run traces.
+//!
+//! The sender of a flow lives at its `src`, the receiver at its `dst`. Every segment and
+//! every ACK is a real [`Packet`] that goes through the queues and the medium like any
+//! other; the machines' single timers are kernel [`Timers`](airqueue_kernel::Timers)
+//! owned by [`TimerOwner`]s.
+//!
+//! Accounting rule: a TCP data packet or ACK counts as *created* when its machine emits
+//! it, and as *delivered* when it reaches its endpoint, even when the receiver finds it a
+//! duplicate (it was delivered to the transport, which discarded it). Goodput counts only
+//! what the receiver releases in order to the application, once per segment.
+
+use super::{Event, FlowApp, World};
+use crate::ids::{FlowId, NodeId};
+use crate::net::packet::TcpAckHeader;
+use crate::net::packet::DEFAULT_TTL;
+use crate::net::{Packet, TransportHeader};
+use crate::transport::tcp::{TcpFlow, TcpFlowStats, TimerOwner};
+use airqueue_kernel::{Time, TimerId};
+use airqueue_tcp::{AppData, TimerCmd};
+
+impl World {
+    fn tcp_flow(&mut self, f: FlowId) -> &mut TcpFlow {
+        match &mut self.flows[f.index()].app {
+            FlowApp::Tcp(t) => t,
+            FlowApp::Udp(_) => unreachable!("TCP event for a UDP flow"),
+        }
+    }
+
+    /// The flow starts: the sender sends its initial window. A flow from a node to
+    /// itself never starts (its segments would be acknowledged within the same instant,
+    /// forever).
+    pub(super) fn tcp_start(&mut self, f: FlowId) {
+        let flow = &self.flows[f.index()];
+        if flow.src == flow.dst {
+            return;
+        }
+        let now = self.events.now();
+        let mut out = std::mem::take(&mut self.data_out);
+        self.tcp_flow(f).sender.poll_send(now, &mut out);
+        self.emit_data(f, &mut out);
+        self.data_out = out;
+    }
+
+    /// The flow's stop time: the application hands over no more data; what was sent is
+    /// still recovered.
+    pub(super) fn tcp_stop(&mut self, f: FlowId) {
+        self.tcp_flow(f).sender.set_app_data(AppData::Finite(0));
+    }
+
+    pub(super) fn tcp_timer(&mut self, owner: TimerOwner) {
+        let now = self.events.now();
+        match owner {
+            TimerOwner::Rto(f) => {
+                let mut out = std::mem::take(&mut self.data_out);
+                self.tcp_flow(f).sender.on_rto(now, &mut out);
+                self.emit_data(f, &mut out);
+                self.data_out = out;
+            }
+            TimerOwner::DelayedAck(f) => {
+                let mut out = std::mem::take(&mut self.ack_out);
+                self.tcp_flow(f).receiver.on_delack_timer(now, &mut out);
+                self.emit_acks(f, &mut out);
+                self.ack_out = out;
+            }
+        }
+    }
+
+    /// A TCP packet reached its destination `node`.
+    pub(super) fn tcp_deliver(&mut self, node: NodeId, pkt: Packet) {
+        let now = self.events.now();
+        let f = pkt.flow;
+        self.metrics.on_transport_delivered();
+        match pkt.transport {
+            TransportHeader::TcpData(seg) => {
+                debug_assert_eq!(node, self.flows[f.index()].dst);
+                let mut out = std::mem::take(&mut self.ack_out);
+                let tcp = self.tcp_flow(f);
+                tcp.counts.data_arrived += 1;
+                let n = tcp.receiver.on_data(&seg, now, &mut out);
+                if n > 0 {
+                    let bytes = n as u64 * seg.payload_bytes as u64;
+                    self.metrics
+                        .on_app_delivered(f, n as u64, bytes, pkt.created, now);
+                }
+                self.emit_acks(f, &mut out);
+                self.ack_out = out;
+            }
+            TransportHeader::TcpAck(hdr) => {
+                debug_assert_eq!(node, self.flows[f.index()].src);
+                let ack = hdr.to_wire(pkt.created);
+                let mut out = std::mem::take(&mut self.data_out);
+                let tcp = self.tcp_flow(f);
+                tcp.counts.acks_arrived += 1;
+                tcp.sender.on_ack(&ack, now, &mut out);
+                self.emit_data(f, &mut out);
+                self.data_out = out;
+            }
+            TransportHeader::Udp => unreachable!("UDP packet in the TCP path"),
+        }
+    }
+
+    /// Applies a machine's timer command to the world timer `id`.
+    fn apply_timer(&mut self, id: TimerId, cmd: Option<TimerCmd>) {
+        match cmd {
+            Some(TimerCmd::Arm(at)) => self.timers.arm(id, at, &mut self.events, Event::Timer),
+            Some(TimerCmd::Cancel) => self.timers.cancel(id),
+            None => {}
+        }
+    }
+
+    /// Turns the sender's segments into packets at the flow's source and forwards them,
+    /// then applies its timer command.
+    fn emit_data(&mut self, f: FlowId, out: &mut airqueue_tcp::Outbox<airqueue_tcp::TcpData>) {
+        let now = self.events.now();
+        let (src, dst, priority) = {
+            let fl = &self.flows[f.index()];
+            (fl.src, fl.dst, fl.priority)
+        };
+        let timer = self.tcp_flow(f).rto_timer;
+        self.apply_timer(timer, out.timer.take());
+        let n = out.items.len() as u64;
+        self.tcp_flow(f).counts.data_created += n;
+        for seg in out.items.drain(..) {
+            let pkt = Packet {
+                uid: self.next_uid,
+                flow: f,
+                src,
+                dst,
+                seq: seg.seq as u64,
+                payload_bytes: seg.payload_bytes,
+                transport: TransportHeader::TcpData(seg),
+                ttl: DEFAULT_TTL,
+                priority,
+                created: now,
+            };
+            self.next_uid += 1;
+            self.metrics.on_created(&pkt);
+            self.forward(src, pkt);
+        }
+    }
+
+    /// Turns the receiver's ACKs into packets at the flow's destination, addressed to its
+    /// source, and forwards them; then applies its timer command.
+    fn emit_acks(&mut self, f: FlowId, out: &mut airqueue_tcp::Outbox<airqueue_tcp::TcpAck>) {
+        let now = self.events.now();
+        let (src, dst, priority) = {
+            let fl = &self.flows[f.index()];
+            (fl.src, fl.dst, fl.priority)
+        };
+        let timer = self.tcp_flow(f).delack_timer;
+        self.apply_timer(timer, out.timer.take());
+        let n = out.items.len() as u64;
+        self.tcp_flow(f).counts.acks_created += n;
+        for ack in out.items.drain(..) {
+            // The header drops `sent_at`; delivery restores it from `created`.
+            debug_assert_eq!(ack.sent_at, now);
+            let pkt = Packet {
+                uid: self.next_uid,
+                flow: f,
+                src: dst,
+                dst: src,
+                seq: ack.cumulative as u64,
+                payload_bytes: 0,
+                transport: TransportHeader::TcpAck(TcpAckHeader::from_wire(&ack)),
+                ttl: DEFAULT_TTL,
+                priority,
+                created: now,
+            };
+            self.next_uid += 1;
+            self.metrics.on_created_control();
+            self.forward(dst, pkt);
+        }
+    }
+
+    /// Records every started TCP flow's cwnd.
+    pub(super) fn tcp_sample(&mut self, now: Time) {
+        for fl in &mut self.flows {
+            if let FlowApp::Tcp(t) = &mut fl.app {
+                if now >= fl.start {
+                    t.cwnd_series.push((now, t.sender.cwnd()));
+                }
+            }
+        }
+    }
+
+    pub(super) fn tcp_stats(&self) -> Vec<Option<TcpFlowStats>> {
+        self.flows
+            .iter()
+            .map(|fl| match &fl.app {
+                FlowApp::Tcp(t) => Some(t.stats()),
+                FlowApp::Udp(_) => None,
+            })
+            .collect()
+    }
+}
