@@ -6,6 +6,7 @@
 //! scheme lives in its own file. Every discipline keeps [`QueueCounters`] whose identities
 //! (`received = dropped + enqueued`, `len = enqueued - dequeued`) are checked in tests.
 
+pub mod diffq;
 pub mod droptail;
 
 pub use droptail::DropTail;

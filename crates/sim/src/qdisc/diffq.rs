@@ -1,0 +1,395 @@
+//! DiffQ's per-destination queues and differential-backlog scheduler (seed 000, section
+//! 4.1 "Forwarder Algorithm" and 5.4).
+//!
+//! Each node keeps one FIFO per destination (soft state: a destination with no packets
+//! has no queue) and learns its neighbours' queue sizes for each destination from the
+//! `qlen` field piggybacked on every DiffQ frame it decodes or overhears. When the MAC has
+//! room, the scheduler picks the destination with the largest queue differential
+//! `QD(d) = |Q_i(d)| - |Q_j(d)|`, `j` the routing next hop towards `d` (zero when `j` is
+//! `d` itself, eq. 1), and hands its head-of-line packet to the MAC at priority
+//! `max(ceil(QD / (D / levels)), 0)`, clipped to the top level (line 7 of the algorithm;
+//! `D` the per-destination queue limit). Ties are broken at random from the node's own
+//! stream. Traffic without a DiffQ header (routing control, plain flows) waits in a FIFO
+//! of its own and goes at level 0 (section 5.5), served in turn with the DiffQ queues.
+//!
+//! The two ablations of section 6.4 are switches: `scheduling = false` serves the
+//! destination queues round robin, `mac_priority = false` sends everything at level 0.
+
+use super::{Dequeued, QueueCounters, Queued};
+use crate::ids::NodeId;
+use crate::net::DropReason;
+use airqueue_kernel::RngStream;
+use std::collections::{BTreeMap, VecDeque};
+
+/// Settings of the DiffQ queue discipline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DiffQConfig {
+    /// Node buffer over all destinations, packets.
+    pub capacity_pkts: u32,
+    /// `D`: maximum size of one destination queue, packets.
+    pub per_dest_capacity: u32,
+    /// MAC priority levels available (8 with the `diffq8` EDCA table).
+    pub levels: u8,
+    /// Differential-backlog scheduling; `false` = round robin over destinations.
+    pub scheduling: bool,
+    /// Priority from the differential; `false` = everything at level 0.
+    pub mac_priority: bool,
+}
+
+/// What the scheduler chose, before the packet leaves the queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Choice {
+    pub dst: NodeId,
+    pub differential: i64,
+    pub level: u8,
+}
+
+/// The DiffQ queue discipline of one node.
+#[derive(Clone, Debug)]
+pub struct DiffQ {
+    cfg: DiffQConfig,
+    node: NodeId,
+    /// Dense by destination id; an empty queue is a queue that does not exist.
+    dests: Vec<VecDeque<Queued>>,
+    /// Destinations with packets, in the order their queues appeared.
+    active: Vec<NodeId>,
+    /// Packets that carry no DiffQ header.
+    legacy: VecDeque<Queued>,
+    total: usize,
+    /// Last reported queue size of (neighbour, destination).
+    reported: BTreeMap<(NodeId, NodeId), u32>,
+    /// Round-robin position (ablation) and legacy/DiffQ alternation.
+    rr_next: usize,
+    legacy_turn: bool,
+    rng: RngStream,
+    counters: QueueCounters,
+}
+
+impl DiffQ {
+    pub fn new(cfg: DiffQConfig, node: NodeId, node_count: usize, rng: RngStream) -> Self {
+        DiffQ {
+            cfg,
+            node,
+            dests: (0..node_count).map(|_| VecDeque::new()).collect(),
+            active: Vec::new(),
+            legacy: VecDeque::new(),
+            total: 0,
+            reported: BTreeMap::new(),
+            rr_next: 0,
+            legacy_turn: false,
+            rng,
+            counters: QueueCounters::default(),
+        }
+    }
+
+    pub fn config(&self) -> &DiffQConfig {
+        &self.cfg
+    }
+
+    /// `|Q_i(d)|`: this node's queue for destination `d`.
+    pub fn queue_len(&self, d: NodeId) -> usize {
+        self.dests.get(d.index()).map_or(0, VecDeque::len)
+    }
+
+    /// `|Q_j(d)|` as last reported by neighbour `j`; zero when `j` is `d` (eq. 1) or
+    /// nothing has been heard yet.
+    pub fn neighbour_len(&self, j: NodeId, d: NodeId) -> u32 {
+        if j == d {
+            return 0;
+        }
+        self.reported.get(&(j, d)).copied().unwrap_or(0)
+    }
+
+    /// Records a queue report piggybacked on a frame from `from` for destination `d`.
+    pub fn on_report(&mut self, from: NodeId, d: NodeId, qlen: u32) {
+        self.reported.insert((from, d), qlen);
+    }
+
+    /// Whether a packet towards `d` (`diffq`: it carries a DiffQ header) would be accepted.
+    pub fn has_room_for(&self, d: NodeId, diffq: bool) -> bool {
+        self.total < self.cfg.capacity_pkts as usize
+            && (!diffq || self.queue_len(d) < self.cfg.per_dest_capacity as usize)
+    }
+
+    /// Accepts a packet into its destination queue (`diffq`) or the legacy FIFO.
+    pub fn enqueue(&mut self, q: Queued, diffq: bool) -> Result<(), (Queued, DropReason)> {
+        self.counters.received += 1;
+        let d = q.pkt.dst;
+        if !self.has_room_for(d, diffq) {
+            self.counters.dropped += 1;
+            return Err((q, DropReason::QueueOverflow));
+        }
+        self.counters.enqueued += 1;
+        self.total += 1;
+        if diffq {
+            let queue = &mut self.dests[d.index()];
+            if queue.is_empty() {
+                self.active.push(d);
+            }
+            queue.push_back(q);
+        } else {
+            self.legacy.push_back(q);
+        }
+        Ok(())
+    }
+
+    /// `QD(d)` with `next_hop` from the routing layer.
+    pub fn differential(&self, d: NodeId, next_hop: Option<NodeId>) -> i64 {
+        let mine = self.queue_len(d) as i64;
+        match next_hop {
+            Some(j) => mine - self.neighbour_len(j, d) as i64,
+            None => mine,
+        }
+    }
+
+    /// Quantises a differential into a MAC level: `max(ceil(QD / (D / levels)), 0)`, clipped
+    /// to `levels - 1`.
+    pub fn level_for(&self, qd: i64) -> u8 {
+        if !self.cfg.mac_priority || qd <= 0 || self.cfg.levels <= 1 {
+            return 0;
+        }
+        // ceil(qd * levels / D) in integers.
+        let d = self.cfg.per_dest_capacity.max(1) as i64;
+        let l = (qd * self.cfg.levels as i64 + d - 1) / d;
+        l.clamp(0, self.cfg.levels as i64 - 1) as u8
+    }
+
+    /// Picks the destination to serve next (line 5 of the Forwarder Algorithm).
+    pub fn choose(&mut self, next_hop: impl Fn(NodeId) -> Option<NodeId>) -> Option<Choice> {
+        if self.active.is_empty() {
+            return None;
+        }
+        let idx = if self.cfg.scheduling {
+            let mut best = i64::MIN;
+            let mut ties = 0u32;
+            let mut pick = 0usize;
+            for (i, &d) in self.active.iter().enumerate() {
+                let qd = self.differential(d, next_hop(d));
+                if qd > best {
+                    best = qd;
+                    ties = 1;
+                    pick = i;
+                } else if qd == best {
+                    // Reservoir sampling: each tied destination ends up chosen with equal
+                    // probability, in one pass and without a buffer.
+                    ties += 1;
+                    if self.rng.below_inclusive(ties - 1) == 0 {
+                        pick = i;
+                    }
+                }
+            }
+            pick
+        } else {
+            self.rr_next % self.active.len()
+        };
+        let dst = self.active[idx];
+        let qd = self.differential(dst, next_hop(dst));
+        Some(Choice { dst, differential: qd, level: self.level_for(qd) })
+    }
+
+    /// Hands the next packet to the MAC. The returned `qlen` is `|Q_i(F)|` at scheduling
+    /// time (the head packet still counted), which the caller writes into the packet's
+    /// DiffQ header. Legacy and DiffQ traffic take turns when both wait.
+    pub fn dequeue(&mut self, next_hop: impl Fn(NodeId) -> Option<NodeId>) -> Option<(Dequeued, u32)> {
+        let serve_legacy = !self.legacy.is_empty() && (self.legacy_turn || self.active.is_empty());
+        if serve_legacy {
+            self.legacy_turn = false;
+            let q = self.legacy.pop_front()?;
+            self.total -= 1;
+            self.counters.dequeued += 1;
+            return Some((Dequeued { pkt: q.pkt, next_hop: q.next_hop, priority: 0 }, 0));
+        }
+        let choice = self.choose(&next_hop)?;
+        self.legacy_turn = true;
+        let queue = &mut self.dests[choice.dst.index()];
+        let qlen = queue.len() as u32;
+        let q = queue.pop_front().expect("active destinations have packets");
+        if queue.is_empty() {
+            let pos = self.active.iter().position(|d| *d == choice.dst).expect("listed as active");
+            self.active.remove(pos);
+            // Keep the round robin on the destination that followed the removed one.
+            if pos < self.rr_next {
+                self.rr_next -= 1;
+            }
+        } else if !self.cfg.scheduling {
+            self.rr_next += 1;
+        }
+        if !self.active.is_empty() {
+            self.rr_next %= self.active.len();
+        } else {
+            self.rr_next = 0;
+        }
+        self.total -= 1;
+        self.counters.dequeued += 1;
+        Some((Dequeued { pkt: q.pkt, next_hop: q.next_hop, priority: choice.level }, qlen))
+    }
+
+    pub fn len(&self) -> usize {
+        self.total
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    pub fn counters(&self) -> QueueCounters {
+        self.counters
+    }
+
+    pub fn node(&self) -> NodeId {
+        self.node
+    }
+
+    /// Every packet held (end-of-run accounting).
+    pub fn iter(&self) -> impl Iterator<Item = &Queued> {
+        self.legacy.iter().chain(self.dests.iter().flat_map(|q| q.iter()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::FlowId;
+    use crate::net::{Packet, TransportHeader};
+    use airqueue_kernel::{StreamKey, Time};
+
+    fn cfg() -> DiffQConfig {
+        DiffQConfig { capacity_pkts: 100, per_dest_capacity: 40, levels: 8, scheduling: true, mac_priority: true }
+    }
+
+    fn diffq(node: u32) -> DiffQ {
+        DiffQ::new(cfg(), NodeId(node), 10, RngStream::new(StreamKey::new(1, node, "qdisc.diffq")))
+    }
+
+    fn pkt(dst: u32, seq: u64) -> Queued {
+        Queued {
+            pkt: Packet {
+                uid: seq,
+                flow: FlowId(0),
+                src: NodeId(0),
+                dst: NodeId(dst),
+                seq,
+                payload_bytes: 1400,
+                transport: TransportHeader::Udp,
+                ttl: 64,
+                priority: 0,
+                created: Time::ZERO,
+            },
+            next_hop: NodeId(dst),
+        }
+    }
+
+    /// Node 1 routes to every destination through neighbour 2, except to 2 itself.
+    fn via2(d: NodeId) -> Option<NodeId> {
+        Some(NodeId(2)).filter(|_| d != NodeId(1)).or(Some(d))
+    }
+
+    #[test]
+    fn differential_subtracts_the_next_hops_report_and_is_own_length_towards_the_destination() {
+        let mut q = diffq(1);
+        for s in 0..10 {
+            q.enqueue(pkt(5, s), true).unwrap();
+        }
+        for s in 0..4 {
+            q.enqueue(pkt(2, s), true).unwrap();
+        }
+        q.on_report(NodeId(2), NodeId(5), 7);
+        // Report from 2 about destination 2 itself is ignored: the next hop is the destination.
+        q.on_report(NodeId(2), NodeId(2), 30);
+        assert_eq!(q.differential(NodeId(5), via2(NodeId(5))), 3);
+        assert_eq!(q.differential(NodeId(2), via2(NodeId(2))), 4);
+        // Unheard neighbours count as empty.
+        assert_eq!(q.differential(NodeId(5), Some(NodeId(9))), 10);
+    }
+
+    #[test]
+    fn quantisation_follows_the_paper() {
+        let q = diffq(1); // D = 40, 8 levels: one level per 5 packets of differential
+        let levels: Vec<u8> = [-3, 0, 1, 5, 6, 10, 11, 34, 35, 36, 40, 80].iter().map(|&qd| q.level_for(qd)).collect();
+        assert_eq!(levels, vec![0, 0, 1, 1, 2, 2, 3, 7, 7, 7, 7, 7]);
+        let mut flat = cfg();
+        flat.mac_priority = false;
+        let q = DiffQ::new(flat, NodeId(1), 10, RngStream::new(StreamKey::new(1, 1, "x")));
+        assert_eq!(q.level_for(40), 0);
+    }
+
+    #[test]
+    fn scheduler_serves_the_largest_differential_and_reports_its_queue_length() {
+        let mut q = diffq(1);
+        for s in 0..6 {
+            q.enqueue(pkt(5, s), true).unwrap();
+        }
+        for s in 0..3 {
+            q.enqueue(pkt(6, 100 + s), true).unwrap();
+        }
+        q.on_report(NodeId(2), NodeId(5), 6); // QD(5) = 0
+        let (d, qlen) = q.dequeue(via2).unwrap();
+        assert_eq!(d.pkt.dst, NodeId(6), "QD(6) = 3 beats QD(5) = 0");
+        assert_eq!(qlen, 3);
+        assert_eq!(d.priority, 1); // ceil(3 / 5)
+        assert_eq!(d.pkt.seq, 100, "FIFO within a destination");
+    }
+
+    #[test]
+    fn ties_are_broken_at_random_but_reproducibly() {
+        let picks = |seed: u64| {
+            let mut q = DiffQ::new(cfg(), NodeId(1), 10, RngStream::new(StreamKey::new(seed, 1, "qdisc.diffq")));
+            let mut out = vec![];
+            for round in 0..40 {
+                for d in [5, 6, 7] {
+                    q.enqueue(pkt(d, round), true).unwrap();
+                }
+                out.push(q.dequeue(via2).unwrap().0.pkt.dst.0);
+                // Bring the three queues back to equal length.
+                while !q.is_empty() {
+                    q.dequeue(via2);
+                }
+            }
+            out
+        };
+        let a = picks(1);
+        assert_eq!(a, picks(1));
+        for d in [5, 6, 7] {
+            let n = a.iter().filter(|x| **x == d).count();
+            assert!(n >= 5, "destination {d} chosen {n} of 40 times: {a:?}");
+        }
+    }
+
+    #[test]
+    fn round_robin_ablation_rotates_destinations() {
+        let mut c = cfg();
+        c.scheduling = false;
+        let mut q = DiffQ::new(c, NodeId(1), 10, RngStream::new(StreamKey::new(1, 1, "x")));
+        for s in 0..3 {
+            q.enqueue(pkt(5, s), true).unwrap();
+            q.enqueue(pkt(6, s), true).unwrap();
+        }
+        q.on_report(NodeId(2), NodeId(6), 0);
+        q.on_report(NodeId(2), NodeId(5), 40);
+        let order: Vec<u32> = (0..6).map(|_| q.dequeue(via2).unwrap().0.pkt.dst.0).collect();
+        assert_eq!(order, vec![5, 6, 5, 6, 5, 6]);
+    }
+
+    #[test]
+    fn limits_and_legacy_fifo() {
+        let mut c = cfg();
+        c.capacity_pkts = 5;
+        c.per_dest_capacity = 3;
+        let mut q = DiffQ::new(c, NodeId(1), 10, RngStream::new(StreamKey::new(1, 1, "x")));
+        for s in 0..3 {
+            q.enqueue(pkt(5, s), true).unwrap();
+        }
+        assert_eq!(q.enqueue(pkt(5, 3), true).unwrap_err().1, DropReason::QueueOverflow);
+        q.enqueue(pkt(6, 0), false).unwrap();
+        q.enqueue(pkt(6, 1), false).unwrap();
+        assert!(q.enqueue(pkt(7, 0), true).is_err(), "node buffer full");
+        // Legacy and DiffQ alternate; legacy goes at level 0.
+        let first = q.dequeue(via2).unwrap().0;
+        let second = q.dequeue(via2).unwrap().0;
+        assert_eq!((first.pkt.dst.0, second.pkt.dst.0), (5, 6));
+        assert_eq!(second.priority, 0);
+        let c = q.counters();
+        assert!(c.consistent_with(q.len()), "{c:?}");
+        assert_eq!(q.iter().count(), q.len());
+    }
+}
