@@ -16,14 +16,17 @@ use serde_json::{json, Value};
 use std::path::Path;
 
 fn example(name: &str) -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples")
+        .join(name);
     let text = std::fs::read_to_string(&path).expect("bundled example");
     airqueue_scenario::parse::toml_to_json(&text).expect("example parses")
 }
 
 fn star(stations: u32, duration_s: f64) -> Value {
-    let flows: Vec<Value> =
-        (1..=stations).map(|s| json!({"kind": "udp", "src": s, "dst": 0, "rate": "saturate"})).collect();
+    let flows: Vec<Value> = (1..=stations)
+        .map(|s| json!({"kind": "udp", "src": s, "dst": 0, "rate": "saturate"}))
+        .collect();
     json!({
         "name": format!("star{stations}"),
         "duration": duration_s,
@@ -38,7 +41,9 @@ fn mesh46(duration_s: f64) -> Value {
     while flows.len() < 32 {
         let (s, d) = (rng.index(46), rng.index(46));
         if s != d {
-            flows.push(json!({"kind": "udp", "src": s, "dst": d, "rate": 100e3, "packet_size": 1000}));
+            flows.push(
+                json!({"kind": "udp", "src": s, "dst": d, "rate": 100e3, "packet_size": 1000}),
+            );
         }
     }
     json!({
@@ -61,7 +66,13 @@ fn scenarios(c: &mut Criterion) {
     for (name, v) in cases {
         let probe = run_value(v.clone(), None, None).expect("benchmark scenario validates");
         let sim_s = probe.outcome.simulated.as_secs_f64();
-        let goodput: f64 = probe.outcome.metrics.flows.iter().map(|f| f.goodput_bps()).sum();
+        let goodput: f64 = probe
+            .outcome
+            .metrics
+            .flows
+            .iter()
+            .map(|f| f.goodput_bps())
+            .sum();
         eprintln!(
             "{name}: {} events in {:.3} s wall: {:.0} events/s, {:.1} simulated s per wall s, aggregate {:.3} Mb/s",
             probe.outcome.events,
@@ -71,7 +82,14 @@ fn scenarios(c: &mut Criterion) {
             goodput / 1e6
         );
         g.throughput(Throughput::Elements(probe.outcome.events));
-        g.bench_function(name, |b| b.iter(|| run_value(v.clone(), None, None).expect("runs").outcome.events));
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                run_value(v.clone(), None, None)
+                    .expect("runs")
+                    .outcome
+                    .events
+            })
+        });
     }
     g.finish();
 }
