@@ -173,6 +173,7 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
             stop: Time::from_secs_f64(f.stop_s),
             payload_bytes: f.packet_size_bytes,
             priority: f.priority,
+            cc: airqueue_sim::FlowCc::None,
             kind: match f.kind {
                 FlowKind::Udp => FlowKindConfig::Udp(match f.rate {
                     Rate::Bps(r) => UdpRate::Cbr { rate_bps: r },

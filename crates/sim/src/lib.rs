@@ -12,7 +12,9 @@ pub mod transport;
 pub mod world;
 
 pub use ids::{FlowId, LinkId, NodeId};
-pub use transport::{TcpFlowConfig, TcpFlowStats, TcpVariant};
+pub use qdisc::DiffQConfig;
+pub use transport::{DiffqRateConfig, DiffqUtility, TcpFlowConfig, TcpFlowStats, TcpVariant};
 pub use world::{
-    FlowConfig, FlowKindConfig, MediumConfig, QdiscConfig, RunOutcome, World, WorldConfig,
+    DiffqView, FlowCc, FlowConfig, FlowKindConfig, MediumConfig, QdiscConfig, RunOutcome, World,
+    WorldConfig,
 };

@@ -1,7 +1,8 @@
 //! The world: owns every node, medium, flow and metric in flat vectors and runs the event
 //! loop. This is the one place where layers meet (STYLE.md): media pull from queue
 //! disciplines, arrivals go to forwarding, deliveries go to metrics or to the transport
-//! endpoints (TCP glue in `world/tcp.rs`).
+//! endpoints (TCP glue in `world/tcp.rs`), DiffQ queue reports to the queue disciplines
+//! and DiffQ-paced sources to their rate controllers (`world/diffq.rs`).
 
 use crate::app::{UdpRate, UdpSource};
 use crate::ids::{FlowId, LinkId, NodeId};
@@ -9,25 +10,53 @@ use crate::medium::wifi::{MacStats, WifiConfig, WifiEvent, WifiNet, WifiOutput};
 use crate::medium::WiredNet;
 use crate::metrics::{Conservation, Metrics, QueueSample};
 use crate::net::packet::DEFAULT_TTL;
-use crate::net::{DropReason, Packet, RoutingTable, TransportHeader};
-use crate::qdisc::{DropTail, Qdisc, Queued};
+use crate::net::{DiffqHeader, DropReason, Packet, RoutingTable, TransportHeader};
+use crate::qdisc::{DiffQ, DiffQConfig, DropTail, Qdisc, Queued};
+use crate::transport::diffq::{DiffqRate, DiffqRateConfig};
 use crate::transport::tcp::{TcpFlow, TcpFlowConfig, TcpFlowStats, TimerOwner};
-use airqueue_kernel::{EventQueue, Time, TimerEvent, Timers};
+use airqueue_kernel::{EventQueue, RngStream, StreamKey, Time, TimerEvent, Timers};
 use airqueue_tcp::{Outbox, TcpAck, TcpData};
 
+mod diffq;
 mod tcp;
 
-/// Queue discipline settings, instantiated per interface.
+pub use diffq::DiffqView;
+
+/// Queue discipline settings, instantiated per interface: one per node on the wifi
+/// medium, one per link direction on wired links.
 #[derive(Clone, Debug, PartialEq)]
 pub enum QdiscConfig {
-    DropTail { capacity_pkts: u32 },
+    DropTail {
+        capacity_pkts: u32,
+    },
+    /// DiffQ (seed 000, section 4.1). Meant for the wifi medium, where a node's one
+    /// instance sees every destination and hears its neighbours' reports. On wired links
+    /// each direction gets its own instance; it hears only the reports carried by
+    /// packets arriving over the reverse direction, so its differential there is
+    /// mostly its own backlog.
+    DiffQ(DiffQConfig),
 }
 
 impl QdiscConfig {
-    fn build(&self) -> Qdisc {
+    /// The discipline of `node`'s interface (`link_to`: the far end of a wired link).
+    /// DiffQ's tie-breaking stream is keyed by (seed, node, "qdisc.diffq"), per link
+    /// direction on wired media.
+    fn build(&self, seed: u64, node: NodeId, link_to: Option<NodeId>, node_count: usize) -> Qdisc {
         match self {
             QdiscConfig::DropTail { capacity_pkts } => {
                 Qdisc::DropTail(DropTail::new(*capacity_pkts as usize))
+            }
+            QdiscConfig::DiffQ(cfg) => {
+                let mut key = StreamKey::new(seed, node.0, "qdisc.diffq");
+                if let Some(to) = link_to {
+                    key = key.sub(to.0 as u64);
+                }
+                Qdisc::DiffQ(Box::new(DiffQ::new(
+                    cfg.clone(),
+                    node,
+                    node_count,
+                    RngStream::new(key),
+                )))
             }
         }
     }
@@ -57,6 +86,36 @@ pub struct FlowConfig {
     /// MAC priority level the flow's packets ask for (see `Packet::priority`).
     pub priority: u8,
     pub kind: FlowKindConfig,
+    /// Congestion control on top of the transport.
+    pub cc: FlowCc,
+}
+
+/// Congestion control a flow runs on top of its transport.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum FlowCc {
+    /// The transport's own: none for UDP, the variant's window control for TCP.
+    #[default]
+    None,
+    /// DiffQ source rate control (seed 000, section 4.1). The flow's packets carry a DiffQ
+    /// header, TCP ACKs included, and the source is paced at the controller's rate,
+    /// updated once per emitted packet on its own queue for the destination.
+    /// DiffQ-UDP: a UDP source sending one packet per tick; a CBR rate caps the pace (the
+    /// application offers no more), `Saturate` leaves it to the controller alone.
+    /// DiffQ-TCP: the TCP sender with its congestion control off
+    /// (`airqueue_tcp::SenderConfig::congestion_control`); the variant's loss recovery
+    /// (use `TcpVariant::Sack`, the paper's DiffQ-TCP) decides what is sent, and every
+    /// data segment, retransmissions included, leaves at one per tick through a host
+    /// send buffer; new data is handed over only when that buffer is empty
+    /// (`world/diffq.rs`). From the flow's stop on, pacing ends and recovery is unpaced.
+    ///
+    /// Why the ACKs of DiffQ-TCP carry the header too: under the `diffq8` EDCA table
+    /// legacy traffic goes at level 0 (AIFSN 7), behind every DiffQ frame of the forward
+    /// path it shares the channel with, and a TCP whose ACKs starve stalls on RTOs. As
+    /// DiffQ packets, the ACKs wait in the queue of their own destination (the TCP
+    /// source), are scheduled by their own differential, and their reports tell the
+    /// neighbours about the reverse path. The paper's Netfilter implementation
+    /// encapsulates what the DiffQ socket sends, and leaves this point open.
+    DiffQ(DiffqRateConfig),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -100,6 +159,8 @@ enum Event {
     FlowStop(FlowId),
     /// A transport timer (owner looked up in `World::timers`).
     Timer(TimerEvent),
+    /// A DiffQ-paced source's next packet is due.
+    Pace(FlowId),
     /// Time-series sample at a bin boundary.
     Sample,
 }
@@ -117,7 +178,19 @@ struct FlowState {
     dst: NodeId,
     priority: u8,
     start: Time,
+    stop: Time,
+    payload_bytes: u32,
     app: FlowApp,
+    /// DiffQ source rate control; its packets carry a DiffQ header.
+    pacer: Option<DiffqRate>,
+}
+
+impl FlowState {
+    /// The DiffQ header a new packet of this flow carries.
+    #[inline]
+    fn diffq_header(&self) -> Option<DiffqHeader> {
+        self.pacer.as_ref().map(|_| DiffqHeader::default())
+    }
 }
 
 /// The traffic source of a flow.
@@ -173,6 +246,8 @@ pub struct RunOutcome {
     pub mac: Vec<MacStats>,
     /// Per-flow TCP traces, indexed by flow; `None` for non-TCP flows.
     pub tcp: Vec<Option<TcpFlowStats>>,
+    /// Final state of each flow's DiffQ rate controller; `None` for flows without one.
+    pub diffq_rate: Vec<Option<DiffqRate>>,
 }
 
 impl World {
@@ -184,10 +259,11 @@ impl World {
                 delay,
                 links,
             } => {
-                let proto = cfg.qdisc.build();
                 let mut net = WiredNet::new(n);
                 for &(a, b) in links {
-                    net.add_duplex(a, b, *bandwidth_bps, *delay, &proto);
+                    net.add_duplex(a, b, *bandwidth_bps, *delay, |from, to| {
+                        cfg.qdisc.build(cfg.seed, from, Some(to), n)
+                    });
                 }
                 Medium::Wired(net)
             }
@@ -202,7 +278,9 @@ impl World {
                 let net = WifiNet::new(wifi.clone(), &cfg.positions, cfg.seed, loss);
                 Medium::Wifi {
                     net: Box::new(net),
-                    qdiscs: (0..n).map(|_| cfg.qdisc.build()).collect(),
+                    qdiscs: (0..n)
+                        .map(|i| cfg.qdisc.build(cfg.seed, NodeId(i as u32), None, n))
+                        .collect(),
                 }
             }
         };
@@ -218,6 +296,10 @@ impl World {
             .iter()
             .enumerate()
             .map(|(i, f)| {
+                let pacer = match f.cc {
+                    FlowCc::None => None,
+                    FlowCc::DiffQ(rate) => Some(DiffqRate::new(rate)),
+                };
                 let app = match &f.kind {
                     FlowKindConfig::Udp(rate) => {
                         FlowApp::Udp(UdpSource::new(*rate, f.payload_bytes, f.start, f.stop))
@@ -226,7 +308,14 @@ impl World {
                         let id = FlowId(i as u32);
                         let rto = timers.create(TimerOwner::Rto(id));
                         let delack = timers.create(TimerOwner::DelayedAck(id));
-                        FlowApp::Tcp(Box::new(TcpFlow::new(tcp, f.payload_bytes, rto, delack)))
+                        let paced = pacer.is_some();
+                        FlowApp::Tcp(Box::new(TcpFlow::new(
+                            tcp,
+                            f.payload_bytes,
+                            paced,
+                            rto,
+                            delack,
+                        )))
                     }
                 };
                 FlowState {
@@ -234,7 +323,10 @@ impl World {
                     dst: f.dst,
                     priority: f.priority,
                     start: f.start,
+                    stop: f.stop,
+                    payload_bytes: f.payload_bytes,
                     app,
+                    pacer,
                 }
             })
             .collect();
@@ -268,10 +360,29 @@ impl World {
 
     /// Runs until the configured duration and returns the metrics.
     pub fn run(mut self) -> RunOutcome {
-        while let Some((_, ev)) = self.events.pop_until(self.duration) {
+        self.run_until(self.duration);
+        self.finish()
+    }
+
+    /// Runs every event due at or before `t` (capped at the configured duration) and
+    /// stops with the clock at `t`, so a test can look inside between steps.
+    /// `run_until(a); run_until(b)` executes exactly what `run_until(b)` does.
+    pub fn run_until(&mut self, t: Time) {
+        let t = t.min(self.duration);
+        while let Some((_, ev)) = self.events.pop_until(t) {
             self.handle(ev);
         }
-        self.events.advance_to(self.duration);
+        self.events.advance_to(t);
+    }
+
+    /// The simulated time reached.
+    pub fn now(&self) -> Time {
+        self.events.now()
+    }
+
+    /// Ends the run where the clock stands and returns the metrics (what `run` returns
+    /// after `run_until(duration)`).
+    pub fn finish(mut self) -> RunOutcome {
         let conservation = self.conservation();
         debug_assert!(
             conservation.holds(),
@@ -287,8 +398,10 @@ impl World {
             }
         };
         let tcp = self.tcp_stats();
+        let diffq_rate = self.flows.iter().map(|f| f.pacer.clone()).collect();
         RunOutcome {
             tcp,
+            diffq_rate,
             conservation,
             events: self.events.executed(),
             simulated: self.events.now(),
@@ -318,8 +431,9 @@ impl World {
                     unreachable!("link event without links")
                 };
                 let link = &mut net.links[l.index()];
-                let to = link.to;
+                let (from, to) = (link.from, link.to);
                 let pkt = link.arrive();
+                self.diffq_report(to, from, &pkt);
                 self.receive(to, pkt);
             }
             Event::Wifi(w) => {
@@ -330,6 +444,7 @@ impl World {
                 self.drain_wifi_outputs();
             }
             Event::FlowStop(f) => self.tcp_stop(f),
+            Event::Pace(f) => self.pace(f),
             Event::Timer(t) => {
                 if let Some(owner) = self.timers.fire(t, &mut self.events, Event::Timer) {
                     self.tcp_timer(owner);
@@ -357,12 +472,18 @@ impl World {
             let mut outs = std::mem::take(&mut net.out);
             for o in outs.drain(..) {
                 match o {
-                    WifiOutput::Received { node, pkt, .. } => self.receive(node, pkt),
+                    WifiOutput::Received { node, from, pkt } => {
+                        self.diffq_report(node, from, &pkt);
+                        self.receive(node, pkt)
+                    }
+                    WifiOutput::Overheard {
+                        node, from, pkt, ..
+                    } => self.diffq_report(node, from, &pkt),
                     WifiOutput::RetryLimitDrop { node, .. } => {
                         self.metrics.on_dropped(node, DropReason::MacRetryLimit)
                     }
                     WifiOutput::WantFrame(node) => self.kick(Iface::Wifi(node)),
-                    WifiOutput::Overheard { .. } | WifiOutput::TxStatus(_) => {}
+                    WifiOutput::TxStatus(_) => {}
                 }
             }
             let Medium::Wifi { net, .. } = &mut self.medium else {
@@ -375,6 +496,9 @@ impl World {
     }
 
     fn start_flow(&mut self, f: FlowId) {
+        if self.flows[f.index()].pacer.is_some() {
+            return self.start_paced(f);
+        }
         match &self.flows[f.index()].app {
             FlowApp::Udp(udp) => match udp.rate {
                 UdpRate::Cbr { .. } => {
@@ -430,10 +554,12 @@ impl World {
         }
     }
 
-    /// Fills a saturating flow's first-hop queue to capacity.
+    /// Fills a saturating flow's first-hop queue to capacity (its destination's queue,
+    /// for DiffQ).
     fn top_up(&mut self, f: FlowId) {
         let now = self.events.now();
-        let (src, dst) = (self.flows[f.index()].src, self.flows[f.index()].dst);
+        let fl = &self.flows[f.index()];
+        let (src, dst, diffq) = (fl.src, fl.dst, fl.pacer.is_some());
         if !self.udp(f).active(now) {
             return;
         }
@@ -446,7 +572,7 @@ impl World {
             self.send_app_packet(f);
             return;
         };
-        while self.qdisc(iface).has_room() {
+        while self.qdisc(iface).has_room(dst, diffq) {
             self.send_app_packet(f);
         }
     }
@@ -469,6 +595,7 @@ impl World {
             ttl: DEFAULT_TTL,
             priority: flow.priority,
             created: now,
+            diffq: flow.diffq_header(),
         };
         self.next_uid += 1;
         self.metrics.on_created(&pkt);
@@ -533,7 +660,7 @@ impl World {
                 };
                 let link = &mut net.links[l.index()];
                 let from = link.from;
-                if let Some(tx) = link.try_start(now) {
+                if let Some(tx) = link.try_start(now, &self.routing) {
                     self.events.schedule_in(tx.ends - now, Event::LinkTxEnd(l));
                     self.after_dequeue(from, tx.flow, tx.src);
                 }
@@ -545,7 +672,7 @@ impl World {
                 if !net.wants_frame(node) {
                     return;
                 }
-                let Some(d) = qdiscs[node.index()].dequeue() else {
+                let Some(d) = qdiscs[node.index()].dequeue(&self.routing) else {
                     return;
                 };
                 let (flow, src) = (d.pkt.flow, d.pkt.src);
@@ -561,7 +688,8 @@ impl World {
             return;
         }
         let now = self.events.now();
-        if let FlowApp::Udp(udp) = &self.flows[flow.index()].app {
+        let fl = &self.flows[flow.index()];
+        if let (FlowApp::Udp(udp), None) = (&fl.app, &fl.pacer) {
             if udp.rate == UdpRate::Saturate && udp.active(now) {
                 self.top_up(flow);
             }

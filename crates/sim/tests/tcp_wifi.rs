@@ -64,6 +64,7 @@ fn tcp(src: u32, dst: u32, cfg: TcpFlowConfig, duration: Time) -> FlowConfig {
         payload_bytes: MSS,
         priority: 0,
         kind: FlowKindConfig::Tcp(cfg),
+        cc: airqueue_sim::FlowCc::None,
     }
 }
 
@@ -76,6 +77,7 @@ fn udp_saturating(src: u32, dst: u32, duration: Time) -> FlowConfig {
         payload_bytes: MSS,
         priority: 0,
         kind: FlowKindConfig::Udp(UdpRate::Saturate),
+        cc: airqueue_sim::FlowCc::None,
     }
 }
 

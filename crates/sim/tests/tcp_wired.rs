@@ -50,6 +50,7 @@ fn tcp(cfg: TcpFlowConfig, dst: u32, stop: Time) -> FlowConfig {
         payload_bytes: MSS,
         priority: 0,
         kind: FlowKindConfig::Tcp(cfg),
+        cc: airqueue_sim::FlowCc::None,
     }
 }
 

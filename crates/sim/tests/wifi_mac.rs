@@ -52,6 +52,7 @@ fn saturating(src: u32, dst: u32, duration: Time) -> FlowConfig {
         payload_bytes: PAYLOAD,
         priority: 0,
         kind: FlowKindConfig::Udp(UdpRate::Saturate),
+        cc: airqueue_sim::FlowCc::None,
     }
 }
 

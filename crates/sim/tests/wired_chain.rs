@@ -49,6 +49,7 @@ fn udp(src: u32, dst: u32, rate: UdpRate, payload: u32, start: Time, stop: Time)
         payload_bytes: payload,
         priority: 0,
         kind: FlowKindConfig::Udp(rate),
+        cc: airqueue_sim::FlowCc::None,
     }
 }
 

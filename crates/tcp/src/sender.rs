@@ -83,6 +83,15 @@ pub struct SenderConfig {
     /// RFC 5681 (3.2) / RFC 6675 (2): DupThresh, 3.
     pub dupthresh: u32,
     pub app: AppData,
+    /// Window-based congestion control. `false` pins cwnd and ssthresh at `max_window`
+    /// whatever happens (losses, RTOs, ECE, Vegas epochs), so only the receiver's window
+    /// limits what is outstanding: the transport of DiffQ-TCP (seed 000, section 6.1:
+    /// "retain TCP's reliability algorithm but switch off TCP's loss-based congestion
+    /// control"), whose new data is paced from outside through
+    /// [`TcpSender::add_app_data`]. Loss detection and recovery (dup ACKs, RFC 6675 SACK
+    /// recovery, the RTO with its backoff and go-back-N) still decide *what* is sent.
+    /// Default `true`.
+    pub congestion_control: bool,
 }
 
 impl SenderConfig {
@@ -99,6 +108,7 @@ impl SenderConfig {
             ecn: false,
             dupthresh: 3,
             app: AppData::Infinite,
+            congestion_control: true,
         }
     }
 }
@@ -181,11 +191,21 @@ impl TcpSender {
             Some(_) => 2.0,
             None => max_window as f64,
         };
+        let cwnd = if cfg.congestion_control {
+            (cfg.initial_cwnd.max(1) as f64).min(max_window as f64)
+        } else {
+            max_window as f64
+        };
+        let ssthresh = if cfg.congestion_control {
+            ssthresh
+        } else {
+            max_window as f64
+        };
         TcpSender {
             rto: RtoEstimator::new(cfg.rto),
             board: Scoreboard::with_capacity(max_window as usize),
             snd_nxt: 0,
-            cwnd: (cfg.initial_cwnd.max(1) as f64).min(max_window as f64),
+            cwnd,
             ssthresh,
             phase: Phase::Open,
             recover: 0,
@@ -576,6 +596,12 @@ impl TcpSender {
 
     /// Sends what the current phase allows.
     fn transmit(&mut self, now: Time, out: &mut Outbox<TcpData>) {
+        // Every input ends here, so this one place undoes whatever window change the
+        // input made when congestion control is off.
+        if !self.cfg.congestion_control {
+            self.cwnd = self.cfg.max_window as f64;
+            self.ssthresh = self.cfg.max_window as f64;
+        }
         // Each iteration sends one segment and raises pipe / snd_nxt, so the loop is
         // bounded by the window; the cap is a belt against bugs, never reached.
         let cap = 2 * self.cfg.max_window as usize + 4;

@@ -8,7 +8,7 @@
 //! packets on the wire sit in a FIFO and events need not carry them.
 
 use crate::ids::{FlowId, LinkId, NodeId};
-use crate::net::Packet;
+use crate::net::{Packet, RoutingTable};
 use crate::qdisc::Qdisc;
 use airqueue_kernel::Time;
 use std::collections::VecDeque;
@@ -62,13 +62,14 @@ impl WiredLink {
         self.transmitting.is_some()
     }
 
-    /// Pulls the next packet from the queue discipline if the link is idle.
+    /// Pulls the next packet from the queue discipline if the link is idle (`routing`:
+    /// next hops for disciplines that schedule by them).
     #[inline]
-    pub fn try_start(&mut self, now: Time) -> Option<TxStarted> {
+    pub fn try_start(&mut self, now: Time, routing: &RoutingTable) -> Option<TxStarted> {
         if self.transmitting.is_some() {
             return None;
         }
-        let d = self.qdisc.dequeue()?;
+        let d = self.qdisc.dequeue(routing)?;
         let bytes = d.pkt.size_bytes();
         let tx = Time::for_bits(bytes as u64 * 8, self.bandwidth_bps);
         let started = TxStarted {
@@ -121,14 +122,15 @@ impl WiredNet {
         }
     }
 
-    /// Adds both directions of a link between `a` and `b`.
+    /// Adds both directions of a link between `a` and `b`; `qdisc(from, to)` builds each
+    /// direction's queue discipline.
     pub fn add_duplex(
         &mut self,
         a: NodeId,
         b: NodeId,
         bandwidth_bps: f64,
         delay: Time,
-        qdisc: &Qdisc,
+        mut qdisc: impl FnMut(NodeId, NodeId) -> Qdisc,
     ) {
         for (from, to) in [(a, b), (b, a)] {
             let id = LinkId(self.links.len() as u32);
@@ -137,7 +139,7 @@ impl WiredNet {
                 to,
                 bandwidth_bps,
                 delay,
-                qdisc.clone(),
+                qdisc(from, to),
             ));
             let out = &mut self.out[from.index()];
             out.push((to, id));

@@ -3,5 +3,5 @@
 pub mod packet;
 pub mod routing;
 
-pub use packet::{DropReason, Packet, TransportHeader};
+pub use packet::{DiffqHeader, DropReason, Packet, TransportHeader};
 pub use routing::{GraphEdge, RoutingTable};

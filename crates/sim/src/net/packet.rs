@@ -2,7 +2,8 @@
 //!
 //! A packet carries typed headers and the number of payload bytes; payload bytes are never
 //! materialised. `size_bytes()` is what the packet occupies on the air or wire above the
-//! link layer (IP header + transport header + payload), so air time follows from it.
+//! link layer (IP header + scheme headers such as DiffQ's + transport header + payload),
+//! so air time follows from it.
 
 use crate::ids::{FlowId, NodeId};
 use airqueue_kernel::Time;
@@ -14,6 +15,13 @@ pub const IP_HEADER_BYTES: u32 = 20;
 pub const UDP_HEADER_BYTES: u32 = 8;
 /// Initial IP TTL; RFC 1700 recommends 64.
 pub const DEFAULT_TTL: u8 = 64;
+/// On-air size of the DiffQ header (seed 000, section 5.3). The paper lists its fields
+/// (type, flow id, qlen, timestamp, sequence number) but its Fig. 4 with the layout is
+/// missing from our copy, so we lay it out as four 32-bit words: type (8 bits) and flow
+/// id (24 bits); qlen (16 bits) and 16 reserved bits; the source's timestamp (32 bits);
+/// the sequence number (32 bits). The header is appended after the data (5.3) and the IP
+/// length covers it, so it counts once per packet, on every hop.
+pub const DIFFQ_HEADER_BYTES: u32 = 16;
 
 /// Transport-layer header of a packet.
 ///
@@ -97,6 +105,18 @@ impl TcpAckHeader {
     }
 }
 
+/// The DiffQ header (seed 000, section 5.3) as a packet carries it. Of its fields only
+/// `qlen` is stored here: the flow id, timestamp and sequence number are the packet's
+/// own `flow`, `created` and `seq`, and the type is implied (single-path DiffQ). Its
+/// bytes are [`DIFFQ_HEADER_BYTES`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DiffqHeader {
+    /// `|Q_i(F)|`: the transmitting node's queue length for the packet's destination,
+    /// written by the node's DiffQ scheduler each time the packet is handed to the MAC
+    /// (Forwarder Algorithm line 7), so it is the last sender's, not the source's.
+    pub qlen: u16,
+}
+
 /// A network-layer packet.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Packet {
@@ -115,13 +135,23 @@ pub struct Packet {
     pub priority: u8,
     /// When the application created it; delay is measured from here.
     pub created: Time,
+    /// Present on the packets of flows under DiffQ congestion control (data, and the
+    /// ACKs of DiffQ-TCP); `None` on everything else, which DiffQ treats as legacy
+    /// traffic.
+    pub diffq: Option<DiffqHeader>,
 }
 
 impl Packet {
-    /// Bytes above the link layer: IP header, transport header and payload.
+    /// Bytes above the link layer: IP header, DiffQ header if any, transport header and
+    /// payload.
     #[inline]
     pub fn size_bytes(&self) -> u32 {
-        IP_HEADER_BYTES + self.transport.size_bytes() + self.payload_bytes
+        let diffq = if self.diffq.is_some() {
+            DIFFQ_HEADER_BYTES
+        } else {
+            0
+        };
+        IP_HEADER_BYTES + diffq + self.transport.size_bytes() + self.payload_bytes
     }
 
     /// RFC 3168 (5): whether the packet carries an ECN-Capable Transport codepoint.
@@ -203,8 +233,14 @@ mod tests {
             ttl: DEFAULT_TTL,
             priority: 0,
             created: Time::ZERO,
+            diffq: None,
         };
         assert_eq!(p.size_bytes(), 1028);
+        let d = Packet {
+            diffq: Some(DiffqHeader { qlen: 3 }),
+            ..p
+        };
+        assert_eq!(d.size_bytes(), 1028 + DIFFQ_HEADER_BYTES);
     }
 
     #[test]
@@ -230,6 +266,7 @@ mod tests {
             ttl: DEFAULT_TTL,
             priority: 0,
             created: Time::ZERO,
+            diffq: None,
         };
         assert_eq!(p.size_bytes(), 1040);
         assert_eq!(p.size_bytes(), data.size_bytes());
@@ -262,7 +299,8 @@ mod tests {
     /// A TCP ACK header keeps only its on-air fields for this reason.
     #[test]
     fn packet_stays_small() {
-        assert!(std::mem::size_of::<Packet>() <= 104);
+        let size = std::mem::size_of::<Packet>();
+        assert!(size <= 104, "Packet is {size} bytes");
     }
 
     #[test]

@@ -184,20 +184,34 @@ impl DiffQ {
         };
         let dst = self.active[idx];
         let qd = self.differential(dst, next_hop(dst));
-        Some(Choice { dst, differential: qd, level: self.level_for(qd) })
+        Some(Choice {
+            dst,
+            differential: qd,
+            level: self.level_for(qd),
+        })
     }
 
     /// Hands the next packet to the MAC. The returned `qlen` is `|Q_i(F)|` at scheduling
     /// time (the head packet still counted), which the caller writes into the packet's
     /// DiffQ header. Legacy and DiffQ traffic take turns when both wait.
-    pub fn dequeue(&mut self, next_hop: impl Fn(NodeId) -> Option<NodeId>) -> Option<(Dequeued, u32)> {
+    pub fn dequeue(
+        &mut self,
+        next_hop: impl Fn(NodeId) -> Option<NodeId>,
+    ) -> Option<(Dequeued, u32)> {
         let serve_legacy = !self.legacy.is_empty() && (self.legacy_turn || self.active.is_empty());
         if serve_legacy {
             self.legacy_turn = false;
             let q = self.legacy.pop_front()?;
             self.total -= 1;
             self.counters.dequeued += 1;
-            return Some((Dequeued { pkt: q.pkt, next_hop: q.next_hop, priority: 0 }, 0));
+            return Some((
+                Dequeued {
+                    pkt: q.pkt,
+                    next_hop: q.next_hop,
+                    priority: 0,
+                },
+                0,
+            ));
         }
         let choice = self.choose(&next_hop)?;
         self.legacy_turn = true;
@@ -205,7 +219,11 @@ impl DiffQ {
         let qlen = queue.len() as u32;
         let q = queue.pop_front().expect("active destinations have packets");
         if queue.is_empty() {
-            let pos = self.active.iter().position(|d| *d == choice.dst).expect("listed as active");
+            let pos = self
+                .active
+                .iter()
+                .position(|d| *d == choice.dst)
+                .expect("listed as active");
             self.active.remove(pos);
             // Keep the round robin on the destination that followed the removed one.
             if pos < self.rr_next {
@@ -221,7 +239,14 @@ impl DiffQ {
         }
         self.total -= 1;
         self.counters.dequeued += 1;
-        Some((Dequeued { pkt: q.pkt, next_hop: q.next_hop, priority: choice.level }, qlen))
+        Some((
+            Dequeued {
+                pkt: q.pkt,
+                next_hop: q.next_hop,
+                priority: choice.level,
+            },
+            qlen,
+        ))
     }
 
     pub fn len(&self) -> usize {
@@ -242,7 +267,9 @@ impl DiffQ {
 
     /// Every packet held (end-of-run accounting).
     pub fn iter(&self) -> impl Iterator<Item = &Queued> {
-        self.legacy.iter().chain(self.dests.iter().flat_map(|q| q.iter()))
+        self.legacy
+            .iter()
+            .chain(self.dests.iter().flat_map(|q| q.iter()))
     }
 }
 
@@ -254,11 +281,22 @@ mod tests {
     use airqueue_kernel::{StreamKey, Time};
 
     fn cfg() -> DiffQConfig {
-        DiffQConfig { capacity_pkts: 100, per_dest_capacity: 40, levels: 8, scheduling: true, mac_priority: true }
+        DiffQConfig {
+            capacity_pkts: 100,
+            per_dest_capacity: 40,
+            levels: 8,
+            scheduling: true,
+            mac_priority: true,
+        }
     }
 
     fn diffq(node: u32) -> DiffQ {
-        DiffQ::new(cfg(), NodeId(node), 10, RngStream::new(StreamKey::new(1, node, "qdisc.diffq")))
+        DiffQ::new(
+            cfg(),
+            NodeId(node),
+            10,
+            RngStream::new(StreamKey::new(1, node, "qdisc.diffq")),
+        )
     }
 
     fn pkt(dst: u32, seq: u64) -> Queued {
@@ -274,6 +312,7 @@ mod tests {
                 ttl: 64,
                 priority: 0,
                 created: Time::ZERO,
+                diffq: None,
             },
             next_hop: NodeId(dst),
         }
@@ -305,11 +344,19 @@ mod tests {
     #[test]
     fn quantisation_follows_the_paper() {
         let q = diffq(1); // D = 40, 8 levels: one level per 5 packets of differential
-        let levels: Vec<u8> = [-3, 0, 1, 5, 6, 10, 11, 34, 35, 36, 40, 80].iter().map(|&qd| q.level_for(qd)).collect();
+        let levels: Vec<u8> = [-3, 0, 1, 5, 6, 10, 11, 34, 35, 36, 40, 80]
+            .iter()
+            .map(|&qd| q.level_for(qd))
+            .collect();
         assert_eq!(levels, vec![0, 0, 1, 1, 2, 2, 3, 7, 7, 7, 7, 7]);
         let mut flat = cfg();
         flat.mac_priority = false;
-        let q = DiffQ::new(flat, NodeId(1), 10, RngStream::new(StreamKey::new(1, 1, "x")));
+        let q = DiffQ::new(
+            flat,
+            NodeId(1),
+            10,
+            RngStream::new(StreamKey::new(1, 1, "x")),
+        );
         assert_eq!(q.level_for(40), 0);
     }
 
@@ -333,7 +380,12 @@ mod tests {
     #[test]
     fn ties_are_broken_at_random_but_reproducibly() {
         let picks = |seed: u64| {
-            let mut q = DiffQ::new(cfg(), NodeId(1), 10, RngStream::new(StreamKey::new(seed, 1, "qdisc.diffq")));
+            let mut q = DiffQ::new(
+                cfg(),
+                NodeId(1),
+                10,
+                RngStream::new(StreamKey::new(seed, 1, "qdisc.diffq")),
+            );
             let mut out = vec![];
             for round in 0..40 {
                 for d in [5, 6, 7] {
@@ -366,7 +418,9 @@ mod tests {
         }
         q.on_report(NodeId(2), NodeId(6), 0);
         q.on_report(NodeId(2), NodeId(5), 40);
-        let order: Vec<u32> = (0..6).map(|_| q.dequeue(via2).unwrap().0.pkt.dst.0).collect();
+        let order: Vec<u32> = (0..6)
+            .map(|_| q.dequeue(via2).unwrap().0.pkt.dst.0)
+            .collect();
         assert_eq!(order, vec![5, 6, 5, 6, 5, 6]);
     }
 
@@ -379,7 +433,10 @@ mod tests {
         for s in 0..3 {
             q.enqueue(pkt(5, s), true).unwrap();
         }
-        assert_eq!(q.enqueue(pkt(5, 3), true).unwrap_err().1, DropReason::QueueOverflow);
+        assert_eq!(
+            q.enqueue(pkt(5, 3), true).unwrap_err().1,
+            DropReason::QueueOverflow
+        );
         q.enqueue(pkt(6, 0), false).unwrap();
         q.enqueue(pkt(6, 1), false).unwrap();
         assert!(q.enqueue(pkt(7, 0), true).is_err(), "node buffer full");

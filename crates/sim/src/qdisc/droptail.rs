@@ -87,6 +87,7 @@ mod tests {
                 ttl: 64,
                 priority: 0,
                 created: Time::ZERO,
+                diffq: None,
             },
             next_hop: NodeId(1),
         }

@@ -9,10 +9,11 @@
 pub mod diffq;
 pub mod droptail;
 
+pub use diffq::{DiffQ, DiffQConfig};
 pub use droptail::DropTail;
 
 use crate::ids::NodeId;
-use crate::net::{DropReason, Packet};
+use crate::net::{DropReason, Packet, RoutingTable};
 
 /// A packet waiting for transmission, with the neighbour it should go to.
 #[derive(Clone, Debug, PartialEq)]
@@ -50,22 +51,49 @@ impl QueueCounters {
 #[derive(Clone, Debug)]
 pub enum Qdisc {
     DropTail(DropTail),
+    /// Boxed: its per-destination tables are much larger than a FIFO's header.
+    DiffQ(Box<DiffQ>),
 }
 
 impl Qdisc {
-    /// Offers a packet; on refusal the packet comes back with the reason.
+    /// Offers a packet; on refusal the packet comes back with the reason. DiffQ puts
+    /// packets with a DiffQ header in their destination queue, others in its legacy FIFO.
     #[inline]
     pub fn enqueue(&mut self, q: Queued) -> Result<(), (Queued, DropReason)> {
         match self {
             Qdisc::DropTail(d) => d.enqueue(q),
+            Qdisc::DiffQ(d) => {
+                let diffq = q.pkt.diffq.is_some();
+                d.enqueue(q, diffq)
+            }
         }
     }
 
-    /// Takes the next packet to transmit, if any.
+    /// Takes the next packet to transmit, if any. `routing` gives the owning node's next
+    /// hop per destination (DiffQ's differential needs it; drop-tail ignores it). DiffQ
+    /// writes `|Q_i(F)|` at scheduling time into the packet's DiffQ header (Forwarder
+    /// Algorithm line 7, `P.qlen <- |Q_i(F)|`); drop-tail leaves the header as it is.
     #[inline]
-    pub fn dequeue(&mut self) -> Option<Dequeued> {
+    pub fn dequeue(&mut self, routing: &RoutingTable) -> Option<Dequeued> {
         match self {
             Qdisc::DropTail(d) => d.dequeue(),
+            Qdisc::DiffQ(d) => {
+                let node = d.node();
+                let (mut out, qlen) = d.dequeue(|dst| routing.next_hop(node, dst))?;
+                if let Some(h) = &mut out.pkt.diffq {
+                    h.qlen = qlen.min(u16::MAX as u32) as u16;
+                }
+                Some(out)
+            }
+        }
+    }
+
+    /// Records a queue report (`qlen` of neighbour `from` for destination `dst`) that the
+    /// node decoded or overheard. Only DiffQ keeps them.
+    #[inline]
+    pub fn on_report(&mut self, from: NodeId, dst: NodeId, qlen: u16) {
+        if let Qdisc::DiffQ(d) = self {
+            d.on_report(from, dst, qlen as u32);
         }
     }
 
@@ -73,6 +101,7 @@ impl Qdisc {
     pub fn len(&self) -> usize {
         match self {
             Qdisc::DropTail(d) => d.len(),
+            Qdisc::DiffQ(d) => d.len(),
         }
     }
 
@@ -80,18 +109,40 @@ impl Qdisc {
         self.len() == 0
     }
 
-    /// Whether one more packet would be accepted (saturating sources use it so that
-    /// keeping a queue full never counts as an overflow drop).
+    /// The queue a packet towards `dst` waits in: DiffQ's `|Q_i(dst)|`; for a FIFO, which
+    /// holds every destination in one queue, its whole length. DiffQ's source rate
+    /// control reads it.
     #[inline]
-    pub fn has_room(&self) -> bool {
+    pub fn queue_len_for(&self, dst: NodeId) -> usize {
+        match self {
+            Qdisc::DropTail(d) => d.len(),
+            Qdisc::DiffQ(d) => d.queue_len(dst),
+        }
+    }
+
+    /// What this node believes neighbour `j`'s queue for `dst` holds (DiffQ only).
+    pub fn neighbour_len(&self, j: NodeId, dst: NodeId) -> Option<u32> {
+        match self {
+            Qdisc::DropTail(_) => None,
+            Qdisc::DiffQ(d) => Some(d.neighbour_len(j, dst)),
+        }
+    }
+
+    /// Whether one more packet towards `dst` (`diffq`: carrying a DiffQ header) would be
+    /// accepted (saturating sources use it so that keeping a queue full never counts as an
+    /// overflow drop).
+    #[inline]
+    pub fn has_room(&self, dst: NodeId, diffq: bool) -> bool {
         match self {
             Qdisc::DropTail(d) => d.has_room(),
+            Qdisc::DiffQ(d) => d.has_room_for(dst, diffq),
         }
     }
 
     pub fn counters(&self) -> QueueCounters {
         match self {
             Qdisc::DropTail(d) => d.counters(),
+            Qdisc::DiffQ(d) => d.counters(),
         }
     }
 
@@ -99,6 +150,7 @@ impl Qdisc {
     pub fn packets(&self) -> Box<dyn Iterator<Item = &Packet> + '_> {
         match self {
             Qdisc::DropTail(d) => Box::new(d.iter().map(|q| &q.pkt)),
+            Qdisc::DiffQ(d) => Box::new(d.iter().map(|q| &q.pkt)),
         }
     }
 }

@@ -1,6 +1,9 @@
 //! Transports in the world: the glue between the pure state machines of `airqueue-tcp`
-//! and the simulator's packets, timers and metrics.
+//! and the simulator's packets, timers and metrics, and the rate controllers that pace
+//! sources (DiffQ).
 
+pub mod diffq;
 pub mod tcp;
 
+pub use diffq::{DiffqRate, DiffqRateConfig, DiffqUtility};
 pub use tcp::{TcpFlowConfig, TcpFlowStats, TcpVariant};

@@ -28,8 +28,8 @@ impl World {
         }
     }
 
-    /// The flow starts: the sender sends its initial window. A flow from a node to
-    /// itself never starts (its segments would be acknowledged within the same instant,
+    /// The flow starts: the sender sends its initial window (nothing yet for DiffQ-TCP,
+    /// whose data the pacer hands over). A flow from a node to itself never starts (its segments would be acknowledged within the same instant,
     /// forever).
     pub(super) fn tcp_start(&mut self, f: FlowId) {
         let flow = &self.flows[f.index()];
@@ -43,10 +43,39 @@ impl World {
         self.data_out = out;
     }
 
+    /// DiffQ-TCP pacing tick: when nothing waits in the host buffer, the sender gets one
+    /// more segment of new data (emitted into the buffer if the receiver's window allows);
+    /// then the buffer's head, if any, is released to the network. Returns whether a
+    /// segment left.
+    pub(super) fn tcp_pace(&mut self, f: FlowId) -> bool {
+        let now = self.events.now();
+        if self.tcp_flow(f).wants_segment() {
+            let mut out = std::mem::take(&mut self.data_out);
+            let sender = &mut self.tcp_flow(f).sender;
+            sender.add_app_data(1);
+            sender.poll_send(now, &mut out);
+            self.emit_data(f, &mut out);
+            self.data_out = out;
+        }
+        match self.tcp_flow(f).pace_buf.pop_front() {
+            Some(seg) => {
+                self.release_data(f, seg);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// The flow's stop time: the application hands over no more data; what was sent is
     /// still recovered.
     pub(super) fn tcp_stop(&mut self, f: FlowId) {
         self.tcp_flow(f).sender.set_app_data(AppData::Finite(0));
+        // DiffQ-TCP: pacing ends with the flow; what the sender still has to (re)send
+        // goes out unpaced from now on, starting with the host buffer.
+        let buffered = std::mem::take(&mut self.tcp_flow(f).pace_buf);
+        for seg in buffered {
+            self.release_data(f, seg);
+        }
     }
 
     pub(super) fn tcp_timer(&mut self, owner: TimerOwner) {
@@ -54,7 +83,13 @@ impl World {
         match owner {
             TimerOwner::Rto(f) => {
                 let mut out = std::mem::take(&mut self.data_out);
-                self.tcp_flow(f).sender.on_rto(now, &mut out);
+                let tcp = self.tcp_flow(f);
+                // DiffQ-TCP: a real expiry goes back to SND.UNA and re-emits everything,
+                // so segments still waiting in the host buffer would go twice.
+                if matches!(tcp.sender.rto_deadline(), Some(d) if now >= d) {
+                    tcp.pace_buf.clear();
+                }
+                tcp.sender.on_rto(now, &mut out);
                 self.emit_data(f, &mut out);
                 self.data_out = out;
             }
@@ -110,44 +145,56 @@ impl World {
         }
     }
 
-    /// Turns the sender's segments into packets at the flow's source and forwards them,
+    /// Turns the sender's segments into packets at the flow's source and forwards them
+    /// (DiffQ-TCP before the flow's stop: queues them in the host buffer for the pacer),
     /// then applies its timer command.
     fn emit_data(&mut self, f: FlowId, out: &mut airqueue_tcp::Outbox<airqueue_tcp::TcpData>) {
         let now = self.events.now();
-        let (src, dst, priority) = {
-            let fl = &self.flows[f.index()];
-            (fl.src, fl.dst, fl.priority)
-        };
         let timer = self.tcp_flow(f).rto_timer;
         self.apply_timer(timer, out.timer.take());
-        let n = out.items.len() as u64;
-        self.tcp_flow(f).counts.data_created += n;
-        for seg in out.items.drain(..) {
-            let pkt = Packet {
-                uid: self.next_uid,
-                flow: f,
-                src,
-                dst,
-                seq: seg.seq as u64,
-                payload_bytes: seg.payload_bytes,
-                transport: TransportHeader::TcpData(seg),
-                ttl: DEFAULT_TTL,
-                priority,
-                created: now,
-            };
-            self.next_uid += 1;
-            self.metrics.on_created(&pkt);
-            self.forward(src, pkt);
+        let paced = self.flows[f.index()].pacer.is_some() && now < self.flows[f.index()].stop;
+        if paced {
+            self.tcp_flow(f).pace_buf.extend(out.items.drain(..));
+            return;
         }
+        for seg in out.items.drain(..) {
+            self.release_data(f, seg);
+        }
+    }
+
+    /// One segment of flow `f` becomes a packet at its source and is forwarded.
+    fn release_data(&mut self, f: FlowId, seg: airqueue_tcp::TcpData) {
+        let now = self.events.now();
+        let (src, dst, priority, diffq) = {
+            let fl = &self.flows[f.index()];
+            (fl.src, fl.dst, fl.priority, fl.diffq_header())
+        };
+        self.tcp_flow(f).counts.data_created += 1;
+        let pkt = Packet {
+            uid: self.next_uid,
+            flow: f,
+            src,
+            dst,
+            seq: seg.seq as u64,
+            payload_bytes: seg.payload_bytes,
+            transport: TransportHeader::TcpData(seg),
+            ttl: DEFAULT_TTL,
+            priority,
+            created: now,
+            diffq,
+        };
+        self.next_uid += 1;
+        self.metrics.on_created(&pkt);
+        self.forward(src, pkt);
     }
 
     /// Turns the receiver's ACKs into packets at the flow's destination, addressed to its
     /// source, and forwards them; then applies its timer command.
     fn emit_acks(&mut self, f: FlowId, out: &mut airqueue_tcp::Outbox<airqueue_tcp::TcpAck>) {
         let now = self.events.now();
-        let (src, dst, priority) = {
+        let (src, dst, priority, diffq) = {
             let fl = &self.flows[f.index()];
-            (fl.src, fl.dst, fl.priority)
+            (fl.src, fl.dst, fl.priority, fl.diffq_header())
         };
         let timer = self.tcp_flow(f).delack_timer;
         self.apply_timer(timer, out.timer.take());
@@ -167,10 +214,19 @@ impl World {
                 ttl: DEFAULT_TTL,
                 priority,
                 created: now,
+                diffq,
             };
             self.next_uid += 1;
             self.metrics.on_created_control();
             self.forward(dst, pkt);
+        }
+    }
+
+    /// The TCP sender of flow `f` (`None` for other flows), for tests and traces.
+    pub fn tcp_sender(&self, f: FlowId) -> Option<&airqueue_tcp::TcpSender> {
+        match &self.flows.get(f.index())?.app {
+            FlowApp::Tcp(t) => Some(&t.sender),
+            FlowApp::Udp(_) => None,
         }
     }
 

@@ -416,6 +416,95 @@ fn finite_transfer_stops_and_completes() {
     );
 }
 
+/// A DiffQ-TCP style sender: SACK recovery, no congestion control, `w` = max_window,
+/// new data handed over by the test (the pacer).
+fn tcp_uncontrolled(w: u32) -> Script {
+    Script::new(SenderConfig {
+        max_window: w,
+        app: AppData::Finite(0),
+        congestion_control: false,
+        ..SenderConfig::new(Variant::Sack)
+    })
+}
+
+/// Hands one more segment to the sender and returns what it sent.
+fn pace_one(s: &mut Script) -> Vec<u32> {
+    s.tx.add_app_data(1);
+    let now = s.now;
+    s.tx.poll_send(now, &mut s.txo);
+    s.collect().iter().map(|d| d.seq).collect()
+}
+
+#[test]
+fn without_congestion_control_new_data_follows_the_application() {
+    // Nothing to send at first; the window is the receiver's from the start.
+    let mut s = tcp_uncontrolled(8);
+    assert!(s.log.is_empty());
+    assert_eq!((s.tx.cwnd(), s.tx.ssthresh()), (8.0, 8.0));
+    // t=0..: one segment per pacing tick, whatever the window would allow.
+    for k in 0..5 {
+        assert_eq!(pace_one(s.at(ms(10 * k))), vec![k as u32]);
+    }
+    // ACKs open no burst: there is no more application data.
+    assert_eq!(s.at(ms(100)).arrive(0..5), Vec::<u32>::new());
+    // Only the receiver's window stops new data: 8 outstanding, the 9th tick waits.
+    for k in 5..13 {
+        pace_one(s.at(ms(100 + k)));
+    }
+    assert_eq!(s.tx.flight_size(), 8);
+    assert_eq!(s.tx.snd_max(), 13);
+    assert_eq!(pace_one(&mut s), Vec::<u32>::new());
+}
+
+#[test]
+fn without_congestion_control_losses_leave_the_window_alone() {
+    let mut s = tcp_uncontrolled(20);
+    for k in 0..20 {
+        pace_one(s.at(ms(k)));
+    }
+    // t=100: 2, 5 and 8 are lost: SACK recovery retransmits each hole once, and cwnd and
+    // ssthresh stay at the receiver's window (RFC 6675 would halve both).
+    let arrivals: Vec<u32> = (0..20).filter(|x| ![2, 5, 8].contains(x)).collect();
+    s.at(ms(100)).arrive(arrivals);
+    assert_eq!(s.retransmitted(), vec![2, 5, 8]);
+    assert!(matches!(s.tx.phase(), Phase::SackRecovery { .. }));
+    assert_eq!((s.tx.cwnd(), s.tx.ssthresh()), (20.0, 20.0));
+    assert_eq!(s.tx.stats().fast_retransmits, 1);
+    // t=200: 2 and 5 arrive, the retransmission of 8 is lost too; new data still flows
+    // one segment per tick during recovery.
+    s.at(ms(200)).arrive([2, 5]);
+    assert_eq!(pace_one(&mut s), vec![20]);
+    // The RTO fires: timeout counted and backed off, window untouched. SACK information
+    // is forgotten (RFC 2018 (8)), so the go-back-N resends everything from SND.UNA at
+    // once: with the window pinned, nothing spreads the burst out.
+    let d = s.tx.rto_deadline().unwrap();
+    let sent = s.at(d).rto();
+    assert_eq!(sent, (8..=20).collect::<Vec<u32>>());
+    assert_eq!(s.tx.stats().timeouts, 1);
+    assert_eq!((s.tx.cwnd(), s.tx.ssthresh()), (20.0, 20.0));
+    // Everything arrives: done, the window is still the receiver's.
+    s.at(d + ms(100)).arrive(8..=20);
+    assert_eq!(s.tx.snd_una(), 21);
+    assert_eq!((s.tx.cwnd(), s.tx.ssthresh()), (20.0, 20.0));
+}
+
+#[test]
+fn without_congestion_control_ece_is_ignored() {
+    let mut s = Script::new(SenderConfig {
+        max_window: 10,
+        initial_cwnd: 2,
+        ecn: true,
+        congestion_control: false,
+        ..SenderConfig::new(Variant::NewReno)
+    });
+    // The initial window is the receiver's, not RFC 5681's.
+    assert_eq!(s.log.len(), 10);
+    s.ce = vec![0];
+    s.at(ms(100)).arrive(0..10);
+    assert_eq!(s.tx.cwnd(), 10.0);
+    assert_eq!(s.tx.snd_max(), 20);
+}
+
 #[test]
 fn vegas_keeps_alpha_to_beta_packets_queued() {
     // Bottleneck 10 ms per packet, 20 ms each way: BaseRTT 50 ms, BDP 5 packets.

@@ -1,0 +1,242 @@
+//! DiffQ source rate control (seed 000, section 4.1, "Algorithm Source Rate Control"): a
+//! source adjusts its sending rate from the length of its own queue for the flow's
+//! destination, which DiffQ's backpressure fills when the path downstream is congested.
+//!
+//! # Units and update rule
+//!
+//! The rate is application payload in bit/s. It is updated once per packet the source
+//! emits, on `|Q_src(dst)|` read just before that packet is queued, and the next packet
+//! is due `payload * 8 / rate` later. The paper's pseudo-code gives no period; updating
+//! per emitted packet makes the controller self-clocked, like the window of a TCP sender
+//! that moves per ACK: it reacts as often as it acts on the network, and a flow that is
+//! held back (low rate) also looks at its queue less often, so it cannot drain its rate
+//! to the floor on one burst of backlog faster than the backlog can change.
+//!
+//! **AIMD** (the paper's pseudo-code): `rate += alpha` while `qlen <= threshold`, otherwise
+//! `rate *= beta`. The pseudo-code writes `rate = rate / beta` with `beta = 0.5`
+//! (section 6.1), which would *raise* the rate on congestion; we read it as the usual
+//! multiplicative decrease, `rate *= beta`. The paper's `alpha = 0.01` has no unit; we read
+//! it as 0.01 Mb/s = 10 kb/s per update (the paper's testbed figures are in Mb/s). Per
+//! packet that means, for 1400-byte packets at rate `r`, `dr/dt = alpha * r / 11200 b`:
+//! the increase is additive per packet but exponential in time, with a time constant of
+//! about 1.1 s (at 100 packets/s, +1 Mb/s per second).
+//!
+//! **Log utility** (the `x = M / U` rule of backpressure flow control, which maximises
+//! `M log x - U x` for a queue backlog `U`; Neely, Modiano, Li 2005, the paper's [21]):
+//! `rate = log_weight / max(qlen, 1)`. `log_weight` is the rate of a source whose queue
+//! holds at most one packet.
+//!
+//! Both rules clip the rate to `[min_bps, max_bps]`.
+
+use airqueue_kernel::Time;
+
+/// Which rate rule a DiffQ source uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiffqUtility {
+    /// Additive increase, multiplicative decrease against a queue threshold.
+    Aimd,
+    /// `rate = log_weight / max(qlen, 1)` (maximises the sum of log rates).
+    Log,
+}
+
+/// Parameters of DiffQ source rate control. See the module documentation for units.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DiffqRateConfig {
+    pub utility: DiffqUtility,
+    /// AIMD additive increase per update (per emitted packet), bit/s. Default 10 kb/s:
+    /// the paper's `alpha = 0.01` read as Mb/s.
+    pub alpha_bps: f64,
+    /// AIMD multiplicative factor on decrease, in (0, 1). Default 0.5 (section 6.1).
+    pub beta: f64,
+    /// AIMD: the rate decreases while the source's queue for the destination holds more
+    /// than this many packets. The paper does not give its value. Default 10: with
+    /// `D = 40` and 8 levels, a source that keeps its queue at or below 10 packets sends
+    /// at level 2 or below when its next hop is empty, so a relay whose queue builds up
+    /// because it is starved outranks the sources around it, which is how DiffQ restores
+    /// fairness in the paper's Fig. 2.
+    pub queue_threshold_pkts: u32,
+    /// Log utility: `M` of `rate = M / max(qlen, 1)`, bit/s. Default 4 Mb/s, about what
+    /// one 11 Mb/s 802.11b hop carries for 1400-byte packets (TCP gets 4.25 Mb/s in the
+    /// paper's Table 2), so an unqueued source offers one hop's worth.
+    pub log_weight_bps: f64,
+    /// Rate at the flow's start, bit/s. Default 100 kb/s.
+    pub initial_bps: f64,
+    /// Floor, bit/s; at least 1 so that the next packet is always due. Default 10 kb/s,
+    /// about one 1400-byte packet per second, so a throttled source keeps probing.
+    pub min_bps: f64,
+    /// Ceiling, bit/s. Default 11 Mb/s, the 802.11b PHY rate: no source can usefully
+    /// offer more.
+    pub max_bps: f64,
+}
+
+impl DiffqRateConfig {
+    /// The AIMD controller with the defaults above.
+    pub fn aimd() -> Self {
+        DiffqRateConfig {
+            utility: DiffqUtility::Aimd,
+            alpha_bps: 10e3,
+            beta: 0.5,
+            queue_threshold_pkts: 10,
+            log_weight_bps: 4e6,
+            initial_bps: 100e3,
+            min_bps: 10e3,
+            max_bps: 11e6,
+        }
+    }
+
+    /// The log-utility controller with the defaults above.
+    pub fn log() -> Self {
+        DiffqRateConfig {
+            utility: DiffqUtility::Log,
+            ..DiffqRateConfig::aimd()
+        }
+    }
+}
+
+impl Default for DiffqRateConfig {
+    fn default() -> Self {
+        DiffqRateConfig::aimd()
+    }
+}
+
+/// The rate controller of one DiffQ source.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DiffqRate {
+    cfg: DiffqRateConfig,
+    rate_bps: f64,
+    /// Updates made, and how many of them were decreases (AIMD) or below the previous
+    /// rate (log).
+    pub updates: u64,
+    pub decreases: u64,
+}
+
+impl DiffqRate {
+    pub fn new(cfg: DiffqRateConfig) -> Self {
+        let min_bps = cfg.min_bps.max(1.0);
+        let cfg = DiffqRateConfig {
+            min_bps,
+            max_bps: cfg.max_bps.max(min_bps),
+            ..cfg
+        };
+        DiffqRate {
+            rate_bps: cfg.initial_bps.clamp(cfg.min_bps, cfg.max_bps),
+            cfg,
+            updates: 0,
+            decreases: 0,
+        }
+    }
+
+    pub fn config(&self) -> &DiffqRateConfig {
+        &self.cfg
+    }
+
+    /// The current rate, bit/s of payload.
+    pub fn rate_bps(&self) -> f64 {
+        self.rate_bps
+    }
+
+    /// One update on the source's queue length for its destination, as the source emits
+    /// a packet; returns the new rate.
+    pub fn on_send(&mut self, qlen: usize) -> f64 {
+        let c = &self.cfg;
+        let new = match c.utility {
+            DiffqUtility::Aimd if qlen > c.queue_threshold_pkts as usize => self.rate_bps * c.beta,
+            DiffqUtility::Aimd => self.rate_bps + c.alpha_bps,
+            DiffqUtility::Log => c.log_weight_bps / qlen.max(1) as f64,
+        }
+        .clamp(c.min_bps, c.max_bps);
+        self.updates += 1;
+        if new < self.rate_bps {
+            self.decreases += 1;
+        }
+        self.rate_bps = new;
+        new
+    }
+
+    /// Time between two packets of `payload_bytes` at the current rate, capped by
+    /// `cap_bps` (an application that offers less), never zero.
+    pub fn interval(&self, payload_bytes: u32, cap_bps: Option<f64>) -> Time {
+        let rate = cap_bps.map_or(self.rate_bps, |c| self.rate_bps.min(c.max(1.0)));
+        let t = Time::from_secs_f64(payload_bytes.max(1) as f64 * 8.0 / rate);
+        t.max(Time::from_nanos(1))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn aimd() -> DiffqRate {
+        DiffqRate::new(DiffqRateConfig {
+            initial_bps: 1e6,
+            ..DiffqRateConfig::aimd()
+        })
+    }
+
+    #[test]
+    fn aimd_adds_alpha_at_or_below_the_threshold() {
+        let mut r = aimd();
+        assert_eq!(r.on_send(0), 1.01e6);
+        assert_eq!(
+            r.on_send(10),
+            1.02e6,
+            "the threshold itself is not congestion"
+        );
+        for _ in 0..98 {
+            r.on_send(3);
+        }
+        assert!((r.rate_bps() - 2e6).abs() < 1e-3, "{}", r.rate_bps());
+        assert_eq!((r.updates, r.decreases), (100, 0));
+    }
+
+    #[test]
+    fn aimd_multiplies_by_beta_above_the_threshold() {
+        let mut r = aimd();
+        assert_eq!(r.on_send(11), 0.5e6);
+        assert_eq!(r.on_send(40), 0.25e6);
+        assert_eq!(r.decreases, 2);
+        // Recovery is additive again.
+        assert_eq!(r.on_send(0), 0.26e6);
+    }
+
+    #[test]
+    fn rate_stays_within_bounds() {
+        let mut r = aimd();
+        for _ in 0..100 {
+            r.on_send(50);
+        }
+        assert_eq!(r.rate_bps(), 10e3);
+        for _ in 0..2000 {
+            r.on_send(0);
+        }
+        assert_eq!(r.rate_bps(), 11e6);
+        // The initial rate is clipped too, and a zero floor becomes 1 bit/s.
+        let r = DiffqRate::new(DiffqRateConfig {
+            initial_bps: 0.0,
+            min_bps: 0.0,
+            ..DiffqRateConfig::aimd()
+        });
+        assert_eq!(r.rate_bps(), 1.0);
+        assert!(r.interval(1000, None) > Time::ZERO);
+    }
+
+    #[test]
+    fn log_rule_divides_the_weight_by_the_backlog() {
+        let mut r = DiffqRate::new(DiffqRateConfig::log());
+        assert_eq!(r.on_send(0), 4e6);
+        assert_eq!(r.on_send(1), 4e6);
+        assert_eq!(r.on_send(4), 1e6);
+        assert_eq!(r.on_send(8), 0.5e6);
+        assert_eq!(r.decreases, 2);
+        // Clipped below at the floor.
+        assert_eq!(r.on_send(1000), 10e3);
+    }
+
+    #[test]
+    fn interval_is_payload_over_rate_capped_by_the_application() {
+        let r = aimd(); // 1 Mb/s
+        assert_eq!(r.interval(1250, None), Time::from_millis(10));
+        assert_eq!(r.interval(1250, Some(500e3)), Time::from_millis(20));
+        assert_eq!(r.interval(1250, Some(5e6)), Time::from_millis(10));
+    }
+}

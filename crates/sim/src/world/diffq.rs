@@ -1,0 +1,133 @@
+//! DiffQ in the world (seed 000, section 4.1): queue reports from decoded frames to the
+//! queue disciplines, and the pacing of sources under DiffQ rate control.
+//!
+//! Reports: every data frame a radio decodes, addressed to it or overheard, that carries
+//! a DiffQ header updates the decoding node's table of (neighbour, destination) queue
+//! lengths, before the packet itself is delivered or forwarded (Forwarder Algorithm,
+//! lines 17-28). MAC duplicates (retransmissions of a frame already received) are filtered
+//! by the MAC and report nothing; a retransmitted frame carries the qlen written when it
+//! was first handed to the MAC.
+//!
+//! Pacing: a paced flow has one `Pace` event outstanding. Each tick reads the source's own
+//! queue for the destination, emits one packet and updates the controller; the next tick
+//! is `payload * 8 / rate` later. A DiffQ-UDP tick creates a datagram. DiffQ-TCP paces
+//! every data segment, retransmissions included (section 6.1: "the TCP source transmits
+//! packets at the rate dictated by the DiffQ source rate control"): what the sender
+//! emits waits in a host send buffer, a tick releases its head, and the sender gets one
+//! segment of new data only when the buffer is empty.
+
+use super::{Event, FlowApp, Medium, World};
+use crate::app::UdpRate;
+use crate::ids::{FlowId, NodeId};
+use crate::net::Packet;
+
+/// What a node believes about a neighbour's queue for a destination, next to the truth
+/// (for tests and traces; the model itself never reads another node's memory).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DiffqView {
+    /// The last qlen the node decoded from the neighbour for the destination; 0 before
+    /// any report, and always 0 when the neighbour is the destination (eq. 1).
+    pub believed: u32,
+    /// The neighbour's queue for the destination now.
+    pub actual: u32,
+}
+
+impl World {
+    /// Hands the DiffQ report of a packet `node` decoded from `from` to `node`'s queue
+    /// discipline: on wifi the node's one instance; on wired links the instance of the
+    /// link back to `from`, the only one whose next hop `from` can be.
+    pub(super) fn diffq_report(&mut self, node: NodeId, from: NodeId, pkt: &Packet) {
+        let Some(h) = pkt.diffq else {
+            return;
+        };
+        match &mut self.medium {
+            Medium::Wifi { qdiscs, .. } => qdiscs[node.index()].on_report(from, pkt.dst, h.qlen),
+            Medium::Wired(net) => {
+                if let Some(l) = net.link_to(node, from) {
+                    net.links[l.index()].qdisc.on_report(from, pkt.dst, h.qlen);
+                }
+            }
+        }
+    }
+
+    /// On the wifi medium with DiffQ: what `node` believes `neighbour`'s queue for `dst`
+    /// holds, and what it holds. `None` for other media and disciplines.
+    pub fn diffq_view(&self, node: NodeId, neighbour: NodeId, dst: NodeId) -> Option<DiffqView> {
+        let Medium::Wifi { qdiscs, .. } = &self.medium else {
+            return None;
+        };
+        let believed = qdiscs.get(node.index())?.neighbour_len(neighbour, dst)?;
+        let actual = qdiscs.get(neighbour.index())?.queue_len_for(dst) as u32;
+        Some(DiffqView { believed, actual })
+    }
+
+    /// On the wifi medium: the length of `node`'s queue for `dst` (DiffQ's destination
+    /// queue; a FIFO's whole length).
+    pub fn queue_len_for(&self, node: NodeId, dst: NodeId) -> Option<usize> {
+        let Medium::Wifi { qdiscs, .. } = &self.medium else {
+            return None;
+        };
+        Some(qdiscs.get(node.index())?.queue_len_for(dst))
+    }
+
+    /// A paced flow starts: TCP opens (with nothing to send yet), then the first tick.
+    pub(super) fn start_paced(&mut self, f: FlowId) {
+        let fl = &self.flows[f.index()];
+        if let FlowApp::Tcp(_) = fl.app {
+            if fl.src == fl.dst {
+                return; // see `tcp_start`
+            }
+            self.tcp_start(f);
+        }
+        self.pace(f);
+    }
+
+    /// One pacing tick of flow `f`.
+    pub(super) fn pace(&mut self, f: FlowId) {
+        let now = self.events.now();
+        if now >= self.flows[f.index()].stop {
+            return;
+        }
+        let qlen = self.source_queue_len(f);
+        // The controller moves once per packet that leaves; a window-blocked DiffQ-TCP
+        // sender with nothing to (re)send lets the tick pass without an update.
+        let sent = match &self.flows[f.index()].app {
+            FlowApp::Udp(_) => {
+                self.send_app_packet(f);
+                true
+            }
+            FlowApp::Tcp(_) => self.tcp_pace(f),
+        };
+        if sent {
+            let pacer = self.flows[f.index()].pacer.as_mut();
+            pacer.expect("paced flow").on_send(qlen);
+        }
+        let fl = &self.flows[f.index()];
+        let cap = match &fl.app {
+            FlowApp::Udp(u) => match u.rate {
+                UdpRate::Cbr { rate_bps } => Some(rate_bps),
+                UdpRate::Saturate => None,
+            },
+            FlowApp::Tcp(_) => None,
+        };
+        let interval = fl
+            .pacer
+            .as_ref()
+            .expect("paced flow")
+            .interval(fl.payload_bytes, cap);
+        let next = now + interval;
+        if next < fl.stop && next < self.duration {
+            self.events.schedule_in(interval, Event::Pace(f));
+        }
+    }
+
+    /// `|Q_src(dst)|` of flow `f`: its source's queue for its destination (0 when
+    /// unroutable).
+    fn source_queue_len(&self, f: FlowId) -> usize {
+        let fl = &self.flows[f.index()];
+        self.routing
+            .next_hop(fl.src, fl.dst)
+            .and_then(|next| self.iface_towards(fl.src, next))
+            .map_or(0, |iface| self.qdisc(iface).queue_len_for(fl.dst))
+    }
+}
