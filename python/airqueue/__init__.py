@@ -11,9 +11,19 @@ from airqueue.errors import AirqueueError, ConfigError, SimulationError
 from airqueue.results import TABLES, Results
 from airqueue.runner import run
 from airqueue.scenario import Scenario, load_scenario
+from airqueue.store import load
+from airqueue.sweeps import SweepSpec, sweep
 
 __version__: str = _core.version()
 __git_hash__: str = _core.git_hash()
+
+
+def plot(source, **kwargs):  # type: ignore[no-untyped-def]
+    """Plots sweep results; see ``airqueue.plots.plot`` (imports matplotlib on first use)."""
+    from airqueue.plots import plot as _plot
+
+    return _plot(source, **kwargs)
+
 
 __all__ = [
     "TABLES",
@@ -22,7 +32,11 @@ __all__ = [
     "Results",
     "Scenario",
     "SimulationError",
+    "SweepSpec",
     "__version__",
+    "load",
     "load_scenario",
+    "plot",
     "run",
+    "sweep",
 ]

@@ -26,7 +26,7 @@ pub struct Run {
 }
 
 /// Applies the command-line overrides to the file's keys. A shorter `duration` also
-/// clips flow `stop` times that would fall after the new end.
+/// clips flow `stop` times (of `[[flow]]` and `[flows]`) that would fall after the new end.
 pub fn apply_overrides(v: &mut Value, seed: Option<u64>, duration_s: Option<f64>) {
     let Some(obj) = v.as_object_mut() else { return };
     if let Some(seed) = seed {
@@ -34,12 +34,16 @@ pub fn apply_overrides(v: &mut Value, seed: Option<u64>, duration_s: Option<f64>
     }
     if let Some(d) = duration_s {
         obj.insert("duration".into(), json!(d));
-        if let Some(Value::Array(flows)) = obj.get_mut("flow") {
-            for f in flows.iter_mut().filter_map(Value::as_object_mut) {
-                if f.get("stop").and_then(Value::as_f64).is_some_and(|s| s > d) {
-                    f.remove("stop");
-                }
+        let clip = |f: &mut serde_json::Map<String, Value>| {
+            if f.get("stop").and_then(Value::as_f64).is_some_and(|s| s > d) {
+                f.remove("stop");
             }
+        };
+        if let Some(Value::Array(flows)) = obj.get_mut("flow") {
+            flows.iter_mut().filter_map(Value::as_object_mut).for_each(clip);
+        }
+        if let Some(Value::Object(random)) = obj.get_mut("flows") {
+            clip(random);
         }
     }
 }

@@ -6,6 +6,9 @@
 //! (reachability, connecting a random topology) live in `topology::validate_and_place`.
 
 mod fields;
+mod random_flows;
+#[cfg(test)]
+mod random_flows_tests;
 #[cfg(test)]
 mod tests;
 mod wifi;
@@ -207,23 +210,20 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
     let flows = read_flows(top.tables(errs, "flow"), nodes, duration, errs);
     let outputs = read_outputs(top.section("outputs", errs), errs);
 
-    if top.has("flows") {
-        top.consume("flows");
-        errs.push(ConfigError::new(
-            "flows",
-            "unknown key; random flows ([flows]) are not available yet in this version; \
-             declare each flow as a [[flow]] table",
-        ));
-    }
+    let random_flows = random_flows::read(top.take("flows"), duration, errs);
     top.finish(errs);
 
     // A flow's priority must name a level the MAC has.
-    if let (Some(flows), Some(mac)) = (&flows, &mac) {
+    if let Some(mac) = &mac {
         let levels = mac.levels.len();
-        for (i, f) in flows.iter().enumerate() {
+        let listed = flows.iter().flatten().enumerate();
+        let listed = listed.map(|(i, f)| (format!("flow[{i}]"), f));
+        let drawn = random_flows.iter().flatten();
+        let drawn = drawn.map(|r| ("flows".to_string(), &r.template));
+        for (path, f) in listed.chain(drawn) {
             if f.priority as usize >= levels {
                 errs.push(ConfigError::new(
-                    format!("flow[{i}].priority"),
+                    format!("{path}.priority"),
                     format!(
                         "level {} does not exist; the MAC has {levels} level(s) (0..={}); \
                          use mac.kind = \"edca\" for more levels",
@@ -248,6 +248,7 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         routing: routing?,
         queue: queue?,
         flows: flows?,
+        random_flows: random_flows?,
         outputs: outputs?,
     })
 }

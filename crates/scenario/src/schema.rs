@@ -26,8 +26,11 @@ pub struct Scenario {
     pub mac: Mac,
     pub routing: Routing,
     pub queue: QueueSpec,
-    /// `[[flow]]`.
+    /// `[[flow]]`, then (once placed, see `topology::validate_and_place`) the flows drawn
+    /// by `[flows]`.
     pub flows: Vec<FlowSpec>,
+    /// `[flows]`: how to draw random flows; `None` when the file has no such table.
+    pub random_flows: Option<RandomFlows>,
     pub outputs: Outputs,
 }
 
@@ -249,6 +252,24 @@ pub struct FlowSpec {
     /// mapped to an 802.11e access category; 0 (default) is the lowest. Must name one of
     /// `mac.levels`.
     pub priority: u8,
+}
+
+/// `[flows]`: `count` distinct (src, dst) pairs drawn from the run seed among the pairs
+/// whose hop count on the unit-disk graph under `radio.tx_range` lies in
+/// `min_hops..=max_hops`. Each drawn flow is `template` with its src, dst and start set.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RandomFlows {
+    /// `random`: how many flows to draw, >= 1.
+    pub count: u32,
+    /// `start`: each flow starts uniformly in `[lo, hi)`; `lo == hi` for a fixed start.
+    pub start_s: [f64; 2],
+    /// `min_hops` >= 1; default 1.
+    pub min_hops: u32,
+    /// `max_hops` >= `min_hops`; `None` (the default): any reachable destination.
+    pub max_hops: Option<u32>,
+    /// The other keys (`kind`, `rate`, `packet_size`, `stop`, `priority`, ...) read as a
+    /// `[[flow]]` would read them; its `src`, `dst` and `start_s` are placeholders.
+    pub template: FlowSpec,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

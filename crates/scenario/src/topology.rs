@@ -4,6 +4,7 @@
 //! Placement is a pure function of (topology, seed, tx_range) so that a run is reproducible
 //! from its scenario file alone.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::f64::consts::TAU;
 
 use airqueue_kernel::{RngStream, StreamKey};
@@ -11,7 +12,7 @@ use serde_json::Value;
 
 use crate::error::{ConfigError, ConfigErrors};
 use crate::parse::{parse_value, MAX_NODES};
-use crate::schema::{Scenario, Topology};
+use crate::schema::{FlowSpec, RandomFlows, Scenario, Topology};
 
 /// How many layouts a connected random topology may draw before giving up. Enough for
 /// any area where connectivity is merely unlikely; a layout that fails 1000 times is a
@@ -192,11 +193,115 @@ pub fn hops_between(adj: &[Vec<u32>], src: u32, dst: u32) -> Option<u32> {
     None
 }
 
+/// Hop counts from `src` to every node (`u32::MAX`: unreachable). Breadth-first search.
+fn hop_counts(adj: &[Vec<u32>], src: usize) -> Vec<u32> {
+    let mut hops = vec![u32::MAX; adj.len()];
+    let Some(h) = hops.get_mut(src) else {
+        return hops;
+    };
+    *h = 0;
+    let mut frontier = std::collections::VecDeque::from([src]);
+    while let Some(u) = frontier.pop_front() {
+        let next = hops[u] + 1;
+        for &v in &adj[u] {
+            if let Some(h) = hops.get_mut(v as usize) {
+                if *h == u32::MAX {
+                    *h = next;
+                    frontier.push_back(v as usize);
+                }
+            }
+        }
+    }
+    hops
+}
+
+/// The flows `[flows]` asks for, drawn on the unit-disk graph `adj` (built under
+/// `tx_range_m`, which only the error message uses).
+///
+/// The candidates are the ordered pairs (src, dst) whose hop count lies in
+/// `min_hops..=max_hops`, numbered by src then dst. Indices are drawn uniformly from the
+/// stream (seed, GLOBAL, "flows.random"), repeats redrawn, so the flows depend only on
+/// the seed, the graph and the hop limits, and asking for more flows keeps the first ones.
+/// Flow `i` draws its start from the sub-stream `i` of the same key. Counting candidates
+/// costs one search per node and memory O(nodes + flows).
+pub fn draw_random_flows(
+    rf: &RandomFlows,
+    seed: u64,
+    adj: &[Vec<u32>],
+    tx_range_m: f64,
+) -> Result<Vec<FlowSpec>, String> {
+    let max_hops = rf.max_hops.unwrap_or(u32::MAX);
+    let fits = |h: u32| h != 0 && h != u32::MAX && (rf.min_hops..=max_hops).contains(&h);
+    let dsts_of = |src: usize| -> Vec<u32> {
+        let hops = hop_counts(adj, src);
+        (0..adj.len() as u32)
+            .filter(|&d| fits(hops[d as usize]))
+            .collect()
+    };
+    // cumulative[s]: candidates whose src is below s.
+    let mut cumulative = Vec::with_capacity(adj.len() + 1);
+    let mut total = 0u64;
+    for src in 0..adj.len() {
+        cumulative.push(total);
+        total += hop_counts(adj, src)
+            .into_iter()
+            .filter(|&h| fits(h))
+            .count() as u64;
+    }
+    cumulative.push(total);
+    if total < u64::from(rf.count) {
+        let apart = match (rf.min_hops, rf.max_hops) {
+            (1, None) => "connected".to_string(),
+            (lo, None) => format!("at least {lo} hops apart"),
+            (lo, Some(hi)) if lo == hi => format!("exactly {lo} hops apart"),
+            (lo, Some(hi)) => format!("{lo} to {hi} hops apart"),
+        };
+        return Err(format!(
+            "{} flows asked for, but only {total} (src, dst) pairs are {apart} under \
+             radio.tx_range = {tx_range_m} m; ask for fewer flows, widen min_hops/max_hops or \
+             change the topology",
+            rf.count
+        ));
+    }
+    // The candidates number at most nodes * (nodes - 1) < 2^32 (MAX_NODES is 10,000).
+    let Ok(top) = u32::try_from(total - 1) else {
+        return Err(format!("{total} candidate pairs are too many to draw from"));
+    };
+    let key = StreamKey::new(seed, StreamKey::GLOBAL, "flows.random");
+    let mut rng = RngStream::new(key);
+    let mut taken = BTreeSet::new();
+    let mut rows: BTreeMap<usize, Vec<u32>> = BTreeMap::new();
+    let mut flows = Vec::with_capacity(rf.count as usize);
+    while flows.len() < rf.count as usize {
+        let index = u64::from(rng.below_inclusive(top));
+        if !taken.insert(index) {
+            continue;
+        }
+        let src = cumulative.partition_point(|&c| c <= index) - 1;
+        let row = rows.entry(src).or_insert_with(|| dsts_of(src));
+        let dst = row[(index - cumulative[src]) as usize];
+        let [lo, hi] = rf.start_s;
+        let start_s = if hi > lo {
+            RngStream::new(key.sub(flows.len() as u64)).uniform_range(lo, hi)
+        } else {
+            lo
+        };
+        flows.push(FlowSpec {
+            src: src as u32,
+            dst,
+            start_s,
+            ..rf.template.clone()
+        });
+    }
+    Ok(flows)
+}
+
 /// Parses and validates a scenario, places its nodes, and checks what needs positions: a
 /// random topology must be connectable, and every flow's dst must be reachable from its src
-/// under `radio.tx_range`. All flow problems are reported together.
+/// under `radio.tx_range`. All flow problems are reported together. Then the flows of
+/// `[flows]`, if any, are drawn and appended to `scenario.flows`.
 pub fn validate_and_place(v: &Value) -> Result<(Scenario, Vec<[f64; 2]>), ConfigErrors> {
-    let scenario = parse_value(v)?;
+    let mut scenario = parse_value(v)?;
     let range = scenario.radio.tx_range_m;
     let pos = positions(&scenario.topology, scenario.seed, range)
         .map_err(|m| ConfigError::new("topology", m))?;
@@ -218,6 +323,12 @@ pub fn validate_and_place(v: &Value) -> Result<(Scenario, Vec<[f64; 2]>), Config
                 format!("flow[{i}].dst"),
                 unreachable_message(flow.src, flow.dst, &pos, range),
             ));
+        }
+    }
+    if let Some(rf) = &scenario.random_flows {
+        match draw_random_flows(rf, scenario.seed, &adj, range) {
+            Ok(drawn) => scenario.flows.extend(drawn),
+            Err(m) => errs.push(ConfigError::new("flows.random", m)),
         }
     }
     if errs.is_empty() {

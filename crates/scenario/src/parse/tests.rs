@@ -474,11 +474,6 @@ fn unavailable_kinds_say_what_to_use() {
         one_error(&base_with("kind = \"udp\"", "kind = \"tcp\"")),
         "flow[0].kind: \"tcp\" flows are not available yet in this version; use kind = \"udp\""
     );
-    assert_eq!(
-        one_error(&format!("{BASE}[flows]\ncount = 3\n")),
-        "flows: unknown key; random flows ([flows]) are not available yet in this version; declare each flow \
-         as a [[flow]] table"
-    );
 }
 
 #[test]

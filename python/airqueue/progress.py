@@ -1,0 +1,87 @@
+"""A rich progress bar for sweeps: runs done, running, failed, and the time remaining."""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+__all__ = ["SweepProgress"]
+
+
+class SweepProgress:
+    """Counts runs as they finish; draws a bar on stderr when ``enabled``.
+
+    ``total`` is the number of runs to execute (runs already in the store are not counted,
+    so the ETA reflects the work left); ``skipped`` is shown beside it.
+    """
+
+    def __init__(self, total: int, *, skipped: int = 0, enabled: bool = True) -> None:
+        self.total = total
+        self.done = 0
+        self.failed = 0
+        self.running = 0
+        self.skipped = skipped
+        self._progress: Progress | None = None
+        self._task = None
+        if enabled:
+            self._progress = Progress(
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("running {task.fields[running]}"),
+                TextColumn("failed {task.fields[failed]}"),
+                TextColumn("skipped {task.fields[skipped]}"),
+                TimeElapsedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                transient=False,
+            )
+            self._task = self._progress.add_task(
+                "sweep", total=total, running=0, failed=0, skipped=skipped
+            )
+
+    def __enter__(self) -> SweepProgress:
+        if self._progress is not None:
+            self._progress.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._progress is not None:
+            self._refresh()
+            self._progress.stop()
+
+    def set_running(self, n: int) -> None:
+        self.running = n
+        self._refresh()
+
+    def finished(self, *, ok: bool) -> None:
+        """One run finished (``ok``) or failed."""
+        self.done += 1
+        if not ok:
+            self.failed += 1
+        self._refresh()
+
+    def _refresh(self) -> None:
+        if self._progress is not None and self._task is not None:
+            self._progress.update(
+                self._task,
+                completed=self.done,
+                running=self.running,
+                failed=self.failed,
+                skipped=self.skipped,
+            )
