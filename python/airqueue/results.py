@@ -20,7 +20,7 @@ from airqueue.errors import SimulationError
 __all__ = ["TABLES", "Results"]
 
 #: The tables every run reports, in the order they are written.
-TABLES = ("flows", "timeseries", "drops", "queues", "nodes", "mac")
+TABLES = ("flows", "timeseries", "drops", "queues", "nodes", "mac", "tcp", "cwnd")
 
 
 class Results:
@@ -97,6 +97,16 @@ class Results:
         """802.11 MAC counters per node (empty for the wired medium)."""
         return self.table("mac")
 
+    @property
+    def tcp(self) -> pd.DataFrame:
+        """One row per TCP flow: final cwnd/ssthresh/RTT/RTO, retransmissions, timeouts."""
+        return self.table("tcp")
+
+    @property
+    def cwnd(self) -> pd.DataFrame:
+        """TCP congestion windows sampled at every bin boundary: (flow, t_s, cwnd_pkts)."""
+        return self.table("cwnd")
+
     def to_json(self, *, indent: int | None = None) -> str:
         """The summary as JSON text (the ``airqueue run --json`` object)."""
         return json.dumps(self.summary, indent=indent, allow_nan=False)
@@ -150,13 +160,14 @@ def _to_arrow(name: str, columns: Mapping[str, list[Any]]) -> pa.Table:
 
 
 _TEXT_COLUMNS = {"reason", "kind", "name", "scheme", "series", "state"}
+_FLOAT_COLUMNS = {"cwnd_pkts", "ssthresh_pkts", "busy_fraction"}
 _FLOAT_SUFFIXES = ("_s", "_bps", "_m", "_db", "_dbm", "_ratio", "_frac", "_index", "_utility")
 
 
 def _type_by_name(column: str) -> pa.DataType:
     if column in _TEXT_COLUMNS:
         return pa.string()
-    if column.endswith(_FLOAT_SUFFIXES):
+    if column in _FLOAT_COLUMNS or column.endswith(_FLOAT_SUFFIXES):
         return pa.float64()
     return pa.int64()
 

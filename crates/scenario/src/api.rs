@@ -40,7 +40,10 @@ pub fn apply_overrides(v: &mut Value, seed: Option<u64>, duration_s: Option<f64>
             }
         };
         if let Some(Value::Array(flows)) = obj.get_mut("flow") {
-            flows.iter_mut().filter_map(Value::as_object_mut).for_each(clip);
+            flows
+                .iter_mut()
+                .filter_map(Value::as_object_mut)
+                .for_each(clip);
         }
         if let Some(Value::Object(random)) = obj.get_mut("flows") {
             clip(random);

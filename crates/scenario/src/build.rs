@@ -2,8 +2,9 @@
 //! [`WorldConfig`]. The only place that knows both the file schema and the core's types.
 
 use crate::schema::{
-    FadingKind, FlowKind, Level, Mac, Medium, PreambleKind, PropagationKind, QueueKind, Radio,
-    Rate, RateControlKind, RoutingMetric, Scenario,
+    CcKind, DiffqUtilityKind, FadingKind, FlowKind, FlowSpec, Level, Mac, Medium, PreambleKind,
+    PropagationKind, QueueKind, Radio, Rate, RateControlKind, RoutingMetric, Scenario,
+    TcpVariantKind,
 };
 use crate::topology::neighbours;
 use airqueue_kernel::Time;
@@ -12,7 +13,10 @@ use airqueue_sim::app::UdpRate;
 use airqueue_sim::medium::wifi::{Fading, RateControl, WifiConfig};
 use airqueue_sim::net::routing::{etx, GraphEdge};
 use airqueue_sim::net::RoutingTable;
-use airqueue_sim::{FlowConfig, FlowKindConfig, MediumConfig, NodeId, QdiscConfig, WorldConfig};
+use airqueue_sim::{
+    DiffQConfig, DiffqRateConfig, DiffqUtility, FlowCc, FlowConfig, FlowKindConfig, MediumConfig,
+    NodeId, QdiscConfig, TcpFlowConfig, TcpVariant, WorldConfig,
+};
 
 /// Erasure probability configured for the directed pair (a, b) by `[[link]]`.
 fn link_loss(s: &Scenario, a: u32, b: u32) -> f64 {
@@ -162,6 +166,14 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
         QueueKind::Droptail => QdiscConfig::DropTail {
             capacity_pkts: s.queue.capacity_pkts,
         },
+        QueueKind::Diffq => QdiscConfig::DiffQ(DiffQConfig {
+            capacity_pkts: s.queue.capacity_pkts,
+            per_dest_capacity: s.queue.per_dest_capacity_pkts,
+            // One priority level per EDCA level of the MAC (8 with "diffq8").
+            levels: s.mac.levels.len().min(u8::MAX as usize) as u8,
+            scheduling: s.diffq.scheduling,
+            mac_priority: s.diffq.mac_priority,
+        }),
     };
     let flows = s
         .flows
@@ -173,12 +185,16 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
             stop: Time::from_secs_f64(f.stop_s),
             payload_bytes: f.packet_size_bytes,
             priority: f.priority,
-            cc: airqueue_sim::FlowCc::None,
+            cc: match f.cc {
+                CcKind::None => FlowCc::None,
+                CcKind::Diffq => FlowCc::DiffQ(diffq_rate(s)),
+            },
             kind: match f.kind {
                 FlowKind::Udp => FlowKindConfig::Udp(match f.rate {
                     Rate::Bps(r) => UdpRate::Cbr { rate_bps: r },
                     Rate::Saturate => UdpRate::Saturate,
                 }),
+                FlowKind::Tcp => FlowKindConfig::Tcp(tcp_flow(s, f)),
             },
         })
         .collect();
@@ -194,6 +210,44 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
         routing,
         qdisc,
         flows,
+    }
+}
+
+/// The TCP settings of flow `f`: its variant and transfer size, `[tcp]` for the rest.
+/// DiffQ-TCP keeps the variant's loss recovery; the core turns its window control off.
+fn tcp_flow(s: &Scenario, f: &FlowSpec) -> TcpFlowConfig {
+    let variant = match f.variant {
+        TcpVariantKind::Newreno => TcpVariant::NewReno,
+        TcpVariantKind::Sack => TcpVariant::Sack,
+        TcpVariantKind::Vegas => TcpVariant::VEGAS,
+        TcpVariantKind::Few => TcpVariant::FEW,
+    };
+    TcpFlowConfig {
+        min_rto: Time::from_secs_f64(s.tcp.min_rto_s),
+        delayed_ack: s.tcp.delayed_ack,
+        max_window: s.tcp.max_window_pkts,
+        ecn: s.tcp.ecn,
+        timestamps: s.tcp.timestamps,
+        transfer_pkts: f.transfer_pkts,
+        ..TcpFlowConfig::new(variant)
+    }
+}
+
+/// DiffQ source rate control from `[diffq]`.
+fn diffq_rate(s: &Scenario) -> DiffqRateConfig {
+    let d = &s.diffq;
+    DiffqRateConfig {
+        utility: match d.utility {
+            DiffqUtilityKind::Aimd => DiffqUtility::Aimd,
+            DiffqUtilityKind::Log => DiffqUtility::Log,
+        },
+        alpha_bps: d.alpha_bps,
+        beta: d.beta,
+        queue_threshold_pkts: d.queue_threshold_pkts,
+        log_weight_bps: d.log_weight_bps,
+        initial_bps: d.initial_bps,
+        min_bps: d.min_bps,
+        max_bps: d.max_bps,
     }
 }
 

@@ -21,8 +21,9 @@ use serde_json::Value;
 
 use crate::error::{ConfigError, ConfigErrors};
 use crate::schema::{
-    FlowKind, FlowSpec, LinkSpec, Outputs, QueueKind, QueueSpec, Rate, Routing, RoutingKind,
-    RoutingMetric, Scenario, Topology,
+    CcKind, DiffqSpec, DiffqUtilityKind, FlowKind, FlowSpec, LinkSpec, Medium, Outputs, QueueKind,
+    QueueSpec, Rate, Routing, RoutingKind, RoutingMetric, Scenario, TcpSpec, TcpVariantKind,
+    Topology,
 };
 use fields::{describe, number, Errs, Fields};
 
@@ -207,6 +208,9 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
     let mac = wifi::read_mac(top.section("mac", errs), errs);
     let routing = read_routing(top.section("routing", errs), errs);
     let queue = read_queue(top.section("queue", errs), errs);
+    let tcp = read_tcp(top.section("tcp", errs), errs);
+    let data_rate = radio.as_ref().map(|r| r.data_rate_bps);
+    let diffq = read_diffq(top.section("diffq", errs), data_rate, errs);
     let flows = read_flows(top.tables(errs, "flow"), nodes, duration, errs);
     let outputs = read_outputs(top.section("outputs", errs), errs);
 
@@ -235,6 +239,32 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         }
     }
 
+    // DiffQ works on the shared channel, where one queue per node hears its neighbours'
+    // reports; DiffQ rate control reads the source's DiffQ destination queue.
+    if let (Some(q), Some(m)) = (&queue, &medium) {
+        if q.kind == QueueKind::Diffq && !matches!(m, Medium::Wifi) {
+            errs.push(ConfigError::new(
+                "queue.kind",
+                "\"diffq\" needs the 802.11 medium (medium.kind = \"wifi\"), where neighbours \
+                 overhear each other's queue reports",
+            ));
+        }
+    }
+    if let Some(q) = &queue {
+        let listed = flows.iter().flatten().enumerate();
+        let listed = listed.map(|(i, f)| (format!("flow[{i}]"), f));
+        let drawn = random_flows.iter().flatten();
+        let drawn = drawn.map(|r| ("flows".to_string(), &r.template));
+        for (path, f) in listed.chain(drawn) {
+            if f.cc == CcKind::Diffq && q.kind != QueueKind::Diffq {
+                errs.push(ConfigError::new(
+                    format!("{path}.cc"),
+                    "\"diffq\" rate control reads the source's DiffQ queue; set queue.kind = \"diffq\"",
+                ));
+            }
+        }
+    }
+
     Some(Scenario {
         name: name?,
         duration_s: duration?,
@@ -247,6 +277,8 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         mac: mac?,
         routing: routing?,
         queue: queue?,
+        tcp: tcp?,
+        diffq: diffq?,
         flows: flows?,
         random_flows: random_flows?,
         outputs: outputs?,
@@ -519,7 +551,7 @@ fn read_routing(mut f: Fields, errs: &mut Errs) -> Option<Routing> {
 }
 
 fn read_queue(mut f: Fields, errs: &mut Errs) -> Option<QueueSpec> {
-    let kind = f.choice(errs, "kind", Some("droptail"), &["droptail"], &[]);
+    let kind = f.choice(errs, "kind", Some("droptail"), &["droptail", "diffq"], &[]);
     let capacity = to_u32(f.integer(
         errs,
         "capacity",
@@ -527,14 +559,116 @@ fn read_queue(mut f: Fields, errs: &mut Errs) -> Option<QueueSpec> {
         "an integer number of packets >= 1",
         1..=u64::from(u32::MAX),
     ));
+    let per_dest = if kind == Some("diffq") || !f.has("per_dest_capacity") {
+        to_u32(f.integer(
+            errs,
+            "per_dest_capacity",
+            Some(40),
+            "an integer number of packets >= 1",
+            1..=u64::from(u32::MAX),
+        ))
+    } else {
+        f.consume("per_dest_capacity");
+        errs.push(ConfigError::new(
+            f.path("per_dest_capacity"),
+            "applies only to kind = \"diffq\" (the limit of one destination queue)",
+        ));
+        None
+    };
+    if let (Some("diffq"), Some(c), Some(d)) = (kind, capacity, per_dest) {
+        if d > c {
+            errs.push(ConfigError::new(
+                f.path("per_dest_capacity"),
+                format!("must be at most capacity ({c} packets), got {d}"),
+            ));
+        }
+    }
     f.finish(errs);
     let kind = match kind? {
         "droptail" => QueueKind::Droptail,
+        "diffq" => QueueKind::Diffq,
         _ => return None,
     };
     Some(QueueSpec {
         kind,
         capacity_pkts: capacity?,
+        per_dest_capacity_pkts: per_dest?,
+    })
+}
+
+fn read_tcp(mut f: Fields, errs: &mut Errs) -> Option<TcpSpec> {
+    let min_rto = f.number(errs, "min_rto", Some(0.2), "a number of seconds > 0", |x| {
+        x > 0.0 && x <= 3600.0
+    });
+    let delayed_ack = f.boolean(errs, "delayed_ack", false);
+    let max_window = to_u32(f.integer(
+        errs,
+        "max_window",
+        Some(64),
+        "an integer number of packets in 1..=10000",
+        1..=10_000,
+    ));
+    let ecn = f.boolean(errs, "ecn", false);
+    let timestamps = f.boolean(errs, "timestamps", false);
+    f.finish(errs);
+    Some(TcpSpec {
+        min_rto_s: min_rto?,
+        delayed_ack: delayed_ack?,
+        max_window_pkts: max_window?,
+        ecn: ecn?,
+        timestamps: timestamps?,
+    })
+}
+
+fn read_diffq(mut f: Fields, data_rate_bps: Option<f64>, errs: &mut Errs) -> Option<DiffqSpec> {
+    let positive = |x: f64| x > 0.0;
+    let scheduling = f.boolean(errs, "scheduling", true);
+    let mac_priority = f.boolean(errs, "mac_priority", true);
+    let utility = f.choice(errs, "utility", Some("aimd"), &["aimd", "log"], &[]);
+    let alpha = f.number(errs, "alpha", Some(10e3), "bit/s > 0", positive);
+    let beta = f.number(errs, "beta", Some(0.5), "a factor in (0, 1)", |x| {
+        x > 0.0 && x < 1.0
+    });
+    let threshold = to_u32(f.integer(
+        errs,
+        "queue_threshold",
+        Some(10),
+        "an integer number of packets >= 0",
+        0..=u64::from(u32::MAX),
+    ));
+    let log_weight = f.number(errs, "log_weight", Some(4e6), "bit/s > 0", positive);
+    let initial = f.number(errs, "initial_rate", Some(100e3), "bit/s > 0", positive);
+    let min = f.number(errs, "min_rate", Some(10e3), "bit/s > 0", positive);
+    let max = f.number(
+        errs,
+        "max_rate",
+        data_rate_bps.or(Some(11e6)),
+        "bit/s > 0",
+        positive,
+    );
+    if let (Some(lo), Some(hi)) = (min, max) {
+        if lo > hi {
+            errs.push(ConfigError::new(
+                f.path("min_rate"),
+                format!("must be at most max_rate ({hi} bit/s), got {lo}"),
+            ));
+        }
+    }
+    f.finish(errs);
+    Some(DiffqSpec {
+        scheduling: scheduling?,
+        mac_priority: mac_priority?,
+        utility: match utility? {
+            "log" => DiffqUtilityKind::Log,
+            _ => DiffqUtilityKind::Aimd,
+        },
+        alpha_bps: alpha?,
+        beta: beta?,
+        queue_threshold_pkts: threshold?,
+        log_weight_bps: log_weight?,
+        initial_bps: initial?,
+        min_bps: min?,
+        max_bps: max?,
     })
 }
 
@@ -563,16 +697,7 @@ fn read_flow(
     errs: &mut Errs,
 ) -> Option<FlowSpec> {
     let mut f = Fields::table(item, path, errs);
-    let kind = f.choice(
-        errs,
-        "kind",
-        None,
-        &["udp"],
-        &[(
-            "tcp",
-            "\"tcp\" flows are not available yet in this version; use kind = \"udp\"",
-        )],
-    );
+    let kind = f.choice(errs, "kind", None, &["udp", "tcp"], &[]);
     let src = f.node(errs, "src");
     let src = check_node(src, nodes, &f.path("src"), errs);
     let dst = f.node(errs, "dst");
@@ -629,7 +754,58 @@ fn read_flow(
         &format!("an integer number of bytes in 1..={MAX_PACKET_SIZE_BYTES}"),
         1..=u64::from(MAX_PACKET_SIZE_BYTES),
     ));
-    let rate = read_rate(&mut f, errs);
+    let is_tcp = kind == Some("tcp");
+    let rate = if is_tcp {
+        if f.has("rate") {
+            f.consume("rate");
+            errs.push(ConfigError::new(
+                f.path("rate"),
+                "a tcp flow is window-limited and takes no rate; remove it (or use kind = \"udp\")",
+            ));
+            None
+        } else {
+            Some(Rate::Saturate)
+        }
+    } else {
+        read_rate(&mut f, errs)
+    };
+    let variant = if is_tcp || !f.has("variant") {
+        f.choice(
+            errs,
+            "variant",
+            Some("newreno"),
+            &["newreno", "sack", "vegas", "few"],
+            &[],
+        )
+    } else {
+        f.consume("variant");
+        errs.push(ConfigError::new(
+            f.path("variant"),
+            "applies only to kind = \"tcp\"",
+        ));
+        None
+    };
+    let transfer = if !f.has("packets") {
+        let _ = f.take("packets");
+        Some(None)
+    } else if is_tcp {
+        to_u32(f.integer(
+            errs,
+            "packets",
+            None,
+            "an integer number of segments >= 1",
+            1..=u64::from(u32::MAX),
+        ))
+        .map(Some)
+    } else {
+        f.consume("packets");
+        errs.push(ConfigError::new(
+            f.path("packets"),
+            "applies only to kind = \"tcp\" (a transfer size in segments)",
+        ));
+        None
+    };
+    let cc = f.choice(errs, "cc", Some("none"), &["none", "diffq"], &[]);
     let priority = f.integer(
         errs,
         "priority",
@@ -641,7 +817,18 @@ fn read_flow(
 
     let kind = match kind? {
         "udp" => FlowKind::Udp,
+        "tcp" => FlowKind::Tcp,
         _ => return None,
+    };
+    let variant = match variant? {
+        "sack" => TcpVariantKind::Sack,
+        "vegas" => TcpVariantKind::Vegas,
+        "few" => TcpVariantKind::Few,
+        _ => TcpVariantKind::Newreno,
+    };
+    let cc = match cc? {
+        "diffq" => CcKind::Diffq,
+        _ => CcKind::None,
     };
     match (src, dst) {
         (Some(s), Some(d)) if s == d => None,
@@ -654,6 +841,9 @@ fn read_flow(
             packet_size_bytes: packet_size?,
             rate: rate?,
             priority: priority? as u8,
+            variant,
+            transfer_pkts: transfer?,
+            cc,
         }),
     }
 }

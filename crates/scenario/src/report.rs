@@ -22,6 +22,7 @@ fn num(x: f64) -> Value {
 fn flow_kind(k: FlowKind) -> &'static str {
     match k {
         FlowKind::Udp => "udp",
+        FlowKind::Tcp => "tcp",
     }
 }
 
@@ -84,7 +85,8 @@ pub fn summary(s: &Scenario, out: &RunOutcome, wall_seconds: f64) -> Value {
 }
 
 /// Column-oriented tables: `flows`, `timeseries`, `drops`, `queues`, `nodes`, `mac` (802.11
-/// counters per node; empty for the wired medium).
+/// counters per node; empty for the wired medium), `tcp` (one row per TCP flow: final
+/// window, RTT, retransmissions, timeouts) and `cwnd` (TCP windows per bin).
 pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
     let m = &out.metrics;
     let bin_s = m.bin.as_secs_f64();
@@ -154,6 +156,32 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         );
     }
 
+    let mut tcp = Columns::default();
+    let mut cwnd = Columns::default();
+    for (flow, stats) in out.tcp.iter().enumerate() {
+        let Some(t) = stats else { continue };
+        tcp.push("flow", json!(flow));
+        tcp.push("cwnd_pkts", num(t.cwnd_pkts));
+        tcp.push("ssthresh_pkts", num(t.ssthresh_pkts));
+        tcp.push(
+            "srtt_s",
+            t.srtt.map_or(Value::Null, |x| num(x.as_secs_f64())),
+        );
+        tcp.push("rto_s", num(t.rto.as_secs_f64()));
+        tcp.push("segments_sent", json!(t.segments_sent));
+        tcp.push("retransmissions", json!(t.retransmissions));
+        tcp.push("timeouts", json!(t.timeouts));
+        tcp.push("fast_retransmits", json!(t.fast_retransmits));
+        tcp.push("ecn_reductions", json!(t.ecn_reductions));
+        tcp.push("segments_delivered", json!(t.segments_delivered));
+        tcp.push("duplicate_segments", json!(t.duplicate_segments));
+        for (at, w) in &t.cwnd_series {
+            cwnd.push("flow", json!(flow));
+            cwnd.push("t_s", json!(at.as_secs_f64()));
+            cwnd.push("cwnd_pkts", num(*w));
+        }
+    }
+
     let mut nodes = Columns::default();
     for (i, p) in positions.iter().enumerate() {
         nodes.push("node", json!(i));
@@ -168,8 +196,25 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         "queues": queues.finish(&["t_s", "node", "len_pkts"]),
         "nodes": nodes.finish(&["node", "x_m", "y_m"]),
         "mac": mac.finish(&MAC_COLUMNS),
+        "tcp": tcp.finish(&TCP_COLUMNS),
+        "cwnd": cwnd.finish(&["flow", "t_s", "cwnd_pkts"]),
     })
 }
+
+const TCP_COLUMNS: [&str; 12] = [
+    "flow",
+    "cwnd_pkts",
+    "ssthresh_pkts",
+    "srtt_s",
+    "rto_s",
+    "segments_sent",
+    "retransmissions",
+    "timeouts",
+    "fast_retransmits",
+    "ecn_reductions",
+    "segments_delivered",
+    "duplicate_segments",
+];
 
 const MAC_COLUMNS: [&str; 10] = [
     "node",

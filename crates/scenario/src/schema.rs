@@ -26,6 +26,10 @@ pub struct Scenario {
     pub mac: Mac,
     pub routing: Routing,
     pub queue: QueueSpec,
+    /// `[tcp]`: settings shared by every TCP flow.
+    pub tcp: TcpSpec,
+    /// `[diffq]`: DiffQ scheduler switches and source rate control.
+    pub diffq: DiffqSpec,
     /// `[[flow]]`, then (once placed, see `topology::validate_and_place`) the flows drawn
     /// by `[flows]`.
     pub flows: Vec<FlowSpec>,
@@ -225,14 +229,90 @@ pub enum RoutingMetric {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct QueueSpec {
     pub kind: QueueKind,
-    /// `capacity` in packets, >= 1.
+    /// `capacity` in packets, >= 1: the interface queue (drop-tail) or the node buffer
+    /// over all destinations (diffq).
     pub capacity_pkts: u32,
+    /// `per_dest_capacity`: DiffQ's `D`, the limit of one destination queue, packets;
+    /// default 40, at most `capacity`. Only for kind = "diffq".
+    pub per_dest_capacity_pkts: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum QueueKind {
     Droptail,
+    /// Per-destination queues with differential-backlog scheduling (seed 000).
+    Diffq,
+}
+
+/// `[tcp]`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TcpSpec {
+    /// `min_rto` seconds (RFC 6298 (2.4) floor); default 0.2, > 0.
+    pub min_rto_s: f64,
+    /// `delayed_ack` (RFC 5681 4.2); default false.
+    pub delayed_ack: bool,
+    /// `max_window` packets; default 64, 1..=10000.
+    pub max_window_pkts: u32,
+    /// `ecn` (RFC 3168); default false.
+    pub ecn: bool,
+    /// `timestamps` (RFC 7323 option on every segment); default false.
+    pub timestamps: bool,
+}
+
+/// `[diffq]`: the ablation switches of seed 000 section 6.4 and the source rate
+/// controller of section 4.1 (units: bit/s of application payload, updated once per
+/// packet the source sends).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DiffqSpec {
+    /// `scheduling`: differential-backlog choice of destination; false = round robin.
+    pub scheduling: bool,
+    /// `mac_priority`: EDCA level from the differential; false = level 0 for all.
+    pub mac_priority: bool,
+    /// `utility` = "aimd" (default) | "log".
+    pub utility: DiffqUtilityKind,
+    /// `alpha`: additive increase per packet sent, bit/s; default 10e3 (the paper's 0.01
+    /// read as Mb/s).
+    pub alpha_bps: f64,
+    /// `beta`: multiplicative decrease factor in (0, 1); default 0.5.
+    pub beta: f64,
+    /// `queue_threshold`: packets in the source's own destination queue above which the
+    /// rate decreases; default 10.
+    pub queue_threshold_pkts: u32,
+    /// `log_weight`: M of rate = M / max(qlen, 1), bit/s; default 4e6.
+    pub log_weight_bps: f64,
+    /// `initial_rate`, `min_rate`, `max_rate` bit/s; defaults 100e3, 10e3 and the radio's
+    /// data rate.
+    pub initial_bps: f64,
+    pub min_bps: f64,
+    pub max_bps: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DiffqUtilityKind {
+    Aimd,
+    Log,
+}
+
+/// `[[flow]] variant`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TcpVariantKind {
+    Newreno,
+    Sack,
+    Vegas,
+    Few,
+}
+
+/// `[[flow]] cc`: congestion control on top of the transport.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CcKind {
+    /// The transport's own (none for UDP, the variant's for TCP).
+    None,
+    /// DiffQ source rate control (DiffQ-UDP, DiffQ-TCP); needs queue.kind = "diffq".
+    Diffq,
 }
 
 /// `[[flow]]`.
@@ -247,11 +327,18 @@ pub struct FlowSpec {
     pub stop_s: f64,
     /// `packet_size`: application payload bytes per packet, 1..=65000.
     pub packet_size_bytes: u32,
+    /// `rate` (udp only, required there). TCP flows are window-limited: `Saturate`.
     pub rate: Rate,
     /// `priority`: the MAC (EDCA) level the flow's packets ask for, like an IP DSCP
     /// mapped to an 802.11e access category; 0 (default) is the lowest. Must name one of
     /// `mac.levels`.
     pub priority: u8,
+    /// `variant` (tcp only): default newreno; DiffQ-TCP uses sack.
+    pub variant: TcpVariantKind,
+    /// `packets` (tcp only): segments to transfer; default unlimited (bulk).
+    pub transfer_pkts: Option<u32>,
+    /// `cc`: default none.
+    pub cc: CcKind,
 }
 
 /// `[flows]`: `count` distinct (src, dst) pairs drawn from the run seed among the pairs
@@ -276,6 +363,8 @@ pub struct RandomFlows {
 #[serde(rename_all = "snake_case")]
 pub enum FlowKind {
     Udp,
+    /// A bulk TCP transfer (FTP-like), window-limited.
+    Tcp,
 }
 
 /// `rate`: offered application bit/s, or "saturate".

@@ -85,7 +85,8 @@ fn defaults_fill_every_optional_section() {
         s.queue,
         QueueSpec {
             kind: QueueKind::Droptail,
-            capacity_pkts: 50
+            capacity_pkts: 50,
+            per_dest_capacity_pkts: 40,
         }
     );
     assert_eq!(
@@ -99,9 +100,27 @@ fn defaults_fill_every_optional_section() {
             packet_size_bytes: 1000,
             rate: Rate::Bps(1e6),
             priority: 0,
+            variant: TcpVariantKind::Newreno,
+            transfer_pkts: None,
+            cc: CcKind::None,
         }]
     );
     assert_eq!(s.outputs, Outputs { bin_s: 1.0 });
+    assert_eq!(
+        s.tcp,
+        TcpSpec {
+            min_rto_s: 0.2,
+            delayed_ack: false,
+            max_window_pkts: 64,
+            ecn: false,
+            timestamps: false
+        }
+    );
+    assert!(s.diffq.scheduling && s.diffq.mac_priority);
+    assert_eq!(
+        s.diffq.max_bps, 11e6,
+        "max_rate defaults to the radio's data rate"
+    );
 }
 
 #[test]
@@ -262,7 +281,7 @@ fn unknown_nested_key_suggests_the_nearest() {
     );
     assert_eq!(
         one_error(&format!("{BASE}[queue]\nzzz = 3\n")),
-        "queue.zzz: unknown key; expected one of kind, capacity"
+        "queue.zzz: unknown key; expected one of kind, capacity, per_dest_capacity"
     );
 }
 
@@ -469,14 +488,6 @@ fn link_problems() {
 }
 
 #[test]
-fn unavailable_kinds_say_what_to_use() {
-    assert_eq!(
-        one_error(&base_with("kind = \"udp\"", "kind = \"tcp\"")),
-        "flow[0].kind: \"tcp\" flows are not available yet in this version; use kind = \"udp\""
-    );
-}
-
-#[test]
 fn too_few_nodes() {
     assert_eq!(
         one_error(&base_with(
@@ -587,7 +598,7 @@ rate = 1
             "flow[0].dst: node 57 does not exist; the topology has 46 nodes (0..45)",
             "flow[0].packet_size: expected an integer number of bytes in 1..=65000, got 70000",
             "flow[0].rate: expected bit/s > 0 or \"saturate\", got \"fast\"",
-            "flow[1].kind: missing required key; expected udp",
+            "flow[1].kind: missing required key; expected one of udp, tcp",
             "flow[1].dst: same node as src (1); a flow needs two different nodes",
             "seeed: unknown key; did you mean \"seed\"?",
         ]
@@ -646,4 +657,121 @@ fn flow_priority_must_name_a_mac_level() {
     );
     let ok = format!("{base}\n[mac]\nkind = \"edca\"\n");
     assert_eq!(from_toml_str(&ok).unwrap().flows[0].priority, 3);
+}
+
+const TWO_NODES: &str = r#"
+    duration = 10.0
+    [topology]
+    kind = "chain"
+    nodes = 3
+    spacing = 100.0
+"#;
+
+#[track_caller]
+fn errors_of(extra: &str) -> Vec<String> {
+    from_toml_str(&format!("{TWO_NODES}{extra}"))
+        .unwrap_err()
+        .messages()
+}
+
+#[test]
+fn tcp_flows_read_variant_transfer_size_and_tcp_section() {
+    let s = from_toml_str(&format!(
+        "{TWO_NODES}[tcp]\nmin_rto = 1.0\ndelayed_ack = true\nmax_window = 20\necn = true\n\
+         [[flow]]\nkind = \"tcp\"\nsrc = 0\ndst = 2\nvariant = \"vegas\"\npackets = 500\n"
+    ))
+    .unwrap();
+    let f = &s.flows[0];
+    assert_eq!(
+        (f.kind, f.variant, f.transfer_pkts, f.rate),
+        (
+            FlowKind::Tcp,
+            TcpVariantKind::Vegas,
+            Some(500),
+            Rate::Saturate
+        )
+    );
+    assert_eq!(
+        s.tcp,
+        TcpSpec {
+            min_rto_s: 1.0,
+            delayed_ack: true,
+            max_window_pkts: 20,
+            ecn: true,
+            timestamps: false
+        }
+    );
+}
+
+#[test]
+fn tcp_and_udp_keys_do_not_mix() {
+    assert_eq!(
+        errors_of("[[flow]]\nkind = \"tcp\"\nsrc = 0\ndst = 2\nrate = 1e6\nvariant = \"reno\"\n"),
+        vec![
+            "flow[0].rate: a tcp flow is window-limited and takes no rate; remove it (or use kind = \"udp\")",
+            "flow[0].variant: unknown variant \"reno\"; expected one of newreno, sack, vegas, few",
+        ]
+    );
+    assert_eq!(
+        errors_of("[[flow]]\nkind = \"udp\"\nsrc = 0\ndst = 2\nrate = 1e6\nvariant = \"sack\"\npackets = 3\n"),
+        vec![
+            "flow[0].variant: applies only to kind = \"tcp\"",
+            "flow[0].packets: applies only to kind = \"tcp\" (a transfer size in segments)",
+        ]
+    );
+    assert_eq!(
+        errors_of("[tcp]\nmax_window = 0\nmin_rto = -1\n"),
+        vec![
+            "tcp.min_rto: expected a number of seconds > 0, got -1",
+            "tcp.max_window: expected an integer number of packets in 1..=10000, got 0",
+        ]
+    );
+}
+
+#[test]
+fn diffq_queue_and_rate_control_keys() {
+    let s = from_toml_str(&format!(
+        "{TWO_NODES}[queue]\nkind = \"diffq\"\ncapacity = 100\nper_dest_capacity = 30\n\
+         [mac]\nkind = \"edca\"\n[diffq]\nscheduling = false\nutility = \"log\"\nbeta = 0.7\n\
+         [[flow]]\nkind = \"tcp\"\nsrc = 0\ndst = 2\nvariant = \"sack\"\ncc = \"diffq\"\n"
+    ))
+    .unwrap();
+    assert_eq!(
+        s.queue,
+        QueueSpec {
+            kind: QueueKind::Diffq,
+            capacity_pkts: 100,
+            per_dest_capacity_pkts: 30
+        }
+    );
+    assert!(!s.diffq.scheduling && s.diffq.mac_priority);
+    assert_eq!(
+        (s.diffq.utility, s.diffq.beta),
+        (DiffqUtilityKind::Log, 0.7)
+    );
+    assert_eq!(s.flows[0].cc, CcKind::Diffq);
+}
+
+#[test]
+fn diffq_mistakes_are_named() {
+    assert_eq!(
+        errors_of("[[flow]]\nkind = \"udp\"\nsrc = 0\ndst = 2\nrate = 1e6\ncc = \"diffq\"\n"),
+        vec!["flow[0].cc: \"diffq\" rate control reads the source's DiffQ queue; set queue.kind = \"diffq\""]
+    );
+    assert_eq!(
+        errors_of("[medium]\nkind = \"wired\"\n[queue]\nkind = \"diffq\"\n"),
+        vec!["queue.kind: \"diffq\" needs the 802.11 medium (medium.kind = \"wifi\"), where neighbours overhear each other's queue reports"]
+    );
+    assert_eq!(
+        errors_of("[queue]\nper_dest_capacity = 5\n"),
+        vec!["queue.per_dest_capacity: applies only to kind = \"diffq\" (the limit of one destination queue)"]
+    );
+    assert_eq!(
+        errors_of("[queue]\nkind = \"diffq\"\ncapacity = 10\nper_dest_capacity = 20\n[diffq]\nbeta = 1.5\nmin_rate = 2e6\nmax_rate = 1e6\n"),
+        vec![
+            "queue.per_dest_capacity: must be at most capacity (10 packets), got 20",
+            "diffq.beta: expected a factor in (0, 1), got 1.5",
+            "diffq.min_rate: must be at most max_rate (1000000 bit/s), got 2000000",
+        ]
+    );
 }
