@@ -70,7 +70,9 @@ def client():
             n_workers=2,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            # Any free port: None means the default 8787, which warns (and fails under
+            # pytest -W error) when another cluster already holds it.
+            dashboard_address=":0",
             silence_logs=logging.CRITICAL,
         ) as cluster,
         distributed.Client(cluster, set_as_default=False) as c,

@@ -453,7 +453,9 @@ def _client(*, workers: int | None, scheduler: Any, runs: int) -> Iterator[Any]:
             n_workers=n,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            # Any free port: None means the default 8787, which warns (and fails under
+            # pytest -W error) when another cluster already holds it.
+            dashboard_address=":0",
             silence_logs=logging.ERROR,
         ) as cluster,
         Client(cluster, set_as_default=False) as client,
