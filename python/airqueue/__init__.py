@@ -8,6 +8,7 @@ management in IEEE 802.11 networks.
 
 from airqueue import _core
 from airqueue.errors import AirqueueError, ConfigError, SimulationError
+from airqueue.reproduce import ReproductionResult, reproduce
 from airqueue.results import TABLES, Results
 from airqueue.runner import run
 from airqueue.scenario import Scenario, load_scenario
@@ -29,6 +30,7 @@ __all__ = [
     "TABLES",
     "AirqueueError",
     "ConfigError",
+    "ReproductionResult",
     "Results",
     "Scenario",
     "SimulationError",
@@ -37,6 +39,7 @@ __all__ = [
     "load",
     "load_scenario",
     "plot",
+    "reproduce",
     "run",
     "sweep",
 ]

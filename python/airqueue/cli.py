@@ -4,6 +4,7 @@ one import below; see ``cli_common.py`` for the shared app and error handling.""
 from __future__ import annotations
 
 import airqueue.cli_plot  # noqa: F401  (registers `airqueue plot`)
+import airqueue.cli_reproduce  # noqa: F401  (registers `airqueue reproduce`)
 import airqueue.cli_sweep  # noqa: F401  (registers `airqueue sweep`)
 from airqueue import cli_run  # noqa: F401  (registers `airqueue run`)
 from airqueue.cli_common import app

@@ -1,0 +1,248 @@
+"""``diffq-starvation``: the three-flow scenario of seed 000, Fig. 2 (TCP) and Fig. 10
+(DiffQ-TCP).
+
+Geometry (explicit positions, metres; 250 m range, 550 m carrier sense)::
+
+            G (200, 400)
+            |  flow 2: F -> G, one hop, joins at 45 s
+            F (200, 200)
+    A ----- B ----- C ----- D ----- E      flow 1: A -> E, four hops, starts first
+  (0, 0) (200, 0)                (800, 0)
+            H (200, -200)
+            |  flow 3: H -> I, one hop, joins at 70 s
+            I (200, -400)
+
+Both one-hop senders sit 200 m from the relay B, perpendicular to the chain: as in the
+paper's explanation of Fig. 2, B's channel accesses contend with four other senders
+(A, C, F and H) while F and H only contend with the long flow, and their receivers are
+400 m from B. The paper's own topology is a building testbed (Fig. 5/10: flow 1 is five
+hops, flow 2 two); this is the same mechanism on a chain.
+
+Schemes: TCP-SACK (drop-tail queue of 50, DCF) and DiffQ-TCP (TCP-SACK reliability with
+its congestion control off, paced by DiffQ's source rate control; DiffQ queues; EDCA
+with DiffQ's eight levels), every flow the same scheme. Delayed ACKs are a parameter of
+the reproduction applied to both schemes alike: on by default (Linux, the paper's
+testbed, acknowledges every other segment), and the reproduction also reports them off.
+
+Metrics, over the period when all three flows are active (third start to the end):
+each flow's goodput, the long flow's share of the fair share (its goodput over a third
+of the aggregate) and Jain's index, mean and 95% interval over seeds (seeds change only
+the random draws of the MAC, the topology is fixed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from airqueue.reproduce.report import ReproductionResult, Row, row
+from airqueue.reproduce.runs import Runner
+
+NAME = "diffq-starvation"
+SUMMARY = "Fig. 2 / Fig. 10: a 4-hop TCP flow starves beside two 1-hop flows; DiffQ-TCP shares"
+
+SCHEMES = ("TCP-SACK", "DiffQ-TCP")
+
+
+@dataclass(frozen=True)
+class Config:
+    """Parameters (``airqueue.reproduce(NAME, params={...})`` overrides any of them)."""
+
+    seeds: int = 5
+    duration: float = 120.0
+    #: Start times of flows 1 (4 hops), 2 and 3 (1 hop each), seconds.
+    starts: tuple[float, float, float] = (1.0, 45.0, 70.0)
+    #: Delayed-ACK settings to run; the first is the headline (Linux default: on).
+    delayed_ack: tuple[bool, ...] = (True, False)
+    spacing: float = 200.0
+    packet_size: int = 1400
+    queue_capacity: int = 50
+    bin: float = 1.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
+        base = cls(seeds=3, duration=60.0, starts=(1.0, 10.0, 20.0)) if quick else cls()
+        params = dict(params or {})
+        unknown = set(params) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise ValueError(
+                f"{NAME}: unknown parameter(s) {sorted(unknown)}; "
+                f"known: {sorted(cls.__dataclass_fields__)}"
+            )
+        for key in ("starts", "delayed_ack"):
+            if key in params:
+                params[key] = tuple(params[key])
+        return replace(base, **params)
+
+
+def scenario(config: Config, scheme: str) -> dict[str, Any]:
+    """The scenario of one scheme (delayed ACK as swept by the grid)."""
+    s = config.spacing
+    positions = [[i * s, 0.0] for i in range(5)]  # A B C D E
+    positions += [[s, s], [s, 2 * s], [s, -s], [s, -2 * s]]  # F G H I
+    t1, t2, t3 = config.starts
+    diffq = scheme == "DiffQ-TCP"
+    flows = [
+        {"src": 0, "dst": 4, "start": t1},
+        {"src": 5, "dst": 6, "start": t2},
+        {"src": 7, "dst": 8, "start": t3},
+    ]
+    for f in flows:
+        f.update(kind="tcp", variant="sack", packet_size=config.packet_size)
+        if diffq:
+            f["cc"] = "diffq"
+    sc: dict[str, Any] = {
+        "name": f"{NAME}-{scheme.lower()}",
+        "duration": config.duration,
+        "seed": 1,
+        "topology": {"kind": "explicit", "positions": positions},
+        "radio": {"data_rate": 11e6},
+        "mac": {"kind": "edca", "levels": "diffq8"} if diffq else {"kind": "dcf"},
+        "routing": {"kind": "static", "metric": "etx"},
+        "queue": {"kind": "diffq" if diffq else "droptail", "capacity": config.queue_capacity},
+        "tcp": {"delayed_ack": config.delayed_ack[0]},
+        "flow": flows,
+        "outputs": {"bin": config.bin},
+    }
+    for key, value in config.extra.items():
+        sc[key] = value
+    return sc
+
+
+def window_goodputs(timeseries: pd.DataFrame, start: float, end: float) -> pd.DataFrame:
+    """Per (run, flow) goodput over [start, end] from the binned time series, bit/s."""
+    ts = timeseries
+    lo = ts["t_start_s"].clip(lower=start)
+    hi = ts["t_end_s"].clip(upper=end)
+    overlap = (hi - lo).clip(lower=0.0)
+    width = ts["t_end_s"] - ts["t_start_s"]
+    bits = ts["goodput_bps"] * width * (overlap / width.where(width > 0, 1.0))
+    keys = [c for c in ("scheme", "run_id", "seed", "tcp.delayed_ack", "flow") if c in ts]
+    out = ts.assign(_bits=bits).groupby(keys, sort=True)["_bits"].sum().reset_index()
+    out["goodput_bps"] = out.pop("_bits") / (end - start)
+    return out
+
+
+def run(
+    *,
+    quick: bool,
+    out: Path,
+    workers: int | None,
+    serial: bool,
+    progress: bool,
+    params: Mapping[str, Any] | None = None,
+) -> ReproductionResult:
+    config = Config.make(quick, params)
+    seeds = list(range(1, config.seeds + 1))
+    grid = {"tcp.delayed_ack": list(config.delayed_ack)}
+    with Runner(out, workers=workers, serial=serial, progress=progress) as runner:
+        frames = [runner.sweep(s, scenario(config, s), seeds=seeds, grid=grid) for s in SCHEMES]
+        flows = pd.concat(frames, ignore_index=True)
+        ts = runner.table(flows, "timeseries")
+    t3, end = config.starts[2], config.duration
+    win = window_goodputs(ts, t3, end)
+
+    rows: list[Row] = []
+    figures: list[Path] = []
+    for delack in config.delayed_ack:
+        tag = "delayed ACK on" if delack else "delayed ACK off"
+        for scheme in SCHEMES:
+            w = win[(win["scheme"] == scheme) & (win["tcp.delayed_ack"] == delack)]
+            per_run = w.pivot_table(index="run_id", columns="flow", values="goodput_bps")
+            fig_ref = "Fig. 2b" if scheme == "TCP-SACK" else "Fig. 10"
+            for flow, what in (
+                (0, "flow 1 (4 hops)"),
+                (1, "flow 2 (1 hop)"),
+                (2, "flow 3 (1 hop)"),
+            ):
+                rows.append(
+                    row(
+                        f"{scheme}, {tag}: {what} goodput, all 3 active, kb/s ({fig_ref})",
+                        list(per_run.get(flow, pd.Series(dtype=float))),
+                        scale=1e3,
+                    )
+                )
+            agg = per_run.sum(axis=1)
+            share = per_run.get(0, 0.0) / (agg / 3.0)
+            rows.append(
+                row(f"{scheme}, {tag}: flow 1 share of fair share (aggregate/3)", list(share))
+            )
+            jain = agg**2 / (3 * (per_run**2).sum(axis=1))
+            rows.append(row(f"{scheme}, {tag}: Jain's index, all 3 active", list(jain), high=1.0))
+            rows.append(row(f"{scheme}, {tag}: aggregate goodput, kb/s", list(agg), scale=1e3))
+        figures.append(_timeseries_figure(ts, config, delack, out))
+    figures.append(_bars_figure(win, config, out))
+
+    notes = [
+        "Paper (Fig. 2b, TCP): flow 1 starves soon after the third flow joins; (Fig. 10, "
+        "DiffQ-TCP): all three share the medium without starving. The paper gives these as "
+        "plots, no numbers: the paper column is blank.",
+        f"Window: t = {t3:g} s (third flow starts) to {end:g} s; flows start at "
+        f"{', '.join(f'{t:g}' for t in config.starts)} s; {len(seeds)} seeds "
+        f"({'quick' if quick else 'full'}).",
+        "Topology: 4-hop chain A-E at 200 m spacing, 1-hop flows F->G and H->I 200 m from "
+        "relay B on either side (B contends with A, C, F, H as in the paper's explanation).",
+        "Delayed ACK applies to both schemes alike; 'on' is the Linux default of the "
+        "paper's testbed.",
+    ]
+    return ReproductionResult(
+        name=NAME,
+        rows=rows,
+        figures=figures,
+        notes=notes,
+        params={"quick": quick, **_plain(config), "seed_list": seeds},
+        out=out,
+    )
+
+
+def _timeseries_figure(ts: pd.DataFrame, config: Config, delack: bool, out: Path) -> Path:
+    from airqueue.reproduce.figures import save, timeseries_panels
+
+    panels: dict[str, dict[str, tuple[list[float], list[float]]]] = {}
+    sub = ts[ts["tcp.delayed_ack"] == delack]
+    for scheme in SCHEMES:
+        g = sub[sub["scheme"] == scheme]
+        mean = g.groupby(["flow", "t_start_s", "t_end_s"], sort=True)["goodput_bps"].mean()
+        series = {}
+        for flow, f in mean.groupby(level="flow"):
+            f = f.reset_index()
+            mid = (f["t_start_s"] + f["t_end_s"]) / 2
+            series[f"flow {int(flow) + 1}"] = (list(mid), list(f["goodput_bps"] / 1e3))
+        label = "Fig. 2b" if scheme == "TCP-SACK" else "Fig. 10"
+        panels[f"{scheme} ({label}), mean of {config.seeds} seeds"] = series
+    marks = [(t, f"flow {i + 1} starts") for i, t in enumerate(config.starts)]
+    tag = "on" if delack else "off"
+    fig = timeseries_panels(
+        panels, title=f"{NAME}: per-flow goodput over time (delayed ACK {tag})", marks=marks
+    )
+    suffix = "" if delack == config.delayed_ack[0] else f"-delack-{tag}"
+    return save(fig, out / f"goodput-over-time{suffix}.png")
+
+
+def _bars_figure(win: pd.DataFrame, config: Config, out: Path) -> Path:
+    from airqueue.reproduce.figures import bars, save
+
+    groups: dict[str, dict[str, list[float]]] = {}
+    for delack in config.delayed_ack:
+        for scheme in SCHEMES:
+            w = win[(win["scheme"] == scheme) & (win["tcp.delayed_ack"] == delack)]
+            key = f"{scheme}\ndelayed ACK {'on' if delack else 'off'}"
+            groups[key] = {
+                f"flow {int(f) + 1}": list(g["goodput_bps"] / 1e3)
+                for f, g in w.groupby("flow", sort=True)
+            }
+    fig = bars(
+        groups,
+        title=f"{NAME}: goodput while all three flows are active (mean, 95% CI)",
+        ylabel="goodput (kb/s)",
+    )
+    return save(fig, out / "window-goodput.png")
+
+
+def _plain(config: Config) -> dict[str, Any]:
+    return {k: getattr(config, k) for k in config.__dataclass_fields__}

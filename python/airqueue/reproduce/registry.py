@@ -1,0 +1,34 @@
+"""The reproductions by name. Each is a module with ``NAME``, ``SUMMARY`` and
+``run(*, quick, out, workers, serial, progress, params) -> ReproductionResult``; it is
+imported only when it runs (matplotlib and Dask load on first use)."""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+__all__ = ["REPRODUCTIONS", "module"]
+
+#: name -> (module, one-line summary, seed paper).
+REPRODUCTIONS: dict[str, tuple[str, str, str]] = {
+    "diffq-starvation": (
+        "airqueue.reproduce.diffq_starvation",
+        "Fig. 2 / Fig. 10: a 4-hop TCP flow starves beside two 1-hop flows; DiffQ-TCP shares",
+        "000",
+    ),
+    "diffq-single-path": (
+        "airqueue.reproduce.diffq_single_path",
+        "Sec. 6.3: 46-node mesh, 4-32 random flows; fairness, log utility, Table 3 ratios",
+        "000",
+    ),
+    "diffq-ablation": (
+        "airqueue.reproduce.diffq_ablation",
+        "Sec. 6.4, Fig. 15: rate control only vs + scheduling vs full DiffQ (queue drops)",
+        "000",
+    ),
+}
+
+
+def module(name: str) -> ModuleType:
+    """The module of reproduction ``name`` (KeyError if there is none)."""
+    return importlib.import_module(REPRODUCTIONS[name][0])
