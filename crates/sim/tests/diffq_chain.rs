@@ -12,73 +12,32 @@
 //! is run twice to check determinism.
 
 use airqueue_kernel::Time;
-use airqueue_sim::app::UdpRate;
-use airqueue_sim::medium::wifi::WifiConfig;
-use airqueue_sim::net::routing::GraphEdge;
-use airqueue_sim::net::RoutingTable;
 use airqueue_sim::{
-    DiffQConfig, DiffqRateConfig, FlowCc, FlowConfig, FlowKindConfig, MediumConfig, NodeId,
-    QdiscConfig, RunOutcome, World, WorldConfig,
+    DiffqRateConfig, FlowCc, FlowConfig, NodeId, QdiscConfig, RunOutcome, World, WorldConfig,
+};
+
+mod common;
+use common::{
+    assert_conserved, chain_positions, diffq8_wifi, diffq_queue, saturating_udp, wifi_world,
 };
 
 const PAYLOAD: u32 = 1400;
 const SPACING_M: f64 = 200.0;
 
-/// Routes along the unit-disk graph of the 250 m decode range.
-fn routing(positions: &[[f64; 2]]) -> RoutingTable {
-    let graph: Vec<Vec<GraphEdge>> = positions
-        .iter()
-        .enumerate()
-        .map(|(a, pa)| {
-            positions
-                .iter()
-                .enumerate()
-                .filter(|(b, pb)| *b != a && (pa[0] - pb[0]).hypot(pa[1] - pb[1]) <= 250.0)
-                .map(|(b, _)| GraphEdge {
-                    to: NodeId(b as u32),
-                    cost: 1.0,
-                })
-                .collect()
-        })
-        .collect();
-    RoutingTable::shortest_paths(&graph)
-}
-
-fn diffq_queue() -> DiffQConfig {
-    DiffQConfig {
-        capacity_pkts: 100,
-        per_dest_capacity: 40,
-        levels: 8,
-        scheduling: true,
-        mac_priority: true,
-    }
-}
-
 fn chain(duration: Time, seed: u64) -> WorldConfig {
-    let positions: Vec<[f64; 2]> = (0..4).map(|i| [i as f64 * SPACING_M, 0.0]).collect();
-    let mut wifi = WifiConfig::dsss_default();
-    wifi.levels = airqueue_phy::edca::diffq8().to_vec();
+    let flow = FlowConfig {
+        cc: FlowCc::DiffQ(DiffqRateConfig::aimd()),
+        ..saturating_udp(0, 3, PAYLOAD, duration)
+    };
     WorldConfig {
-        seed,
-        duration,
-        warmup: Time::ZERO,
-        bin: Time::from_secs(1),
-        node_count: positions.len(),
-        routing: routing(&positions),
-        positions,
-        link_loss: vec![],
-        medium: MediumConfig::Wifi(wifi),
         qdisc: QdiscConfig::DiffQ(diffq_queue()),
-        flows: vec![FlowConfig {
-            src: NodeId(0),
-            dst: NodeId(3),
-            start: Time::ZERO,
-            stop: duration,
-            payload_bytes: PAYLOAD,
-            priority: 0,
-            kind: FlowKindConfig::Udp(UdpRate::Saturate),
-            cc: FlowCc::DiffQ(DiffqRateConfig::aimd()),
-        }],
+        ..wifi_world(
+            diffq8_wifi(),
+            chain_positions(4, SPACING_M),
+            vec![flow],
+            duration,
+            seed,
+        )
     }
 }
 
@@ -111,11 +70,7 @@ fn run_sampled(cfg: WorldConfig, settle: Time, step: Time) -> (RunOutcome, Vec<S
         t += step;
     }
     let out = world.finish();
-    assert!(
-        out.conservation.holds(),
-        "conservation: {:?}",
-        out.conservation
-    );
+    assert_conserved(&out);
     (out, samples)
 }
 

@@ -29,12 +29,13 @@
 
 use airqueue_kernel::Time;
 use airqueue_sim::medium::wifi::WifiConfig;
-use airqueue_sim::net::routing::GraphEdge;
-use airqueue_sim::net::RoutingTable;
 use airqueue_sim::{
-    DiffQConfig, DiffqRateConfig, FlowCc, FlowConfig, FlowKindConfig, MediumConfig, NodeId,
-    QdiscConfig, RunOutcome, TcpFlowConfig, TcpVariant, World, WorldConfig,
+    DiffqRateConfig, FlowCc, FlowConfig, QdiscConfig, RunOutcome, TcpFlowConfig, TcpVariant,
+    WorldConfig,
 };
+
+mod common;
+use common::{diffq8_wifi, diffq_queue, run_checked as run, run_twice_by, tcp_flow, wifi_world};
 
 const PAYLOAD: u32 = 1400;
 const DURATION_S: u64 = 60;
@@ -55,26 +56,6 @@ fn positions() -> Vec<[f64; 2]> {
     ]
 }
 
-/// Routes along the unit-disk graph of the 250 m decode range.
-fn routing(positions: &[[f64; 2]]) -> RoutingTable {
-    let graph: Vec<Vec<GraphEdge>> = positions
-        .iter()
-        .enumerate()
-        .map(|(a, pa)| {
-            positions
-                .iter()
-                .enumerate()
-                .filter(|(b, pb)| *b != a && (pa[0] - pb[0]).hypot(pa[1] - pb[1]) <= 250.0)
-                .map(|(b, _)| GraphEdge {
-                    to: NodeId(b as u32),
-                    cost: 1.0,
-                })
-                .collect()
-        })
-        .collect();
-    RoutingTable::shortest_paths(&graph)
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Scheme {
     /// TCP-SACK, drop-tail 50, DCF.
@@ -89,70 +70,40 @@ fn scenario(scheme: Scheme, seed: u64) -> WorldConfig {
 
 /// `delayed_ack`: RFC 5681 (4.2) delayed ACKs on every flow's receiver.
 fn scenario_with(scheme: Scheme, seed: u64, delayed_ack: bool) -> WorldConfig {
-    let positions = positions();
     let duration = Time::from_secs(DURATION_S);
-    let mut wifi = WifiConfig::dsss_default();
-    let (qdisc, cc) = match scheme {
-        Scheme::TcpSack => (QdiscConfig::DropTail { capacity_pkts: 50 }, FlowCc::None),
-        Scheme::DiffqTcp => {
-            wifi.levels = airqueue_phy::edca::diffq8().to_vec();
-            (
-                QdiscConfig::DiffQ(DiffQConfig {
-                    capacity_pkts: 100,
-                    per_dest_capacity: 40,
-                    levels: 8,
-                    scheduling: true,
-                    mac_priority: true,
-                }),
-                FlowCc::DiffQ(DiffqRateConfig::aimd()),
-            )
-        }
+    let (wifi, qdisc, cc) = match scheme {
+        Scheme::TcpSack => (
+            WifiConfig::dsss_default(),
+            QdiscConfig::DropTail { capacity_pkts: 50 },
+            FlowCc::None,
+        ),
+        Scheme::DiffqTcp => (
+            diffq8_wifi(),
+            QdiscConfig::DiffQ(diffq_queue()),
+            FlowCc::DiffQ(DiffqRateConfig::aimd()),
+        ),
+    };
+    let tcp = TcpFlowConfig {
+        delayed_ack,
+        ..TcpFlowConfig::new(TcpVariant::Sack)
     };
     let flow = |src: u32, dst: u32, start_s: u64| FlowConfig {
-        src: NodeId(src),
-        dst: NodeId(dst),
         start: Time::from_secs(start_s),
-        stop: duration,
-        payload_bytes: PAYLOAD,
-        priority: 0,
-        kind: FlowKindConfig::Tcp(TcpFlowConfig {
-            delayed_ack,
-            ..TcpFlowConfig::new(TcpVariant::Sack)
-        }),
         cc,
+        ..tcp_flow(src, dst, PAYLOAD, tcp.clone(), duration)
     };
+    let flows = vec![flow(0, 4, 0), flow(5, 6, 10), flow(7, 8, 20)];
     WorldConfig {
-        seed,
-        duration,
         warmup: Time::from_secs(WARMUP_S),
-        bin: Time::from_secs(1),
-        node_count: positions.len(),
-        routing: routing(&positions),
-        positions,
-        link_loss: vec![],
-        medium: MediumConfig::Wifi(wifi),
         qdisc,
-        flows: vec![flow(0, 4, 0), flow(5, 6, 10), flow(7, 8, 20)],
+        ..wifi_world(wifi, positions(), flows, duration, seed)
     }
-}
-
-#[track_caller]
-fn run(cfg: WorldConfig) -> RunOutcome {
-    let out = World::new(cfg).run();
-    assert!(
-        out.conservation.holds(),
-        "conservation: {:?}",
-        out.conservation
-    );
-    out
 }
 
 /// Runs twice, checks both runs are identical, returns the first.
 #[track_caller]
 fn run_twice(cfg: WorldConfig) -> RunOutcome {
-    let a = run(cfg.clone());
-    let b = run(cfg);
-    let key = |o: &RunOutcome| {
+    run_twice_by(cfg, |o| {
         (
             o.events,
             o.metrics
@@ -161,9 +112,7 @@ fn run_twice(cfg: WorldConfig) -> RunOutcome {
                 .map(|f| (f.packets_sent, f.packets_delivered, f.window_bytes))
                 .collect::<Vec<_>>(),
         )
-    };
-    assert_eq!(key(&a), key(&b), "same config, different runs");
-    a
+    })
 }
 
 /// Per-flow goodputs (b/s) and the long flow's share of a fair third of the aggregate.

@@ -9,13 +9,13 @@ use airqueue_analytic::airtime::{tcp_goodput_bps, Link, TcpExchange};
 use airqueue_analytic::bianchi::{saturation, DsssSaturation, RetryLimit, SlotDurations};
 use airqueue_kernel::Time;
 use airqueue_phy::dsss::{DATA_OVERHEAD_BYTES, LLC_SNAP_BYTES};
-use airqueue_sim::app::UdpRate;
 use airqueue_sim::medium::wifi::WifiConfig;
-use airqueue_sim::net::routing::GraphEdge;
-use airqueue_sim::net::RoutingTable;
-use airqueue_sim::{
-    FlowConfig, FlowKindConfig, MediumConfig, NodeId, QdiscConfig, RunOutcome, TcpFlowConfig,
-    TcpVariant, World, WorldConfig,
+use airqueue_sim::{FlowConfig, RunOutcome, TcpFlowConfig, TcpVariant, WorldConfig};
+
+mod common;
+use common::{
+    chain_positions, events_and_delivered, run_checked as run, run_twice_by, saturating_udp,
+    tcp_flow, wifi_world,
 };
 
 /// The MSS.
@@ -23,28 +23,6 @@ const MSS: u32 = 1000;
 /// IPv4 + TCP headers without options (`airqueue_tcp::wire::TCPIP_HEADER_BYTES`).
 const IP_TCP: u32 = 40;
 const SPACING_M: f64 = 200.0;
-
-/// Routes along the unit-disk graph of the configured decode range.
-fn routing(positions: &[[f64; 2]], range_m: f64) -> RoutingTable {
-    let graph: Vec<Vec<GraphEdge>> = positions
-        .iter()
-        .enumerate()
-        .map(|(a, pa)| {
-            positions
-                .iter()
-                .enumerate()
-                .filter(|(b, pb)| {
-                    *b != a && ((pa[0] - pb[0]).powi(2) + (pa[1] - pb[1]).powi(2)).sqrt() <= range_m
-                })
-                .map(|(b, _)| GraphEdge {
-                    to: NodeId(b as u32),
-                    cost: 1.0,
-                })
-                .collect()
-        })
-        .collect();
-    RoutingTable::shortest_paths(&graph)
-}
 
 fn variants() -> [(&'static str, TcpVariant); 4] {
     [
@@ -56,78 +34,24 @@ fn variants() -> [(&'static str, TcpVariant); 4] {
 }
 
 fn tcp(src: u32, dst: u32, cfg: TcpFlowConfig, duration: Time) -> FlowConfig {
-    FlowConfig {
-        src: NodeId(src),
-        dst: NodeId(dst),
-        start: Time::ZERO,
-        stop: duration,
-        payload_bytes: MSS,
-        priority: 0,
-        kind: FlowKindConfig::Tcp(cfg),
-        cc: airqueue_sim::FlowCc::None,
-    }
-}
-
-fn udp_saturating(src: u32, dst: u32, duration: Time) -> FlowConfig {
-    FlowConfig {
-        src: NodeId(src),
-        dst: NodeId(dst),
-        start: Time::ZERO,
-        stop: duration,
-        payload_bytes: MSS,
-        priority: 0,
-        kind: FlowKindConfig::Udp(UdpRate::Saturate),
-        cc: airqueue_sim::FlowCc::None,
-    }
+    tcp_flow(src, dst, MSS, cfg, duration)
 }
 
 fn chain_config(nodes: u32, flows: Vec<FlowConfig>, duration: Time, seed: u64) -> WorldConfig {
-    let positions: Vec<[f64; 2]> = (0..nodes).map(|i| [i as f64 * SPACING_M, 0.0]).collect();
-    WorldConfig {
-        seed,
-        duration,
-        warmup: Time::ZERO,
-        bin: Time::from_secs(1),
-        node_count: positions.len(),
-        routing: routing(&positions, 250.0),
-        positions,
-        link_loss: vec![],
-        medium: MediumConfig::Wifi(WifiConfig::dsss_default()),
-        qdisc: QdiscConfig::DropTail { capacity_pkts: 50 },
-        flows,
-    }
-}
-
-#[track_caller]
-fn run(cfg: WorldConfig) -> RunOutcome {
-    let out = World::new(cfg).run();
-    assert!(
-        out.conservation.holds(),
-        "conservation: {:?}",
-        out.conservation
-    );
-    out
+    let positions = chain_positions(nodes, SPACING_M);
+    wifi_world(WifiConfig::dsss_default(), positions, flows, duration, seed)
 }
 
 /// Runs `cfg` twice and checks both runs are identical; returns the first.
 #[track_caller]
 fn run_twice(cfg: WorldConfig) -> RunOutcome {
-    let a = run(cfg.clone());
-    let b = run(cfg);
-    assert_eq!(key(&a), key(&b), "same config, different runs");
-    a
+    run_twice_by(cfg, key)
 }
 
-fn key(o: &RunOutcome) -> (u64, Vec<u64>, Vec<u64>) {
-    (
-        o.events,
-        o.metrics
-            .flows
-            .iter()
-            .map(|f| f.packets_delivered)
-            .collect(),
-        o.metrics.flows.iter().map(|f| f.packets_sent).collect(),
-    )
+/// Events and per-flow packets delivered and sent.
+fn key(o: &RunOutcome) -> ((u64, Vec<u64>), Vec<u64>) {
+    let sent = o.metrics.flows.iter().map(|f| f.packets_sent).collect();
+    (events_and_delivered(o), sent)
 }
 
 /// Bianchi's model for the two stations of a one-hop TCP transfer when both are
@@ -261,7 +185,10 @@ fn saturating_udp_through_the_relay_starves_tcp() {
     ));
     let mixed = run_twice(chain_config(
         4,
-        vec![tcp(0, 3, cfg, duration), udp_saturating(1, 3, duration)],
+        vec![
+            tcp(0, 3, cfg, duration),
+            saturating_udp(1, 3, MSS, duration),
+        ],
         duration,
         5,
     ));

@@ -2,12 +2,10 @@
 //! links, a finite transfer completes exactly, and a stopped flow stops sending new data.
 
 use airqueue_kernel::Time;
-use airqueue_sim::net::routing::GraphEdge;
-use airqueue_sim::net::RoutingTable;
-use airqueue_sim::{
-    FlowConfig, FlowKindConfig, MediumConfig, NodeId, QdiscConfig, RunOutcome, TcpFlowConfig,
-    TcpVariant, World, WorldConfig,
-};
+use airqueue_sim::{FlowConfig, RunOutcome, TcpFlowConfig, TcpVariant, WorldConfig};
+
+mod common;
+use common::{events_and_delivered, run_twice_by, tcp_flow, wired_chain};
 
 const BANDWIDTH_BPS: f64 = 10e6;
 const DELAY: Time = Time::from_millis(1);
@@ -16,62 +14,17 @@ const MSS: u32 = 1000;
 const IP_TCP: u32 = 40;
 
 fn chain(nodes: u32, flows: Vec<FlowConfig>, duration: Time) -> WorldConfig {
-    let links: Vec<(NodeId, NodeId)> = (0..nodes - 1).map(|i| (NodeId(i), NodeId(i + 1))).collect();
-    let mut graph = vec![Vec::new(); nodes as usize];
-    for &(a, b) in &links {
-        graph[a.index()].push(GraphEdge { to: b, cost: 1.0 });
-        graph[b.index()].push(GraphEdge { to: a, cost: 1.0 });
-    }
-    WorldConfig {
-        seed: 1,
-        duration,
-        warmup: Time::ZERO,
-        bin: Time::from_secs(1),
-        node_count: nodes as usize,
-        positions: (0..nodes).map(|i| [i as f64 * 200.0, 0.0]).collect(),
-        link_loss: vec![],
-        medium: MediumConfig::Wired {
-            bandwidth_bps: BANDWIDTH_BPS,
-            delay: DELAY,
-            links,
-        },
-        routing: RoutingTable::shortest_paths(&graph),
-        qdisc: QdiscConfig::DropTail { capacity_pkts: 50 },
-        flows,
-    }
+    wired_chain(nodes, BANDWIDTH_BPS, DELAY, flows, duration)
 }
 
 fn tcp(cfg: TcpFlowConfig, dst: u32, stop: Time) -> FlowConfig {
-    FlowConfig {
-        src: NodeId(0),
-        dst: NodeId(dst),
-        start: Time::ZERO,
-        stop,
-        payload_bytes: MSS,
-        priority: 0,
-        kind: FlowKindConfig::Tcp(cfg),
-        cc: airqueue_sim::FlowCc::None,
-    }
+    tcp_flow(0, dst, MSS, cfg, stop)
 }
 
 /// Runs twice, checks conservation and that both runs are identical.
 #[track_caller]
 fn run_twice(cfg: WorldConfig) -> RunOutcome {
-    let a = World::new(cfg.clone()).run();
-    let b = World::new(cfg).run();
-    assert!(a.conservation.holds(), "{:?}", a.conservation);
-    let key = |o: &RunOutcome| {
-        (
-            o.events,
-            o.metrics
-                .flows
-                .iter()
-                .map(|f| f.packets_delivered)
-                .collect::<Vec<_>>(),
-        )
-    };
-    assert_eq!(key(&a), key(&b));
-    a
+    run_twice_by(cfg, events_and_delivered)
 }
 
 #[test]

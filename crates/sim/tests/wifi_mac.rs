@@ -9,51 +9,20 @@ use airqueue_analytic::bianchi::{DsssSaturation, RetryLimit};
 use airqueue_kernel::Time;
 use airqueue_phy::dsss::{DATA_OVERHEAD_BYTES, LLC_SNAP_BYTES};
 use airqueue_phy::{Dbm, DsssRate, EdcaLevel};
-use airqueue_sim::app::UdpRate;
 use airqueue_sim::medium::wifi::{Fading, RateControl, WifiConfig};
-use airqueue_sim::net::routing::GraphEdge;
-use airqueue_sim::net::RoutingTable;
-use airqueue_sim::{
-    FlowConfig, FlowKindConfig, MediumConfig, NodeId, QdiscConfig, RunOutcome, World, WorldConfig,
+use airqueue_sim::{FlowConfig, RunOutcome, WorldConfig};
+
+mod common;
+use common::{
+    diffq8_wifi, events_and_delivered, run_checked, saturating_udp, unit_disk_routing, wifi_world,
 };
 
 const PAYLOAD: u32 = 1000;
 /// IPv4 + UDP headers carried in every data frame.
 const IP_UDP: u32 = 28;
 
-/// Routes along the unit-disk graph of the configured decode range.
-fn routing(positions: &[[f64; 2]], range_m: f64) -> RoutingTable {
-    let graph: Vec<Vec<GraphEdge>> = positions
-        .iter()
-        .enumerate()
-        .map(|(a, pa)| {
-            positions
-                .iter()
-                .enumerate()
-                .filter(|(b, pb)| {
-                    *b != a && ((pa[0] - pb[0]).powi(2) + (pa[1] - pb[1]).powi(2)).sqrt() <= range_m
-                })
-                .map(|(b, _)| GraphEdge {
-                    to: NodeId(b as u32),
-                    cost: 1.0,
-                })
-                .collect()
-        })
-        .collect();
-    RoutingTable::shortest_paths(&graph)
-}
-
 fn saturating(src: u32, dst: u32, duration: Time) -> FlowConfig {
-    FlowConfig {
-        src: NodeId(src),
-        dst: NodeId(dst),
-        start: Time::ZERO,
-        stop: duration,
-        payload_bytes: PAYLOAD,
-        priority: 0,
-        kind: FlowKindConfig::Udp(UdpRate::Saturate),
-        cc: airqueue_sim::FlowCc::None,
-    }
+    saturating_udp(src, dst, PAYLOAD, duration)
 }
 
 fn run(
@@ -62,28 +31,8 @@ fn run(
     flows: Vec<FlowConfig>,
     duration: Time,
     seed: u64,
-    link_loss: Vec<(NodeId, NodeId, f64)>,
 ) -> RunOutcome {
-    let out = World::new(WorldConfig {
-        seed,
-        duration,
-        warmup: Time::ZERO,
-        bin: Time::from_secs(1),
-        node_count: positions.len(),
-        routing: routing(&positions, 250.0),
-        positions,
-        link_loss,
-        medium: MediumConfig::Wifi(wifi),
-        qdisc: QdiscConfig::DropTail { capacity_pkts: 50 },
-        flows,
-    })
-    .run();
-    assert!(
-        out.conservation.holds(),
-        "conservation: {:?}",
-        out.conservation
-    );
-    out
+    run_checked(wifi_world(wifi, positions, flows, duration, seed))
 }
 
 /// Node 0 at the centre, `n` senders on a 5 m circle, all sending to node 0.
@@ -94,7 +43,7 @@ fn star(n: u32, wifi: WifiConfig, duration: Time, seed: u64) -> RunOutcome {
         pos.push([5.0 * a.cos(), 5.0 * a.sin()]);
     }
     let flows = (1..=n).map(|s| saturating(s, 0, duration)).collect();
-    run(wifi, pos, flows, duration, seed, vec![])
+    run(wifi, pos, flows, duration, seed)
 }
 
 fn aggregate(out: &RunOutcome) -> f64 {
@@ -179,7 +128,6 @@ fn hidden_pair(cs_range_m: f64, rts: bool) -> f64 {
         vec![saturating(0, 1, d), saturating(2, 1, d)],
         d,
         5,
-        vec![],
     );
     // Fraction of data frames lost (not acknowledged on the first try or at all).
     let tx: u64 = out.mac[0].data_tx + out.mac[2].data_tx;
@@ -206,8 +154,7 @@ fn hidden_terminals_lose_frames_and_rts_cts_recovers_part() {
 
 /// Two saturated stations at MAC levels `low` and `high` of seed 000's 8-level table.
 fn edca_pair(low: u8, high: u8) -> (f64, f64) {
-    let mut wifi = WifiConfig::dsss_default();
-    wifi.levels = airqueue_phy::edca::diffq8().to_vec();
+    let wifi = diffq8_wifi();
     let d = Time::from_secs(10);
     let pos = vec![[0.0, 0.0], [5.0, 0.0], [-5.0, 0.0]];
     let flows = vec![
@@ -220,7 +167,7 @@ fn edca_pair(low: u8, high: u8) -> (f64, f64) {
             ..saturating(2, 0, d)
         },
     ];
-    let out = run(wifi, pos, flows, d, 2, vec![]);
+    let out = run(wifi, pos, flows, d, 2);
     (
         out.metrics.flows[0].goodput_bps(),
         out.metrics.flows[1].goodput_bps(),
@@ -274,21 +221,10 @@ fn aarf_rate_shares(snr_db: f64) -> [f64; 4] {
         .range_for_threshold(Dbm(wifi.tx_power_dbm), Dbm(wifi.noise_dbm + snr_db));
     let d = Time::from_secs(10);
     let pos = vec![[0.0, 0.0], [d_m, 0.0]];
-    let out = World::new(WorldConfig {
-        seed: 9,
-        duration: d,
-        warmup: Time::ZERO,
-        bin: Time::from_secs(1),
-        node_count: 2,
-        routing: routing(&pos, d_m + 1.0),
-        positions: pos,
-        link_loss: vec![],
-        medium: MediumConfig::Wifi(wifi),
-        qdisc: QdiscConfig::DropTail { capacity_pkts: 50 },
-        flows: vec![saturating(0, 1, d)],
-    })
-    .run();
-    assert!(out.conservation.holds());
+    let out = run_checked(WorldConfig {
+        routing: unit_disk_routing(&pos, d_m + 1.0),
+        ..wifi_world(wifi, pos, vec![saturating(0, 1, d)], d, 9)
+    });
     let by_rate = out.mac[0].data_tx_by_rate;
     let total = by_rate.iter().sum::<u64>() as f64;
     by_rate.map(|c| c as f64 / total)
@@ -316,16 +252,6 @@ fn same_seed_same_bits_other_seed_other_bits() {
     let a = star(10, WifiConfig::dsss_default(), d, 11);
     let b = star(10, WifiConfig::dsss_default(), d, 11);
     let c = star(10, WifiConfig::dsss_default(), d, 12);
-    let key = |o: &RunOutcome| {
-        (
-            o.events,
-            o.metrics
-                .flows
-                .iter()
-                .map(|f| f.packets_delivered)
-                .collect::<Vec<_>>(),
-        )
-    };
-    assert_eq!(key(&a), key(&b));
-    assert_ne!(key(&a), key(&c));
+    assert_eq!(events_and_delivered(&a), events_and_delivered(&b));
+    assert_ne!(events_and_delivered(&a), events_and_delivered(&c));
 }

@@ -3,53 +3,23 @@
 
 use airqueue_kernel::Time;
 use airqueue_sim::app::UdpRate;
-use airqueue_sim::net::routing::GraphEdge;
-use airqueue_sim::net::RoutingTable;
-use airqueue_sim::{
-    FlowConfig, FlowKindConfig, MediumConfig, NodeId, QdiscConfig, RunOutcome, World, WorldConfig,
-};
+use airqueue_sim::{FlowConfig, FlowKindConfig, RunOutcome, World};
+
+mod common;
+use common::{flow, wired_chain};
 
 const BANDWIDTH_BPS: f64 = 11e6;
 const DELAY: Time = Time::from_micros(100);
 const HEADERS_BYTES: u32 = 28; // IPv4 20 + UDP 8
 
 fn chain(nodes: u32, flows: Vec<FlowConfig>, duration: Time) -> RunOutcome {
-    let links: Vec<(NodeId, NodeId)> = (0..nodes - 1).map(|i| (NodeId(i), NodeId(i + 1))).collect();
-    let mut graph = vec![Vec::new(); nodes as usize];
-    for &(a, b) in &links {
-        graph[a.index()].push(GraphEdge { to: b, cost: 1.0 });
-        graph[b.index()].push(GraphEdge { to: a, cost: 1.0 });
-    }
-    World::new(WorldConfig {
-        seed: 1,
-        duration,
-        warmup: Time::ZERO,
-        bin: Time::from_secs(1),
-        node_count: nodes as usize,
-        positions: (0..nodes).map(|i| [i as f64 * 200.0, 0.0]).collect(),
-        link_loss: vec![],
-        medium: MediumConfig::Wired {
-            bandwidth_bps: BANDWIDTH_BPS,
-            delay: DELAY,
-            links,
-        },
-        routing: RoutingTable::shortest_paths(&graph),
-        qdisc: QdiscConfig::DropTail { capacity_pkts: 50 },
-        flows,
-    })
-    .run()
+    World::new(wired_chain(nodes, BANDWIDTH_BPS, DELAY, flows, duration)).run()
 }
 
 fn udp(src: u32, dst: u32, rate: UdpRate, payload: u32, start: Time, stop: Time) -> FlowConfig {
     FlowConfig {
-        src: NodeId(src),
-        dst: NodeId(dst),
         start,
-        stop,
-        payload_bytes: payload,
-        priority: 0,
-        kind: FlowKindConfig::Udp(rate),
-        cc: airqueue_sim::FlowCc::None,
+        ..flow(src, dst, payload, FlowKindConfig::Udp(rate), stop)
     }
 }
 
