@@ -88,8 +88,10 @@ def test_acceptance_tcp_sack_long_flow_below_10_percent(starvation, delack):
 
 @pytest.mark.xfail(
     strict=True,
-    reason="DiffQ-TCP's 4-hop flow gets ~42-45% of the fair share (aggregate/3) in our "
-    "model (quick, delayed ACK on: 0.447, 95% CI 0.415-0.479), not above 50%",
+    reason="DiffQ-TCP's 4-hop flow gets ~43-46% of the fair share (aggregate/3) in our "
+    "model (quick, delayed ACK on: 0.455, 95% CI 0.408-0.502), not above 50%: it loses "
+    "no packet but is window-bound (64-segment max_window over a ~1 s RTT of queueing "
+    "at its first relays)",
 )
 @pytest.mark.parametrize("delack", [True, False], ids=["delack-on", "delack-off"])
 def test_acceptance_diffq_tcp_long_flow_above_half(starvation, delack):
@@ -173,10 +175,26 @@ def test_ablation_smoke(tmp_path):
         serial=True,
         params={"seeds": 2, "duration": 5.0},
     )
-    full = res.row("full DiffQ: queue drops per run, 5 s (Fig. 15, 120 s (~2,500))")
+    full = res.row(
+        "full DiffQ: queue drops at intermediate nodes per run, 5 s (Fig. 15, 120 s (~2,500))"
+    )
     assert full.paper == 2500.0 and full.ours is not None
-    rc = res.row("RC only: queue drops per run, 5 s (Fig. 15, 120 s (> 70,000))")
+    rc = res.row(
+        "RC only: queue drops at intermediate nodes per run, 5 s (Fig. 15, 120 s (> 70,000))"
+    )
     assert rc.paper == 70000.0
-    assert any(r.metric.startswith("queue drops ratio full DiffQ / RC only") for r in res.rows)
+    # Intermediate-node and own-source drops add up to all queue drops.
+    for variant in ("RC only", "RC + scheduling", "full DiffQ"):
+        relay = res.row(
+            f"{variant}: queue drops at intermediate nodes per run, 5 s (Fig. 15, 120 s "
+            + ("(~2,500))" if variant == "full DiffQ" else "(> 70,000))")
+        )
+        own = res.row(f"{variant}: queue drops at the packet's own source per run")
+        every = res.row(f"{variant}: queue drops per run, all nodes")
+        assert relay.ours + own.ours == pytest.approx(every.ours)
+    assert any(
+        r.metric.startswith("intermediate-node queue drops ratio full DiffQ / RC only")
+        for r in res.rows
+    )
     assert {p.name for p in res.figures} == {"drops-by-hops.png", "variants.png"}
     _pngs(res)

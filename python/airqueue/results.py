@@ -20,7 +20,18 @@ from airqueue.errors import SimulationError
 __all__ = ["TABLES", "Results"]
 
 #: The tables every run reports, in the order they are written.
-TABLES = ("flows", "timeseries", "drops", "queues", "nodes", "mac", "tcp", "cwnd")
+TABLES = (
+    "flows",
+    "timeseries",
+    "drops",
+    "flow_drops",
+    "queues",
+    "nodes",
+    "mac",
+    "mac_levels",
+    "tcp",
+    "cwnd",
+)
 
 
 class Results:
@@ -83,6 +94,13 @@ class Results:
         return self.table("drops")
 
     @property
+    def flow_drops(self) -> pd.DataFrame:
+        """Drops of flows' packets by flow, node, reason and ``at_origin`` (1 when the
+        node created the packet: a flow's source for data, its destination for TCP ACKs).
+        """
+        return self.table("flow_drops")
+
+    @property
     def queues(self) -> pd.DataFrame:
         """Queue length per node, sampled at every time-series bin boundary."""
         return self.table("queues")
@@ -96,6 +114,11 @@ class Results:
     def mac(self) -> pd.DataFrame:
         """802.11 MAC counters per node (empty for the wired medium)."""
         return self.table("mac")
+
+    @property
+    def mac_levels(self) -> pd.DataFrame:
+        """802.11 data frames, failed attempts and retry-limit drops per node and level."""
+        return self.table("mac_levels")
 
     @property
     def tcp(self) -> pd.DataFrame:

@@ -84,8 +84,11 @@ pub fn summary(s: &Scenario, out: &RunOutcome, wall_seconds: f64) -> Value {
     })
 }
 
-/// Column-oriented tables: `flows`, `timeseries`, `drops`, `queues`, `nodes`, `mac` (802.11
-/// counters per node; empty for the wired medium), `tcp` (one row per TCP flow: final
+/// Column-oriented tables: `flows`, `timeseries`, `drops`, `flow_drops` (drops of flows'
+/// packets by flow, node, reason and whether the node is the packet's origin), `queues`,
+/// `nodes`, `mac` (802.11 counters per node; empty for the wired medium), `mac_levels`
+/// (802.11 data frames, failed attempts and retry-limit drops per node and priority
+/// level), `tcp` (one row per TCP flow: final
 /// window, RTT, retransmissions, timeouts) and `cwnd` (TCP windows per bin).
 pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
     let m = &out.metrics;
@@ -131,6 +134,15 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         }
     }
 
+    let mut flow_drops = Columns::default();
+    for (k, &count) in &m.flow_drops {
+        flow_drops.push("flow", json!(k.flow.0));
+        flow_drops.push("node", json!(k.node.0));
+        flow_drops.push("reason", json!(k.reason.name()));
+        flow_drops.push("at_origin", json!(u8::from(k.at_origin)));
+        flow_drops.push("packets", json!(count));
+    }
+
     let mut queues = Columns::default();
     for q in &m.queue_samples {
         queues.push("t_s", json!(q.at.as_secs_f64()));
@@ -139,6 +151,7 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
     }
 
     let mut mac = Columns::default();
+    let mut mac_levels = Columns::default();
     let duration_s = out.simulated.as_secs_f64().max(1e-12);
     for (node, st) in out.mac.iter().enumerate() {
         mac.push("node", json!(node));
@@ -154,6 +167,15 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
             "busy_fraction",
             num(st.busy_time.as_secs_f64() / duration_s),
         );
+        for (level, l) in st.by_level.iter().enumerate() {
+            if l.data_tx + l.failed_attempts + l.retry_limit_drops > 0 {
+                mac_levels.push("node", json!(node));
+                mac_levels.push("level", json!(level));
+                mac_levels.push("data_tx", json!(l.data_tx));
+                mac_levels.push("failed_attempts", json!(l.failed_attempts));
+                mac_levels.push("retry_limit_drops", json!(l.retry_limit_drops));
+            }
+        }
     }
 
     let mut tcp = Columns::default();
@@ -193,9 +215,17 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         "flows": flows.finish(&FLOW_COLUMNS),
         "timeseries": ts.finish(&["flow", "t_start_s", "t_end_s", "packets_delivered", "goodput_bps"]),
         "drops": drops.finish(&["node", "reason", "packets"]),
+        "flow_drops": flow_drops.finish(&["flow", "node", "reason", "at_origin", "packets"]),
         "queues": queues.finish(&["t_s", "node", "len_pkts"]),
         "nodes": nodes.finish(&["node", "x_m", "y_m"]),
         "mac": mac.finish(&MAC_COLUMNS),
+        "mac_levels": mac_levels.finish(&[
+            "node",
+            "level",
+            "data_tx",
+            "failed_attempts",
+            "retry_limit_drops",
+        ]),
         "tcp": tcp.finish(&TCP_COLUMNS),
         "cwnd": cwnd.finish(&["flow", "t_s", "cwnd_pkts"]),
     })

@@ -18,6 +18,7 @@
 use crate::ids::{FlowId, NodeId};
 use crate::net::{DropReason, Packet};
 use airqueue_kernel::Time;
+use std::collections::BTreeMap;
 
 const REASONS: usize = DropReason::ALL.len();
 
@@ -81,12 +82,26 @@ impl Conservation {
     }
 }
 
+/// Where a flow's packets were dropped: the key of [`Metrics::flow_drops`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FlowDropKey {
+    pub flow: FlowId,
+    pub node: NodeId,
+    pub reason: DropReason,
+    /// The dropping node created the packet (a flow's source for its data, its
+    /// destination for TCP ACKs): the packet never left its origin.
+    pub at_origin: bool,
+}
+
 /// All metrics of a run.
 #[derive(Clone, Debug)]
 pub struct Metrics {
     pub flows: Vec<FlowMetrics>,
     /// `drops[node][reason]`.
     pub drops: Vec<[u64; REASONS]>,
+    /// Drops of flows' packets (data and TCP ACKs) by flow, node, reason and whether the
+    /// node is the packet's origin; packets of no flow are counted in `drops` only.
+    pub flow_drops: BTreeMap<FlowDropKey, u64>,
     pub queue_samples: Vec<QueueSample>,
     pub bin: Time,
     pub warmup: Time,
@@ -117,6 +132,7 @@ impl Metrics {
         Metrics {
             flows,
             drops: vec![[0; REASONS]; node_count],
+            flow_drops: BTreeMap::new(),
             queue_samples: Vec::new(),
             bin,
             warmup,
@@ -208,6 +224,21 @@ impl Metrics {
     pub fn on_dropped(&mut self, node: NodeId, reason: DropReason) {
         self.dropped += 1;
         self.drops[node.index()][reason.index()] += 1;
+    }
+
+    /// Packet `pkt` was dropped at `node`: counted in `drops` and, for a flow's packet,
+    /// in `flow_drops`.
+    pub fn on_packet_dropped(&mut self, node: NodeId, reason: DropReason, pkt: &Packet) {
+        self.on_dropped(node, reason);
+        if pkt.flow.index() < self.flows.len() {
+            let key = FlowDropKey {
+                flow: pkt.flow,
+                node,
+                reason,
+                at_origin: pkt.src == node,
+            };
+            *self.flow_drops.entry(key).or_insert(0) += 1;
+        }
     }
 
     /// Total drops per reason over all nodes.

@@ -479,8 +479,9 @@ impl World {
                     WifiOutput::Overheard {
                         node, from, pkt, ..
                     } => self.diffq_report(node, from, &pkt),
-                    WifiOutput::RetryLimitDrop { node, .. } => {
-                        self.metrics.on_dropped(node, DropReason::MacRetryLimit)
+                    WifiOutput::RetryLimitDrop { node, pkt } => {
+                        self.metrics
+                            .on_packet_dropped(node, DropReason::MacRetryLimit, &pkt)
                     }
                     WifiOutput::WantFrame(node) => self.kick(Iface::Wifi(node)),
                     WifiOutput::TxStatus(_) => {}
@@ -612,7 +613,7 @@ impl World {
         // RFC 791: a forwarder decrements TTL and discards at zero.
         pkt.ttl = pkt.ttl.saturating_sub(1);
         if pkt.ttl == 0 {
-            self.metrics.on_dropped(node, DropReason::Ttl);
+            self.metrics.on_packet_dropped(node, DropReason::Ttl, &pkt);
             return;
         }
         self.forward(node, pkt);
@@ -638,7 +639,8 @@ impl World {
             .next_hop(node, pkt.dst)
             .and_then(|next| Some((next, self.iface_towards(node, next)?)))
         else {
-            self.metrics.on_dropped(node, DropReason::NoRoute);
+            self.metrics
+                .on_packet_dropped(node, DropReason::NoRoute, &pkt);
             return;
         };
         match self.qdisc_mut(iface).enqueue(Queued {
@@ -646,7 +648,7 @@ impl World {
             next_hop: next,
         }) {
             Ok(()) => self.kick(iface),
-            Err((_, reason)) => self.metrics.on_dropped(node, reason),
+            Err((q, reason)) => self.metrics.on_packet_dropped(node, reason, &q.pkt),
         }
     }
 

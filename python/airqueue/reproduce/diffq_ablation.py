@@ -11,12 +11,12 @@ queues, EDCA with DiffQ's eight levels), 16 random flows on the random mesh of
 - full DiffQ.
 
 The paper ran one 16-flow experiment of 2 minutes; we run several scenarios (seeds) of
-the same length and report means with 95% intervals. Metrics: queue drops (overflow of a
-destination queue or of the node buffer) and MAC drops (retry limit), log utility, Jain's
-index, aggregate goodput, and queue drops by the path length of the flows (Fig. 15's x
-axis). Reports give drops per node, not per flow, so a node's queue drops are split
-equally among the flows whose route (recomputed from the node positions as the core's
-static routing does) transmits through it, as source or relay.
+the same length and report means with 95% intervals. Metrics: queue drops at
+intermediate nodes (Fig. 15 counts "queue overflows on intermediate nodes": overflows of
+a destination queue at a node that relays the packet, from the run's ``flow_drops``
+table), queue drops at the packets' own sources, all queue drops, MAC drops (retry
+limit), log utility, Jain's index, aggregate goodput, and intermediate-node queue drops
+by the path length of the flow whose packet was dropped (Fig. 15's x axis).
 """
 
 from __future__ import annotations
@@ -96,11 +96,10 @@ def run(
             frames.append(runner.sweep(variant, base, seeds=seeds))
         flows = pd.concat(frames, ignore_index=True)
         summary = runner.table(flows, "summary")
-        drops = runner.table(flows, "drops")
+        flow_drops = runner.table(flows, "flow_drops")
         nodes = runner.table(flows, "nodes")
 
-    by_hops, longest_share = _attribute(flows, drops, nodes)
-    relay_drops = _relay_only_drops(flows, drops)
+    by_hops, longest_share, relay_drops, source_drops = _attribute(flows, flow_drops, nodes)
     runs = flows.drop_duplicates("run_id").set_index("run_id")
     summary = summary.set_index("run_id")
     summary["scheme"] = runs["scheme"]
@@ -111,17 +110,25 @@ def run(
         s = summary[summary["scheme"] == variant].sort_values("seed")
         paper = PAPER_QUEUE_DROPS[variant]
         bound = " (> 70,000)" if variant != "full DiffQ" else " (~2,500)"
+        seeds_here = sorted(s["seed"])
         rows.append(
             row(
-                f"{variant}: queue drops per run, {span} (Fig. 15, 120 s{bound})",
-                list(s.get("drops.queue_overflow", pd.Series(dtype=float))),
+                f"{variant}: queue drops at intermediate nodes per run, {span} "
+                f"(Fig. 15, 120 s{bound})",
+                [relay_drops[(variant, seed)] for seed in seeds_here],
                 paper=paper,
             )
         )
         rows.append(
             row(
-                f"{variant}: queue drops at relay-only nodes (no flow's source) per run",
-                [relay_drops[(variant, seed)] for seed in sorted(s["seed"])],
+                f"{variant}: queue drops at the packet's own source per run",
+                [source_drops[(variant, seed)] for seed in seeds_here],
+            )
+        )
+        rows.append(
+            row(
+                f"{variant}: queue drops per run, all nodes",
+                list(s.get("drops.queue_overflow", pd.Series(dtype=float))),
             )
         )
         rows.append(
@@ -145,7 +152,7 @@ def run(
         ]
         rows.append(
             row(
-                f"{variant}: queue drops on 1-2-hop flows' paths per run"
+                f"{variant}: intermediate-node queue drops of 1-2-hop flows per run"
                 + (" (section 6.4: 0 for RC only)" if variant == "RC only" else ""),
                 short,
                 paper=0.0 if variant == "RC only" else None,
@@ -153,24 +160,25 @@ def run(
         )
         rows.append(
             row(
-                f"{variant}: share of queue drops on the longest flow's path"
+                f"{variant}: share of intermediate-node queue drops on the longest flow"
                 + (" (section 6.4: 70% on the 8-hop path)" if variant == "full DiffQ" else ""),
                 [longest_share[(variant, seed)] for seed in sorted(s["seed"])],
                 paper=0.7 if variant == "full DiffQ" else None,
                 high=1.0,
             )
         )
-    full = summary[summary["scheme"] == "full DiffQ"].set_index("seed")
-    rc = summary[summary["scheme"] == "RC only"].set_index("seed")
-    common = sorted(set(full.index) & set(rc.index))
-    col = "drops.queue_overflow"
-    if col in summary:
+    full_seeds = set(summary[summary["scheme"] == "full DiffQ"]["seed"])
+    rc_seeds = set(summary[summary["scheme"] == "RC only"]["seed"])
+    common = sorted(full_seeds & rc_seeds)
+    if common:
         ratio, lo, hi = bootstrap_ratio(
-            [full[col][k] for k in common], [rc[col][k] for k in common]
+            [relay_drops[("full DiffQ", k)] for k in common],
+            [relay_drops[("RC only", k)] for k in common],
         )
         rows.append(
             Row(
-                "queue drops ratio full DiffQ / RC only (Fig. 15: ~2,500 / > 70,000)",
+                "intermediate-node queue drops ratio full DiffQ / RC only "
+                "(Fig. 15: ~2,500 / > 70,000)",
                 None,
                 ratio,
                 lo,
@@ -186,10 +194,12 @@ def run(
         "Paper (section 6.4 text): full DiffQ-UDP about 2,500 queue drops, 70% of them on "
         "the 8-hop path; both other variants more than 70,000; RC only: 0 drops for 1- and "
         "2-hop flows. Log utilities are plotted in Fig. 15 without numbers: blank.",
-        "Drops by path length: a node's queue drops split equally among the flows routed "
-        "through it (source or relay); routes recomputed from node positions. Relay-only "
-        "nodes: nodes that are no flow's source (drops at a source node may be its own "
-        "packets or forwarded ones; reports do not say).",
+        "Intermediate-node drops: queue overflows of packets at a node other than their "
+        "source (the flow_drops table records each drop's flow and whether the node "
+        "created the packet). Drops by path length: each drop counts for the flow whose "
+        "packet it was; path lengths from routes recomputed from node positions.",
+        "DiffQ queues: destination queues of D = 40 packets and a node buffer that never "
+        "binds (the paper's Forwarder Algorithm limits destination queues only).",
     ]
     return ReproductionResult(
         name=NAME,
@@ -202,49 +212,42 @@ def run(
 
 
 def _attribute(
-    flows: pd.DataFrame, drops: pd.DataFrame, nodes: pd.DataFrame
-) -> tuple[dict[tuple[str, int], dict[int, float]], dict[tuple[str, int], float]]:
-    """Per (variant, seed): queue drops by the path length of the flows they are split
-    among; and the share of the run's queue drops on its longest flow's path."""
+    flows: pd.DataFrame, flow_drops: pd.DataFrame, nodes: pd.DataFrame
+) -> tuple[
+    dict[tuple[str, int], dict[int, float]],
+    dict[tuple[str, int], float],
+    dict[tuple[str, int], float],
+    dict[tuple[str, int], float],
+]:
+    """Per (variant, seed): intermediate-node queue drops by the path length of the flow
+    whose packet was dropped; the longest flow's share of them; their total; and the
+    queue drops at the packets' own sources."""
     by_hops: dict[tuple[str, int], dict[int, float]] = defaultdict(lambda: defaultdict(float))
     longest_share: dict[tuple[str, int], float] = {}
-    qd = drops[drops["reason"] == "queue_overflow"] if "reason" in drops else drops.iloc[0:0]
+    relay: dict[tuple[str, int], float] = {}
+    source: dict[tuple[str, int], float] = {}
+    fd = flow_drops
+    qd = fd[fd["reason"] == "queue_overflow"] if "reason" in fd else fd.iloc[0:0]
     for run_id, fl in flows.groupby("run_id", sort=True):
         key = (str(fl["scheme"].iloc[0]), int(fl["seed"].iloc[0]))
         g = nodes[nodes["run_id"] == run_id].sort_values("node")
         routes = Routes(list(zip(g["x_m"], g["y_m"], strict=True)))
-        through: dict[int, list[int]] = defaultdict(list)  # node -> flow ids transmitting
-        hops: dict[int, int] = {}
-        for fid, src, dst in zip(fl["id"], fl["src"], fl["dst"], strict=True):
-            path = routes.path(int(src), int(dst))
-            hops[int(fid)] = len(path) - 1
-            for n in path[:-1]:
-                through[n].append(int(fid))
-        per_flow: dict[int, float] = defaultdict(float)
+        hops = {
+            int(fid): len(routes.path(int(src), int(dst))) - 1
+            for fid, src, dst in zip(fl["id"], fl["src"], fl["dst"], strict=True)
+        }
         mine = qd[qd["run_id"] == run_id]
-        for n, packets in zip(mine["node"], mine["packets"], strict=True):
-            ids = through.get(int(n), [])
-            for fid in ids:
-                per_flow[fid] += float(packets) / len(ids)
+        at_relay = mine[mine["at_origin"] == 0]
+        per_flow = {int(f): float(p) for f, p in at_relay.groupby("flow")["packets"].sum().items()}
+        relay[key] = float(at_relay["packets"].sum())
+        source[key] = float(mine[mine["at_origin"] != 0]["packets"].sum())
         bucket = by_hops[key]
         for fid, h in hops.items():
             bucket[h] += per_flow.get(fid, 0.0)
         total = sum(per_flow.values())
         longest = max(hops, key=lambda f: (hops[f], per_flow.get(f, 0.0)))
         longest_share[key] = per_flow.get(longest, 0.0) / total if total > 0 else 0.0
-    return by_hops, longest_share
-
-
-def _relay_only_drops(flows: pd.DataFrame, drops: pd.DataFrame) -> dict[tuple[str, int], float]:
-    """Per (variant, seed): queue drops at nodes that are no flow's source, i.e. that
-    only forward (the paper counts overflows "on intermediate nodes")."""
-    out: dict[tuple[str, int], float] = {}
-    qd = drops[drops["reason"] == "queue_overflow"] if "reason" in drops else drops.iloc[0:0]
-    for run_id, fl in flows.groupby("run_id", sort=True):
-        key = (str(fl["scheme"].iloc[0]), int(fl["seed"].iloc[0]))
-        mine = qd[(qd["run_id"] == run_id) & ~qd["node"].isin(set(fl["src"]))]
-        out[key] = float(mine["packets"].sum())
-    return out
+    return by_hops, longest_share, relay, source
 
 
 def _drops_figure(by_hops: dict[tuple[str, int], dict[int, float]], out: Path) -> Path:
@@ -259,7 +262,8 @@ def _drops_figure(by_hops: dict[tuple[str, int], dict[int, float]], out: Path) -
         }
     fig = bars(
         groups,
-        title=f"{NAME}: queue drops by flow path length per run (Fig. 15; mean, 95% CI)",
+        title=f"{NAME}: intermediate-node queue drops by flow path length per run "
+        "(Fig. 15; mean, 95% CI)",
         ylabel="queue drops per run (symlog)",
         log_y=True,
     )

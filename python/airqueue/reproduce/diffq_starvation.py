@@ -19,8 +19,9 @@ paper's explanation of Fig. 2, B's channel accesses contend with four other send
 hops, flow 2 two); this is the same mechanism on a chain.
 
 Schemes: TCP-SACK (drop-tail queue of 50, DCF) and DiffQ-TCP (TCP-SACK reliability with
-its congestion control off, paced by DiffQ's source rate control; DiffQ queues; EDCA
-with DiffQ's eight levels), every flow the same scheme. Delayed ACKs are a parameter of
+its congestion control off, paced by DiffQ's source rate control; DiffQ destination
+queues of D = 40 packets without a binding node-wide limit; EDCA with DiffQ's eight
+levels), every flow the same scheme. Delayed ACKs are a parameter of
 the reproduction applied to both schemes alike: on by default (Linux, the paper's
 testbed, acknowledges every other segment), and the reproduction also reports them off.
 
@@ -39,6 +40,7 @@ from typing import Any
 
 import pandas as pd
 
+from airqueue.reproduce.diffq_single_path import diffq_queue
 from airqueue.reproduce.report import ReproductionResult, Row, row
 from airqueue.reproduce.runs import Runner
 
@@ -104,7 +106,11 @@ def scenario(config: Config, scheme: str) -> dict[str, Any]:
         "radio": {"data_rate": 11e6},
         "mac": {"kind": "edca", "levels": "diffq8"} if diffq else {"kind": "dcf"},
         "routing": {"kind": "static", "metric": "etx"},
-        "queue": {"kind": "diffq" if diffq else "droptail", "capacity": config.queue_capacity},
+        "queue": (
+            diffq_queue(len(positions))
+            if diffq
+            else {"kind": "droptail", "capacity": config.queue_capacity}
+        ),
         "tcp": {"delayed_ack": config.delayed_ack[0]},
         "flow": flows,
         "outputs": {"bin": config.bin},

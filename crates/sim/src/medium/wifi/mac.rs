@@ -102,6 +102,22 @@ pub struct MacStats {
     pub internal_collisions: u64,
     /// Time carrier sense reported busy (own transmissions included).
     pub busy_time: Time,
+    /// Data frames, failed attempts and retry-limit drops by access category (priority
+    /// level; levels above the last are counted in the last).
+    pub by_level: [LevelStats; STATS_LEVELS],
+}
+
+/// How many access categories [`MacStats::by_level`] tells apart.
+pub const STATS_LEVELS: usize = 8;
+
+/// Per-access-category MAC counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LevelStats {
+    /// Data frames put on the air at this level (first attempts and retries).
+    pub data_tx: u64,
+    /// Attempts that failed: no ACK/CTS in time, or an internal collision.
+    pub failed_attempts: u64,
+    pub retry_limit_drops: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -602,6 +618,8 @@ impl WifiNet {
                     f.airtime += duration;
                     if frame.kind == FrameKind::Data {
                         st.stats.data_tx += 1;
+                        st.stats.by_level[(frame.level as usize).min(STATS_LEVELS - 1)].data_tx +=
+                            1;
                         st.stats.data_tx_by_rate[DsssRate::ALL
                             .iter()
                             .position(|r| *r == frame.rate)
@@ -906,6 +924,8 @@ impl WifiNet {
         let Some(f) = ac.queue.front_mut() else {
             return;
         };
+        let lv = level.min(STATS_LEVELS - 1);
+        st.stats.by_level[lv].failed_attempts += 1;
         if long {
             f.long_retries += 1;
         } else {
@@ -916,6 +936,7 @@ impl WifiNet {
             ac.cw = ac.params.cw_min;
             st.buffered -= 1;
             st.stats.retry_limit_drops += 1;
+            st.stats.by_level[lv].retry_limit_drops += 1;
             let rate = st.rates.rate_for(f.next_hop);
             self.out.push(WifiOutput::TxStatus(TxStatus {
                 node,

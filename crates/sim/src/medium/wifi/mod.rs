@@ -9,4 +9,4 @@ pub mod rate;
 
 pub use config::{Fading, RateControl, WifiConfig};
 pub use frame::BROADCAST;
-pub use mac::{MacStats, TxStatus, WifiEvent, WifiNet, WifiOutput};
+pub use mac::{LevelStats, MacStats, TxStatus, WifiEvent, WifiNet, WifiOutput, STATS_LEVELS};
