@@ -127,7 +127,8 @@ class Results:
 
     @property
     def cwnd(self) -> pd.DataFrame:
-        """TCP congestion windows sampled at every bin boundary: (flow, t_s, cwnd_pkts)."""
+        """Per-flow TCP trace at every bin boundary: cwnd, ssthresh, smoothed RTT, RTO and
+        the retransmissions and timeouts so far."""
         return self.table("cwnd")
 
     def to_json(self, *, indent: int | None = None) -> str:

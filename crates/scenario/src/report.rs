@@ -197,10 +197,18 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         tcp.push("ecn_reductions", json!(t.ecn_reductions));
         tcp.push("segments_delivered", json!(t.segments_delivered));
         tcp.push("duplicate_segments", json!(t.duplicate_segments));
-        for (at, w) in &t.cwnd_series {
+        for x in &t.cwnd_series {
             cwnd.push("flow", json!(flow));
-            cwnd.push("t_s", json!(at.as_secs_f64()));
-            cwnd.push("cwnd_pkts", num(*w));
+            cwnd.push("t_s", json!(x.at.as_secs_f64()));
+            cwnd.push("cwnd_pkts", num(x.cwnd_pkts));
+            cwnd.push("ssthresh_pkts", num(x.ssthresh_pkts));
+            cwnd.push(
+                "srtt_s",
+                x.srtt.map_or(Value::Null, |r| num(r.as_secs_f64())),
+            );
+            cwnd.push("rto_s", num(x.rto.as_secs_f64()));
+            cwnd.push("retransmissions", json!(x.retransmissions));
+            cwnd.push("timeouts", json!(x.timeouts));
         }
     }
 
@@ -227,7 +235,16 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
             "retry_limit_drops",
         ]),
         "tcp": tcp.finish(&TCP_COLUMNS),
-        "cwnd": cwnd.finish(&["flow", "t_s", "cwnd_pkts"]),
+        "cwnd": cwnd.finish(&[
+            "flow",
+            "t_s",
+            "cwnd_pkts",
+            "ssthresh_pkts",
+            "srtt_s",
+            "rto_s",
+            "retransmissions",
+            "timeouts",
+        ]),
     })
 }
 

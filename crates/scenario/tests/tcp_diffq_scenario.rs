@@ -39,7 +39,19 @@ fn a_tcp_flow_from_a_file_runs_deterministically_and_reports_its_window() {
     let tcp = &a["tables"]["tcp"];
     assert_eq!(tcp["flow"], serde_json::json!([0]));
     assert!(tcp["cwnd_pkts"][0].as_f64().unwrap() <= 32.0);
-    assert!(!a["tables"]["cwnd"]["t_s"].as_array().unwrap().is_empty());
+    let trace = &a["tables"]["cwnd"];
+    assert!(!trace["t_s"].as_array().unwrap().is_empty());
+    // RTT samples appear in the per-bin trace once the first ACK is back.
+    let srtt: Vec<f64> = trace["srtt_s"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_f64)
+        .collect();
+    assert!(
+        !srtt.is_empty() && srtt.iter().all(|r| *r > 0.0 && *r < 2.0),
+        "{srtt:?}"
+    );
 }
 
 #[test]

@@ -6,4 +6,4 @@ pub mod diffq;
 pub mod tcp;
 
 pub use diffq::{DiffqRate, DiffqRateConfig, DiffqUtility};
-pub use tcp::{TcpFlowConfig, TcpFlowStats, TcpVariant};
+pub use tcp::{TcpFlowConfig, TcpFlowStats, TcpSample, TcpVariant};

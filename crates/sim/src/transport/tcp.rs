@@ -123,8 +123,23 @@ pub(crate) struct TcpFlow {
     pub rto_timer: TimerId,
     pub delack_timer: TimerId,
     pub counts: TcpPacketCounts,
-    /// `(time, cwnd)` at every `Sample` event while the flow is active.
-    pub cwnd_series: Vec<(Time, f64)>,
+    /// The sender's window and RTT state at every `Sample` event while the flow is
+    /// active.
+    pub cwnd_series: Vec<TcpSample>,
+}
+
+/// The sender's state at one time-series bin boundary (per-flow TCP trace).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TcpSample {
+    pub at: Time,
+    pub cwnd_pkts: f64,
+    pub ssthresh_pkts: f64,
+    /// RFC 6298 smoothed RTT; `None` before the first RTT sample.
+    pub srtt: Option<Time>,
+    pub rto: Time,
+    /// Retransmissions and timeouts so far.
+    pub retransmissions: u64,
+    pub timeouts: u64,
 }
 
 impl TcpFlow {
@@ -223,7 +238,7 @@ pub struct TcpFlowStats {
     /// Segments that arrived with Congestion Experienced.
     pub ce_received: u64,
     pub packets: TcpPacketCounts,
-    /// `(time, cwnd in packets)` at each `Sample` event (bin boundary) from the flow's
-    /// start.
-    pub cwnd_series: Vec<(Time, f64)>,
+    /// Window, RTT and loss counters at each `Sample` event (bin boundary) from the
+    /// flow's start.
+    pub cwnd_series: Vec<TcpSample>,
 }

@@ -16,7 +16,7 @@ use crate::ids::{FlowId, NodeId};
 use crate::net::packet::TcpAckHeader;
 use crate::net::packet::DEFAULT_TTL;
 use crate::net::{Packet, TransportHeader};
-use crate::transport::tcp::{TcpFlow, TcpFlowStats, TimerOwner};
+use crate::transport::tcp::{TcpFlow, TcpFlowStats, TcpSample, TimerOwner};
 use airqueue_kernel::{Time, TimerId};
 use airqueue_tcp::{AppData, TimerCmd};
 
@@ -235,7 +235,16 @@ impl World {
         for fl in &mut self.flows {
             if let FlowApp::Tcp(t) = &mut fl.app {
                 if now >= fl.start {
-                    t.cwnd_series.push((now, t.sender.cwnd()));
+                    let stats = t.sender.stats();
+                    t.cwnd_series.push(TcpSample {
+                        at: now,
+                        cwnd_pkts: t.sender.cwnd(),
+                        ssthresh_pkts: t.sender.ssthresh(),
+                        srtt: t.sender.srtt(),
+                        rto: t.sender.rto(),
+                        retransmissions: stats.retransmissions,
+                        timeouts: stats.timeouts,
+                    });
                 }
             }
         }
