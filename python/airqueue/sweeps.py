@@ -408,7 +408,7 @@ def _run_dask(
 ) -> None:
     from distributed import as_completed
 
-    with _client(workers=workers, scheduler=scheduler, runs=len(todo)) as client:
+    with dask_client(workers=workers, scheduler=scheduler, runs=len(todo)) as client:
         slots = max(1, sum(client.nthreads().values()))
         tag = uuid.uuid4().hex[:8]
         futures = {
@@ -435,7 +435,9 @@ def _run_dask(
 
 
 @contextlib.contextmanager
-def _client(*, workers: int | None, scheduler: Any, runs: int) -> Iterator[Any]:
+def dask_client(*, workers: int | None, scheduler: Any, runs: int) -> Iterator[Any]:
+    """A Dask client: the caller's ``Client``, one connected to ``scheduler``'s address,
+    or a local cluster of ``workers`` processes (one per CPU, at most ``runs``)."""
     from distributed import Client, LocalCluster
 
     if scheduler is not None and not isinstance(scheduler, str):

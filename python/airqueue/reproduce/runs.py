@@ -5,9 +5,7 @@ one local Dask cluster shared by every scheme's sweep, or none when serial."""
 from __future__ import annotations
 
 import contextlib
-import logging
-import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +13,7 @@ import pandas as pd
 
 from airqueue.errors import SimulationError
 from airqueue.store import load
-from airqueue.sweeps import sweep
+from airqueue.sweeps import dask_client, sweep
 
 __all__ = ["Runner"]
 
@@ -49,7 +47,9 @@ class Runner:
         if self.serial:
             return None
         if self._client is None:
-            self._client = self._stack.enter_context(_local_client(self.workers, runs))
+            self._client = self._stack.enter_context(
+                dask_client(workers=self.workers, scheduler=None, runs=max(runs, 1))
+            )
         return self._client
 
     def sweep(
@@ -103,28 +103,3 @@ def _product(grid: Mapping[str, list[Any]] | None) -> int:
     for values in (grid or {}).values():
         n *= max(1, len(values))
     return n
-
-
-@contextlib.contextmanager
-def _local_client(workers: int | None, runs: int) -> Iterator[Any]:
-    from distributed import Client, LocalCluster
-
-    n = max(1, min(workers or _cpus(), max(runs, 1)))
-    with (
-        LocalCluster(
-            n_workers=n,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            silence_logs=logging.ERROR,
-        ) as cluster,
-        Client(cluster, set_as_default=False) as client,
-    ):
-        yield client
-
-
-def _cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover (not Linux)
-        return os.cpu_count() or 1
