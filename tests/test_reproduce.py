@@ -155,7 +155,7 @@ def test_single_path_smoke(tmp_path):
         params={"seeds": 2, "flow_counts": [4], "duration": 5.0},
     )
     metrics = [r.metric for r in res.rows]
-    for scheme in ("TCP-SACK", "TCP-FeW", "DiffQ-TCP", "UDP", "DiffQ-UDP"):
+    for scheme in ("TCP-SACK", "TCP-FeW", "DiffQ-TCP", "UDP", "DiffQ-UDP", "TFRC-ECN"):
         assert f"{scheme}, 4 flows: Jain's index (Fig. 11a/13)" in metrics
         assert f"{scheme}, 4 flows: log utility (Fig. 11c/13)" in metrics
     table3 = res.row("median goodput ratio DiffQ-TCP / TCP-SACK, 4 flows (Table 3)")
@@ -165,7 +165,9 @@ def test_single_path_smoke(tmp_path):
     _pngs(res)
     assert (tmp_path / "report.json").is_file()
     runs = airqueue.load(tmp_path / "store", table="summary")
-    assert len(runs) == 5 * 2
+    tfrc = res.row("Jain's index ratio DiffQ-UDP / TFRC-ECN, 4 flows (Fig. 13; text: much better)")
+    assert tfrc.ours is not None and tfrc.paper is None
+    assert len(runs) == 6 * 2
 
 
 def test_ablation_smoke(tmp_path):

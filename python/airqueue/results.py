@@ -31,6 +31,7 @@ TABLES = (
     "mac_levels",
     "tcp",
     "cwnd",
+    "tfrc",
 )
 
 
@@ -126,6 +127,11 @@ class Results:
         return self.table("tcp")
 
     @property
+    def tfrc(self) -> pd.DataFrame:
+        """One row per TFRC flow: final allowed rate, RTT, loss-event rate, events."""
+        return self.table("tfrc")
+
+    @property
     def cwnd(self) -> pd.DataFrame:
         """Per-flow TCP trace at every bin boundary: cwnd, ssthresh, smoothed RTT, RTO and
         the retransmissions and timeouts so far."""
@@ -184,7 +190,7 @@ def _to_arrow(name: str, columns: Mapping[str, list[Any]]) -> pa.Table:
 
 
 _TEXT_COLUMNS = {"reason", "kind", "name", "scheme", "series", "state"}
-_FLOAT_COLUMNS = {"cwnd_pkts", "ssthresh_pkts", "busy_fraction"}
+_FLOAT_COLUMNS = {"cwnd_pkts", "ssthresh_pkts", "busy_fraction", "loss_event_rate"}
 _FLOAT_SUFFIXES = ("_s", "_bps", "_m", "_db", "_dbm", "_ratio", "_frac", "_index", "_utility")
 
 

@@ -15,7 +15,7 @@ use airqueue_sim::net::routing::{etx, GraphEdge};
 use airqueue_sim::net::RoutingTable;
 use airqueue_sim::{
     DiffQConfig, DiffqRateConfig, DiffqUtility, FlowCc, FlowConfig, FlowKindConfig, MediumConfig,
-    NodeId, QdiscConfig, TcpFlowConfig, TcpVariant, WorldConfig,
+    NodeId, QdiscConfig, TcpFlowConfig, TcpVariant, TfrcFlowConfig, WorldConfig,
 };
 
 /// Erasure probability configured for the directed pair (a, b) by `[[link]]`.
@@ -165,6 +165,7 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
     let qdisc = match s.queue.kind {
         QueueKind::Droptail => QdiscConfig::DropTail {
             capacity_pkts: s.queue.capacity_pkts,
+            ecn_mark_fraction: s.queue.ecn_mark,
         },
         QueueKind::Diffq => QdiscConfig::DiffQ(DiffQConfig {
             capacity_pkts: s.queue.capacity_pkts,
@@ -195,6 +196,7 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
                     Rate::Saturate => UdpRate::Saturate,
                 }),
                 FlowKind::Tcp => FlowKindConfig::Tcp(tcp_flow(s, f)),
+                FlowKind::Tfrc => FlowKindConfig::Tfrc(TfrcFlowConfig { ecn: f.ecn }),
             },
         })
         .collect();

@@ -575,6 +575,26 @@ fn read_queue(mut f: Fields, errs: &mut Errs) -> Option<QueueSpec> {
         ));
         None
     };
+    let ecn_mark = if !f.has("ecn_mark") {
+        let _ = f.take("ecn_mark");
+        Some(None)
+    } else if kind == Some("droptail") {
+        f.number(
+            errs,
+            "ecn_mark",
+            None,
+            "a fraction of the capacity in (0, 1]",
+            |x| x > 0.0 && x <= 1.0,
+        )
+        .map(Some)
+    } else {
+        f.consume("ecn_mark");
+        errs.push(ConfigError::new(
+            f.path("ecn_mark"),
+            "applies only to kind = \"droptail\" (the ECN marking threshold)",
+        ));
+        None
+    };
     if let (Some("diffq"), Some(c), Some(d)) = (kind, capacity, per_dest) {
         if d > c {
             errs.push(ConfigError::new(
@@ -593,6 +613,7 @@ fn read_queue(mut f: Fields, errs: &mut Errs) -> Option<QueueSpec> {
         kind,
         capacity_pkts: capacity?,
         per_dest_capacity_pkts: per_dest?,
+        ecn_mark: ecn_mark?,
     })
 }
 
@@ -697,7 +718,7 @@ fn read_flow(
     errs: &mut Errs,
 ) -> Option<FlowSpec> {
     let mut f = Fields::table(item, path, errs);
-    let kind = f.choice(errs, "kind", None, &["udp", "tcp"], &[]);
+    let kind = f.choice(errs, "kind", None, &["udp", "tcp", "tfrc"], &[]);
     let src = f.node(errs, "src");
     let src = check_node(src, nodes, &f.path("src"), errs);
     let dst = f.node(errs, "dst");
@@ -755,7 +776,42 @@ fn read_flow(
         1..=u64::from(MAX_PACKET_SIZE_BYTES),
     ));
     let is_tcp = kind == Some("tcp");
-    let rate = if is_tcp {
+    let is_tfrc = kind == Some("tfrc");
+    // Keys a tfrc flow does not take: it is rate-controlled by its own equation,
+    // unreliable (no transfer size) and runs without DiffQ rate control.
+    for (key, why) in [
+        (
+            "rate",
+            "a tfrc flow sets its own rate (RFC 5348); remove it",
+        ),
+        ("variant", "applies only to kind = \"tcp\""),
+        (
+            "packets",
+            "applies only to kind = \"tcp\" (a transfer size in segments)",
+        ),
+        (
+            "cc",
+            "a tfrc flow runs its own congestion control; remove it",
+        ),
+    ] {
+        if is_tfrc && f.has(key) {
+            f.consume(key);
+            errs.push(ConfigError::new(f.path(key), why));
+        }
+    }
+    let ecn = if is_tfrc || !f.has("ecn") {
+        f.boolean(errs, "ecn", false)
+    } else {
+        f.consume("ecn");
+        errs.push(ConfigError::new(
+            f.path("ecn"),
+            "applies only to kind = \"tfrc\" (TFRC-ECN); TCP's is tcp.ecn",
+        ));
+        None
+    };
+    let rate = if is_tfrc {
+        Some(Rate::Saturate)
+    } else if is_tcp {
         if f.has("rate") {
             f.consume("rate");
             errs.push(ConfigError::new(
@@ -769,7 +825,9 @@ fn read_flow(
     } else {
         read_rate(&mut f, errs)
     };
-    let variant = if is_tcp || !f.has("variant") {
+    let variant = if is_tfrc {
+        Some("newreno")
+    } else if is_tcp || !f.has("variant") {
         f.choice(
             errs,
             "variant",
@@ -785,7 +843,9 @@ fn read_flow(
         ));
         None
     };
-    let transfer = if !f.has("packets") {
+    let transfer = if is_tfrc {
+        Some(None)
+    } else if !f.has("packets") {
         let _ = f.take("packets");
         Some(None)
     } else if is_tcp {
@@ -805,7 +865,11 @@ fn read_flow(
         ));
         None
     };
-    let cc = f.choice(errs, "cc", Some("none"), &["none", "diffq"], &[]);
+    let cc = if is_tfrc {
+        Some("none")
+    } else {
+        f.choice(errs, "cc", Some("none"), &["none", "diffq"], &[])
+    };
     let priority = f.integer(
         errs,
         "priority",
@@ -818,6 +882,7 @@ fn read_flow(
     let kind = match kind? {
         "udp" => FlowKind::Udp,
         "tcp" => FlowKind::Tcp,
+        "tfrc" => FlowKind::Tfrc,
         _ => return None,
     };
     let variant = match variant? {
@@ -844,6 +909,7 @@ fn read_flow(
             variant,
             transfer_pkts: transfer?,
             cc,
+            ecn: ecn?,
         }),
     }
 }

@@ -23,6 +23,7 @@ fn flow_kind(k: FlowKind) -> &'static str {
     match k {
         FlowKind::Udp => "udp",
         FlowKind::Tcp => "tcp",
+        FlowKind::Tfrc => "tfrc",
     }
 }
 
@@ -89,7 +90,8 @@ pub fn summary(s: &Scenario, out: &RunOutcome, wall_seconds: f64) -> Value {
 /// `nodes`, `mac` (802.11 counters per node; empty for the wired medium), `mac_levels`
 /// (802.11 data frames, failed attempts and retry-limit drops per node and priority
 /// level), `tcp` (one row per TCP flow: final
-/// window, RTT, retransmissions, timeouts) and `cwnd` (TCP windows per bin).
+/// window, RTT, retransmissions, timeouts), `cwnd` (TCP windows per bin) and `tfrc` (one
+/// row per TFRC flow: final allowed rate, RTT, loss-event rate, events, feedback).
 pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
     let m = &out.metrics;
     let bin_s = m.bin.as_secs_f64();
@@ -212,6 +214,21 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         }
     }
 
+    let mut tfrc = Columns::default();
+    for (flow, stats) in out.tfrc.iter().enumerate() {
+        let Some(t) = stats else { continue };
+        tfrc.push("flow", json!(flow));
+        tfrc.push("rate_bps", num(t.rate_bytes_per_s * 8.0));
+        tfrc.push("x_recv_bps", num(t.x_recv_bytes_per_s * 8.0));
+        tfrc.push("rtt_s", t.rtt_s.map_or(Value::Null, num));
+        tfrc.push("loss_event_rate", num(t.p));
+        tfrc.push("loss_events", json!(t.receiver.loss_events));
+        tfrc.push("lost", json!(t.receiver.lost));
+        tfrc.push("ce_received", json!(t.receiver.ce_received));
+        tfrc.push("feedbacks", json!(t.sender.feedbacks));
+        tfrc.push("nofeedback_expiries", json!(t.sender.nofeedback_expiries));
+    }
+
     let mut nodes = Columns::default();
     for (i, p) in positions.iter().enumerate() {
         nodes.push("node", json!(i));
@@ -235,6 +252,7 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
             "retry_limit_drops",
         ]),
         "tcp": tcp.finish(&TCP_COLUMNS),
+        "tfrc": tfrc.finish(&TFRC_COLUMNS),
         "cwnd": cwnd.finish(&[
             "flow",
             "t_s",
@@ -247,6 +265,19 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         ]),
     })
 }
+
+const TFRC_COLUMNS: [&str; 10] = [
+    "flow",
+    "rate_bps",
+    "x_recv_bps",
+    "rtt_s",
+    "loss_event_rate",
+    "loss_events",
+    "lost",
+    "ce_received",
+    "feedbacks",
+    "nofeedback_expiries",
+];
 
 const TCP_COLUMNS: [&str; 12] = [
     "flow",

@@ -235,6 +235,10 @@ pub struct QueueSpec {
     /// `per_dest_capacity`: DiffQ's `D`, the limit of one destination queue, packets;
     /// default 40, at most `capacity`. Only for kind = "diffq".
     pub per_dest_capacity_pkts: u32,
+    /// `ecn_mark`: drop-tail only; mark CE on ECN-capable packets (TFRC-ECN) when, on
+    /// enqueue, the queue holds more than this fraction of `capacity`, in (0, 1]; seed
+    /// 000 uses 0.75. Default off.
+    pub ecn_mark: Option<f64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -337,8 +341,11 @@ pub struct FlowSpec {
     pub variant: TcpVariantKind,
     /// `packets` (tcp only): segments to transfer; default unlimited (bulk).
     pub transfer_pkts: Option<u32>,
-    /// `cc`: default none.
+    /// `cc`: default none (tcp and udp only).
     pub cc: CcKind,
+    /// `ecn` (tfrc only): TFRC-ECN (seed 000) when true: CE marks, not losses, are
+    /// congestion events. Default false.
+    pub ecn: bool,
 }
 
 /// `[flows]`: `count` distinct (src, dst) pairs drawn from the run seed among the pairs
@@ -365,6 +372,9 @@ pub enum FlowKind {
     Udp,
     /// A bulk TCP transfer (FTP-like), window-limited.
     Tcp,
+    /// TFRC (RFC 5348), or TFRC-ECN with `ecn = true`: equation-based, rate-paced,
+    /// unreliable.
+    Tfrc,
 }
 
 /// `rate`: offered application bit/s, or "saturate".

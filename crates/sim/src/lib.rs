@@ -13,7 +13,10 @@ pub mod world;
 
 pub use ids::{FlowId, LinkId, NodeId};
 pub use qdisc::DiffQConfig;
-pub use transport::{DiffqRateConfig, DiffqUtility, TcpFlowConfig, TcpFlowStats, TcpVariant};
+pub use transport::{
+    DiffqRateConfig, DiffqUtility, TcpFlowConfig, TcpFlowStats, TcpVariant, TfrcFlowConfig,
+    TfrcFlowStats,
+};
 pub use world::{
     DiffqView, FlowCc, FlowConfig, FlowKindConfig, MediumConfig, QdiscConfig, RunOutcome, World,
     WorldConfig,

@@ -1,7 +1,7 @@
 //! The world: owns every node, medium, flow and metric in flat vectors and runs the event
 //! loop. This is the one place where layers meet (STYLE.md): media pull from queue
 //! disciplines, arrivals go to forwarding, deliveries go to metrics or to the transport
-//! endpoints (TCP glue in `world/tcp.rs`), DiffQ queue reports to the queue disciplines
+//! endpoints (TCP glue in `world/tcp.rs`, TFRC glue in `world/tfrc.rs`), DiffQ queue reports to the queue disciplines
 //! and DiffQ-paced sources to their rate controllers (`world/diffq.rs`).
 
 use crate::app::{UdpRate, UdpSource};
@@ -14,11 +14,13 @@ use crate::net::{DiffqHeader, DropReason, Packet, RoutingTable, TransportHeader}
 use crate::qdisc::{DiffQ, DiffQConfig, DropTail, Qdisc, Queued};
 use crate::transport::diffq::{DiffqRate, DiffqRateConfig};
 use crate::transport::tcp::{TcpFlow, TcpFlowConfig, TcpFlowStats, TimerOwner};
+use crate::transport::tfrc::{TfrcFlow, TfrcFlowConfig, TfrcFlowStats};
 use airqueue_kernel::{EventQueue, RngStream, StreamKey, Time, TimerEvent, Timers};
-use airqueue_tcp::{Outbox, TcpAck, TcpData};
+use airqueue_tcp::{Outbox, TcpAck, TcpData, TfrcData, TfrcFeedback};
 
 mod diffq;
 mod tcp;
+mod tfrc;
 
 pub use diffq::DiffqView;
 
@@ -28,6 +30,10 @@ pub use diffq::DiffqView;
 pub enum QdiscConfig {
     DropTail {
         capacity_pkts: u32,
+        /// Mark CE on ECN-capable packets when, on enqueue, the queue holds more than
+        /// this fraction (in (0, 1]) of its capacity (seed 000's TFRC-ECN: 0.75).
+        /// `None`: no marking.
+        ecn_mark_fraction: Option<f64>,
     },
     /// DiffQ (seed 000, section 4.1). Meant for the wifi medium, where a node's one
     /// instance sees every destination and hears its neighbours' reports. On wired links
@@ -43,9 +49,13 @@ impl QdiscConfig {
     /// direction on wired media.
     fn build(&self, seed: u64, node: NodeId, link_to: Option<NodeId>, node_count: usize) -> Qdisc {
         match self {
-            QdiscConfig::DropTail { capacity_pkts } => {
-                Qdisc::DropTail(DropTail::new(*capacity_pkts as usize))
-            }
+            QdiscConfig::DropTail {
+                capacity_pkts,
+                ecn_mark_fraction,
+            } => Qdisc::DropTail(match ecn_mark_fraction {
+                Some(f) => DropTail::with_ecn_marking(*capacity_pkts as usize, *f),
+                None => DropTail::new(*capacity_pkts as usize),
+            }),
             QdiscConfig::DiffQ(cfg) => {
                 let mut key = StreamKey::new(seed, node.0, "qdisc.diffq");
                 if let Some(to) = link_to {
@@ -124,6 +134,10 @@ pub enum FlowKindConfig {
     /// A TCP transfer from `src` to `dst`, window-limited (no application rate); ACKs
     /// travel back through the same queues and medium.
     Tcp(TcpFlowConfig),
+    /// A TFRC flow (RFC 5348), or TFRC-ECN (seed 000) with `ecn`: rate-paced, unreliable;
+    /// feedback reports travel back through the same queues and medium. Runs without
+    /// DiffQ rate control (`FlowConfig::cc` is ignored).
+    Tfrc(TfrcFlowConfig),
 }
 
 /// Everything needed to build a world. Produced from a scenario by `airqueue-scenario`.
@@ -198,6 +212,7 @@ impl FlowState {
 enum FlowApp {
     Udp(UdpSource),
     Tcp(Box<TcpFlow>),
+    Tfrc(Box<TfrcFlow>),
 }
 
 /// Media in this world.
@@ -233,6 +248,9 @@ pub struct World {
     /// Reused outboxes of the TCP machines (no allocation per segment).
     data_out: Outbox<TcpData>,
     ack_out: Outbox<TcpAck>,
+    /// Reused outboxes of the TFRC machines.
+    tfrc_data_out: Outbox<TfrcData>,
+    tfrc_fb_out: Outbox<TfrcFeedback>,
 }
 
 /// What a finished run hands back.
@@ -246,6 +264,8 @@ pub struct RunOutcome {
     pub mac: Vec<MacStats>,
     /// Per-flow TCP traces, indexed by flow; `None` for non-TCP flows.
     pub tcp: Vec<Option<TcpFlowStats>>,
+    /// Per-flow TFRC traces, indexed by flow; `None` for non-TFRC flows.
+    pub tfrc: Vec<Option<TfrcFlowStats>>,
     /// Final state of each flow's DiffQ rate controller; `None` for flows without one.
     pub diffq_rate: Vec<Option<DiffqRate>>,
 }
@@ -296,9 +316,9 @@ impl World {
             .iter()
             .enumerate()
             .map(|(i, f)| {
-                let pacer = match f.cc {
-                    FlowCc::None => None,
-                    FlowCc::DiffQ(rate) => Some(DiffqRate::new(rate)),
+                let pacer = match (f.cc, &f.kind) {
+                    (FlowCc::None, _) | (_, FlowKindConfig::Tfrc(_)) => None,
+                    (FlowCc::DiffQ(rate), _) => Some(DiffqRate::new(rate)),
                 };
                 let app = match &f.kind {
                     FlowKindConfig::Udp(rate) => {
@@ -317,6 +337,19 @@ impl World {
                             delack,
                         )))
                     }
+                    FlowKindConfig::Tfrc(tfrc) => {
+                        let id = FlowId(i as u32);
+                        let pace = timers.create(TimerOwner::TfrcPace(id));
+                        let nofb = timers.create(TimerOwner::TfrcNoFeedback(id));
+                        let fb = timers.create(TimerOwner::TfrcFeedback(id));
+                        FlowApp::Tfrc(Box::new(TfrcFlow::new(
+                            tfrc,
+                            f.payload_bytes,
+                            pace,
+                            nofb,
+                            fb,
+                        )))
+                    }
                 };
                 FlowState {
                     src: f.src,
@@ -332,10 +365,11 @@ impl World {
             .collect();
         let mut events = EventQueue::with_capacity(1024);
         for (i, f) in cfg.flows.iter().enumerate() {
-            let tcp = matches!(f.kind, FlowKindConfig::Tcp(_));
+            let tcp = matches!(f.kind, FlowKindConfig::Tcp(_) | FlowKindConfig::Tfrc(_));
             if f.start < cfg.duration && !(tcp && f.stop <= f.start) {
                 events.schedule_in(f.start, Event::FlowStart(FlowId(i as u32)));
-                // A TCP sender takes no new data from `stop` on (UDP sources check it).
+                // A TCP or TFRC sender takes no new data from `stop` on (UDP sources
+                // check it).
                 if tcp && f.stop < cfg.duration {
                     events.schedule_in(f.stop, Event::FlowStop(FlowId(i as u32)));
                 }
@@ -355,6 +389,8 @@ impl World {
             timers,
             data_out: Outbox::new(),
             ack_out: Outbox::new(),
+            tfrc_data_out: Outbox::new(),
+            tfrc_fb_out: Outbox::new(),
         }
     }
 
@@ -398,9 +434,11 @@ impl World {
             }
         };
         let tcp = self.tcp_stats();
+        let tfrc = self.tfrc_stats();
         let diffq_rate = self.flows.iter().map(|f| f.pacer.clone()).collect();
         RunOutcome {
             tcp,
+            tfrc,
             diffq_rate,
             conservation,
             events: self.events.executed(),
@@ -443,7 +481,10 @@ impl World {
                 net.handle(w, &mut self.events);
                 self.drain_wifi_outputs();
             }
-            Event::FlowStop(f) => self.tcp_stop(f),
+            Event::FlowStop(f) => match self.flows[f.index()].app {
+                FlowApp::Tfrc(_) => self.tfrc_stop(f),
+                _ => self.tcp_stop(f),
+            },
             Event::Pace(f) => self.pace(f),
             Event::Timer(t) => {
                 if let Some(owner) = self.timers.fire(t, &mut self.events, Event::Timer) {
@@ -453,6 +494,7 @@ impl World {
             Event::Sample => {
                 self.sample_queues(now);
                 self.tcp_sample(now);
+                self.tfrc_sample(now);
                 if now + self.bin <= self.duration {
                     self.events.schedule_in(self.bin, Event::Sample);
                 }
@@ -509,6 +551,7 @@ impl World {
                 UdpRate::Saturate => self.top_up(f),
             },
             FlowApp::Tcp(_) => self.tcp_start(f),
+            FlowApp::Tfrc(_) => self.tfrc_start(f),
         }
     }
 
@@ -516,7 +559,7 @@ impl World {
     fn udp(&self, f: FlowId) -> &UdpSource {
         match &self.flows[f.index()].app {
             FlowApp::Udp(u) => u,
-            FlowApp::Tcp(_) => unreachable!("UDP event for a TCP flow"),
+            _ => unreachable!("UDP event for a non-UDP flow"),
         }
     }
 
@@ -583,7 +626,7 @@ impl World {
         let now = self.events.now();
         let flow = &mut self.flows[f.index()];
         let FlowApp::Udp(udp) = &mut flow.app else {
-            unreachable!("UDP send for a TCP flow")
+            unreachable!("UDP send for a non-UDP flow")
         };
         let pkt = Packet {
             uid: self.next_uid,
@@ -619,12 +662,15 @@ impl World {
         self.forward(node, pkt);
     }
 
-    /// A packet reached its destination `node`: UDP data goes to the metrics, TCP packets
-    /// to the flow's endpoint.
+    /// A packet reached its destination `node`: UDP data goes to the metrics, TCP and TFRC
+    /// packets to the flow's endpoint.
     fn deliver(&mut self, node: NodeId, pkt: Packet) {
         match pkt.transport {
             TransportHeader::Udp => self.metrics.on_delivered(&pkt, self.events.now()),
             TransportHeader::TcpData(_) | TransportHeader::TcpAck(_) => self.tcp_deliver(node, pkt),
+            TransportHeader::TfrcData(_) | TransportHeader::TfrcFeedback(_) => {
+                self.tfrc_deliver(node, pkt)
+            }
         }
     }
 

@@ -157,7 +157,10 @@ fn flow_drops_at_an_overloaded_source_are_at_the_origin() {
     let stop = Time::from_secs(5);
     let out = world(
         WifiConfig::dsss_default(),
-        QdiscConfig::DropTail { capacity_pkts: 50 },
+        QdiscConfig::DropTail {
+            capacity_pkts: 50,
+            ecn_mark_fraction: None,
+        },
         vec![udp(
             0,
             1,

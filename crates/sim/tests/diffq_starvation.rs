@@ -74,7 +74,10 @@ fn scenario_with(scheme: Scheme, seed: u64, delayed_ack: bool) -> WorldConfig {
     let (wifi, qdisc, cc) = match scheme {
         Scheme::TcpSack => (
             WifiConfig::dsss_default(),
-            QdiscConfig::DropTail { capacity_pkts: 50 },
+            QdiscConfig::DropTail {
+                capacity_pkts: 50,
+                ecn_mark_fraction: None,
+            },
             FlowCc::None,
         ),
         Scheme::DiffqTcp => (

@@ -48,12 +48,14 @@
 //! - [`rto`]: the RFC 6298 retransmission-timeout estimator;
 //! - [`scoreboard`]: the per-segment sender scoreboard (send times, SACKed bits);
 //! - [`sender`]: the congestion-controlled sender;
-//! - [`receiver`]: the receiver.
+//! - [`receiver`]: the receiver;
+//! - [`tfrc`]: TFRC (RFC 5348) and TFRC-ECN, a rate-based sender and its receiver.
 
 pub mod receiver;
 pub mod rto;
 pub mod scoreboard;
 pub mod sender;
+pub mod tfrc;
 pub mod wire;
 
 #[cfg(test)]
@@ -63,6 +65,10 @@ pub use receiver::{ReceiverConfig, ReceiverStats, TcpReceiver};
 pub use rto::{RtoConfig, RtoEstimator};
 pub use sender::{
     rfc5681_initial_window, AppData, Phase, SenderConfig, SenderStats, TcpSender, Variant,
+};
+pub use tfrc::{
+    CongestionSignal, TfrcData, TfrcFeedback, TfrcReceiver, TfrcReceiverConfig, TfrcReceiverStats,
+    TfrcSender, TfrcSenderConfig, TfrcSenderStats,
 };
 pub use wire::{SackBlocks, TcpAck, TcpData};
 

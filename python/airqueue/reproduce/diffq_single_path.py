@@ -12,8 +12,10 @@ Schemes: TCP-SACK and TCP-FeW (drop-tail queue of 50, DCF), DiffQ-TCP (SACK reli
 congestion control off, paced by DiffQ's source rate control; DiffQ destination queues of
 ``D = 40`` packets without a binding node-wide limit, as in the paper's Forwarder
 Algorithm; EDCA with DiffQ's eight levels), UDP (saturating, drop-tail, DCF) and
-DiffQ-UDP (saturating UDP paced by DiffQ). TFRC-ECN is not implemented yet and has no
-rows. Delayed ACKs are on for every TCP scheme (Linux default, the paper's testbed).
+DiffQ-UDP (saturating UDP paced by DiffQ), and TFRC-ECN (section 6: TFRC with its loss
+response off; drop-tail queues of 50 mark CE above 75% of their capacity and marks within
+an RTT are one congestion event; DCF), compared against DiffQ-UDP as in Fig. 13. Delayed
+ACKs are on for every TCP scheme (Linux default, the paper's testbed).
 
 Metrics per flow count and scheme, mean and 95% interval over scenarios: Jain's index,
 log utility (sum of ln per-flow goodput in bit/s), aggregate goodput, starved fraction
@@ -38,7 +40,10 @@ from airqueue.reproduce.runs import Runner
 NAME = "diffq-single-path"
 SUMMARY = "Sec. 6.3: 46-node mesh, 4-32 random flows; fairness, log utility, Table 3 ratios"
 
-SCHEMES = ("TCP-SACK", "TCP-FeW", "DiffQ-TCP", "UDP", "DiffQ-UDP")
+SCHEMES = ("TCP-SACK", "TCP-FeW", "DiffQ-TCP", "UDP", "DiffQ-UDP", "TFRC-ECN")
+
+#: TFRC-ECN's marking threshold: a fraction of the drop-tail capacity (section 6).
+TFRC_ECN_MARK = 0.75
 
 #: Table 3: ratio of average per-run median throughput, DiffQ-TCP over TCP-SACK.
 TABLE3 = {4: 1.96, 8: 3.45, 16: 4.35, 32: 8.18}
@@ -110,8 +115,12 @@ def scheme_scenario(
         "packet_size": packet_size,
         "start": [0.0, 1.0],
     }
+    queue: dict[str, Any] = {"kind": "droptail", "capacity": queue_capacity}
     if scheme.endswith("TCP") or scheme.startswith("TCP"):
         template.update(kind="tcp", variant="few" if scheme == "TCP-FeW" else "sack")
+    elif scheme == "TFRC-ECN":
+        template.update(kind="tfrc", ecn=True)
+        queue["ecn_mark"] = TFRC_ECN_MARK
     else:
         template.update(kind="udp", rate="saturate")
     if diffq:
@@ -124,7 +133,7 @@ def scheme_scenario(
         "radio": {"data_rate": 11e6},
         "mac": {"kind": "edca", "levels": "diffq8"} if diffq else {"kind": "dcf"},
         "routing": {"kind": "static", "metric": "etx"},
-        "queue": diffq_queue(nodes) if diffq else {"kind": "droptail", "capacity": queue_capacity},
+        "queue": diffq_queue(nodes) if diffq else queue,
         "tcp": {"delayed_ack": delayed_ack},
         "flows": template,
     }
@@ -209,6 +218,8 @@ def run(
             )
         if {"DiffQ-TCP", "TCP-SACK"} <= set(config.schemes):
             rows += _ratio_rows(n, median, r)
+        if {"DiffQ-UDP", "TFRC-ECN"} <= set(config.schemes):
+            rows += _tfrc_rows(n, r)
     figures = [
         _cdf_figure(flows, config, out),
         _metrics_figure(runs, config, out),
@@ -296,6 +307,31 @@ def _ratio_rows(n: int, median: pd.Series, runs: pd.DataFrame) -> list[Row]:
             Row(
                 f"{what} ratio DiffQ-TCP / TCP-SACK, {n} flows ({fig}; text: ~{paper:g}x)",
                 paper,
+                ratio,
+                lo,
+                hi,
+            )
+        )
+    return out
+
+
+def _tfrc_rows(n: int, runs: pd.DataFrame) -> list[Row]:
+    """DiffQ-UDP over TFRC-ECN (Fig. 13). The paper gives no numbers: 'much better
+    fairness' and 'up to 20% higher average throughput' (section 6.3)."""
+    out = []
+    for col, what, text in (
+        ("run_jain_index", "Jain's index", "much better"),
+        ("run_aggregate_goodput_bps", "aggregate goodput", "up to 1.2x"),
+        ("run_log_utility", "log utility", "not stated"),
+    ):
+        a = runs[runs["scheme"] == "DiffQ-UDP"].set_index("seed")[col]
+        b = runs[runs["scheme"] == "TFRC-ECN"].set_index("seed")[col]
+        common = sorted(set(a.index) & set(b.index))
+        ratio, lo, hi = bootstrap_ratio([a[s] for s in common], [b[s] for s in common])
+        out.append(
+            Row(
+                f"{what} ratio DiffQ-UDP / TFRC-ECN, {n} flows (Fig. 13; text: {text})",
+                None,
                 ratio,
                 lo,
                 hi,

@@ -87,6 +87,7 @@ fn defaults_fill_every_optional_section() {
             kind: QueueKind::Droptail,
             capacity_pkts: 50,
             per_dest_capacity_pkts: 40,
+            ecn_mark: None,
         }
     );
     assert_eq!(
@@ -103,6 +104,7 @@ fn defaults_fill_every_optional_section() {
             variant: TcpVariantKind::Newreno,
             transfer_pkts: None,
             cc: CcKind::None,
+            ecn: false,
         }]
     );
     assert_eq!(s.outputs, Outputs { bin_s: 1.0 });
@@ -281,7 +283,7 @@ fn unknown_nested_key_suggests_the_nearest() {
     );
     assert_eq!(
         one_error(&format!("{BASE}[queue]\nzzz = 3\n")),
-        "queue.zzz: unknown key; expected one of kind, capacity, per_dest_capacity"
+        "queue.zzz: unknown key; expected one of kind, capacity, per_dest_capacity, ecn_mark"
     );
 }
 
@@ -598,7 +600,7 @@ rate = 1
             "flow[0].dst: node 57 does not exist; the topology has 46 nodes (0..45)",
             "flow[0].packet_size: expected an integer number of bytes in 1..=65000, got 70000",
             "flow[0].rate: expected bit/s > 0 or \"saturate\", got \"fast\"",
-            "flow[1].kind: missing required key; expected one of udp, tcp",
+            "flow[1].kind: missing required key; expected one of udp, tcp, tfrc",
             "flow[1].dst: same node as src (1); a flow needs two different nodes",
             "seeed: unknown key; did you mean \"seed\"?",
         ]
@@ -741,7 +743,8 @@ fn diffq_queue_and_rate_control_keys() {
         QueueSpec {
             kind: QueueKind::Diffq,
             capacity_pkts: 100,
-            per_dest_capacity_pkts: 30
+            per_dest_capacity_pkts: 30,
+            ecn_mark: None,
         }
     );
     assert!(!s.diffq.scheduling && s.diffq.mac_priority);
@@ -773,5 +776,57 @@ fn diffq_mistakes_are_named() {
             "diffq.beta: expected a factor in (0, 1), got 1.5",
             "diffq.min_rate: must be at most max_rate (1000000 bit/s), got 2000000",
         ]
+    );
+}
+
+#[test]
+fn tfrc_flows_read_ecn_and_droptail_marking() {
+    let s = from_toml_str(&format!(
+        "{TWO_NODES}[queue]\necn_mark = 0.75\n\
+         [[flow]]\nkind = \"tfrc\"\nsrc = 0\ndst = 2\necn = true\n\
+         [[flow]]\nkind = \"tfrc\"\nsrc = 2\ndst = 0\npacket_size = 500\n"
+    ))
+    .unwrap();
+    assert_eq!(s.queue.kind, QueueKind::Droptail);
+    assert_eq!(s.queue.ecn_mark, Some(0.75));
+    let (a, b) = (&s.flows[0], &s.flows[1]);
+    assert_eq!((a.kind, a.ecn, a.cc), (FlowKind::Tfrc, true, CcKind::None));
+    assert_eq!(
+        (b.kind, b.ecn, b.packet_size_bytes),
+        (FlowKind::Tfrc, false, 500)
+    );
+    assert_eq!(a.rate, Rate::Saturate);
+}
+
+#[test]
+fn tfrc_mistakes_are_named() {
+    assert_eq!(
+        errors_of(
+            "[[flow]]\nkind = \"tfrc\"\nsrc = 0\ndst = 2\nrate = 1e6\nvariant = \"sack\"\n\
+             packets = 3\ncc = \"diffq\"\necn = 1\n"
+        ),
+        vec![
+            "flow[0].rate: a tfrc flow sets its own rate (RFC 5348); remove it",
+            "flow[0].variant: applies only to kind = \"tcp\"",
+            "flow[0].packets: applies only to kind = \"tcp\" (a transfer size in segments)",
+            "flow[0].cc: a tfrc flow runs its own congestion control; remove it",
+            "flow[0].ecn: expected true or false, got 1",
+        ]
+    );
+    assert_eq!(
+        errors_of("[[flow]]\nkind = \"udp\"\nsrc = 0\ndst = 2\nrate = 1e6\necn = true\n"),
+        vec!["flow[0].ecn: applies only to kind = \"tfrc\" (TFRC-ECN); TCP's is tcp.ecn"]
+    );
+    assert_eq!(
+        errors_of("[queue]\necn_mark = 0\n"),
+        vec!["queue.ecn_mark: expected a fraction of the capacity in (0, 1], got 0"]
+    );
+    assert_eq!(
+        errors_of("[queue]\necn_mark = 1.5\n"),
+        vec!["queue.ecn_mark: expected a fraction of the capacity in (0, 1], got 1.5"]
+    );
+    assert_eq!(
+        errors_of("[queue]\nkind = \"diffq\"\necn_mark = 0.5\n"),
+        vec!["queue.ecn_mark: applies only to kind = \"droptail\" (the ECN marking threshold)"]
     );
 }

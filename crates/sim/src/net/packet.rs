@@ -7,7 +7,8 @@
 
 use crate::ids::{FlowId, NodeId};
 use airqueue_kernel::Time;
-use airqueue_tcp::{SackBlocks, TcpAck, TcpData};
+use airqueue_tcp::tfrc::{TFRC_DATA_HEADER_BYTES, TFRC_FEEDBACK_BYTES};
+use airqueue_tcp::{SackBlocks, TcpAck, TcpData, TfrcData, TfrcFeedback};
 
 /// RFC 791: IPv4 header without options.
 pub const IP_HEADER_BYTES: u32 = 20;
@@ -36,6 +37,11 @@ pub enum TransportHeader {
     TcpData(TcpData),
     /// A pure TCP acknowledgment (no payload), travelling from receiver to sender.
     TcpAck(TcpAckHeader),
+    /// A TFRC data packet (RFC 5348) over UDP; the packet's `payload_bytes` equals its
+    /// `payload_bytes`.
+    TfrcData(TfrcData),
+    /// A TFRC feedback report over UDP (no payload), from receiver to sender.
+    TfrcFeedback(TfrcFeedbackHeader),
 }
 
 impl TransportHeader {
@@ -47,6 +53,8 @@ impl TransportHeader {
             // wire.rs counts IP + TCP + options + payload.
             TransportHeader::TcpData(d) => d.size_bytes() - d.payload_bytes - IP_HEADER_BYTES,
             TransportHeader::TcpAck(a) => a.size_bytes(),
+            TransportHeader::TfrcData(_) => UDP_HEADER_BYTES + TFRC_DATA_HEADER_BYTES,
+            TransportHeader::TfrcFeedback(_) => UDP_HEADER_BYTES + TFRC_FEEDBACK_BYTES,
         }
     }
 
@@ -105,6 +113,38 @@ impl TcpAckHeader {
     }
 }
 
+/// A TFRC feedback report as a packet carries it: its two rates are 32-bit fields on
+/// the air (`TFRC_FEEDBACK_BYTES`), kept here as `f32` bits so the header stays `Eq`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TfrcFeedbackHeader {
+    pub t_recvdata: Time,
+    pub t_delay: Time,
+    x_recv_bits: u32,
+    p_bits: u32,
+}
+
+impl TfrcFeedbackHeader {
+    #[inline]
+    pub fn from_wire(f: &TfrcFeedback) -> Self {
+        TfrcFeedbackHeader {
+            t_recvdata: f.t_recvdata,
+            t_delay: f.t_delay,
+            x_recv_bits: (f.x_recv as f32).to_bits(),
+            p_bits: (f.p as f32).to_bits(),
+        }
+    }
+
+    #[inline]
+    pub fn to_wire(&self) -> TfrcFeedback {
+        TfrcFeedback {
+            t_recvdata: self.t_recvdata,
+            t_delay: self.t_delay,
+            x_recv: f32::from_bits(self.x_recv_bits) as f64,
+            p: f32::from_bits(self.p_bits) as f64,
+        }
+    }
+}
+
 /// The DiffQ header (seed 000, section 5.3) as a packet carries it. Of its fields only
 /// `qlen` is stored here: the flow id, timestamp and sequence number are the packet's
 /// own `flow`, `created` and `seq`, and the type is implied (single-path DiffQ). Its
@@ -157,7 +197,11 @@ impl Packet {
     /// RFC 3168 (5): whether the packet carries an ECN-Capable Transport codepoint.
     #[inline]
     pub fn ecn_capable(&self) -> bool {
-        matches!(self.transport, TransportHeader::TcpData(d) if d.ect)
+        match self.transport {
+            TransportHeader::TcpData(d) => d.ect,
+            TransportHeader::TfrcData(d) => d.ect,
+            _ => false,
+        }
     }
 
     /// RFC 3168 (5): what an AQM does instead of dropping. Sets Congestion Experienced on
@@ -167,6 +211,7 @@ impl Packet {
     pub fn mark_ce(&mut self) -> bool {
         match &mut self.transport {
             TransportHeader::TcpData(d) => d.mark_ce(),
+            TransportHeader::TfrcData(d) => d.mark_ce(),
             _ => false,
         }
     }

@@ -1,4 +1,9 @@
 //! Drop-tail FIFO: the default interface queue (ns-2's DropTail, 50 packets by default).
+//!
+//! With an ECN marking threshold (seed 000's TFRC-ECN baseline: 75% of the capacity), a
+//! packet accepted while the queue already holds more than that fraction of its
+//! capacity gets Congestion Experienced if it is ECN-capable (RFC 3168); other packets
+//! are queued unchanged. Overflow still drops.
 
 use super::{Dequeued, QueueCounters, Queued};
 use crate::net::DropReason;
@@ -8,7 +13,10 @@ use std::collections::VecDeque;
 pub struct DropTail {
     queue: VecDeque<Queued>,
     capacity_pkts: usize,
+    /// Mark CE when the queue holds more than this many packets on enqueue.
+    mark_above: Option<f64>,
     counters: QueueCounters,
+    marked: u64,
 }
 
 impl DropTail {
@@ -16,16 +24,32 @@ impl DropTail {
         DropTail {
             queue: VecDeque::with_capacity(capacity_pkts),
             capacity_pkts,
+            mark_above: None,
             counters: QueueCounters::default(),
+            marked: 0,
+        }
+    }
+
+    /// A drop-tail queue that marks ECN-capable packets CE when, on enqueue, it holds
+    /// more than `fraction` (in (0, 1]) of its capacity.
+    pub fn with_ecn_marking(capacity_pkts: usize, fraction: f64) -> Self {
+        DropTail {
+            mark_above: Some(fraction * capacity_pkts as f64),
+            ..DropTail::new(capacity_pkts)
         }
     }
 
     #[inline]
-    pub fn enqueue(&mut self, q: Queued) -> Result<(), (Queued, DropReason)> {
+    pub fn enqueue(&mut self, mut q: Queued) -> Result<(), (Queued, DropReason)> {
         self.counters.received += 1;
         if self.queue.len() >= self.capacity_pkts {
             self.counters.dropped += 1;
             return Err((q, DropReason::QueueOverflow));
+        }
+        if let Some(above) = self.mark_above {
+            if self.queue.len() as f64 > above && q.pkt.mark_ce() {
+                self.marked += 1;
+            }
         }
         self.counters.enqueued += 1;
         self.queue.push_back(q);
@@ -62,6 +86,11 @@ impl DropTail {
         self.counters
     }
 
+    /// Packets marked CE so far.
+    pub fn marked(&self) -> u64 {
+        self.marked
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &Queued> {
         self.queue.iter()
     }
@@ -73,6 +102,43 @@ mod tests {
     use crate::ids::{FlowId, NodeId};
     use crate::net::{Packet, TransportHeader};
     use airqueue_kernel::Time;
+
+    #[test]
+    fn marks_ecn_capable_packets_above_the_threshold() {
+        use airqueue_tcp::TfrcData;
+        let tfrc = |seq: u64, ect: bool| {
+            let mut q = queued(seq);
+            q.pkt.transport = TransportHeader::TfrcData(TfrcData {
+                seq: seq as u32,
+                payload_bytes: 100,
+                sent_at: Time::ZERO,
+                rtt: Time::ZERO,
+                ect,
+                ce: false,
+            });
+            q
+        };
+        // Capacity 4, fraction 0.5: marks when the queue holds more than 2 packets.
+        let mut q = DropTail::with_ecn_marking(4, 0.5);
+        for s in 0..4 {
+            q.enqueue(tfrc(s, true)).unwrap();
+        }
+        q.enqueue(queued(9)).unwrap_err(); // full: still drops
+        let ce: Vec<bool> = (0..4)
+            .map(|_| match q.dequeue().unwrap().pkt.transport {
+                TransportHeader::TfrcData(d) => d.ce,
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(ce, [false, false, false, true]);
+        assert_eq!(q.marked(), 1);
+        // Not ECN-capable: queued unmarked.
+        for s in 0..4 {
+            q.enqueue(tfrc(s, false)).unwrap();
+        }
+        assert_eq!(q.marked(), 1);
+        assert!(q.counters().consistent_with(q.len()));
+    }
 
     fn queued(seq: u64) -> Queued {
         Queued {

@@ -4,6 +4,8 @@
 
 pub mod diffq;
 pub mod tcp;
+pub mod tfrc;
 
 pub use diffq::{DiffqRate, DiffqRateConfig, DiffqUtility};
-pub use tcp::{TcpFlowConfig, TcpFlowStats, TcpSample, TcpVariant};
+pub use tcp::{TcpFlowConfig, TcpFlowStats, TcpVariant};
+pub use tfrc::{TfrcFlowConfig, TfrcFlowStats, TfrcPacketCounts};

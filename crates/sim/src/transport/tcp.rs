@@ -91,6 +91,12 @@ pub(crate) enum TimerOwner {
     Rto(FlowId),
     /// The delayed-ACK timer of a flow's receiver.
     DelayedAck(FlowId),
+    /// A TFRC sender's pacing clock.
+    TfrcPace(FlowId),
+    /// A TFRC sender's no-feedback timer.
+    TfrcNoFeedback(FlowId),
+    /// A TFRC receiver's feedback timer.
+    TfrcFeedback(FlowId),
 }
 
 /// Packet counts of a TCP flow, for traces and conservation checks.

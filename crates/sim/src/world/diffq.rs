@@ -97,6 +97,7 @@ impl World {
                 true
             }
             FlowApp::Tcp(_) => self.tcp_pace(f),
+            FlowApp::Tfrc(_) => unreachable!("TFRC flows have no DiffQ pacer"),
         };
         if sent {
             let pacer = self.flows[f.index()].pacer.as_mut();
@@ -108,7 +109,7 @@ impl World {
                 UdpRate::Cbr { rate_bps } => Some(rate_bps),
                 UdpRate::Saturate => None,
             },
-            FlowApp::Tcp(_) => None,
+            FlowApp::Tcp(_) | FlowApp::Tfrc(_) => None,
         };
         let interval = fl
             .pacer

@@ -24,7 +24,7 @@ impl World {
     fn tcp_flow(&mut self, f: FlowId) -> &mut TcpFlow {
         match &mut self.flows[f.index()].app {
             FlowApp::Tcp(t) => t,
-            FlowApp::Udp(_) => unreachable!("TCP event for a UDP flow"),
+            _ => unreachable!("TCP event for a non-TCP flow"),
         }
     }
 
@@ -99,6 +99,7 @@ impl World {
                 self.emit_acks(f, &mut out);
                 self.ack_out = out;
             }
+            _ => self.tfrc_timer(owner),
         }
     }
 
@@ -132,12 +133,12 @@ impl World {
                 self.emit_data(f, &mut out);
                 self.data_out = out;
             }
-            TransportHeader::Udp => unreachable!("UDP packet in the TCP path"),
+            _ => unreachable!("non-TCP packet in the TCP path"),
         }
     }
 
     /// Applies a machine's timer command to the world timer `id`.
-    fn apply_timer(&mut self, id: TimerId, cmd: Option<TimerCmd>) {
+    pub(super) fn apply_timer(&mut self, id: TimerId, cmd: Option<TimerCmd>) {
         match cmd {
             Some(TimerCmd::Arm(at)) => self.timers.arm(id, at, &mut self.events, Event::Timer),
             Some(TimerCmd::Cancel) => self.timers.cancel(id),
@@ -226,7 +227,7 @@ impl World {
     pub fn tcp_sender(&self, f: FlowId) -> Option<&airqueue_tcp::TcpSender> {
         match &self.flows.get(f.index())?.app {
             FlowApp::Tcp(t) => Some(&t.sender),
-            FlowApp::Udp(_) => None,
+            _ => None,
         }
     }
 
@@ -255,7 +256,7 @@ impl World {
             .iter()
             .map(|fl| match &fl.app {
                 FlowApp::Tcp(t) => Some(t.stats()),
-                FlowApp::Udp(_) => None,
+                _ => None,
             })
             .collect()
     }

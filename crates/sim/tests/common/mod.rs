@@ -66,7 +66,10 @@ pub fn wifi_world(
         positions,
         link_loss: vec![],
         medium: MediumConfig::Wifi(wifi),
-        qdisc: QdiscConfig::DropTail { capacity_pkts: 50 },
+        qdisc: QdiscConfig::DropTail {
+            capacity_pkts: 50,
+            ecn_mark_fraction: None,
+        },
         flows,
     }
 }
@@ -101,7 +104,10 @@ pub fn wired_chain(
             links,
         },
         routing: RoutingTable::shortest_paths(&graph),
-        qdisc: QdiscConfig::DropTail { capacity_pkts: 50 },
+        qdisc: QdiscConfig::DropTail {
+            capacity_pkts: 50,
+            ecn_mark_fraction: None,
+        },
         flows,
     }
 }
