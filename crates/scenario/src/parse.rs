@@ -57,6 +57,16 @@ const TOPOLOGY_KEYS: [(&str, &[&str]); 8] = [
     ("positions", &["explicit"]),
 ];
 
+/// `[[flow]]` keys that only some flow kinds take (TCP is window-limited and TFRC sets
+/// its own rate, so only UDP has a `rate`; DiffQ rate control pairs with UDP or TCP).
+const FLOW_KEYS: [(&str, &[&str]); 5] = [
+    ("rate", &["udp"]),
+    ("variant", &["tcp"]),
+    ("packets", &["tcp"]),
+    ("cc", &["udp", "tcp"]),
+    ("ecn", &["tfrc"]),
+];
+
 /// Parses a scenario from TOML text.
 pub fn from_toml_str(s: &str) -> Result<Scenario, ConfigErrors> {
     parse_value(&toml_to_json(s)?)
@@ -775,100 +785,45 @@ fn read_flow(
         &format!("an integer number of bytes in 1..={MAX_PACKET_SIZE_BYTES}"),
         1..=u64::from(MAX_PACKET_SIZE_BYTES),
     ));
-    let is_tcp = kind == Some("tcp");
-    let is_tfrc = kind == Some("tfrc");
-    // Keys a tfrc flow does not take: it is rate-controlled by its own equation,
-    // unreliable (no transfer size) and runs without DiffQ rate control.
-    for (key, why) in [
-        (
-            "rate",
-            "a tfrc flow sets its own rate (RFC 5348); remove it",
-        ),
-        ("variant", "applies only to kind = \"tcp\""),
-        (
-            "packets",
-            "applies only to kind = \"tcp\" (a transfer size in segments)",
-        ),
-        (
-            "cc",
-            "a tfrc flow runs its own congestion control; remove it",
-        ),
-    ] {
-        if is_tfrc && f.has(key) {
-            f.consume(key);
-            errs.push(ConfigError::new(f.path(key), why));
-        }
-    }
-    let ecn = if is_tfrc || !f.has("ecn") {
-        f.boolean(errs, "ecn", false)
-    } else {
-        f.consume("ecn");
-        errs.push(ConfigError::new(
-            f.path("ecn"),
-            "applies only to kind = \"tfrc\" (TFRC-ECN); TCP's is tcp.ecn",
-        ));
-        None
+    // Keys only some kinds take; the others get "not used by kind ..." and are skipped.
+    f.only_for(errs, "kind", kind, true, &FLOW_KEYS);
+    let rate = match kind {
+        // TCP is window-limited, TFRC sets its own rate (RFC 5348). Without a valid kind
+        // the rate is still checked as the one kind that needs it would.
+        Some("tcp" | "tfrc") => Some(Rate::Saturate),
+        _ => read_rate(&mut f, errs),
     };
-    let rate = if is_tfrc {
-        Some(Rate::Saturate)
-    } else if is_tcp {
-        if f.has("rate") {
-            f.consume("rate");
-            errs.push(ConfigError::new(
-                f.path("rate"),
-                "a tcp flow is window-limited and takes no rate; remove it (or use kind = \"udp\")",
-            ));
-            None
-        } else {
-            Some(Rate::Saturate)
-        }
-    } else {
-        read_rate(&mut f, errs)
-    };
-    let variant = if is_tfrc {
-        Some("newreno")
-    } else if is_tcp || !f.has("variant") {
-        f.choice(
+    let variant = match kind {
+        Some("tcp") => f.choice(
             errs,
             "variant",
             Some("newreno"),
             &["newreno", "sack", "vegas", "few"],
             &[],
-        )
-    } else {
-        f.consume("variant");
-        errs.push(ConfigError::new(
-            f.path("variant"),
-            "applies only to kind = \"tcp\"",
-        ));
-        None
+        ),
+        _ => Some("newreno"),
     };
-    let transfer = if is_tfrc {
-        Some(None)
-    } else if !f.has("packets") {
-        let _ = f.take("packets");
-        Some(None)
-    } else if is_tcp {
-        to_u32(f.integer(
+    let transfer = match kind {
+        Some("tcp") if f.has("packets") => to_u32(f.integer(
             errs,
             "packets",
             None,
             "an integer number of segments >= 1",
             1..=u64::from(u32::MAX),
         ))
-        .map(Some)
-    } else {
-        f.consume("packets");
-        errs.push(ConfigError::new(
-            f.path("packets"),
-            "applies only to kind = \"tcp\" (a transfer size in segments)",
-        ));
-        None
+        .map(Some),
+        _ => {
+            let _ = f.take("packets"); // registers the key (a JSON null reads as absent)
+            Some(None)
+        }
     };
-    let cc = if is_tfrc {
-        Some("none")
-    } else {
-        f.choice(errs, "cc", Some("none"), &["none", "diffq"], &[])
+    let cc = match kind {
+        Some("udp" | "tcp") => f.choice(errs, "cc", Some("none"), &["none", "diffq"], &[]),
+        _ => Some("none"),
+    };
+    let ecn = match kind {
+        Some("tfrc") => f.boolean(errs, "ecn", false),
+        _ => Some(false),
     };
     let priority = f.integer(
         errs,

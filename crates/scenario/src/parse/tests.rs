@@ -710,15 +710,15 @@ fn tcp_and_udp_keys_do_not_mix() {
     assert_eq!(
         errors_of("[[flow]]\nkind = \"tcp\"\nsrc = 0\ndst = 2\nrate = 1e6\nvariant = \"reno\"\n"),
         vec![
-            "flow[0].rate: a tcp flow is window-limited and takes no rate; remove it (or use kind = \"udp\")",
+            "flow[0].rate: not used by kind \"tcp\"; rate applies only to kind udp",
             "flow[0].variant: unknown variant \"reno\"; expected one of newreno, sack, vegas, few",
         ]
     );
     assert_eq!(
         errors_of("[[flow]]\nkind = \"udp\"\nsrc = 0\ndst = 2\nrate = 1e6\nvariant = \"sack\"\npackets = 3\n"),
         vec![
-            "flow[0].variant: applies only to kind = \"tcp\"",
-            "flow[0].packets: applies only to kind = \"tcp\" (a transfer size in segments)",
+            "flow[0].variant: not used by kind \"udp\"; variant applies only to kind tcp",
+            "flow[0].packets: not used by kind \"udp\"; packets applies only to kind tcp",
         ]
     );
     assert_eq!(
@@ -806,16 +806,16 @@ fn tfrc_mistakes_are_named() {
              packets = 3\ncc = \"diffq\"\necn = 1\n"
         ),
         vec![
-            "flow[0].rate: a tfrc flow sets its own rate (RFC 5348); remove it",
-            "flow[0].variant: applies only to kind = \"tcp\"",
-            "flow[0].packets: applies only to kind = \"tcp\" (a transfer size in segments)",
-            "flow[0].cc: a tfrc flow runs its own congestion control; remove it",
+            "flow[0].rate: not used by kind \"tfrc\"; rate applies only to kind udp",
+            "flow[0].variant: not used by kind \"tfrc\"; variant applies only to kind tcp",
+            "flow[0].packets: not used by kind \"tfrc\"; packets applies only to kind tcp",
+            "flow[0].cc: not used by kind \"tfrc\"; cc applies only to kinds udp, tcp",
             "flow[0].ecn: expected true or false, got 1",
         ]
     );
     assert_eq!(
         errors_of("[[flow]]\nkind = \"udp\"\nsrc = 0\ndst = 2\nrate = 1e6\necn = true\n"),
-        vec!["flow[0].ecn: applies only to kind = \"tfrc\" (TFRC-ECN); TCP's is tcp.ecn"]
+        vec!["flow[0].ecn: not used by kind \"udp\"; ecn applies only to kind tfrc"]
     );
     assert_eq!(
         errors_of("[queue]\necn_mark = 0\n"),
