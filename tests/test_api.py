@@ -11,23 +11,11 @@ import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
+from shared import CHAIN_TOML, SUMMARY_KEYS
 
 import airqueue
 from airqueue import ConfigError, Results, Scenario, SimulationError, _core
 
-SUMMARY_KEYS = {
-    "name",
-    "seed",
-    "simulated_seconds",
-    "wall_seconds",
-    "events",
-    "flows",
-    "aggregate_goodput_bps",
-    "jain_index",
-    "log_utility",
-    "starved_flows",
-    "drops",
-}
 FLOW_KEYS = {
     "id",
     "kind",
@@ -48,29 +36,6 @@ CHAIN = {
         {"kind": "udp", "src": 0, "dst": 2, "start": 0, "rate": "saturate", "packet_size": 1000}
     ],
 }
-
-CHAIN_TOML = """\
-name = "t"
-duration = 10
-
-[topology]
-kind = "chain"
-nodes = 3
-spacing = 200
-
-[medium]
-kind = "wired"
-bandwidth = 1e6
-delay = 0.001
-
-[[flow]]
-kind = "udp"
-src = 0
-dst = 2
-start = 0
-rate = "saturate"
-packet_size = 1000
-"""
 
 
 # Keys that depend on the wall clock, so differ between identical runs.

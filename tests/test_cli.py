@@ -10,47 +10,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+from shared import CHAIN_TOML, SUMMARY_KEYS
 from typer.testing import CliRunner
 
 import airqueue
 from airqueue.cli import app
-
-SUMMARY_KEYS = {
-    "name",
-    "seed",
-    "simulated_seconds",
-    "wall_seconds",
-    "events",
-    "flows",
-    "aggregate_goodput_bps",
-    "jain_index",
-    "log_utility",
-    "starved_flows",
-    "drops",
-}
-
-CHAIN_TOML = """\
-name = "t"
-duration = 10
-
-[topology]
-kind = "chain"
-nodes = 3
-spacing = 200
-
-[medium]
-kind = "wired"
-bandwidth = 1e6
-delay = 0.001
-
-[[flow]]
-kind = "udp"
-src = 0
-dst = 2
-start = 0
-rate = "saturate"
-packet_size = 1000
-"""
 
 # Three independent mistakes: a negative duration, a flow to a node that does not exist,
 # and an unknown key.
