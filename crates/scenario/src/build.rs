@@ -2,9 +2,9 @@
 //! [`WorldConfig`]. The only place that knows both the file schema and the core's types.
 
 use crate::schema::{
-    CcKind, DiffqUtilityKind, FadingKind, FlowKind, FlowSpec, Level, Mac, Medium, PreambleKind,
-    PropagationKind, QueueKind, Radio, Rate, RateControlKind, RoutingMetric, Scenario,
-    TcpVariantKind,
+    CcKind, DiffqUtilityKind, FadingKind, FlowKind, FlowSpec, FqClassifyKind, Level, Mac, Medium,
+    PreambleKind, PropagationKind, QueueKind, Radio, Rate, RateControlKind, RoutingMetric,
+    Scenario, TcpVariantKind,
 };
 use crate::topology::neighbours;
 use airqueue_kernel::Time;
@@ -14,8 +14,9 @@ use airqueue_sim::medium::wifi::{Fading, RateControl, WifiConfig};
 use airqueue_sim::net::routing::{etx, GraphEdge};
 use airqueue_sim::net::RoutingTable;
 use airqueue_sim::{
-    DiffQConfig, DiffqRateConfig, DiffqUtility, FlowCc, FlowConfig, FlowKindConfig, MediumConfig,
-    NodeId, QdiscConfig, TcpFlowConfig, TcpVariant, TfrcFlowConfig, WorldConfig,
+    Classify, DiffQConfig, DiffqRateConfig, DiffqUtility, FlowCc, FlowConfig, FlowKindConfig,
+    FqConfig, MediumConfig, NodeId, QdiscConfig, TcpFlowConfig, TcpVariant, TfrcFlowConfig,
+    WorldConfig,
 };
 
 /// Erasure probability configured for the directed pair (a, b) by `[[link]]`.
@@ -174,6 +175,18 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
             levels: s.mac.levels.len().min(u8::MAX as usize) as u8,
             scheduling: s.diffq.scheduling,
             mac_priority: s.diffq.mac_priority,
+        }),
+        QueueKind::Fq => QdiscConfig::FairQueue(FqConfig {
+            capacity_pkts: s.queue.capacity_pkts,
+            per_flow_capacity: s.queue.per_flow_capacity_pkts,
+            classify: match s.queue.classify {
+                FqClassifyKind::Source => Classify::Source,
+                FqClassifyKind::Destination => Classify::Destination,
+                FqClassifyKind::NextHop => Classify::NextHop,
+                FqClassifyKind::PreviousHop => Classify::PreviousHop,
+            },
+            backpressure_threshold: s.queue.backpressure_threshold_pkts,
+            report_lifetime: Time::from_secs_f64(s.queue.report_lifetime_s),
         }),
     };
     let flows = s

@@ -21,9 +21,9 @@ use serde_json::Value;
 
 use crate::error::{ConfigError, ConfigErrors};
 use crate::schema::{
-    CcKind, DiffqSpec, DiffqUtilityKind, FlowKind, FlowSpec, LinkSpec, Medium, Outputs, QueueKind,
-    QueueSpec, Rate, Routing, RoutingKind, RoutingMetric, Scenario, TcpSpec, TcpVariantKind,
-    Topology,
+    CcKind, DiffqSpec, DiffqUtilityKind, FlowKind, FlowSpec, FqClassifyKind, LinkSpec, Medium,
+    Outputs, QueueKind, QueueSpec, Rate, Routing, RoutingKind, RoutingMetric, Scenario, TcpSpec,
+    TcpVariantKind, Topology,
 };
 use fields::{describe, number, Errs, Fields};
 
@@ -65,6 +65,15 @@ const FLOW_KEYS: [(&str, &[&str]); 5] = [
     ("packets", &["tcp"]),
     ("cc", &["udp", "tcp"]),
     ("ecn", &["tfrc"]),
+];
+
+/// `[queue]` keys that only some queue kinds take (`per_dest_capacity` and `ecn_mark`
+/// keep their own messages).
+const QUEUE_KEYS: [(&str, &[&str]); 4] = [
+    ("classify", &["fq"]),
+    ("per_flow_capacity", &["fq"]),
+    ("backpressure_threshold", &["fq"]),
+    ("report_lifetime", &["fq"]),
 ];
 
 /// Parses a scenario from TOML text.
@@ -561,7 +570,13 @@ fn read_routing(mut f: Fields, errs: &mut Errs) -> Option<Routing> {
 }
 
 fn read_queue(mut f: Fields, errs: &mut Errs) -> Option<QueueSpec> {
-    let kind = f.choice(errs, "kind", Some("droptail"), &["droptail", "diffq"], &[]);
+    let kind = f.choice(
+        errs,
+        "kind",
+        Some("droptail"),
+        &["droptail", "diffq", "fq"],
+        &[],
+    );
     let capacity = to_u32(f.integer(
         errs,
         "capacity",
@@ -605,6 +620,72 @@ fn read_queue(mut f: Fields, errs: &mut Errs) -> Option<QueueSpec> {
         ));
         None
     };
+    let given = f.has("kind");
+    f.only_for(errs, "kind", kind, given, &QUEUE_KEYS);
+    let fq = kind == Some("fq");
+    let classify = if fq {
+        f.choice(
+            errs,
+            "classify",
+            Some("source"),
+            &["source", "destination", "next_hop", "previous_hop"],
+            &[],
+        )
+    } else {
+        Some("source")
+    };
+    let per_flow = if fq {
+        to_u32(f.integer(
+            errs,
+            "per_flow_capacity",
+            Some(10),
+            "an integer number of packets >= 1",
+            1..=u64::from(u32::MAX),
+        ))
+    } else {
+        Some(10)
+    };
+    let backpressure = if fq && f.has("backpressure_threshold") {
+        to_u32(f.integer(
+            errs,
+            "backpressure_threshold",
+            None,
+            "an integer number of packets >= 1",
+            1..=u64::from(u32::MAX),
+        ))
+        .map(Some)
+    } else {
+        if fq {
+            let _ = f.take("backpressure_threshold");
+        }
+        Some(None)
+    };
+    let lifetime = if fq {
+        f.number(
+            errs,
+            "report_lifetime",
+            Some(0.05),
+            "a number of seconds in (0, 3600]",
+            |x| x > 0.0 && x <= 3600.0,
+        )
+    } else {
+        Some(0.05)
+    };
+    if let (Some(c), Some(q)) = (capacity, per_flow) {
+        if fq && q > c {
+            errs.push(ConfigError::new(
+                f.path("per_flow_capacity"),
+                format!("must be at most capacity ({c} packets), got {q}"),
+            ));
+        }
+    }
+    if let (Some("next_hop" | "previous_hop"), Some(Some(_))) = (classify, backpressure) {
+        errs.push(ConfigError::new(
+            f.path("backpressure_threshold"),
+            "applies only to classify = \"source\" or \"destination\" (queue reports are \
+             kept per IP source or destination)",
+        ));
+    }
     if let (Some("diffq"), Some(c), Some(d)) = (kind, capacity, per_dest) {
         if d > c {
             errs.push(ConfigError::new(
@@ -617,6 +698,14 @@ fn read_queue(mut f: Fields, errs: &mut Errs) -> Option<QueueSpec> {
     let kind = match kind? {
         "droptail" => QueueKind::Droptail,
         "diffq" => QueueKind::Diffq,
+        "fq" => QueueKind::Fq,
+        _ => return None,
+    };
+    let classify = match classify? {
+        "source" => FqClassifyKind::Source,
+        "destination" => FqClassifyKind::Destination,
+        "next_hop" => FqClassifyKind::NextHop,
+        "previous_hop" => FqClassifyKind::PreviousHop,
         _ => return None,
     };
     Some(QueueSpec {
@@ -624,6 +713,10 @@ fn read_queue(mut f: Fields, errs: &mut Errs) -> Option<QueueSpec> {
         capacity_pkts: capacity?,
         per_dest_capacity_pkts: per_dest?,
         ecn_mark: ecn_mark?,
+        classify,
+        per_flow_capacity_pkts: per_flow?,
+        backpressure_threshold_pkts: backpressure?,
+        report_lifetime_s: lifetime?,
     })
 }
 

@@ -239,6 +239,29 @@ pub struct QueueSpec {
     /// enqueue, the queue holds more than this fraction of `capacity`, in (0, 1]; seed
     /// 000 uses 0.75. Default off.
     pub ecn_mark: Option<f64>,
+    /// `classify` (fq only): the per-flow queue key, "source" (default), "destination",
+    /// "next_hop" or "previous_hop" (seed 001, section 3.2).
+    pub classify: FqClassifyKind,
+    /// `per_flow_capacity` (fq only): buffer quota of one class, packets; default 10, at
+    /// most `capacity`. Seed 001 gives no value; 10 is a fifth of the default buffer.
+    pub per_flow_capacity_pkts: u32,
+    /// `backpressure_threshold` (fq only, with classify "source" or "destination"): hold
+    /// a class while the next hop's overheard queue report for it is at least this many
+    /// packets (seed 001, section 4; its best is 1). Default off.
+    pub backpressure_threshold_pkts: Option<u32>,
+    /// `report_lifetime` (fq only): seconds an overheard queue report may hold a class
+    /// back; default 0.05, > 0. Not in seed 001 (which reads a global array): without it
+    /// a missed last report holds a class for ever.
+    pub report_lifetime_s: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FqClassifyKind {
+    Source,
+    Destination,
+    NextHop,
+    PreviousHop,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -247,6 +270,8 @@ pub enum QueueKind {
     Droptail,
     /// Per-destination queues with differential-backlog scheduling (seed 000).
     Diffq,
+    /// Per-flow fair queuing with optional back-pressure (seed 001).
+    Fq,
 }
 
 /// `[tcp]`.

@@ -1,7 +1,8 @@
 //! Property test over whole scenarios: whatever mix of media, queues, transports and
 //! schemes a valid scenario combines, the run finishes without a panic, every packet is
 //! accounted for (the conservation law of DESIGN.md), and the same scenario gives the
-//! same bits twice.
+//! same bits twice. Media: wired; 802.11 with drop-tail + ECN marking; DiffQ with EDCA;
+//! 802.11 with per-flow fair queuing and back-pressure.
 
 use airqueue_scenario::api::run_value;
 use proptest::prelude::*;

@@ -1,8 +1,9 @@
 //! The world: owns every node, medium, flow and metric in flat vectors and runs the event
 //! loop. This is the one place where layers meet (STYLE.md): media pull from queue
 //! disciplines, arrivals go to forwarding, deliveries go to metrics or to the transport
-//! endpoints (TCP glue in `world/tcp.rs`, TFRC glue in `world/tfrc.rs`), DiffQ queue reports to the queue disciplines
-//! and DiffQ-paced sources to their rate controllers (`world/diffq.rs`).
+//! endpoints (TCP glue in `world/tcp.rs`, TFRC glue in `world/tfrc.rs`), DiffQ and
+//! fair-queuing queue reports to the queue disciplines, and DiffQ-paced sources to their
+//! rate controllers (`world/diffq.rs`).
 
 use crate::app::{UdpRate, UdpSource};
 use crate::ids::{FlowId, LinkId, NodeId};
@@ -11,7 +12,7 @@ use crate::medium::WiredNet;
 use crate::metrics::{Conservation, Metrics, QueueSample};
 use crate::net::packet::DEFAULT_TTL;
 use crate::net::{DiffqHeader, DropReason, Packet, RoutingTable, TransportHeader};
-use crate::qdisc::{DiffQ, DiffQConfig, DropTail, Qdisc, Queued};
+use crate::qdisc::{DiffQ, DiffQConfig, DropTail, FairQueue, FqConfig, Qdisc, Queued};
 use crate::transport::diffq::{DiffqRate, DiffqRateConfig};
 use crate::transport::tcp::{TcpFlow, TcpFlowConfig, TcpFlowStats, TimerOwner};
 use crate::transport::tfrc::{TfrcFlow, TfrcFlowConfig, TfrcFlowStats};
@@ -41,6 +42,10 @@ pub enum QdiscConfig {
     /// packets arriving over the reverse direction, so its differential there is
     /// mostly its own backlog.
     DiffQ(DiffQConfig),
+    /// Per-flow fair queuing with optional hop-by-hop back-pressure (seed 001). On wired
+    /// links each direction has its own instance, which hears the reports carried over
+    /// the reverse direction only.
+    FairQueue(FqConfig),
 }
 
 impl QdiscConfig {
@@ -67,6 +72,9 @@ impl QdiscConfig {
                     node_count,
                     RngStream::new(key),
                 )))
+            }
+            QdiscConfig::FairQueue(cfg) => {
+                Qdisc::FairQueue(Box::new(FairQueue::new(cfg.clone(), node, node_count)))
             }
         }
     }
@@ -175,6 +183,8 @@ enum Event {
     Timer(TimerEvent),
     /// A DiffQ-paced source's next packet is due.
     Pace(FlowId),
+    /// A back-pressure report holding an interface's queue back has expired.
+    Wake(Iface),
     /// Time-series sample at a bin boundary.
     Sample,
 }
@@ -472,7 +482,7 @@ impl World {
                 let (from, to) = (link.from, link.to);
                 let pkt = link.arrive();
                 self.diffq_report(to, from, &pkt);
-                self.receive(to, pkt);
+                self.receive(to, from, pkt);
             }
             Event::Wifi(w) => {
                 let Medium::Wifi { net, .. } = &mut self.medium else {
@@ -486,6 +496,7 @@ impl World {
                 _ => self.tcp_stop(f),
             },
             Event::Pace(f) => self.pace(f),
+            Event::Wake(iface) => self.kick(iface),
             Event::Timer(t) => {
                 if let Some(owner) = self.timers.fire(t, &mut self.events, Event::Timer) {
                     self.tcp_timer(owner);
@@ -516,7 +527,7 @@ impl World {
                 match o {
                     WifiOutput::Received { node, from, pkt } => {
                         self.diffq_report(node, from, &pkt);
-                        self.receive(node, pkt)
+                        self.receive(node, from, pkt)
                     }
                     WifiOutput::Overheard {
                         node, from, pkt, ..
@@ -607,16 +618,16 @@ impl World {
         if !self.udp(f).active(now) {
             return;
         }
-        let Some(iface) = self
+        let Some((next, iface)) = self
             .routing
             .next_hop(src, dst)
-            .and_then(|next| self.iface_towards(src, next))
+            .and_then(|next| Some((next, self.iface_towards(src, next)?)))
         else {
             // Unroutable: one packet is created and dropped so the failure shows in drops.
             self.send_app_packet(f);
             return;
         };
-        while self.qdisc(iface).has_room(dst, diffq) {
+        while self.qdisc(iface).has_room(src, dst, next, diffq) {
             self.send_app_packet(f);
         }
     }
@@ -647,8 +658,8 @@ impl World {
         self.forward(src, pkt);
     }
 
-    /// A packet arrived at `node` from a neighbour.
-    fn receive(&mut self, node: NodeId, mut pkt: Packet) {
+    /// A packet arrived at `node` from its neighbour `from`.
+    fn receive(&mut self, node: NodeId, from: NodeId, mut pkt: Packet) {
         if pkt.dst == node {
             self.deliver(node, pkt);
             return;
@@ -659,7 +670,7 @@ impl World {
             self.metrics.on_packet_dropped(node, DropReason::Ttl, &pkt);
             return;
         }
-        self.forward(node, pkt);
+        self.forward_from(node, from, pkt);
     }
 
     /// A packet reached its destination `node`: UDP data goes to the metrics, TCP and TFRC
@@ -674,8 +685,14 @@ impl World {
         }
     }
 
-    /// Hands a packet held by `node` to the queue towards its next hop.
+    /// Hands a packet `node` generated to the queue towards its next hop.
     fn forward(&mut self, node: NodeId, pkt: Packet) {
+        self.forward_from(node, node, pkt)
+    }
+
+    /// Hands a packet held by `node`, received from `prev_hop` (`node` itself: generated
+    /// here), to the queue towards its next hop.
+    fn forward_from(&mut self, node: NodeId, prev_hop: NodeId, pkt: Packet) {
         if pkt.dst == node {
             self.deliver(node, pkt);
             return;
@@ -692,6 +709,7 @@ impl World {
         match self.qdisc_mut(iface).enqueue(Queued {
             pkt,
             next_hop: next,
+            prev_hop,
         }) {
             Ok(()) => self.kick(iface),
             Err((q, reason)) => self.metrics.on_packet_dropped(node, reason, &q.pkt),
@@ -711,6 +729,8 @@ impl World {
                 if let Some(tx) = link.try_start(now, &self.routing) {
                     self.events.schedule_in(tx.ends - now, Event::LinkTxEnd(l));
                     self.after_dequeue(from, tx.flow, tx.src);
+                } else if let Some(at) = link.qdisc.release_at(now).filter(|_| !link.is_busy()) {
+                    self.events.schedule_in(at - now, Event::Wake(iface));
                 }
             }
             Iface::Wifi(node) => loop {
@@ -720,7 +740,11 @@ impl World {
                 if !net.wants_frame(node) {
                     return;
                 }
-                let Some(d) = qdiscs[node.index()].dequeue(&self.routing) else {
+                let Some(d) = qdiscs[node.index()].dequeue(&self.routing, now) else {
+                    // Held back by back-pressure: try again when the report expires.
+                    if let Some(at) = qdiscs[node.index()].release_at(now) {
+                        self.events.schedule_in(at - now, Event::Wake(iface));
+                    }
                     return;
                 };
                 let (flow, src) = (d.pkt.flow, d.pkt.src);

@@ -88,6 +88,10 @@ fn defaults_fill_every_optional_section() {
             capacity_pkts: 50,
             per_dest_capacity_pkts: 40,
             ecn_mark: None,
+            classify: FqClassifyKind::Source,
+            per_flow_capacity_pkts: 10,
+            backpressure_threshold_pkts: None,
+            report_lifetime_s: 0.05,
         }
     );
     assert_eq!(
@@ -745,6 +749,10 @@ fn diffq_queue_and_rate_control_keys() {
             capacity_pkts: 100,
             per_dest_capacity_pkts: 30,
             ecn_mark: None,
+            classify: FqClassifyKind::Source,
+            per_flow_capacity_pkts: 10,
+            backpressure_threshold_pkts: None,
+            report_lifetime_s: 0.05,
         }
     );
     assert!(!s.diffq.scheduling && s.diffq.mac_priority);
@@ -828,5 +836,83 @@ fn tfrc_mistakes_are_named() {
     assert_eq!(
         errors_of("[queue]\nkind = \"diffq\"\necn_mark = 0.5\n"),
         vec!["queue.ecn_mark: applies only to kind = \"droptail\" (the ECN marking threshold)"]
+    );
+}
+
+#[test]
+fn fq_queue_keys() {
+    let s = from_toml_str(&format!(
+        "{TWO_NODES}[queue]\nkind = \"fq\"\ncapacity = 40\nclassify = \"destination\"\n\
+         per_flow_capacity = 5\nbackpressure_threshold = 1\nreport_lifetime = 0.02\n"
+    ))
+    .unwrap();
+    assert_eq!(
+        s.queue,
+        QueueSpec {
+            kind: QueueKind::Fq,
+            capacity_pkts: 40,
+            per_dest_capacity_pkts: 40,
+            ecn_mark: None,
+            classify: FqClassifyKind::Destination,
+            per_flow_capacity_pkts: 5,
+            backpressure_threshold_pkts: Some(1),
+            report_lifetime_s: 0.02,
+        }
+    );
+    // Defaults: by source, quota 10, no back-pressure; fq works on wired links too.
+    let s = from_toml_str(&format!(
+        "{TWO_NODES}[medium]\nkind = \"wired\"\n[queue]\nkind = \"fq\"\n"
+    ))
+    .unwrap();
+    assert_eq!(
+        (
+            s.queue.classify,
+            s.queue.per_flow_capacity_pkts,
+            s.queue.backpressure_threshold_pkts
+        ),
+        (FqClassifyKind::Source, 10, None)
+    );
+    for (key, kind) in [
+        ("next_hop", FqClassifyKind::NextHop),
+        ("previous_hop", FqClassifyKind::PreviousHop),
+        ("source", FqClassifyKind::Source),
+    ] {
+        let s = from_toml_str(&format!(
+            "{TWO_NODES}[queue]\nkind = \"fq\"\nclassify = \"{key}\"\n"
+        ))
+        .unwrap();
+        assert_eq!(s.queue.classify, kind);
+    }
+}
+
+#[test]
+fn fq_mistakes_are_named() {
+    assert_eq!(
+        errors_of("[queue]\nclassify = \"source\"\nbackpressure_threshold = 1\n"),
+        vec![
+            "queue.classify: not used by kind \"droptail\" (the default); classify applies only to kind fq",
+            "queue.backpressure_threshold: not used by kind \"droptail\" (the default); backpressure_threshold applies only to kind fq",
+        ]
+    );
+    assert_eq!(
+        errors_of("[queue]\nkind = \"diffq\"\nper_flow_capacity = 3\n"),
+        vec!["queue.per_flow_capacity: not used by kind \"diffq\"; per_flow_capacity applies only to kind fq"]
+    );
+    assert_eq!(
+        errors_of("[queue]\nkind = \"fq\"\ncapacity = 10\nper_flow_capacity = 20\nbackpressure_threshold = 0\n"),
+        vec![
+            "queue.backpressure_threshold: expected an integer number of packets >= 1, got 0",
+            "queue.per_flow_capacity: must be at most capacity (10 packets), got 20",
+        ]
+    );
+    assert_eq!(
+        errors_of("[queue]\nkind = \"fq\"\nclassify = \"next_hop\"\nbackpressure_threshold = 1\n"),
+        vec!["queue.backpressure_threshold: applies only to classify = \"source\" or \"destination\" (queue reports are kept per IP source or destination)"]
+    );
+    assert_eq!(
+        one_error(&format!(
+            "{BASE}[queue]\nkind = \"fq\"\nclasify = \"source\"\n"
+        )),
+        "queue.clasify: unknown key; did you mean \"classify\"?"
     );
 }

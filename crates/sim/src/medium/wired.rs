@@ -69,7 +69,7 @@ impl WiredLink {
         if self.transmitting.is_some() {
             return None;
         }
-        let d = self.qdisc.dequeue(routing)?;
+        let d = self.qdisc.dequeue(routing, now)?;
         let bytes = d.pkt.size_bytes();
         let tx = Time::for_bits(bytes as u64 * 8, self.bandwidth_bps);
         let started = TxStarted {

@@ -153,7 +153,9 @@ impl TfrcFeedbackHeader {
 pub struct DiffqHeader {
     /// `|Q_i(F)|`: the transmitting node's queue length for the packet's destination,
     /// written by the node's DiffQ scheduler each time the packet is handed to the MAC
-    /// (Forwarder Algorithm line 7), so it is the last sender's, not the source's.
+    /// (Forwarder Algorithm line 7), so it is the last sender's, not the source's. Fair
+    /// queuing with back-pressure (seed 001) reuses the header as its piggybacked queue
+    /// report: the sender's remaining queue for the packet's class.
     pub qlen: u16,
 }
 
@@ -175,9 +177,10 @@ pub struct Packet {
     pub priority: u8,
     /// When the application created it; delay is measured from here.
     pub created: Time,
-    /// Present on the packets of flows under DiffQ congestion control (data, and the
-    /// ACKs of DiffQ-TCP); `None` on everything else, which DiffQ treats as legacy
-    /// traffic.
+    /// The piggybacked queue report. Present on the packets of flows under DiffQ
+    /// congestion control (data, and the ACKs of DiffQ-TCP), and written on every packet
+    /// a fair-queuing node with back-pressure sends; `None` on everything else, which
+    /// DiffQ treats as legacy traffic.
     pub diffq: Option<DiffqHeader>,
 }
 

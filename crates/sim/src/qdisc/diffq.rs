@@ -315,6 +315,7 @@ mod tests {
                 diffq: None,
             },
             next_hop: NodeId(dst),
+            prev_hop: NodeId(0),
         }
     }
 

@@ -156,6 +156,7 @@ mod tests {
                 diffq: None,
             },
             next_hop: NodeId(1),
+            prev_hop: NodeId(0),
         }
     }
 

@@ -8,18 +8,24 @@
 
 pub mod diffq;
 pub mod droptail;
+pub mod fq;
 
 pub use diffq::{DiffQ, DiffQConfig};
 pub use droptail::DropTail;
+pub use fq::{Classify, FairQueue, FqConfig};
 
 use crate::ids::NodeId;
 use crate::net::{DropReason, Packet, RoutingTable};
+use airqueue_kernel::Time;
 
-/// A packet waiting for transmission, with the neighbour it should go to.
+/// A packet waiting for transmission, with the neighbour it should go to and the one it
+/// came from (the holding node itself for a packet it generated; not an `Option`, which
+/// would take `(Queued, DropReason)` to clippy's 128-byte `result_large_err` limit).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Queued {
     pub pkt: Packet,
     pub next_hop: NodeId,
+    pub prev_hop: NodeId,
 }
 
 /// What a discipline hands to the interface: the packet, its next hop, and the MAC
@@ -53,6 +59,8 @@ pub enum Qdisc {
     DropTail(DropTail),
     /// Boxed: its per-destination tables are much larger than a FIFO's header.
     DiffQ(Box<DiffQ>),
+    /// Per-flow fair queuing with optional back-pressure (seed 001); boxed like DiffQ.
+    FairQueue(Box<FairQueue>),
 }
 
 impl Qdisc {
@@ -66,17 +74,21 @@ impl Qdisc {
                 let diffq = q.pkt.diffq.is_some();
                 d.enqueue(q, diffq)
             }
+            Qdisc::FairQueue(d) => d.enqueue(q),
         }
     }
 
     /// Takes the next packet to transmit, if any. `routing` gives the owning node's next
     /// hop per destination (DiffQ's differential needs it; drop-tail ignores it). DiffQ
     /// writes `|Q_i(F)|` at scheduling time into the packet's DiffQ header (Forwarder
-    /// Algorithm line 7, `P.qlen <- |Q_i(F)|`); drop-tail leaves the header as it is.
+    /// Algorithm line 7, `P.qlen <- |Q_i(F)|`); fair queuing with back-pressure writes
+    /// what is left of the packet's class; drop-tail leaves the header as it is.
     #[inline]
-    pub fn dequeue(&mut self, routing: &RoutingTable) -> Option<Dequeued> {
+    /// `now` ages fair queuing's back-pressure reports.
+    pub fn dequeue(&mut self, routing: &RoutingTable, now: Time) -> Option<Dequeued> {
         match self {
             Qdisc::DropTail(d) => d.dequeue(),
+            Qdisc::FairQueue(d) => d.dequeue(now),
             Qdisc::DiffQ(d) => {
                 let node = d.node();
                 let (mut out, qlen) = d.dequeue(|dst| routing.next_hop(node, dst))?;
@@ -88,12 +100,31 @@ impl Qdisc {
         }
     }
 
-    /// Records a queue report (`qlen` of neighbour `from` for destination `dst`) that the
-    /// node decoded or overheard. Only DiffQ keeps them.
+    /// Records the queue report piggybacked on `pkt`, a packet the node decoded or
+    /// overheard from neighbour `from` at `now`: DiffQ's `qlen` for the packet's destination, or
+    /// fair queuing's for the packet's class. Drop-tail keeps none. Returns whether a
+    /// held-back class may have been released (the interface should then try to pull).
     #[inline]
-    pub fn on_report(&mut self, from: NodeId, dst: NodeId, qlen: u16) {
-        if let Qdisc::DiffQ(d) = self {
-            d.on_report(from, dst, qlen as u32);
+    pub fn on_report(&mut self, from: NodeId, pkt: &Packet, now: Time) -> bool {
+        match self {
+            Qdisc::DropTail(_) => false,
+            Qdisc::DiffQ(d) => {
+                if let Some(h) = pkt.diffq {
+                    d.on_report(from, pkt.dst, h.qlen as u32);
+                }
+                false
+            }
+            Qdisc::FairQueue(d) => d.on_report(from, pkt, now),
+        }
+    }
+
+    /// When a queue that refused to hand out a packet at `now` although it holds some
+    /// should be asked again: the expiry of the report holding back its last eligible
+    /// class (fair queuing with back-pressure). `None` for the other disciplines.
+    pub fn release_at(&self, now: Time) -> Option<Time> {
+        match self {
+            Qdisc::FairQueue(d) => d.release_at(now),
+            _ => None,
         }
     }
 
@@ -102,6 +133,7 @@ impl Qdisc {
         match self {
             Qdisc::DropTail(d) => d.len(),
             Qdisc::DiffQ(d) => d.len(),
+            Qdisc::FairQueue(d) => d.len(),
         }
     }
 
@@ -110,32 +142,44 @@ impl Qdisc {
     }
 
     /// The queue a packet towards `dst` waits in: DiffQ's `|Q_i(dst)|`; for a FIFO, which
-    /// holds every destination in one queue, its whole length. DiffQ's source rate
+    /// holds every destination in one queue, its whole length; fair queuing by
+    /// destination, that class; by another key, its whole length. DiffQ's source rate
     /// control reads it.
     #[inline]
     pub fn queue_len_for(&self, dst: NodeId) -> usize {
         match self {
             Qdisc::DropTail(d) => d.len(),
+            Qdisc::FairQueue(d) => match d.config().classify {
+                Classify::Destination => d.class_len(dst),
+                _ => d.len(),
+            },
             Qdisc::DiffQ(d) => d.queue_len(dst),
         }
     }
 
-    /// What this node believes neighbour `j`'s queue for `dst` holds (DiffQ only).
+    /// What this node believes neighbour `j`'s queue for `dst` holds (DiffQ, and fair
+    /// queuing by destination: its last report for that class).
     pub fn neighbour_len(&self, j: NodeId, dst: NodeId) -> Option<u32> {
         match self {
             Qdisc::DropTail(_) => None,
             Qdisc::DiffQ(d) => Some(d.neighbour_len(j, dst)),
+            Qdisc::FairQueue(d) => match d.config().classify {
+                Classify::Destination => Some(d.neighbour_len(j, dst)),
+                _ => None,
+            },
         }
     }
 
-    /// Whether one more packet towards `dst` (`diffq`: carrying a DiffQ header) would be
-    /// accepted (saturating sources use it so that keeping a queue full never counts as an
+    /// Whether one more packet generated here (so without a previous hop) from `src` to
+    /// `dst` via `next_hop` (`diffq`: carrying a DiffQ header) would be accepted
+    /// (saturating sources use it so that keeping a queue full never counts as an
     /// overflow drop).
     #[inline]
-    pub fn has_room(&self, dst: NodeId, diffq: bool) -> bool {
+    pub fn has_room(&self, src: NodeId, dst: NodeId, next_hop: NodeId, diffq: bool) -> bool {
         match self {
             Qdisc::DropTail(d) => d.has_room(),
             Qdisc::DiffQ(d) => d.has_room_for(dst, diffq),
+            Qdisc::FairQueue(d) => d.has_room_for(d.class_of(src, dst, next_hop, d.node())),
         }
     }
 
@@ -143,6 +187,7 @@ impl Qdisc {
         match self {
             Qdisc::DropTail(d) => d.counters(),
             Qdisc::DiffQ(d) => d.counters(),
+            Qdisc::FairQueue(d) => d.counters(),
         }
     }
 
@@ -151,6 +196,7 @@ impl Qdisc {
         match self {
             Qdisc::DropTail(d) => Box::new(d.iter().map(|q| &q.pkt)),
             Qdisc::DiffQ(d) => Box::new(d.iter().map(|q| &q.pkt)),
+            Qdisc::FairQueue(d) => Box::new(d.iter().map(|q| &q.pkt)),
         }
     }
 }

@@ -16,7 +16,7 @@
 //! emits waits in a host send buffer, a tick releases its head, and the sender gets one
 //! segment of new data only when the buffer is empty.
 
-use super::{Event, FlowApp, Medium, World};
+use super::{Event, FlowApp, Iface, Medium, World};
 use crate::app::UdpRate;
 use crate::ids::{FlowId, NodeId};
 use crate::net::Packet;
@@ -33,20 +33,29 @@ pub struct DiffqView {
 }
 
 impl World {
-    /// Hands the DiffQ report of a packet `node` decoded from `from` to `node`'s queue
+    /// Hands the queue report of a packet `node` decoded from `from` to `node`'s queue
     /// discipline: on wifi the node's one instance; on wired links the instance of the
-    /// link back to `from`, the only one whose next hop `from` can be.
+    /// link back to `from`, the only one whose next hop `from` can be. When the report
+    /// may release a class held back by fair queuing's back-pressure, the interface is
+    /// offered the chance to pull.
     pub(super) fn diffq_report(&mut self, node: NodeId, from: NodeId, pkt: &Packet) {
-        let Some(h) = pkt.diffq else {
+        if pkt.diffq.is_none() {
             return;
+        }
+        let now = self.events.now();
+        let iface = match &mut self.medium {
+            Medium::Wifi { qdiscs, .. } => qdiscs[node.index()]
+                .on_report(from, pkt, now)
+                .then_some(Iface::Wifi(node)),
+            Medium::Wired(net) => net.link_to(node, from).and_then(|l| {
+                net.links[l.index()]
+                    .qdisc
+                    .on_report(from, pkt, now)
+                    .then_some(Iface::Link(l))
+            }),
         };
-        match &mut self.medium {
-            Medium::Wifi { qdiscs, .. } => qdiscs[node.index()].on_report(from, pkt.dst, h.qlen),
-            Medium::Wired(net) => {
-                if let Some(l) = net.link_to(node, from) {
-                    net.links[l.index()].qdisc.on_report(from, pkt.dst, h.qlen);
-                }
-            }
+        if let Some(iface) = iface {
+            self.kick(iface);
         }
     }
 

@@ -1,0 +1,463 @@
+//! Per-flow fair queuing with optional hop-by-hop back-pressure (seed 001, sections 3.2
+//! and 4).
+//!
+//! Packets are classified into one FIFO per class, the class being the packet's IP
+//! source, IP destination, next hop or previous hop (seed 001 studies the four; only the
+//! "globally fair" source and destination keys protect TCP, the local hop keys lump a
+//! TCP flow with any UDP flow sharing the link). A locally generated packet's previous
+//! hop is the node itself. The non-empty classes are served round robin, one packet per
+//! turn (policy 1, "simple round-robin"). Each class may hold at most
+//! `per_flow_capacity` packets and the node at most `capacity`; a packet over either
+//! limit is dropped on arrival (`DropReason::QueueOverflow`): "once the buffering quota
+//! is reached, the node will not accept more packets from that flow".
+//!
+//! Back-pressure (section 4.2), for the source and destination keys only: every packet
+//! leaving the node carries a queue report (the `qlen` of the piggybacked
+//! [`DiffqHeader`]), the number of packets of its class still queued at the sender after
+//! it left. Neighbours decoding or overhearing the frame record it per (sender, class).
+//! A class whose head-of-line packet goes to a neighbour `j` (other than its
+//! destination) is skipped by the round robin while `j`'s last report for the class is
+//! at least `backpressure_threshold`; when no class may send, the interface idles until
+//! a report, an arrival or the expiry of the holding report changes that. The paper reads
+//! an exact global array of queue lengths instead; here a node knows only what it last
+//! decoded from `j`, and a report counts the packets queued behind the one carrying it.
+//!
+//! Reports are soft state: one older than `report_lifetime` no longer holds a class. A
+//! node that misses `j`'s last frame of a class (a hidden transmission corrupts it, or
+//! it was sending itself) would otherwise keep the class held for ever, since `j`, with
+//! nothing left of the class, sends no newer report. The paper's global array needs no
+//! such rule; the lifetime is this model's, not the paper's.
+
+use super::{Dequeued, QueueCounters, Queued};
+use crate::ids::NodeId;
+use crate::net::{DiffqHeader, DropReason, Packet};
+use airqueue_kernel::Time;
+use std::collections::{BTreeMap, VecDeque};
+
+/// What a packet's class is (seed 001, section 3.2, item 2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Classify {
+    /// IP source address.
+    Source,
+    /// IP destination address.
+    Destination,
+    /// The neighbour the packet is sent to.
+    NextHop,
+    /// The neighbour the packet came from (the node itself for its own packets).
+    PreviousHop,
+}
+
+/// Settings of the fair-queuing discipline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FqConfig {
+    /// Node buffer over all classes, packets.
+    pub capacity_pkts: u32,
+    /// Buffer quota of one class, packets.
+    pub per_flow_capacity: u32,
+    pub classify: Classify,
+    /// Hold a class back while its next hop's reported queue for it is at least this
+    /// many packets; `None`: no back-pressure. Only with `Source` or `Destination`.
+    pub backpressure_threshold: Option<u32>,
+    /// How long a neighbour's report may hold a class back.
+    pub report_lifetime: Time,
+}
+
+/// The fair-queuing discipline of one interface.
+#[derive(Clone, Debug)]
+pub struct FairQueue {
+    cfg: FqConfig,
+    node: NodeId,
+    /// Dense by class id (a node id); an empty class is inactive.
+    classes: Vec<VecDeque<Queued>>,
+    /// Classes with packets, in the order they became non-empty.
+    active: Vec<NodeId>,
+    /// Index into `active` of the class whose turn is next.
+    rr_next: usize,
+    total: usize,
+    /// Last queue length reported by (neighbour, class), and when it was heard.
+    reported: BTreeMap<(NodeId, NodeId), (u32, Time)>,
+    counters: QueueCounters,
+    /// Turns on which a class with packets was passed over by back-pressure.
+    held_back: u64,
+}
+
+impl FairQueue {
+    pub fn new(cfg: FqConfig, node: NodeId, node_count: usize) -> Self {
+        FairQueue {
+            cfg,
+            node,
+            classes: (0..node_count).map(|_| VecDeque::new()).collect(),
+            active: Vec::new(),
+            rr_next: 0,
+            total: 0,
+            reported: BTreeMap::new(),
+            counters: QueueCounters::default(),
+            held_back: 0,
+        }
+    }
+
+    pub fn config(&self) -> &FqConfig {
+        &self.cfg
+    }
+
+    /// The class of a packet with these addresses held by this node.
+    pub fn class_of(&self, src: NodeId, dst: NodeId, next_hop: NodeId, prev_hop: NodeId) -> NodeId {
+        match self.cfg.classify {
+            Classify::Source => src,
+            Classify::Destination => dst,
+            Classify::NextHop => next_hop,
+            Classify::PreviousHop => prev_hop,
+        }
+    }
+
+    fn class(&self, q: &Queued) -> NodeId {
+        self.class_of(q.pkt.src, q.pkt.dst, q.next_hop, q.prev_hop)
+    }
+
+    /// Packets of class `c` held here.
+    pub fn class_len(&self, c: NodeId) -> usize {
+        self.classes.get(c.index()).map_or(0, VecDeque::len)
+    }
+
+    /// Whether a packet of class `c` would be accepted.
+    pub fn has_room_for(&self, c: NodeId) -> bool {
+        self.total < self.cfg.capacity_pkts as usize
+            && self.class_len(c) < self.cfg.per_flow_capacity as usize
+    }
+
+    pub fn enqueue(&mut self, q: Queued) -> Result<(), (Queued, DropReason)> {
+        self.counters.received += 1;
+        let c = self.class(&q);
+        if !self.has_room_for(c) {
+            self.counters.dropped += 1;
+            return Err((q, DropReason::QueueOverflow));
+        }
+        self.counters.enqueued += 1;
+        self.total += 1;
+        let queue = &mut self.classes[c.index()];
+        if queue.is_empty() {
+            self.active.push(c);
+        }
+        queue.push_back(q);
+        Ok(())
+    }
+
+    /// The class key a report carried by `pkt` is about, if back-pressure is on.
+    fn report_key(&self, pkt: &Packet) -> Option<NodeId> {
+        self.cfg.backpressure_threshold?;
+        match self.cfg.classify {
+            Classify::Source => Some(pkt.src),
+            Classify::Destination => Some(pkt.dst),
+            Classify::NextHop | Classify::PreviousHop => None,
+        }
+    }
+
+    /// Records the queue report a frame from `from` carried, heard at `now`. Returns
+    /// whether it was recorded (it may have released a held-back class).
+    pub fn on_report(&mut self, from: NodeId, pkt: &Packet, now: Time) -> bool {
+        let (Some(c), Some(h)) = (self.report_key(pkt), pkt.diffq) else {
+            return false;
+        };
+        self.reported.insert((from, c), (h.qlen as u32, now));
+        true
+    }
+
+    /// What this node last heard neighbour `j` report for class `c` (0 before any report),
+    /// however old.
+    pub fn neighbour_len(&self, j: NodeId, c: NodeId) -> u32 {
+        self.reported.get(&(j, c)).map_or(0, |r| r.0)
+    }
+
+    /// Until when back-pressure holds class `c` back at `now`: its head goes to a
+    /// neighbour other than its destination whose last report for `c`, still alive,
+    /// reached the threshold. `None`: not held.
+    fn held_until(&self, c: NodeId, now: Time) -> Option<Time> {
+        let t = self.cfg.backpressure_threshold?;
+        let head = self.classes[c.index()].front()?;
+        if head.next_hop == head.pkt.dst {
+            return None;
+        }
+        let &(qlen, at) = self.reported.get(&(head.next_hop, c))?;
+        let until = at + self.cfg.report_lifetime;
+        (qlen >= t && now < until).then_some(until)
+    }
+
+    /// When the earliest report holding a class back expires, if every class with
+    /// packets is held at `now` (the interface should try again then).
+    pub fn release_at(&self, now: Time) -> Option<Time> {
+        self.active
+            .iter()
+            .map(|&c| self.held_until(c, now))
+            .collect::<Option<Vec<Time>>>()?
+            .into_iter()
+            .min()
+    }
+
+    /// Hands the next packet to the interface at `now`: the first class from the
+    /// round-robin position on that back-pressure does not hold. With back-pressure on,
+    /// writes the class's remaining length into the packet's queue report.
+    pub fn dequeue(&mut self, now: Time) -> Option<Dequeued> {
+        let n = self.active.len();
+        let mut pick = None;
+        for k in 0..n {
+            let idx = (self.rr_next + k) % n;
+            if self.held_until(self.active[idx], now).is_some() {
+                self.held_back += 1;
+            } else {
+                pick = Some(idx);
+                break;
+            }
+        }
+        let idx = pick?;
+        let c = self.active[idx];
+        let queue = &mut self.classes[c.index()];
+        let mut q = queue.pop_front().expect("active classes have packets");
+        let remaining = queue.len();
+        if remaining == 0 {
+            // The class after the removed one slides into its place and has the next turn.
+            self.active.remove(idx);
+            self.rr_next = idx;
+        } else {
+            self.rr_next = idx + 1;
+        }
+        if self.active.is_empty() {
+            self.rr_next = 0;
+        } else {
+            self.rr_next %= self.active.len();
+        }
+        if self.report_key(&q.pkt).is_some() {
+            q.pkt.diffq = Some(DiffqHeader {
+                qlen: remaining.min(u16::MAX as usize) as u16,
+            });
+        }
+        self.total -= 1;
+        self.counters.dequeued += 1;
+        Some(Dequeued {
+            priority: q.pkt.priority,
+            pkt: q.pkt,
+            next_hop: q.next_hop,
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.total
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    pub fn counters(&self) -> QueueCounters {
+        self.counters
+    }
+
+    /// Turns on which back-pressure passed over a class with packets.
+    pub fn held_back(&self) -> u64 {
+        self.held_back
+    }
+
+    pub fn node(&self) -> NodeId {
+        self.node
+    }
+
+    /// Every packet held (end-of-run accounting).
+    pub fn iter(&self) -> impl Iterator<Item = &Queued> {
+        self.classes.iter().flat_map(|q| q.iter())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::FlowId;
+    use crate::net::TransportHeader;
+    const T0: Time = Time::ZERO;
+
+    fn cfg(classify: Classify) -> FqConfig {
+        FqConfig {
+            capacity_pkts: 50,
+            per_flow_capacity: 10,
+            classify,
+            backpressure_threshold: None,
+            report_lifetime: Time::from_millis(50),
+        }
+    }
+
+    /// A packet src -> dst held by node 1, going to `next`, arrived from `prev`.
+    fn pkt(src: u32, dst: u32, next: u32, prev: Option<u32>, seq: u64) -> Queued {
+        Queued {
+            pkt: Packet {
+                uid: seq,
+                flow: FlowId(0),
+                src: NodeId(src),
+                dst: NodeId(dst),
+                seq,
+                payload_bytes: 1000,
+                transport: TransportHeader::Udp,
+                ttl: 64,
+                priority: 0,
+                created: T0,
+                diffq: None,
+            },
+            next_hop: NodeId(next),
+            prev_hop: NodeId(prev.unwrap_or(1)),
+        }
+    }
+
+    fn fq(c: FqConfig) -> FairQueue {
+        FairQueue::new(c, NodeId(1), 10)
+    }
+
+    #[test]
+    fn classifies_by_each_key() {
+        let p = pkt(0, 5, 2, Some(3), 0);
+        let local = pkt(1, 5, 2, None, 0);
+        let class = |k: Classify, q: &Queued| fq(cfg(k)).class(q).0;
+        assert_eq!(class(Classify::Source, &p), 0);
+        assert_eq!(class(Classify::Destination, &p), 5);
+        assert_eq!(class(Classify::NextHop, &p), 2);
+        assert_eq!(class(Classify::PreviousHop, &p), 3);
+        assert_eq!(
+            class(Classify::PreviousHop, &local),
+            1,
+            "own packets: the node"
+        );
+        // Two sources through the same next hop share a next-hop class only.
+        let mut q = fq(cfg(Classify::NextHop));
+        q.enqueue(pkt(0, 5, 2, Some(0), 0)).unwrap();
+        q.enqueue(pkt(4, 5, 2, Some(4), 1)).unwrap();
+        assert_eq!((q.class_len(NodeId(2)), q.active.len()), (2, 1));
+        let mut q = fq(cfg(Classify::Source));
+        q.enqueue(pkt(0, 5, 2, Some(0), 0)).unwrap();
+        q.enqueue(pkt(4, 5, 2, Some(4), 1)).unwrap();
+        assert_eq!(q.active.len(), 2);
+    }
+
+    #[test]
+    fn round_robin_one_packet_per_turn() {
+        let mut q = fq(cfg(Classify::Source));
+        // Class 0: 1 packet, class 3: 3 packets, class 4: 2 packets.
+        q.enqueue(pkt(3, 9, 2, None, 30)).unwrap();
+        q.enqueue(pkt(3, 9, 2, None, 31)).unwrap();
+        q.enqueue(pkt(0, 9, 2, None, 0)).unwrap();
+        q.enqueue(pkt(4, 9, 2, None, 40)).unwrap();
+        q.enqueue(pkt(3, 9, 2, None, 32)).unwrap();
+        q.enqueue(pkt(4, 9, 2, None, 41)).unwrap();
+        let mut order = vec![q.dequeue(T0).unwrap().pkt.seq];
+        // A class arriving mid-round takes its turn after the classes already waiting.
+        q.enqueue(pkt(7, 9, 2, None, 70)).unwrap();
+        while let Some(d) = q.dequeue(T0) {
+            order.push(d.pkt.seq);
+        }
+        assert_eq!(order, vec![30, 0, 40, 70, 31, 41, 32]);
+        assert!(q.counters().consistent_with(q.len()));
+        assert!(q.is_empty());
+    }
+
+    #[test]
+    fn per_class_quota_and_node_buffer() {
+        let mut c = cfg(Classify::Destination);
+        c.capacity_pkts = 5;
+        c.per_flow_capacity = 3;
+        let mut q = fq(c);
+        for s in 0..3 {
+            q.enqueue(pkt(0, 5, 2, None, s)).unwrap();
+        }
+        assert!(!q.has_room_for(NodeId(5)) && q.has_room_for(NodeId(6)));
+        let (back, reason) = q.enqueue(pkt(0, 5, 2, None, 3)).unwrap_err();
+        assert_eq!((back.pkt.seq, reason), (3, DropReason::QueueOverflow));
+        q.enqueue(pkt(0, 6, 2, None, 10)).unwrap();
+        q.enqueue(pkt(0, 7, 2, None, 20)).unwrap();
+        assert!(
+            q.enqueue(pkt(0, 8, 2, None, 30)).is_err(),
+            "node buffer full"
+        );
+        let c = q.counters();
+        assert_eq!((c.received, c.enqueued, c.dropped), (7, 5, 2));
+        assert!(c.consistent_with(q.len()));
+        assert_eq!(q.iter().count(), q.len());
+    }
+
+    #[test]
+    fn reports_follow_the_class_and_only_with_backpressure() {
+        let mut q = fq(cfg(Classify::Source));
+        q.enqueue(pkt(0, 5, 2, None, 0)).unwrap();
+        assert_eq!(
+            q.dequeue(T0).unwrap().pkt.diffq,
+            None,
+            "no back-pressure: no report"
+        );
+        let mut c = cfg(Classify::Source);
+        c.backpressure_threshold = Some(1);
+        let mut q = fq(c);
+        for s in 0..3 {
+            q.enqueue(pkt(0, 5, 2, None, s)).unwrap();
+        }
+        q.enqueue(pkt(4, 5, 2, None, 9)).unwrap();
+        let qlens: Vec<u16> = (0..4)
+            .map(|_| q.dequeue(T0).unwrap().pkt.diffq.unwrap().qlen)
+            .collect();
+        assert_eq!(qlens, vec![2, 0, 1, 0], "what is left of the class");
+    }
+
+    #[test]
+    fn backpressure_skips_a_class_and_resumes_on_a_lower_report() {
+        let mut c = cfg(Classify::Source);
+        c.backpressure_threshold = Some(2);
+        let mut q = fq(c);
+        for s in 0..2 {
+            q.enqueue(pkt(0, 5, 2, None, s)).unwrap(); // class 0 via 2
+            q.enqueue(pkt(4, 5, 2, None, 40 + s)).unwrap(); // class 4 via 2
+        }
+        // Neighbour 2 reports 2 packets of source 0: at the threshold.
+        let mut heard = pkt(0, 5, 3, None, 99).pkt;
+        heard.diffq = Some(DiffqHeader { qlen: 2 });
+        assert!(q.on_report(NodeId(2), &heard, T0));
+        assert_eq!(q.neighbour_len(NodeId(2), NodeId(0)), 2);
+        assert_eq!(q.dequeue(T0).unwrap().pkt.seq, 40);
+        assert_eq!(q.dequeue(T0).unwrap().pkt.seq, 41);
+        assert_eq!(q.dequeue(T0), None, "only the held class is left");
+        assert_eq!(q.len(), 2);
+        assert!(q.held_back() >= 3);
+        assert_eq!(q.release_at(T0), Some(Time::from_millis(50)));
+        // The report expires: the class goes without a newer one, and is held again by
+        // a fresh report.
+        let later = Time::from_millis(50);
+        assert_eq!(q.dequeue(later).unwrap().pkt.seq, 0);
+        q.on_report(NodeId(2), &heard, later);
+        assert_eq!(q.dequeue(later), None);
+        // A report below the threshold releases it.
+        heard.diffq = Some(DiffqHeader { qlen: 1 });
+        q.on_report(NodeId(2), &heard, later);
+        assert_eq!(q.release_at(later), None);
+        // Reports from another neighbour or about another class change nothing here.
+        heard.diffq = Some(DiffqHeader { qlen: 9 });
+        q.on_report(NodeId(3), &heard, later);
+        assert_eq!(q.dequeue(later).unwrap().pkt.seq, 1);
+        assert!(q.counters().consistent_with(q.len()));
+    }
+
+    #[test]
+    fn backpressure_never_holds_a_packet_for_its_destination() {
+        let mut c = cfg(Classify::Destination);
+        c.backpressure_threshold = Some(1);
+        let mut q = fq(c);
+        q.enqueue(pkt(0, 2, 2, None, 0)).unwrap();
+        let mut heard = pkt(0, 2, 2, None, 1).pkt;
+        heard.diffq = Some(DiffqHeader { qlen: 5 });
+        q.on_report(NodeId(2), &heard, T0);
+        assert_eq!(q.dequeue(T0).unwrap().pkt.seq, 0);
+    }
+
+    #[test]
+    fn hop_keys_ignore_reports() {
+        let mut c = cfg(Classify::NextHop);
+        c.backpressure_threshold = Some(1);
+        let mut q = fq(c);
+        let mut heard = pkt(0, 5, 2, None, 1).pkt;
+        heard.diffq = Some(DiffqHeader { qlen: 5 });
+        assert!(!q.on_report(NodeId(2), &heard, T0));
+        q.enqueue(pkt(0, 5, 2, None, 0)).unwrap();
+        assert_eq!(q.dequeue(T0).unwrap().pkt.diffq, None);
+    }
+}
