@@ -322,15 +322,18 @@ fn read_topology(v: &Value, errs: &mut Errs) -> Option<Topology> {
             x > 0.0
         })
     };
+    let node_count = |f: &mut Fields, errs: &mut Errs| {
+        to_u32(f.integer(
+            errs,
+            "nodes",
+            None,
+            &nodes_expected(),
+            2..=u64::from(MAX_NODES),
+        ))
+    };
     let topology = match kind {
         Some("chain") => {
-            let nodes = to_u32(f.integer(
-                errs,
-                "nodes",
-                None,
-                &nodes_expected(),
-                2..=u64::from(MAX_NODES),
-            ));
+            let nodes = node_count(&mut f, errs);
             let spacing = spacing(&mut f, errs);
             Some(Topology::Chain {
                 nodes: nodes?,
@@ -359,13 +362,7 @@ fn read_topology(v: &Value, errs: &mut Errs) -> Option<Topology> {
             })
         }
         Some("star") => {
-            let nodes = to_u32(f.integer(
-                errs,
-                "nodes",
-                None,
-                &nodes_expected(),
-                2..=u64::from(MAX_NODES),
-            ));
+            let nodes = node_count(&mut f, errs);
             let radius = f.number(errs, "radius", None, "a distance in metres > 0", |x| {
                 x > 0.0
             });
@@ -375,13 +372,7 @@ fn read_topology(v: &Value, errs: &mut Errs) -> Option<Topology> {
             })
         }
         Some("random") => {
-            let nodes = to_u32(f.integer(
-                errs,
-                "nodes",
-                None,
-                &nodes_expected(),
-                2..=u64::from(MAX_NODES),
-            ));
+            let nodes = node_count(&mut f, errs);
             let area = read_area(&mut f, errs);
             let connected = f.boolean(errs, "connected", true);
             Some(Topology::Random {
