@@ -274,11 +274,29 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         let listed = listed.map(|(i, f)| (format!("flow[{i}]"), f));
         let drawn = random_flows.iter().flatten();
         let drawn = drawn.map(|r| ("flows".to_string(), &r.template));
+        let mut rate_controlled = false;
         for (path, f) in listed.chain(drawn) {
+            rate_controlled |= f.cc == CcKind::Diffq;
             if f.cc == CcKind::Diffq && q.kind != QueueKind::Diffq {
                 errs.push(ConfigError::new(
                     format!("{path}.cc"),
                     "\"diffq\" rate control reads the source's DiffQ queue; set queue.kind = \"diffq\"",
+                ));
+            }
+        }
+        // AIMD decreases only above the threshold; a destination queue that can never
+        // exceed it (D <= threshold) leaves the rate growing until the source drops.
+        if let (true, QueueKind::Diffq, Some(d)) = (rate_controlled, q.kind, &diffq) {
+            if d.utility == DiffqUtilityKind::Aimd
+                && d.queue_threshold_pkts >= q.per_dest_capacity_pkts
+            {
+                errs.push(ConfigError::new(
+                    "diffq.queue_threshold",
+                    format!(
+                        "must be below queue.per_dest_capacity ({} packets), got {}: the source's \
+                         queue can never exceed it, so the rate would never decrease",
+                        q.per_dest_capacity_pkts, d.queue_threshold_pkts
+                    ),
                 ));
             }
         }

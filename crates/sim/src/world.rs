@@ -121,10 +121,10 @@ pub enum FlowCc {
     /// application offers no more), `Saturate` leaves it to the controller alone.
     /// DiffQ-TCP: the TCP sender with its congestion control off
     /// (`airqueue_tcp::SenderConfig::congestion_control`); the variant's loss recovery
-    /// (use `TcpVariant::Sack`, the paper's DiffQ-TCP) decides what is sent, and every
-    /// data segment, retransmissions included, leaves at one per tick through a host
-    /// send buffer; new data is handed over only when that buffer is empty
-    /// (`world/diffq.rs`). From the flow's stop on, pacing ends and recovery is unpaced.
+    /// (use `TcpVariant::Sack`, the paper's DiffQ-TCP) decides what is sent, and the
+    /// sender transmits one data segment, retransmissions included, per tick
+    /// (`airqueue_tcp::SenderConfig::paced`, `world/diffq.rs`). From the flow's stop on,
+    /// pacing ends and recovery is unpaced.
     ///
     /// Why the ACKs of DiffQ-TCP carry the header too: under the `diffq8` EDCA table
     /// legacy traffic goes at level 0 (AIFSN 7), behind every DiffQ frame of the forward

@@ -2,6 +2,8 @@
 //! avoidance (RFC 5681), NewReno (RFC 6582), SACK loss recovery (RFC 6675), Vegas, FeW,
 //! RTO (RFC 6298) and ECN (RFC 3168). Windows are in packets (see the crate docs).
 
+use std::collections::VecDeque;
+
 use airqueue_kernel::Time;
 
 use crate::rto::{RtoConfig, RtoEstimator};
@@ -92,6 +94,15 @@ pub struct SenderConfig {
     /// recovery, the RTO with its backoff and go-back-N) still decide *what* is sent.
     /// Default `true`.
     pub congestion_control: bool,
+    /// Paced transmission: the sender puts a segment on the wire only when
+    /// [`TcpSender::pace_tick`] asks for one, one per tick; ACKs and the RTO update its
+    /// state and decide *what* goes next but send nothing themselves. Send times, RTT
+    /// samples and the RTO timer therefore start when a segment really leaves, as in a
+    /// TCP whose transmit path is gated by an external rate (DiffQ-TCP, seed 000 section
+    /// 6.1: "the TCP source transmits packets at the rate dictated by the DiffQ source
+    /// rate control"). [`TcpSender::end_pacing`] returns to window-clocked sending.
+    /// Default `false`.
+    pub paced: bool,
 }
 
 impl SenderConfig {
@@ -109,6 +120,7 @@ impl SenderConfig {
             dupthresh: 3,
             app: AppData::Infinite,
             congestion_control: true,
+            paced: false,
         }
     }
 }
@@ -180,6 +192,11 @@ pub struct TcpSender {
     rto_deadline: Option<Time>,
     vegas: VegasState,
     stats: SenderStats,
+    /// Paced mode: retransmissions that loss recovery decided on an ACK (RFC 6582 3.2
+    /// steps 2-3, RFC 6675 4.3), waiting for the next ticks, oldest first.
+    deferred: VecDeque<u32>,
+    /// Paced mode: segments the current tick may still send (0 outside a tick).
+    budget: u32,
 }
 
 impl TcpSender {
@@ -215,6 +232,8 @@ impl TcpSender {
             rto_deadline: None,
             vegas: VegasState::default(),
             stats: SenderStats::default(),
+            deferred: VecDeque::new(),
+            budget: 0,
             cfg,
         }
     }
@@ -319,8 +338,41 @@ impl TcpSender {
 
     // ---- inputs ---------------------------------------------------------------------------
 
-    /// Sends whatever the window and the application allow now.
+    /// Sends whatever the window and the application allow now (nothing in paced mode:
+    /// see [`TcpSender::pace_tick`]).
     pub fn poll_send(&mut self, now: Time, out: &mut Outbox<TcpData>) {
+        self.transmit(now, out);
+    }
+
+    /// Paced mode: one transmission opportunity. Sends at most one segment: a
+    /// retransmission that recovery deferred, else what the window rules pick next
+    /// (RFC 6675 NextSeg in SACK recovery, `snd_nxt` otherwise). Returns whether a
+    /// segment left; `false` when the window or the application has nothing to send.
+    pub fn pace_tick(&mut self, now: Time, out: &mut Outbox<TcpData>) -> bool {
+        debug_assert!(self.cfg.paced, "pace_tick on an unpaced sender");
+        self.budget = 1;
+        while let Some(seq) = self.deferred.pop_front() {
+            // Skip what an ACK has covered since the decision.
+            if self.still_missing(seq) {
+                self.emit(seq, now, out);
+                break;
+            }
+        }
+        self.transmit(now, out);
+        let sent = self.budget == 0;
+        self.budget = 0;
+        sent
+    }
+
+    /// Leaves paced mode: deferred retransmissions and whatever the window allows go out
+    /// now, and from here on the sender is clocked by ACKs and the RTO again.
+    pub fn end_pacing(&mut self, now: Time, out: &mut Outbox<TcpData>) {
+        self.cfg.paced = false;
+        for seq in std::mem::take(&mut self.deferred) {
+            if self.still_missing(seq) {
+                self.emit(seq, now, out);
+            }
+        }
         self.transmit(now, out);
     }
 
@@ -412,6 +464,9 @@ impl TcpSender {
         self.ecn_recover = Some(self.board.end());
         // RFC 2018 (8) / RFC 6675 (5.1): forget SACK information; later SACKs are used.
         self.board.clear_sacks();
+        // Paced mode: the go-back-N below starts at SND.UNA and covers what recovery
+        // had deferred.
+        self.deferred.clear();
         // Go-back-N from SND.UNA (RFC 5681 3.1 retransmits the earliest unacked segment;
         // the rest follows as the window opens again).
         self.snd_nxt = self.board.base();
@@ -447,7 +502,7 @@ impl TcpSender {
             // segment, deflates cwnd by the amount acknowledged and adds back one segment;
             // only the first partial ACK restarts the timer ("Impatient" variant).
             Phase::FastRecovery { partial_acks } => {
-                self.emit(cum, now, out);
+                self.retransmit_now(cum, now, out);
                 self.cwnd = (self.cwnd - n as f64 + 1.0).max(1.0);
                 self.phase = Phase::FastRecovery {
                     partial_acks: partial_acks + 1,
@@ -520,7 +575,7 @@ impl TcpSender {
         self.cwnd = self.ssthresh + self.cfg.dupthresh as f64;
         self.phase = Phase::FastRecovery { partial_acks: 0 };
         let una = self.board.base();
-        self.emit(una, now, out);
+        self.retransmit_now(una, now, out);
     }
 
     /// RFC 6675 (5) step (4): RecoveryPoint = HighData (4.1); ssthresh = cwnd =
@@ -537,7 +592,7 @@ impl TcpSender {
             high_rxt: una,
             rescue_rxt: una,
         };
-        self.emit(una, now, out);
+        self.retransmit_now(una, now, out);
     }
 
     /// Window growth on an ACK for `n` new segments in the Open phase.
@@ -602,10 +657,17 @@ impl TcpSender {
             self.cwnd = self.cfg.max_window as f64;
             self.ssthresh = self.cfg.max_window as f64;
         }
+        // Paced mode: only a tick sends, one segment.
+        if self.cfg.paced && self.budget == 0 {
+            return;
+        }
         // Each iteration sends one segment and raises pipe / snd_nxt, so the loop is
         // bounded by the window; the cap is a belt against bugs, never reached.
         let cap = 2 * self.cfg.max_window as usize + 4;
         for _ in 0..cap {
+            if self.cfg.paced && self.budget == 0 {
+                return;
+            }
             let next = match self.phase {
                 Phase::SackRecovery { .. } => self.sack_next_seg(),
                 _ => self.window_next_seg(),
@@ -683,6 +745,23 @@ impl TcpSender {
         Some(seq)
     }
 
+    /// Whether deferred retransmission `seq` is still outstanding and un-SACKed.
+    fn still_missing(&self, seq: u32) -> bool {
+        seq >= self.board.base() && seq < self.board.end() && !self.board.is_sacked(seq)
+    }
+
+    /// A retransmission that loss recovery wants at once: sent now, or in paced mode
+    /// deferred to the next tick.
+    fn retransmit_now(&mut self, seq: u32, now: Time, out: &mut Outbox<TcpData>) {
+        if self.cfg.paced && self.budget == 0 {
+            if !self.deferred.contains(&seq) {
+                self.deferred.push_back(seq);
+            }
+        } else {
+            self.emit(seq, now, out);
+        }
+    }
+
     /// Puts segment `seq` on the wire.
     fn emit(&mut self, seq: u32, now: Time, out: &mut Outbox<TcpData>) {
         let end = self.board.end();
@@ -704,6 +783,7 @@ impl TcpSender {
             ce: false,
         });
         self.stats.segments_sent += 1;
+        self.budget = self.budget.saturating_sub(1);
         if retransmission {
             self.stats.retransmissions += 1;
         }

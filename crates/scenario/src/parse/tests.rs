@@ -785,6 +785,21 @@ fn diffq_mistakes_are_named() {
             "diffq.min_rate: must be at most max_rate (1000000 bit/s), got 2000000",
         ]
     );
+    // AIMD with a threshold the destination queue cannot exceed never slows down; the
+    // log rule has no threshold, and without a DiffQ flow the key is harmless.
+    let flow = "[[flow]]\nkind = \"udp\"\nsrc = 0\ndst = 2\nrate = \"saturate\"\ncc = \"diffq\"\n";
+    let queue = "[queue]\nkind = \"diffq\"\nper_dest_capacity = 8\n";
+    assert_eq!(
+        errors_of(&format!("{queue}[diffq]\nqueue_threshold = 8\n{flow}")),
+        vec!["diffq.queue_threshold: must be below queue.per_dest_capacity (8 packets), got 8: the source's queue can never exceed it, so the rate would never decrease"]
+    );
+    for ok in [
+        format!("{queue}[diffq]\nqueue_threshold = 7\n{flow}"),
+        format!("{queue}[diffq]\nqueue_threshold = 8\nutility = \"log\"\n{flow}"),
+        format!("{queue}[diffq]\nqueue_threshold = 8\n"),
+    ] {
+        from_toml_str(&format!("{TWO_NODES}{ok}")).unwrap();
+    }
 }
 
 #[test]

@@ -8,10 +8,7 @@
 
 use crate::ids::FlowId;
 use airqueue_kernel::{Time, TimerId};
-use airqueue_tcp::{
-    AppData, ReceiverConfig, RtoConfig, SenderConfig, TcpData, TcpReceiver, TcpSender,
-};
-use std::collections::VecDeque;
+use airqueue_tcp::{AppData, ReceiverConfig, RtoConfig, SenderConfig, TcpReceiver, TcpSender};
 
 /// The congestion control flavour (re-exported from `airqueue-tcp`).
 pub use airqueue_tcp::Variant as TcpVariant;
@@ -117,15 +114,9 @@ pub struct TcpPacketCounts {
 pub(crate) struct TcpFlow {
     pub sender: TcpSender,
     pub receiver: TcpReceiver,
-    /// DiffQ-TCP: new data is handed to the sender one segment per pacing tick, up to
-    /// `transfer_pkts`; the sender's congestion control is off, and every segment it
-    /// emits (new data or retransmission) waits in `pace_buf` until a pacing tick
-    /// releases it to the network.
+    /// DiffQ-TCP: the sender's congestion control is off and it is paced
+    /// (`SenderConfig::paced`): one segment, new or retransmitted, per pacing tick.
     pub paced: bool,
-    pub transfer_pkts: Option<u32>,
-    /// DiffQ-TCP's host send buffer: segments the sender emitted that no pacing tick has
-    /// released yet. They are not packets yet (not created, not in flight).
-    pub pace_buf: VecDeque<TcpData>,
     pub rto_timer: TimerId,
     pub delack_timer: TimerId,
     pub counts: TcpPacketCounts,
@@ -151,7 +142,7 @@ pub struct TcpSample {
 impl TcpFlow {
     /// `paced`: DiffQ-TCP (seed 000, section 6.1): the sender keeps TCP's reliability
     /// but not its congestion control (`SenderConfig::congestion_control = false`), and
-    /// starts with no application data; the world's pacer adds one segment per tick.
+    /// transmits only when the world's pacer ticks (`SenderConfig::paced`).
     pub fn new(
         cfg: &TcpFlowConfig,
         mss_bytes: u32,
@@ -162,33 +153,17 @@ impl TcpFlow {
         let mut sender = cfg.sender_config(mss_bytes);
         if paced {
             sender.congestion_control = false;
-            sender.app = AppData::Finite(0);
+            sender.paced = true;
         }
         TcpFlow {
             sender: TcpSender::new(sender),
             paced,
-            transfer_pkts: cfg.transfer_pkts,
-            pace_buf: VecDeque::new(),
             receiver: TcpReceiver::new(cfg.receiver_config()),
             rto_timer,
             delack_timer,
             counts: TcpPacketCounts::default(),
             cwnd_series: Vec::new(),
         }
-    }
-
-    /// DiffQ-TCP: whether the pacer may hand the sender one more segment of new data:
-    /// nothing waits for release, the segment handed over last has been emitted (a
-    /// window-blocked sender holds at most one segment of unsent application data, so
-    /// ticks never pile up into a burst) and the transfer is not complete.
-    pub fn wants_segment(&self) -> bool {
-        let AppData::Finite(n) = self.sender.config().app else {
-            return false;
-        };
-        self.paced
-            && self.pace_buf.is_empty()
-            && n <= self.sender.snd_max()
-            && self.transfer_pkts.is_none_or(|t| n < t)
     }
 
     pub fn stats(&self) -> TcpFlowStats {

@@ -12,9 +12,12 @@
 //! queue for the destination, emits one packet and updates the controller; the next tick
 //! is `payload * 8 / rate` later. A DiffQ-UDP tick creates a datagram. DiffQ-TCP paces
 //! every data segment, retransmissions included (section 6.1: "the TCP source transmits
-//! packets at the rate dictated by the DiffQ source rate control"): what the sender
-//! emits waits in a host send buffer, a tick releases its head, and the sender gets one
-//! segment of new data only when the buffer is empty.
+//! packets at the rate dictated by the DiffQ source rate control"): the TCP sender is in
+//! paced mode and transmits one segment per tick, chosen by its loss recovery; ACKs and
+//! timeouts change what it will send, never send by themselves. A segment's send time,
+//! and so its RTT sample and the RTO timer, start when it leaves the source, not when
+//! TCP decided on it (an earlier version kept emitted segments in a host buffer with
+//! their timers running: throttled flows then timed out on their own buffer).
 
 use super::{Event, FlowApp, Iface, Medium, World};
 use crate::app::UdpRate;
@@ -79,7 +82,8 @@ impl World {
         Some(qdiscs.get(node.index())?.queue_len_for(dst))
     }
 
-    /// A paced flow starts: TCP opens (with nothing to send yet), then the first tick.
+    /// A paced flow starts: TCP opens (a paced sender sends nothing by itself), then the
+    /// first tick.
     pub(super) fn start_paced(&mut self, f: FlowId) {
         let fl = &self.flows[f.index()];
         if let FlowApp::Tcp(_) = fl.app {

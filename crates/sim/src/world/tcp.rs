@@ -43,39 +43,29 @@ impl World {
         self.data_out = out;
     }
 
-    /// DiffQ-TCP pacing tick: when nothing waits in the host buffer, the sender gets one
-    /// more segment of new data (emitted into the buffer if the receiver's window allows);
-    /// then the buffer's head, if any, is released to the network. Returns whether a
-    /// segment left.
+    /// DiffQ-TCP pacing tick: the sender may put one segment on the wire (a deferred
+    /// retransmission, else what its window rules pick). Returns whether one left.
     pub(super) fn tcp_pace(&mut self, f: FlowId) -> bool {
         let now = self.events.now();
-        if self.tcp_flow(f).wants_segment() {
-            let mut out = std::mem::take(&mut self.data_out);
-            let sender = &mut self.tcp_flow(f).sender;
-            sender.add_app_data(1);
-            sender.poll_send(now, &mut out);
-            self.emit_data(f, &mut out);
-            self.data_out = out;
-        }
-        match self.tcp_flow(f).pace_buf.pop_front() {
-            Some(seg) => {
-                self.release_data(f, seg);
-                true
-            }
-            None => false,
-        }
+        let mut out = std::mem::take(&mut self.data_out);
+        let sent = self.tcp_flow(f).sender.pace_tick(now, &mut out);
+        self.emit_data(f, &mut out);
+        self.data_out = out;
+        sent
     }
 
     /// The flow's stop time: the application hands over no more data; what was sent is
-    /// still recovered.
+    /// still recovered (DiffQ-TCP: unpaced from now on).
     pub(super) fn tcp_stop(&mut self, f: FlowId) {
-        self.tcp_flow(f).sender.set_app_data(AppData::Finite(0));
-        // DiffQ-TCP: pacing ends with the flow; what the sender still has to (re)send
-        // goes out unpaced from now on, starting with the host buffer.
-        let buffered = std::mem::take(&mut self.tcp_flow(f).pace_buf);
-        for seg in buffered {
-            self.release_data(f, seg);
+        let now = self.events.now();
+        let mut out = std::mem::take(&mut self.data_out);
+        let tcp = self.tcp_flow(f);
+        tcp.sender.set_app_data(AppData::Finite(0));
+        if tcp.paced {
+            tcp.sender.end_pacing(now, &mut out);
         }
+        self.emit_data(f, &mut out);
+        self.data_out = out;
     }
 
     pub(super) fn tcp_timer(&mut self, owner: TimerOwner) {
@@ -83,13 +73,7 @@ impl World {
         match owner {
             TimerOwner::Rto(f) => {
                 let mut out = std::mem::take(&mut self.data_out);
-                let tcp = self.tcp_flow(f);
-                // DiffQ-TCP: a real expiry goes back to SND.UNA and re-emits everything,
-                // so segments still waiting in the host buffer would go twice.
-                if matches!(tcp.sender.rto_deadline(), Some(d) if now >= d) {
-                    tcp.pace_buf.clear();
-                }
-                tcp.sender.on_rto(now, &mut out);
+                self.tcp_flow(f).sender.on_rto(now, &mut out);
                 self.emit_data(f, &mut out);
                 self.data_out = out;
             }
@@ -146,18 +130,11 @@ impl World {
         }
     }
 
-    /// Turns the sender's segments into packets at the flow's source and forwards them
-    /// (DiffQ-TCP before the flow's stop: queues them in the host buffer for the pacer),
+    /// Turns the sender's segments into packets at the flow's source and forwards them,
     /// then applies its timer command.
     fn emit_data(&mut self, f: FlowId, out: &mut airqueue_tcp::Outbox<airqueue_tcp::TcpData>) {
-        let now = self.events.now();
         let timer = self.tcp_flow(f).rto_timer;
         self.apply_timer(timer, out.timer.take());
-        let paced = self.flows[f.index()].pacer.is_some() && now < self.flows[f.index()].stop;
-        if paced {
-            self.tcp_flow(f).pace_buf.extend(out.items.drain(..));
-            return;
-        }
         for seg in out.items.drain(..) {
             self.release_data(f, seg);
         }

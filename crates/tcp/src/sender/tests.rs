@@ -416,76 +416,105 @@ fn finite_transfer_stops_and_completes() {
     );
 }
 
-/// A DiffQ-TCP style sender: SACK recovery, no congestion control, `w` = max_window,
-/// new data handed over by the test (the pacer).
-fn tcp_uncontrolled(w: u32) -> Script {
+/// A DiffQ-TCP style sender: SACK recovery, no congestion control, paced, `w` =
+/// max_window.
+fn tcp_paced(w: u32) -> Script {
     Script::new(SenderConfig {
         max_window: w,
-        app: AppData::Finite(0),
         congestion_control: false,
+        paced: true,
         ..SenderConfig::new(Variant::Sack)
     })
 }
 
-/// Hands one more segment to the sender and returns what it sent.
-fn pace_one(s: &mut Script) -> Vec<u32> {
-    s.tx.add_app_data(1);
+/// One pacing tick; returns what the sender put on the wire.
+fn tick(s: &mut Script) -> Vec<u32> {
     let now = s.now;
-    s.tx.poll_send(now, &mut s.txo);
-    s.collect().iter().map(|d| d.seq).collect()
+    let sent = s.tx.pace_tick(now, &mut s.txo);
+    let segs: Vec<u32> = s.collect().iter().map(|d| d.seq).collect();
+    assert_eq!(sent, !segs.is_empty());
+    segs
 }
 
 #[test]
-fn without_congestion_control_new_data_follows_the_application() {
-    // Nothing to send at first; the window is the receiver's from the start.
-    let mut s = tcp_uncontrolled(8);
+fn paced_sender_sends_one_segment_per_tick_and_nothing_on_its_own() {
+    // Nothing at the start, and no timer: nothing is outstanding.
+    let mut s = tcp_paced(8);
     assert!(s.log.is_empty());
+    assert_eq!(s.tx.rto_deadline(), None);
     assert_eq!((s.tx.cwnd(), s.tx.ssthresh()), (8.0, 8.0));
-    // t=0..: one segment per pacing tick, whatever the window would allow.
-    for k in 0..5 {
-        assert_eq!(pace_one(s.at(ms(10 * k))), vec![k as u32]);
+    // One new segment per tick; the RTO timer starts with the first one on the wire.
+    for k in 0..5u32 {
+        assert_eq!(tick(s.at(ms(10 * k as u64))), vec![k]);
     }
-    // ACKs open no burst: there is no more application data.
+    assert_eq!(s.tx.rto_deadline(), Some(ms(0) + s.tx.rto()));
+    // ACKs open no burst: sending is the ticks' business.
     assert_eq!(s.at(ms(100)).arrive(0..5), Vec::<u32>::new());
-    // Only the receiver's window stops new data: 8 outstanding, the 9th tick waits.
+    // Only the receiver's window stops new data: 8 outstanding, the next tick sends none.
     for k in 5..13 {
-        pace_one(s.at(ms(100 + k)));
+        assert_eq!(tick(s.at(ms(100 + k))), vec![k as u32]);
     }
     assert_eq!(s.tx.flight_size(), 8);
-    assert_eq!(s.tx.snd_max(), 13);
-    assert_eq!(pace_one(&mut s), Vec::<u32>::new());
+    assert!(tick(&mut s).is_empty());
 }
 
 #[test]
-fn without_congestion_control_losses_leave_the_window_alone() {
-    let mut s = tcp_uncontrolled(20);
+fn paced_sender_defers_recovery_to_ticks_and_keeps_its_window() {
+    let mut s = tcp_paced(20);
     for k in 0..20 {
-        pace_one(s.at(ms(k)));
+        tick(s.at(ms(k)));
     }
-    // t=100: 2, 5 and 8 are lost: SACK recovery retransmits each hole once, and cwnd and
-    // ssthresh stay at the receiver's window (RFC 6675 would halve both).
+    // t=100: 2, 5 and 8 are lost. SACK recovery starts but sends nothing on the ACK;
+    // cwnd and ssthresh stay at the receiver's window (RFC 6675 would halve both).
     let arrivals: Vec<u32> = (0..20).filter(|x| ![2, 5, 8].contains(x)).collect();
-    s.at(ms(100)).arrive(arrivals);
-    assert_eq!(s.retransmitted(), vec![2, 5, 8]);
+    assert_eq!(s.at(ms(100)).arrive(arrivals), Vec::<u32>::new());
     assert!(matches!(s.tx.phase(), Phase::SackRecovery { .. }));
     assert_eq!((s.tx.cwnd(), s.tx.ssthresh()), (20.0, 20.0));
     assert_eq!(s.tx.stats().fast_retransmits, 1);
-    // t=200: 2 and 5 arrive, the retransmission of 8 is lost too; new data still flows
-    // one segment per tick during recovery.
+    // The next ticks retransmit each hole once, at the tick's time, then new data flows.
+    assert_eq!(tick(s.at(ms(110))), vec![2]);
+    assert_eq!(tick(s.at(ms(120))), vec![5]);
+    assert_eq!(tick(s.at(ms(130))), vec![8]);
+    assert_eq!(tick(s.at(ms(140))), vec![20]);
+    assert_eq!(s.retransmitted(), vec![2, 5, 8]);
+    assert_eq!(s.wire[&5].sent_at, ms(120));
+    // t=200: 2 and 5 arrive, the retransmission of 8 is lost too. The RTO fires: counted
+    // and backed off, window untouched, and again nothing leaves until a tick, which
+    // goes back to SND.UNA (SACK information forgotten, RFC 2018 (8)) one segment at a
+    // time and restarts the timer then.
     s.at(ms(200)).arrive([2, 5]);
-    assert_eq!(pace_one(&mut s), vec![20]);
-    // The RTO fires: timeout counted and backed off, window untouched. SACK information
-    // is forgotten (RFC 2018 (8)), so the go-back-N resends everything from SND.UNA at
-    // once: with the window pinned, nothing spreads the burst out.
     let d = s.tx.rto_deadline().unwrap();
-    let sent = s.at(d).rto();
-    assert_eq!(sent, (8..=20).collect::<Vec<u32>>());
+    assert_eq!(s.at(d).rto(), Vec::<u32>::new());
     assert_eq!(s.tx.stats().timeouts, 1);
+    assert_eq!(s.tx.rto_deadline(), None);
     assert_eq!((s.tx.cwnd(), s.tx.ssthresh()), (20.0, 20.0));
-    // Everything arrives: done, the window is still the receiver's.
-    s.at(d + ms(100)).arrive(8..=20);
+    let t = d + ms(50);
+    assert_eq!(tick(s.at(t)), vec![8]);
+    assert_eq!(s.tx.rto_deadline(), Some(t + s.tx.rto()));
+    for k in 9..=20u32 {
+        assert_eq!(tick(s.at(t + ms(k as u64))), vec![k]);
+    }
+    s.at(t + ms(100)).arrive(8..=20);
     assert_eq!(s.tx.snd_una(), 21);
-    assert_eq!((s.tx.cwnd(), s.tx.ssthresh()), (20.0, 20.0));
+}
+
+#[test]
+fn ending_pacing_flushes_deferred_recovery_and_the_window() {
+    let mut s = tcp_paced(10);
+    for k in 0..6 {
+        tick(s.at(ms(k)));
+    }
+    // 1 is lost; the ACKs for 2..6 start recovery, deferred.
+    assert_eq!(s.at(ms(50)).arrive([0, 2, 3, 4, 5]), Vec::<u32>::new());
+    // The flow stops pacing: the retransmission and the rest of the window go at once.
+    s.tx.set_app_data(AppData::Finite(8));
+    let now = s.now;
+    s.tx.end_pacing(now, &mut s.txo);
+    let sent: Vec<u32> = s.collect().iter().map(|d| d.seq).collect();
+    assert_eq!(sent, vec![1, 6, 7]);
+    // From here on ACKs clock the sender again.
+    assert_eq!(s.at(ms(80)).arrive([1]), Vec::<u32>::new());
+    assert_eq!(s.tx.snd_una(), 6);
 }
 
 #[test]
