@@ -88,10 +88,11 @@ def test_acceptance_tcp_sack_long_flow_below_10_percent(starvation, delack):
 
 @pytest.mark.xfail(
     strict=True,
-    reason="DiffQ-TCP's 4-hop flow gets ~43-46% of the fair share (aggregate/3) in our "
-    "model (quick, delayed ACK on: 0.455, 95% CI 0.408-0.502), not above 50%: it loses "
-    "no packet but is window-bound (64-segment max_window over a ~1 s RTT of queueing "
-    "at its first relays)",
+    reason="DiffQ-TCP's 4-hop flow gets ~43-47% of the fair share (aggregate/3) in our "
+    "model (quick: delayed ACK on 0.466, 95% CI 0.452-0.479; off 0.426, 0.340-0.511), not "
+    "above 50%: it loses no packet but is window-bound (64-segment max_window over a ~1 s "
+    "RTT of queueing at its first relays); with other values of the constants the paper "
+    "does not give (D, queue threshold, window) it ranges ~0.41-0.62 (docs/diffq.md)",
 )
 @pytest.mark.parametrize("delack", [True, False], ids=["delack-on", "delack-off"])
 def test_acceptance_diffq_tcp_long_flow_above_half(starvation, delack):
@@ -129,6 +130,51 @@ def test_cli_table(starvation, starvation_dir):
     assert result.exit_code == 0, result.output
     assert "95% CI low" in result.stdout and "DiffQ-TCP" in result.stdout
     assert "goodput-over-time.png" in result.stdout
+
+
+def test_cli_params_override_the_config(starvation, starvation_dir):
+    # Seeds 1-2 of the same scenarios: answered from the store, no new run.
+    result = CliRunner().invoke(
+        app,
+        [
+            "reproduce",
+            "diffq-starvation",
+            "--quick",
+            "--serial",
+            "--json",
+            "--out",
+            str(starvation_dir),
+            "--param",
+            "seeds=2",
+            "--param",
+            "delayed_ack=[true]",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads((starvation_dir / "report.json").read_text())
+    assert report["params"]["seeds"] == 2 and report["params"]["delayed_ack"] == [True]
+    assert report["params"]["seed_list"] == [1, 2]
+    metrics = [r["metric"] for r in json.loads(result.stdout)]
+    assert metrics and not any("delayed ACK off" in m for m in metrics)
+
+
+@pytest.mark.parametrize(
+    ("param", "message"),
+    [
+        ("seeds", "error: --param 'seeds': expected KEY=VALUE, e.g. --param seeds=3"),
+        ("diffq_d=forty", "parameter diffq_d: expected int like 40, got 'forty'"),
+        ("seeds=true", "parameter seeds: expected int like 3, got True"),
+        ("sedes=2", "unknown parameter(s) ['sedes']"),
+    ],
+)
+def test_cli_bad_params_are_named(tmp_path, param, message):
+    result = CliRunner().invoke(
+        app,
+        ["reproduce", "diffq-starvation", "--quick", "--out", str(tmp_path), "--param", param],
+    )
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr
+    assert "Traceback" not in result.output
 
 
 def test_cli_unknown_name_lists_the_valid_ones(tmp_path):

@@ -1,4 +1,5 @@
-"""``airqueue reproduce NAME [--quick] [--out DIR] [--json] [--workers N] [--serial]``."""
+"""``airqueue reproduce NAME [--quick] [--out DIR] [--json] [--workers N] [--serial]
+[--param KEY=VALUE ...]``."""
 
 from __future__ import annotations
 
@@ -50,12 +51,23 @@ def reproduce_command(
     progress: Annotated[
         bool, typer.Option(help="Show the sweeps' progress bars (on stderr).")
     ] = True,
+    param: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--param",
+            help="Override a field of the reproduction's Config, KEY=VALUE, VALUE as JSON "
+            "(a bare word is a string); repeatable. E.g. --param diffq_d=24 "
+            "--param seeds=3 --param flow_counts=[16,32].",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Reproduce a seed paper's result: a table of paper value vs ours, and plots."""
     if name not in NAMES:
         fail([f"unknown reproduction {name!r}; expected one of {', '.join(NAMES)}"], EXIT_CONFIG)
     if workers is not None and workers < 1:
         fail([f"--workers: expected an integer >= 1, got {workers}"], EXIT_CONFIG)
+    params = _params(param or [])
     target = out if out is not None else default_out(name)
     with reporting_errors():
         try:
@@ -66,6 +78,7 @@ def reproduce_command(
                 workers=workers,
                 serial=serial,
                 progress=progress and not json_output and sys.stderr.isatty(),
+                params=params,
             )
         except KeyboardInterrupt:
             print(
@@ -78,3 +91,21 @@ def reproduce_command(
         typer.echo(json.dumps(result.to_rows(), indent=2, allow_nan=False))
     else:
         result.render()
+
+
+def _params(items: list[str]) -> dict[str, object]:
+    """``KEY=VALUE`` pairs from ``--param``; VALUE is JSON, or else a plain string."""
+    params: dict[str, object] = {}
+    problems = []
+    for item in items:
+        key, sep, text = item.partition("=")
+        if not sep or not key.strip():
+            problems.append(f"--param {item!r}: expected KEY=VALUE, e.g. --param seeds=3")
+            continue
+        try:
+            params[key.strip()] = json.loads(text)
+        except json.JSONDecodeError:
+            params[key.strip()] = text
+    if problems:
+        fail(problems, EXIT_CONFIG)
+    return params

@@ -29,7 +29,12 @@ from typing import Any
 
 import pandas as pd
 
-from airqueue.reproduce.diffq_single_path import _apply, scheme_scenario
+from airqueue.reproduce.diffq_single_path import (
+    DIFFQ_D,
+    QUEUE_THRESHOLD,
+    _apply,
+    scheme_scenario,
+)
 from airqueue.reproduce.paths import Routes
 from airqueue.reproduce.report import ReproductionResult, Row, bootstrap_ratio, row
 from airqueue.reproduce.runs import Runner
@@ -60,6 +65,8 @@ class Config:
     area: tuple[float, float] = (900.0, 900.0)
     packet_size: int = 1400
     queue_capacity: int = 50
+    diffq_d: int = DIFFQ_D
+    queue_threshold: int = QUEUE_THRESHOLD
 
     @classmethod
     def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
@@ -91,8 +98,10 @@ def run(
                 packet_size=config.packet_size,
                 queue_capacity=config.queue_capacity,
                 delayed_ack=False,
+                diffq_d=config.diffq_d,
+                queue_threshold=config.queue_threshold,
             )
-            base["diffq"] = dict(switches)
+            base["diffq"].update(switches)
             frames.append(runner.sweep(variant, base, seeds=seeds))
         flows = pd.concat(frames, ignore_index=True)
         summary = runner.table(flows, "summary")

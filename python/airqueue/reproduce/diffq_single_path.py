@@ -48,6 +48,14 @@ TFRC_ECN_MARK = 0.75
 #: Table 3: ratio of average per-run median throughput, DiffQ-TCP over TCP-SACK.
 TABLE3 = {4: 1.96, 8: 3.45, 16: 4.35, 32: 8.18}
 
+#: DiffQ's two constants the paper names but does not give (section 4.1; section 6.1 gives
+#: only alpha and beta): ``D``, the per-destination queue limit that also sets the priority
+#: quantisation step ``D / 8``, and the source rate control's queue threshold. Both are
+#: the core's defaults and parameters of every DiffQ reproduction (``diffq_d``,
+#: ``queue_threshold``); the results depend on them (docs/diffq.md, "Sensitivity").
+DIFFQ_D = 40
+QUEUE_THRESHOLD = 10
+
 
 @dataclass(frozen=True)
 class Config:
@@ -61,6 +69,10 @@ class Config:
     packet_size: int = 1400
     queue_capacity: int = 50
     delayed_ack: bool = True
+    #: TCP's receive window (``tcp.max_window``), segments; DiffQ-TCP is bound by it.
+    max_window: int = 64
+    diffq_d: int = DIFFQ_D
+    queue_threshold: int = QUEUE_THRESHOLD
     schemes: tuple[str, ...] = SCHEMES
 
     @classmethod
@@ -70,30 +82,47 @@ class Config:
 
 
 def _apply(base: Any, params: Mapping[str, Any] | None) -> Any:
+    """``base`` (a frozen Config dataclass) with ``params`` replacing fields; each value
+    must have its field's type (a list for a tuple field; an int where a float is
+    expected). Raises ValueError naming the parameter."""
     params = dict(params or {})
     fields = type(base).__dataclass_fields__
     unknown = set(params) - set(fields)
     if unknown:
         raise ValueError(f"unknown parameter(s) {sorted(unknown)}; known: {sorted(fields)}")
+    problems = []
     for key, value in params.items():
-        if isinstance(getattr(base, key), tuple):
-            params[key] = tuple(value)
+        current = getattr(base, key)
+        if isinstance(current, tuple) and isinstance(value, (list, tuple)):
+            params[key] = value = tuple(value)
+        expected = type(current)
+        ok = isinstance(value, expected) and not (isinstance(value, bool) and expected is not bool)
+        if expected is float and isinstance(value, int) and not isinstance(value, bool):
+            params[key] = float(value)
+            ok = True
+        if not ok:
+            problems.append(
+                f"parameter {key}: expected {expected.__name__} like {current!r}, got {value!r}"
+            )
+    if problems:
+        raise ValueError("; ".join(problems))
     return replace(base, **params)
 
 
-#: DiffQ's ``D``, the per-destination queue limit (the core's default; the paper gives no
-#: value).
-DIFFQ_D = 40
-
-
-def diffq_queue(nodes: int) -> dict[str, Any]:
-    """The ``[queue]`` of a DiffQ scheme: destination queues of ``D`` packets and a node
-    buffer that never binds (``D`` times the number of possible destinations). The paper's
-    Forwarder Algorithm limits each destination queue to ``D`` and has no node-wide limit;
-    a node buffer smaller than that drops packets at a relay whose destination queue is
-    short, which no upstream differential can see (with a 50-packet node buffer, 74% of
-    full DiffQ's relay drops in the 16-flow mesh, seed 1)."""
-    return {"kind": "diffq", "capacity": DIFFQ_D * nodes, "per_dest_capacity": DIFFQ_D}
+def diffq_sections(
+    nodes: int, d: int = DIFFQ_D, threshold: int = QUEUE_THRESHOLD
+) -> dict[str, dict[str, Any]]:
+    """The ``[queue]`` and ``[diffq]`` of a DiffQ scheme: destination queues of ``d``
+    packets, a node buffer that never binds (``d`` times the number of possible
+    destinations), and the source threshold. The paper's Forwarder Algorithm limits each
+    destination queue to ``D`` and has no node-wide limit; a node buffer smaller than
+    that drops packets at a relay whose destination queue is short, which no upstream
+    differential can see (with a 50-packet node buffer, 74% of full DiffQ's relay drops
+    in the 16-flow mesh, seed 1)."""
+    return {
+        "queue": {"kind": "diffq", "capacity": d * nodes, "per_dest_capacity": d},
+        "diffq": {"queue_threshold": threshold},
+    }
 
 
 def scheme_scenario(
@@ -107,6 +136,9 @@ def scheme_scenario(
     packet_size: int,
     queue_capacity: int,
     delayed_ack: bool,
+    diffq_d: int = DIFFQ_D,
+    queue_threshold: int = QUEUE_THRESHOLD,
+    max_window: int = 64,
 ) -> dict[str, Any]:
     """The scenario of one scheme on the random mesh (shared with ``diffq-ablation``)."""
     diffq = scheme.startswith("DiffQ")
@@ -125,7 +157,7 @@ def scheme_scenario(
         template.update(kind="udp", rate="saturate")
     if diffq:
         template["cc"] = "diffq"
-    return {
+    sc: dict[str, Any] = {
         "name": f"{name}-{scheme.lower()}",
         "duration": duration,
         "seed": 1,
@@ -133,10 +165,13 @@ def scheme_scenario(
         "radio": {"data_rate": 11e6},
         "mac": {"kind": "edca", "levels": "diffq8"} if diffq else {"kind": "dcf"},
         "routing": {"kind": "static", "metric": "etx"},
-        "queue": diffq_queue(nodes) if diffq else queue,
-        "tcp": {"delayed_ack": delayed_ack},
+        "queue": queue,
+        "tcp": {"delayed_ack": delayed_ack, "max_window": max_window},
         "flows": template,
     }
+    if diffq:
+        sc.update(diffq_sections(nodes, diffq_d, queue_threshold))
+    return sc
 
 
 def run(
@@ -167,6 +202,9 @@ def run(
                 packet_size=config.packet_size,
                 queue_capacity=config.queue_capacity,
                 delayed_ack=config.delayed_ack,
+                diffq_d=config.diffq_d,
+                queue_threshold=config.queue_threshold,
+                max_window=config.max_window,
             )
             frames.append(runner.sweep(s, base, seeds=seeds, grid=grid))
         flows = pd.concat(frames, ignore_index=True)

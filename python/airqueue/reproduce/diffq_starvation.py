@@ -20,8 +20,9 @@ hops, flow 2 two); this is the same mechanism on a chain.
 
 Schemes: TCP-SACK (drop-tail queue of 50, DCF) and DiffQ-TCP (TCP-SACK reliability with
 its congestion control off, paced by DiffQ's source rate control; DiffQ destination
-queues of D = 40 packets without a binding node-wide limit; EDCA with DiffQ's eight
-levels), every flow the same scheme. Delayed ACKs are a parameter of
+queues of ``diffq_d`` = 40 packets without a binding node-wide limit, source threshold
+``queue_threshold`` = 10; EDCA with DiffQ's eight levels; receive window ``max_window``
+= 64 segments for both schemes), every flow the same scheme. Delayed ACKs are a parameter of
 the reproduction applied to both schemes alike: on by default (Linux, the paper's
 testbed, acknowledges every other segment), and the reproduction also reports them off.
 
@@ -34,13 +35,18 @@ the random draws of the MAC, the topology is fixed).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from airqueue.reproduce.diffq_single_path import diffq_queue
+from airqueue.reproduce.diffq_single_path import (
+    DIFFQ_D,
+    QUEUE_THRESHOLD,
+    _apply,
+    diffq_sections,
+)
 from airqueue.reproduce.report import ReproductionResult, Row, row
 from airqueue.reproduce.runs import Runner
 
@@ -63,23 +69,20 @@ class Config:
     spacing: float = 200.0
     packet_size: int = 1400
     queue_capacity: int = 50
+    #: TCP's receive window (``tcp.max_window``), segments; DiffQ-TCP is bound by it.
+    max_window: int = 64
+    diffq_d: int = DIFFQ_D
+    queue_threshold: int = QUEUE_THRESHOLD
     bin: float = 1.0
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
         base = cls(seeds=3, duration=60.0, starts=(1.0, 10.0, 20.0)) if quick else cls()
-        params = dict(params or {})
-        unknown = set(params) - set(cls.__dataclass_fields__)
-        if unknown:
-            raise ValueError(
-                f"{NAME}: unknown parameter(s) {sorted(unknown)}; "
-                f"known: {sorted(cls.__dataclass_fields__)}"
-            )
-        for key in ("starts", "delayed_ack"):
-            if key in params:
-                params[key] = tuple(params[key])
-        return replace(base, **params)
+        try:
+            return _apply(base, params)
+        except ValueError as e:
+            raise ValueError(f"{NAME}: {e}") from None
 
 
 def scenario(config: Config, scheme: str) -> dict[str, Any]:
@@ -106,15 +109,13 @@ def scenario(config: Config, scheme: str) -> dict[str, Any]:
         "radio": {"data_rate": 11e6},
         "mac": {"kind": "edca", "levels": "diffq8"} if diffq else {"kind": "dcf"},
         "routing": {"kind": "static", "metric": "etx"},
-        "queue": (
-            diffq_queue(len(positions))
-            if diffq
-            else {"kind": "droptail", "capacity": config.queue_capacity}
-        ),
-        "tcp": {"delayed_ack": config.delayed_ack[0]},
+        "queue": {"kind": "droptail", "capacity": config.queue_capacity},
+        "tcp": {"delayed_ack": config.delayed_ack[0], "max_window": config.max_window},
         "flow": flows,
         "outputs": {"bin": config.bin},
     }
+    if diffq:
+        sc.update(diffq_sections(len(positions), config.diffq_d, config.queue_threshold))
     for key, value in config.extra.items():
         sc[key] = value
     return sc
