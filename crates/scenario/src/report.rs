@@ -195,6 +195,7 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         tcp.push("segments_sent", json!(t.segments_sent));
         tcp.push("retransmissions", json!(t.retransmissions));
         tcp.push("timeouts", json!(t.timeouts));
+        tcp.push("spurious_timeouts", json!(t.spurious_timeouts));
         tcp.push("fast_retransmits", json!(t.fast_retransmits));
         tcp.push("ecn_reductions", json!(t.ecn_reductions));
         tcp.push("segments_delivered", json!(t.segments_delivered));
@@ -279,7 +280,7 @@ const TFRC_COLUMNS: [&str; 10] = [
     "nofeedback_expiries",
 ];
 
-const TCP_COLUMNS: [&str; 12] = [
+const TCP_COLUMNS: [&str; 13] = [
     "flow",
     "cwnd_pkts",
     "ssthresh_pkts",
@@ -288,6 +289,7 @@ const TCP_COLUMNS: [&str; 12] = [
     "segments_sent",
     "retransmissions",
     "timeouts",
+    "spurious_timeouts",
     "fast_retransmits",
     "ecn_reductions",
     "segments_delivered",

@@ -152,10 +152,22 @@ pub struct SenderStats {
     /// Loss-recovery episodes started by duplicate ACKs / SACK (fast retransmits).
     pub fast_retransmits: u64,
     pub timeouts: u64,
+    /// Timeouts found spurious by the Eifel algorithm (RFC 3522) and undone (RFC 4015).
+    pub spurious_timeouts: u64,
     /// RFC 3168 window reductions caused by ECE.
     pub ecn_reductions: u64,
     /// Valid RTT samples taken.
     pub rtt_samples: u64,
+}
+
+/// RFC 3522 (Eifel detection) and RFC 4015 (Eifel response) state of one timeout episode.
+#[derive(Clone, Copy, Debug)]
+struct Eifel {
+    /// RetransmitTS: the TSval (send time) of the first retransmission after the timeout;
+    /// `None` until it has left (a paced sender sends it at its next tick).
+    retransmit_ts: Option<Time>,
+    /// RFC 4015 (4): pipe_prev = max(FlightSize, ssthresh) before the timeout.
+    pipe_prev: f64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -197,6 +209,8 @@ pub struct TcpSender {
     deferred: VecDeque<u32>,
     /// Paced mode: segments the current tick may still send (0 outside a tick).
     budget: u32,
+    /// A timeout whose spuriousness is still to be decided (timestamps only).
+    eifel: Option<Eifel>,
 }
 
 impl TcpSender {
@@ -234,6 +248,7 @@ impl TcpSender {
             stats: SenderStats::default(),
             deferred: VecDeque::new(),
             budget: 0,
+            eifel: None,
             cfg,
         }
     }
@@ -396,6 +411,7 @@ impl TcpSender {
         }
 
         if acked.segments > 0 {
+            let undone = self.eifel_check(ack, acked.segments);
             // RFC 7323 (4.1) with timestamps; otherwise RFC 6298 (3) Karn: no sample when
             // any newly acknowledged segment was retransmitted.
             let sample = match (self.cfg.timestamps, ack.tsecr) {
@@ -409,7 +425,8 @@ impl TcpSender {
                 self.vegas.base_rtt = Some(self.vegas.base_rtt.map_or(r, |b| b.min(r)));
                 self.vegas.epoch_min = Some(self.vegas.epoch_min.map_or(r, |b| b.min(r)));
             }
-            self.on_new_ack(acked.segments, ack.ece, now, out);
+            // The Eifel response sets cwnd for this ACK itself (RFC 4015 (7)).
+            self.on_new_ack(acked.segments, ack.ece, !undone, now, out);
         } else if self.flight_size() > 0 && cum == self.board.base() {
             // RFC 5681 (2): a duplicate ACK. RFC 6675 (2): for SACK, only one that SACKs
             // new data counts.
@@ -449,6 +466,15 @@ impl TcpSender {
             return;
         }
         self.stats.timeouts += 1;
+        // RFC 3522 (3.2) step (1) / RFC 4015 (4): with timestamps, remember what the
+        // first timeout of the episode changes, to undo it if it proves spurious. A
+        // repeated timeout keeps the first retransmission's timestamp.
+        if self.cfg.timestamps && self.eifel.is_none() {
+            self.eifel = Some(Eifel {
+                retransmit_ts: None,
+                pipe_prev: (self.flight_size() as f64).max(self.ssthresh),
+            });
+        }
         // RFC 5681 (3.1) eq. (4): ssthresh = max(FlightSize / 2, 2 SMSS), except that it is
         // held constant when the same data times out again (RTO still backed off).
         if self.rto.backoffs() == 0 {
@@ -479,15 +505,47 @@ impl TcpSender {
 
     // ---- ACK processing -------------------------------------------------------------------
 
+    /// RFC 3522 (3.2) steps (3)-(4): the first acceptable ACK after a timeout decides it.
+    /// If it echoes a timestamp older than the first retransmission, the original
+    /// transmission reached the receiver: the timeout was spurious. The response (RFC
+    /// 4015 3.2 steps (6)-(7)) resumes with unsent data instead of going back over data
+    /// already on its way (SND.NXT = SND.MAX), and restores the congestion state:
+    /// ssthresh = pipe_prev, cwnd = FlightSize + min(acked, IW) (in segments). Step (8),
+    /// the RTO re-initialisation, is left to the timestamp RTT sample this ACK carries.
+    /// Linux TCP, the paper testbeds' stack, does the same through its timestamp-based
+    /// undo of a loss state.
+    /// Returns whether the timeout was undone.
+    fn eifel_check(&mut self, ack: &TcpAck, acked_segments: u32) -> bool {
+        let Some(e) = self.eifel.take() else {
+            return false;
+        };
+        let spurious = match (e.retransmit_ts, ack.tsecr) {
+            // A paced sender whose retransmission has not left yet: the ACK can only be
+            // for the original.
+            (None, _) => true,
+            (Some(rt), Some(ts)) => ts < rt,
+            (Some(_), None) => false,
+        };
+        if !spurious {
+            return false;
+        }
+        self.stats.spurious_timeouts += 1;
+        self.snd_nxt = self.snd_nxt.max(self.board.end());
+        self.ssthresh = e.pipe_prev.max(2.0);
+        let iw = self.cfg.initial_cwnd.max(1).min(acked_segments) as f64;
+        self.cwnd = (self.flight_size() as f64 + iw).min(self.cfg.max_window as f64);
+        true
+    }
+
     /// An ACK that advanced SND.UNA by `n` segments.
-    fn on_new_ack(&mut self, n: u32, ece: bool, now: Time, out: &mut Outbox<TcpData>) {
+    fn on_new_ack(&mut self, n: u32, ece: bool, grow: bool, now: Time, out: &mut Outbox<TcpData>) {
         self.dupacks = 0;
         let cum = self.board.base();
         let mut restart_timer = true;
         match self.phase {
             // RFC 5681 (3.1): grow, unless the ACK carries ECE (RFC 3168 6.1.2).
             Phase::Open => {
-                if !(self.cfg.ecn && ece) {
+                if grow && !(self.cfg.ecn && ece) {
                     self.grow(n);
                 }
             }
@@ -786,6 +844,9 @@ impl TcpSender {
         self.budget = self.budget.saturating_sub(1);
         if retransmission {
             self.stats.retransmissions += 1;
+            if let Some(e) = self.eifel.as_mut() {
+                e.retransmit_ts.get_or_insert(now);
+            }
         }
         // RFC 6298 (5.1): start the timer when sending data if it is not running.
         if self.rto_deadline.is_none() {

@@ -69,6 +69,9 @@ class Config:
     packet_size: int = 1400
     queue_capacity: int = 50
     delayed_ack: bool = True
+    #: TCP timestamps (RFC 7323), on by default in Linux, the paper's testbed: RTT samples
+    #: from every ACK and the Eifel undo of spurious timeouts (RFC 3522/4015).
+    timestamps: bool = True
     #: TCP's receive window (``tcp.max_window``), segments; DiffQ-TCP is bound by it.
     max_window: int = 64
     diffq_d: int = DIFFQ_D
@@ -136,6 +139,7 @@ def scheme_scenario(
     packet_size: int,
     queue_capacity: int,
     delayed_ack: bool,
+    timestamps: bool = True,
     diffq_d: int = DIFFQ_D,
     queue_threshold: int = QUEUE_THRESHOLD,
     max_window: int = 64,
@@ -166,7 +170,7 @@ def scheme_scenario(
         "mac": {"kind": "edca", "levels": "diffq8"} if diffq else {"kind": "dcf"},
         "routing": {"kind": "static", "metric": "etx"},
         "queue": queue,
-        "tcp": {"delayed_ack": delayed_ack, "max_window": max_window},
+        "tcp": {"delayed_ack": delayed_ack, "timestamps": timestamps, "max_window": max_window},
         "flows": template,
     }
     if diffq:
@@ -202,6 +206,7 @@ def run(
                 packet_size=config.packet_size,
                 queue_capacity=config.queue_capacity,
                 delayed_ack=config.delayed_ack,
+                timestamps=config.timestamps,
                 diffq_d=config.diffq_d,
                 queue_threshold=config.queue_threshold,
                 max_window=config.max_window,

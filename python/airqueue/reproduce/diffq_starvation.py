@@ -69,6 +69,9 @@ class Config:
     spacing: float = 200.0
     packet_size: int = 1400
     queue_capacity: int = 50
+    #: TCP timestamps (RFC 7323), on by default in Linux, the paper's testbed: RTT samples
+    #: from every ACK and the Eifel undo of spurious timeouts (RFC 3522/4015).
+    timestamps: bool = True
     #: TCP's receive window (``tcp.max_window``), segments; DiffQ-TCP is bound by it.
     max_window: int = 64
     diffq_d: int = DIFFQ_D
@@ -110,7 +113,11 @@ def scenario(config: Config, scheme: str) -> dict[str, Any]:
         "mac": {"kind": "edca", "levels": "diffq8"} if diffq else {"kind": "dcf"},
         "routing": {"kind": "static", "metric": "etx"},
         "queue": {"kind": "droptail", "capacity": config.queue_capacity},
-        "tcp": {"delayed_ack": config.delayed_ack[0], "max_window": config.max_window},
+        "tcp": {
+            "delayed_ack": config.delayed_ack[0],
+            "timestamps": config.timestamps,
+            "max_window": config.max_window,
+        },
         "flow": flows,
         "outputs": {"bin": config.bin},
     }

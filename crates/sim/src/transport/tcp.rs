@@ -178,6 +178,7 @@ impl TcpFlow {
             segments_sent: s.segments_sent,
             retransmissions: s.retransmissions,
             timeouts: s.timeouts,
+            spurious_timeouts: s.spurious_timeouts,
             fast_retransmits: s.fast_retransmits,
             ecn_reductions: s.ecn_reductions,
             segments_delivered: self.receiver.delivered(),
@@ -206,6 +207,8 @@ pub struct TcpFlowStats {
     pub segments_sent: u64,
     pub retransmissions: u64,
     pub timeouts: u64,
+    /// Timeouts the Eifel algorithm found spurious and undid (timestamps only).
+    pub spurious_timeouts: u64,
     /// Loss-recovery episodes entered on duplicate ACKs / SACK.
     pub fast_retransmits: u64,
     /// RFC 3168 window reductions on ECE.

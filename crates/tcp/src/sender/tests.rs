@@ -666,3 +666,92 @@ proptest! {
         }
     }
 }
+
+/// Delivers this exact copy of a segment (not the latest transmission) and feeds the
+/// ACKs back; returns what the sender sent in response.
+fn deliver_copy(s: &mut Script, d: TcpData) -> Vec<u32> {
+    s.rx.on_data(&d, s.now, &mut s.rxo);
+    let acks: Vec<TcpAck> = s.rxo.items.drain(..).collect();
+    let mut sent = Vec::new();
+    for a in acks {
+        s.tx.on_ack(&a, s.now, &mut s.txo);
+        sent.extend(s.collect().iter().map(|d| d.seq));
+    }
+    sent
+}
+
+fn tcp_with_timestamps(variant: Variant) -> Script {
+    Script::new(SenderConfig {
+        initial_cwnd: 10,
+        initial_ssthresh: Some(10.0),
+        max_window: 64,
+        timestamps: true,
+        ..SenderConfig::new(variant)
+    })
+}
+
+#[test]
+fn eifel_undoes_a_spurious_timeout() {
+    for variant in [Variant::NewReno, Variant::Sack] {
+        // 0..10 leave at t=0 and are merely delayed past the RTO.
+        let mut s = tcp_with_timestamps(variant);
+        let original = s.wire[&0];
+        let d = s.tx.rto_deadline().unwrap();
+        assert_eq!(
+            s.at(d).rto(),
+            vec![0],
+            "{variant:?}: go-back-N starts with SND.UNA"
+        );
+        assert_eq!(s.tx.cwnd(), 1.0);
+        // The original 0 arrives: its ACK echoes TSval 0, older than the retransmission
+        // (RFC 3522): spurious. The sender resumes with new data, not 1..9 again, and
+        // ssthresh is pipe_prev = max(FlightSize 10, ssthresh 10) (RFC 4015).
+        let sent = deliver_copy(s.at(d + ms(10)), original);
+        assert_eq!(s.tx.stats().spurious_timeouts, 1, "{variant:?}");
+        assert_eq!(s.tx.ssthresh(), 10.0);
+        assert_eq!(s.tx.cwnd(), 9.0 + 1.0, "FlightSize 9 + min(acked 1, IW)");
+        assert_eq!(sent, vec![10], "{variant:?}: new data only");
+        let again: Vec<u32> = s.at(d + ms(20)).arrive(1..10);
+        assert!(again.iter().all(|&q| q >= 11), "{variant:?}: {again:?}");
+        assert_eq!(s.retransmitted(), vec![0]);
+    }
+}
+
+#[test]
+fn eifel_keeps_a_genuine_timeout() {
+    // 0 is lost; its retransmission arrives, so the ACK echoes the retransmission's own
+    // timestamp: the timeout stands and go-back-N goes on from 1.
+    let mut s = tcp_with_timestamps(Variant::NewReno);
+    let d = s.tx.rto_deadline().unwrap();
+    s.at(d).rto();
+    let sent = s.at(d + ms(10)).arrive([0]);
+    assert_eq!(s.tx.stats().spurious_timeouts, 0);
+    assert_eq!(
+        sent,
+        vec![1, 2],
+        "slow start from cwnd 1: two segments for one ACK"
+    );
+    assert_eq!(s.tx.ssthresh(), 5.0);
+}
+
+#[test]
+fn eifel_detects_a_paced_timeout_before_the_retransmission_leaves() {
+    let mut s = Script::new(SenderConfig {
+        max_window: 8,
+        congestion_control: false,
+        paced: true,
+        timestamps: true,
+        ..SenderConfig::new(Variant::Sack)
+    });
+    for k in 0..4 {
+        tick(s.at(ms(k)));
+    }
+    let d = s.tx.rto_deadline().unwrap();
+    s.at(d).rto();
+    // The ACK for the original 0 arrives before the next tick sent anything.
+    s.at(d + ms(1)).arrive([0]);
+    assert_eq!(s.tx.stats().spurious_timeouts, 1);
+    // The next tick goes on with new data, not back to 1.
+    assert_eq!(tick(s.at(d + ms(2))), vec![4]);
+    assert!(s.retransmitted().is_empty());
+}
