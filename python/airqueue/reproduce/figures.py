@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from airqueue.reproduce.report import mean_ci  # noqa: E402
 
-__all__ = ["bars", "cdf_panels", "lines_with_ci", "save", "timeseries_panels"]
+__all__ = ["bars", "cdf_panels", "lines_with_ci", "save", "series_against", "timeseries_panels"]
 
 
 def save(fig: Any, path: Path) -> Path:
@@ -88,6 +88,30 @@ def lines_with_ci(
     if xs_all and all(isinstance(x, (int, float)) for x in xs_all):
         axes[-1, 0].set_xscale("log", base=2)
         axes[-1, 0].set_xticks(xs_all, [str(x) for x in xs_all])
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def series_against(
+    panels: Mapping[str, Mapping[str, Sequence[tuple[float, float]]]],
+    *,
+    title: str,
+    xlabel: str,
+) -> Any:
+    """One panel per key (its y label); per panel one line per series of (x, y) points,
+    drawn in x order (values already summarised: no intervals)."""
+    n = max(1, len(panels))
+    fig, axes = plt.subplots(n, 1, figsize=(7, 3.4 * n), squeeze=False, sharex=True)
+    for ax, (ylabel, series) in zip(axes[:, 0], panels.items(), strict=False):
+        for label, points in series.items():
+            pts = sorted((x, y) for x, y in points if y is not None)
+            if pts:
+                ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=label)
+        ax.set_ylabel(ylabel)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize="small")
+    axes[-1, 0].set_xlabel(xlabel)
     fig.suptitle(title)
     fig.tight_layout()
     return fig

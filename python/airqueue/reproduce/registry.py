@@ -26,6 +26,11 @@ REPRODUCTIONS: dict[str, tuple[str, str, str]] = {
         "Sec. 6.4, Fig. 15: rate control only vs + scheduling vs full DiffQ (queue drops)",
         "000",
     ),
+    "diffq-sensitivity": (
+        "airqueue.reproduce.diffq_sensitivity",
+        "DiffQ's unpublished constants (D, queue threshold, TCP window) vs the headline results",
+        "000",
+    ),
 }
 
 
