@@ -82,10 +82,11 @@ def run(
     serial: bool,
     progress: bool,
     params: Mapping[str, Any] | None = None,
+    client: Any = None,
 ) -> ReproductionResult:
     config = Config.make(quick, params)
     seeds = list(range(1, config.seeds + 1))
-    with Runner(out, workers=workers, serial=serial, progress=progress) as runner:
+    with Runner(out, workers=workers, serial=serial, progress=progress, client=client) as runner:
         frames = []
         for variant, switches in VARIANTS.items():
             base = scheme_scenario(

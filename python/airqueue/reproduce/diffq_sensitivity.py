@@ -18,6 +18,7 @@ between grid points, and rerunning with a larger grid only runs the new points.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ from typing import Any
 from airqueue.reproduce import diffq_ablation, diffq_single_path, diffq_starvation
 from airqueue.reproduce.diffq_single_path import _apply
 from airqueue.reproduce.report import ReproductionResult, Row
+from airqueue.sweeps import dask_client
 
 NAME = "diffq-sensitivity"
 SUMMARY = "DiffQ's unpublished constants (D, queue threshold, TCP window) vs the headline results"
@@ -108,7 +110,17 @@ def run(
     params: Mapping[str, Any] | None = None,
 ) -> ReproductionResult:
     config = Config.make(quick, params)
-    common = {"workers": workers, "serial": serial, "progress": progress}
+    with contextlib.ExitStack() as stack:
+        # One cluster for every underlying reproduction.
+        client = None
+        if not serial:
+            runs = config.single_path_seeds * len(config.flow_counts) * 2
+            client = stack.enter_context(dask_client(workers=workers, scheduler=None, runs=runs))
+        common = {"workers": workers, "serial": serial, "progress": progress, "client": client}
+        return _run(config, out, common)
+
+
+def _run(config: Config, out: Path, common: dict[str, Any]) -> ReproductionResult:
     rows: list[Row] = []
     points: list[dict[str, Any]] = []
     ablated: dict[tuple[int, int], ReproductionResult] = {}

@@ -186,6 +186,7 @@ def run(
     serial: bool,
     progress: bool,
     params: Mapping[str, Any] | None = None,
+    client: Any = None,
 ) -> ReproductionResult:
     config = Config.make(quick, params)
     unknown = [s for s in config.schemes if s not in SCHEMES]
@@ -193,7 +194,7 @@ def run(
         raise ValueError(f"{NAME}: unknown scheme(s) {unknown}; known: {list(SCHEMES)}")
     seeds = list(range(1, config.seeds + 1))
     grid = {"flows.random": list(config.flow_counts)}
-    with Runner(out, workers=workers, serial=serial, progress=progress) as runner:
+    with Runner(out, workers=workers, serial=serial, progress=progress, client=client) as runner:
         frames = []
         for s in config.schemes:
             base = scheme_scenario(

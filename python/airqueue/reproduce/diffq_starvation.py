@@ -150,11 +150,12 @@ def run(
     serial: bool,
     progress: bool,
     params: Mapping[str, Any] | None = None,
+    client: Any = None,
 ) -> ReproductionResult:
     config = Config.make(quick, params)
     seeds = list(range(1, config.seeds + 1))
     grid = {"tcp.delayed_ack": list(config.delayed_ack)}
-    with Runner(out, workers=workers, serial=serial, progress=progress) as runner:
+    with Runner(out, workers=workers, serial=serial, progress=progress, client=client) as runner:
         frames = [runner.sweep(s, scenario(config, s), seeds=seeds, grid=grid) for s in SCHEMES]
         flows = pd.concat(frames, ignore_index=True)
         ts = runner.table(flows, "timeseries")

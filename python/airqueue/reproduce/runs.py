@@ -28,13 +28,17 @@ class Runner:
         workers: int | None = None,
         serial: bool = False,
         progress: bool = True,
+        client: Any = None,
     ) -> None:
+        """``client``: a Dask client the caller owns and keeps open (several
+        reproductions run in a row on one cluster); None starts a local cluster on the
+        first parallel sweep."""
         self.out = out
         self.store = out / "store"
         self.workers = workers
         self.serial = serial
         self.progress = progress
-        self._client: Any = None
+        self._client: Any = client
         self._stack = contextlib.ExitStack()
 
     def __enter__(self) -> Runner:
