@@ -15,8 +15,8 @@ use airqueue_sim::net::routing::{etx, GraphEdge};
 use airqueue_sim::net::RoutingTable;
 use airqueue_sim::{
     Classify, DiffQConfig, DiffqRateConfig, DiffqUtility, FlowCc, FlowConfig, FlowKindConfig,
-    FqConfig, MediumConfig, NodeId, QdiscConfig, TcpFlowConfig, TcpVariant, TfrcFlowConfig,
-    WorldConfig,
+    FqConfig, MediumConfig, NodeId, PiConfig, QdiscConfig, RedConfig, TcpFlowConfig, TcpVariant,
+    TfrcFlowConfig, WorldConfig,
 };
 
 /// Erasure probability configured for the directed pair (a, b) by `[[link]]`.
@@ -188,6 +188,30 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
             backpressure_threshold: s.queue.backpressure_threshold_pkts,
             report_lifetime: Time::from_secs_f64(s.queue.report_lifetime_s),
         }),
+        QueueKind::Red => {
+            let r = &s.queue.red;
+            QdiscConfig::Red(RedConfig {
+                capacity_pkts: s.queue.capacity_pkts,
+                min_th: r.min_threshold_pkts,
+                max_th: r.max_threshold_pkts,
+                max_p: r.max_p,
+                weight: r.weight,
+                gentle: r.gentle,
+                ecn: r.ecn,
+                mean_pkt_time: Time::from_secs_f64(r.mean_pkt_time_s),
+            })
+        }
+        QueueKind::Pi => {
+            let p = &s.queue.pi;
+            QdiscConfig::Pi(PiConfig {
+                capacity_pkts: s.queue.capacity_pkts,
+                q_ref: p.q_ref_pkts,
+                a: p.a,
+                b: p.b,
+                period: PiConfig::period_at(p.sample_hz),
+                ecn: p.ecn,
+            })
+        }
     };
     let flows = s
         .flows
@@ -365,6 +389,38 @@ mod tests {
         assert_eq!((w.rx_threshold_dbm, w.cs_threshold_dbm), (20.0, 19.0));
         assert_eq!(w.rts_threshold_bytes, u32::MAX);
         assert_eq!(w.levels, edca::dcf());
+    }
+
+    #[test]
+    fn red_and_pi_keys_reach_the_core() {
+        let (s, pos) = placed(
+            "[queue]\nkind = \"red\"\ncapacity = 40\nmin_threshold = 4\nmax_threshold = 20\n\
+             max_p = 0.2\nweight = 0.01\ngentle = false\necn = true\n",
+        );
+        assert_eq!(
+            world_config(&s, &pos).qdisc,
+            QdiscConfig::Red(RedConfig {
+                capacity_pkts: 40,
+                min_th: 4.0,
+                max_th: 20.0,
+                max_p: 0.2,
+                weight: 0.01,
+                gentle: false,
+                ecn: true,
+                // 500 bytes at the default 11 Mb/s, rounded up to the nanosecond.
+                mean_pkt_time: Time::from_nanos(363_637),
+            })
+        );
+        let (s, pos) = placed("[queue]\nkind = \"pi\"\nq_ref = 20\nsample_hz = 200\necn = true\n");
+        assert_eq!(
+            world_config(&s, &pos).qdisc,
+            QdiscConfig::Pi(PiConfig {
+                q_ref: 20.0,
+                period: Time::from_millis(5),
+                ecn: true,
+                ..PiConfig::hollot(50)
+            })
+        );
     }
 
     #[test]

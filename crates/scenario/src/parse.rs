@@ -5,6 +5,7 @@
 //! JSON) and files get the same checks and the same messages. Placement-dependent checks
 //! (reachability, connecting a random topology) live in `topology::validate_and_place`.
 
+mod aqm;
 mod fields;
 mod random_flows;
 #[cfg(test)]
@@ -69,11 +70,22 @@ const FLOW_KEYS: [(&str, &[&str]); 5] = [
 
 /// `[queue]` keys that only some queue kinds take (`per_dest_capacity` and `ecn_mark`
 /// keep their own messages).
-const QUEUE_KEYS: [(&str, &[&str]); 4] = [
+const QUEUE_KEYS: [(&str, &[&str]); 15] = [
     ("classify", &["fq"]),
     ("per_flow_capacity", &["fq"]),
     ("backpressure_threshold", &["fq"]),
     ("report_lifetime", &["fq"]),
+    ("min_threshold", &["red"]),
+    ("max_threshold", &["red"]),
+    ("max_p", &["red"]),
+    ("weight", &["red"]),
+    ("gentle", &["red"]),
+    ("mean_pkt_time", &["red"]),
+    ("q_ref", &["pi"]),
+    ("a", &["pi"]),
+    ("b", &["pi"]),
+    ("sample_hz", &["pi"]),
+    ("ecn", &["red", "pi"]),
 ];
 
 /// Parses a scenario from TOML text.
@@ -226,7 +238,13 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
     let radio = wifi::read_radio(top.section("radio", errs), errs);
     let mac = wifi::read_mac(top.section("mac", errs), errs);
     let routing = read_routing(top.section("routing", errs), errs);
-    let queue = read_queue(top.section("queue", errs), errs);
+    // RED counts idle time in packet times at the medium's bit rate.
+    let rate_bps = match (&medium, &radio) {
+        (Some(Medium::Wired { bandwidth_bps, .. }), _) => Some(*bandwidth_bps),
+        (Some(Medium::Wifi), Some(r)) => Some(r.data_rate_bps),
+        _ => None,
+    };
+    let queue = read_queue(top.section("queue", errs), rate_bps, errs);
     let tcp = read_tcp(top.section("tcp", errs), errs);
     let data_rate = radio.as_ref().map(|r| r.data_rate_bps);
     let diffq = read_diffq(top.section("diffq", errs), data_rate, errs);
@@ -275,7 +293,24 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         let drawn = random_flows.iter().flatten();
         let drawn = drawn.map(|r| ("flows".to_string(), &r.template));
         let mut rate_controlled = false;
+        let aqm = match q.kind {
+            QueueKind::Red => Some("red"),
+            QueueKind::Pi => Some("pi"),
+            _ => None,
+        };
         for (path, f) in listed.chain(drawn) {
+            // A saturating source keeps its first queue full; an AQM there refuses
+            // arrivals before it is full, so the source would offer packets without end.
+            if let (Some(aqm), FlowKind::Udp, Rate::Saturate) = (aqm, f.kind, f.rate) {
+                errs.push(ConfigError::new(
+                    format!("{path}.rate"),
+                    format!(
+                        "\"saturate\" keeps the source's queue full, which an active queue \
+                         manager (queue.kind = \"{aqm}\") does not allow; give a rate in bit/s \
+                         above what the path carries instead"
+                    ),
+                ));
+            }
             rate_controlled |= f.cc == CcKind::Diffq;
             if f.cc == CcKind::Diffq && q.kind != QueueKind::Diffq {
                 errs.push(ConfigError::new(
@@ -578,12 +613,12 @@ fn read_routing(mut f: Fields, errs: &mut Errs) -> Option<Routing> {
     Some(Routing { kind, metric })
 }
 
-fn read_queue(mut f: Fields, errs: &mut Errs) -> Option<QueueSpec> {
+fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<QueueSpec> {
     let kind = f.choice(
         errs,
         "kind",
         Some("droptail"),
-        &["droptail", "diffq", "fq"],
+        &["droptail", "diffq", "fq", "red", "pi"],
         &[],
     );
     let capacity = to_u32(f.integer(
@@ -703,11 +738,15 @@ fn read_queue(mut f: Fields, errs: &mut Errs) -> Option<QueueSpec> {
             ));
         }
     }
+    let red = aqm::read_red(&mut f, errs, kind == Some("red"), capacity, rate_bps);
+    let pi = aqm::read_pi(&mut f, errs, kind == Some("pi"), capacity);
     f.finish(errs);
     let kind = match kind? {
         "droptail" => QueueKind::Droptail,
         "diffq" => QueueKind::Diffq,
         "fq" => QueueKind::Fq,
+        "red" => QueueKind::Red,
+        "pi" => QueueKind::Pi,
         _ => return None,
     };
     let classify = match classify? {
@@ -726,6 +765,8 @@ fn read_queue(mut f: Fields, errs: &mut Errs) -> Option<QueueSpec> {
         per_flow_capacity_pkts: per_flow?,
         backpressure_threshold_pkts: backpressure?,
         report_lifetime_s: lifetime?,
+        red: red?,
+        pi: pi?,
     })
 }
 

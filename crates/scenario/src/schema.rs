@@ -229,8 +229,8 @@ pub enum RoutingMetric {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct QueueSpec {
     pub kind: QueueKind,
-    /// `capacity` in packets, >= 1: the interface queue (drop-tail) or the node buffer
-    /// over all destinations (diffq).
+    /// `capacity` in packets, >= 1: the interface queue (drop-tail; RED's and PI's hard
+    /// limit) or the node buffer over all destinations (diffq).
     pub capacity_pkts: u32,
     /// `per_dest_capacity`: DiffQ's `D`, the limit of one destination queue, packets;
     /// default 40, at most `capacity`. Only for kind = "diffq".
@@ -253,6 +253,54 @@ pub struct QueueSpec {
     /// back; default 0.05, > 0. Not in seed 001 (which reads a global array): without it
     /// a missed last report holds a class for ever.
     pub report_lifetime_s: f64,
+    /// The keys of kind = "red" (defaults for the other kinds).
+    pub red: RedSpec,
+    /// The keys of kind = "pi" (defaults for the other kinds).
+    pub pi: PiSpec,
+}
+
+/// `[queue]` keys of kind = "red": Random Early Detection (Floyd & Jacobson 1993).
+/// Defaults are ns-2's classic RED (`airqueue_sim::RedConfig::ns2`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RedSpec {
+    /// `min_threshold`: packets >= 0; default 5.
+    pub min_threshold_pkts: f64,
+    /// `max_threshold`: packets, above `min_threshold` and at most `capacity`; default
+    /// 3 x `min_threshold`.
+    pub max_threshold_pkts: f64,
+    /// `max_p` in (0, 1]; default 0.1.
+    pub max_p: f64,
+    /// `weight`: w_q in (0, 1]; default 0.002.
+    pub weight: f64,
+    /// `gentle`: the drop probability rises from `max_p` to 1 between `max_threshold`
+    /// and twice it (Floyd 2000); default true.
+    pub gentle: bool,
+    /// `ecn`: mark CE on ECN-capable packets instead of dropping them early (RFC 3168);
+    /// default false.
+    pub ecn: bool,
+    /// `mean_pkt_time`: seconds in (0, 3600], the typical packet transmission time that
+    /// idle periods are counted in; default the time 500 bytes (ns-2's `mean_pktsize_`)
+    /// take at the medium's bit rate (`medium.bandwidth` or `radio.data_rate`), resolved
+    /// during validation.
+    pub mean_pkt_time_s: f64,
+}
+
+/// `[queue]` keys of kind = "pi": the PI controller of Hollot, Misra, Towsley & Gong
+/// (INFOCOM 2001). Defaults are their design (`airqueue_sim::PiConfig::hollot`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PiSpec {
+    /// `q_ref`: the queue length aimed at, packets in (0, capacity); default half of
+    /// `capacity`.
+    pub q_ref_pkts: f64,
+    /// `a`: gain on the current error, in (0, 1]; default 1.822e-5.
+    pub a: f64,
+    /// `b`: gain on the previous error, in [0, a]; default 1.816e-5.
+    pub b: f64,
+    /// `sample_hz`: controller updates per second, in (0, 1e6]; default 160.
+    pub sample_hz: f64,
+    /// `ecn`: mark CE on ECN-capable packets instead of dropping them (RFC 3168);
+    /// default false.
+    pub ecn: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -272,6 +320,10 @@ pub enum QueueKind {
     Diffq,
     /// Per-flow fair queuing with optional back-pressure (seed 001).
     Fq,
+    /// Random Early Detection (Floyd & Jacobson 1993).
+    Red,
+    /// The PI controller AQM (Hollot et al. 2001; seed 004's baseline).
+    Pi,
 }
 
 /// `[tcp]`.

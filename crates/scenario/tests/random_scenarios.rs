@@ -2,7 +2,8 @@
 //! schemes a valid scenario combines, the run finishes without a panic, every packet is
 //! accounted for (the conservation law of DESIGN.md), and the same scenario gives the
 //! same bits twice. Media: wired; 802.11 with drop-tail + ECN marking; DiffQ with EDCA;
-//! 802.11 with per-flow fair queuing and back-pressure.
+//! 802.11 with per-flow fair queuing and back-pressure; wired RED and 802.11 PI, with or
+//! without ECN.
 
 use airqueue_scenario::api::run_value;
 use proptest::prelude::*;
@@ -39,7 +40,7 @@ fn flow(nodes: u32, diffq: bool) -> impl Strategy<Value = Value> {
 }
 
 fn scenario() -> impl Strategy<Value = Value> {
-    (3u32..7, 0u8..3, any::<bool>(), any::<u64>())
+    (3u32..7, 0u8..5, any::<bool>(), any::<u64>())
         .prop_flat_map(|(nodes, medium, fading, seed)| {
             let diffq = medium == 2;
             (
@@ -62,9 +63,26 @@ fn scenario() -> impl Strategy<Value = Value> {
                     s["queue"] = json!({"kind": "droptail", "capacity": 20, "ecn_mark": 0.75});
                     s["mac"] = json!({"rts_threshold": if fading { 0 } else { 4000 }});
                 }
-                _ => {
+                2 => {
                     s["mac"] = json!({"kind": "edca", "levels": "diffq8"});
                     s["queue"] = json!({"kind": "diffq", "capacity": 60, "per_dest_capacity": 20});
+                }
+                3 => {
+                    s["medium"] = json!({"kind": "wired", "bandwidth": 2e6, "delay": 0.001});
+                    s["queue"] = json!({"kind": "red", "capacity": 30, "ecn": fading});
+                    s["tcp"]["ecn"] = json!(fading);
+                }
+                _ => {
+                    s["queue"] = json!({"kind": "pi", "capacity": 40, "q_ref": 10, "ecn": fading});
+                    s["tcp"]["ecn"] = json!(fading);
+                }
+            }
+            // An AQM does not let a source keep its queue full: overload it at a rate.
+            if medium >= 3 {
+                for f in s["flow"].as_array_mut().unwrap() {
+                    if f["rate"] == "saturate" {
+                        f["rate"] = json!(3e6);
+                    }
                 }
             }
             s

@@ -12,7 +12,9 @@ use crate::medium::WiredNet;
 use crate::metrics::{Conservation, Metrics, QueueSample};
 use crate::net::packet::DEFAULT_TTL;
 use crate::net::{DiffqHeader, DropReason, Packet, RoutingTable, TransportHeader};
-use crate::qdisc::{DiffQ, DiffQConfig, DropTail, FairQueue, FqConfig, Qdisc, Queued};
+use crate::qdisc::{
+    DiffQ, DiffQConfig, DropTail, FairQueue, FqConfig, Pi, PiConfig, Qdisc, Queued, Red, RedConfig,
+};
 use crate::transport::diffq::{DiffqRate, DiffqRateConfig};
 use crate::transport::tcp::{TcpFlow, TcpFlowConfig, TcpFlowStats, TimerOwner};
 use crate::transport::tfrc::{TfrcFlow, TfrcFlowConfig, TfrcFlowStats};
@@ -46,13 +48,25 @@ pub enum QdiscConfig {
     /// links each direction has its own instance, which hears the reports carried over
     /// the reverse direction only.
     FairQueue(FqConfig),
+    /// Random Early Detection (Floyd & Jacobson 1993), optionally marking ECN.
+    Red(RedConfig),
+    /// The PI controller AQM (Hollot et al. 2001), optionally marking ECN.
+    Pi(PiConfig),
 }
 
 impl QdiscConfig {
     /// The discipline of `node`'s interface (`link_to`: the far end of a wired link).
-    /// DiffQ's tie-breaking stream is keyed by (seed, node, "qdisc.diffq"), per link
+    /// Random streams are keyed by (seed, node, component): DiffQ's tie-breaking
+    /// "qdisc.diffq", RED's and PI's drop draws "qdisc.red" and "qdisc.pi"; per link
     /// direction on wired media.
     fn build(&self, seed: u64, node: NodeId, link_to: Option<NodeId>, node_count: usize) -> Qdisc {
+        let stream = |component: &str| {
+            let key = StreamKey::new(seed, node.0, component);
+            RngStream::new(match link_to {
+                Some(to) => key.sub(to.0 as u64),
+                None => key,
+            })
+        };
         match self {
             QdiscConfig::DropTail {
                 capacity_pkts,
@@ -61,21 +75,19 @@ impl QdiscConfig {
                 Some(f) => DropTail::with_ecn_marking(*capacity_pkts as usize, *f),
                 None => DropTail::new(*capacity_pkts as usize),
             }),
-            QdiscConfig::DiffQ(cfg) => {
-                let mut key = StreamKey::new(seed, node.0, "qdisc.diffq");
-                if let Some(to) = link_to {
-                    key = key.sub(to.0 as u64);
-                }
-                Qdisc::DiffQ(Box::new(DiffQ::new(
-                    cfg.clone(),
-                    node,
-                    node_count,
-                    RngStream::new(key),
-                )))
-            }
+            QdiscConfig::DiffQ(cfg) => Qdisc::DiffQ(Box::new(DiffQ::new(
+                cfg.clone(),
+                node,
+                node_count,
+                stream("qdisc.diffq"),
+            ))),
             QdiscConfig::FairQueue(cfg) => {
                 Qdisc::FairQueue(Box::new(FairQueue::new(cfg.clone(), node, node_count)))
             }
+            QdiscConfig::Red(cfg) => {
+                Qdisc::Red(Box::new(Red::new(cfg.clone(), stream("qdisc.red"))))
+            }
+            QdiscConfig::Pi(cfg) => Qdisc::Pi(Box::new(Pi::new(cfg.clone(), stream("qdisc.pi")))),
         }
     }
 }
@@ -706,11 +718,15 @@ impl World {
                 .on_packet_dropped(node, DropReason::NoRoute, &pkt);
             return;
         };
-        match self.qdisc_mut(iface).enqueue(Queued {
-            pkt,
-            next_hop: next,
-            prev_hop,
-        }) {
+        let now = self.events.now();
+        match self.qdisc_mut(iface).enqueue(
+            Queued {
+                pkt,
+                next_hop: next,
+                prev_hop,
+            },
+            now,
+        ) {
             Ok(()) => self.kick(iface),
             Err((q, reason)) => self.metrics.on_packet_dropped(node, reason, &q.pkt),
         }

@@ -308,6 +308,22 @@ impl<'a> Fields<'a> {
         }
     }
 
+    /// A number satisfying `ok` that may be absent: `Some(None)` when absent, `None` when
+    /// invalid (reported). For a default derived from other keys, which is unknown when
+    /// those were invalid: `.and_then(|x| x.or(default))`.
+    pub(crate) fn optional_number(
+        &mut self,
+        errs: &mut Errs,
+        key: &'static str,
+        expected: &str,
+        ok: impl Fn(f64) -> bool,
+    ) -> Option<Option<f64>> {
+        match self.take(key) {
+            Some(v) => number(v, &self.path(key), errs, expected, ok).map(Some),
+            None => Some(None),
+        }
+    }
+
     /// An integer in `range`, with the same default rule as `number`.
     pub(crate) fn integer(
         &mut self,

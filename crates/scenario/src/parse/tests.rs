@@ -46,6 +46,30 @@ pub(super) fn base_with(from: &str, to: &str) -> String {
     BASE.replacen(from, to, 1)
 }
 
+/// What a queue of another kind carries for the RED keys, on a medium of `rate_bps`.
+fn red_defaults(rate_bps: f64) -> RedSpec {
+    RedSpec {
+        min_threshold_pkts: 5.0,
+        max_threshold_pkts: 15.0,
+        max_p: 0.1,
+        weight: 0.002,
+        gentle: true,
+        ecn: false,
+        mean_pkt_time_s: airqueue_sim::RedConfig::mean_pkt_time_at(rate_bps).as_secs_f64(),
+    }
+}
+
+/// What a queue of another kind carries for the PI keys, with `capacity` packets.
+fn pi_defaults(capacity: u32) -> PiSpec {
+    PiSpec {
+        q_ref_pkts: capacity as f64 / 2.0,
+        a: 1.822e-5,
+        b: 1.816e-5,
+        sample_hz: 160.0,
+        ecn: false,
+    }
+}
+
 // ---- valid scenarios -------------------------------------------------------------------
 
 #[test]
@@ -92,6 +116,8 @@ fn defaults_fill_every_optional_section() {
             per_flow_capacity_pkts: 10,
             backpressure_threshold_pkts: None,
             report_lifetime_s: 0.05,
+            red: red_defaults(11e6),
+            pi: pi_defaults(50),
         }
     );
     assert_eq!(
@@ -753,6 +779,8 @@ fn diffq_queue_and_rate_control_keys() {
             per_flow_capacity_pkts: 10,
             backpressure_threshold_pkts: None,
             report_lifetime_s: 0.05,
+            red: red_defaults(11e6),
+            pi: pi_defaults(100),
         }
     );
     assert!(!s.diffq.scheduling && s.diffq.mac_priority);
@@ -872,6 +900,8 @@ fn fq_queue_keys() {
             per_flow_capacity_pkts: 5,
             backpressure_threshold_pkts: Some(1),
             report_lifetime_s: 0.02,
+            red: red_defaults(11e6),
+            pi: pi_defaults(40),
         }
     );
     // Defaults: by source, quota 10, no back-pressure; fq works on wired links too.
@@ -929,5 +959,140 @@ fn fq_mistakes_are_named() {
             "{BASE}[queue]\nkind = \"fq\"\nclasify = \"source\"\n"
         )),
         "queue.clasify: unknown key; did you mean \"classify\"?"
+    );
+}
+
+#[test]
+fn red_queue_keys() {
+    let s = from_toml_str(&format!(
+        "{TWO_NODES}[queue]\nkind = \"red\"\ncapacity = 60\nmin_threshold = 10\n\
+         max_threshold = 40\nmax_p = 0.05\nweight = 0.01\ngentle = false\necn = true\n\
+         mean_pkt_time = 0.001\n"
+    ))
+    .unwrap();
+    assert_eq!(s.queue.kind, QueueKind::Red);
+    assert_eq!(s.queue.capacity_pkts, 60);
+    assert_eq!(
+        s.queue.red,
+        RedSpec {
+            min_threshold_pkts: 10.0,
+            max_threshold_pkts: 40.0,
+            max_p: 0.05,
+            weight: 0.01,
+            gentle: false,
+            ecn: true,
+            mean_pkt_time_s: 0.001,
+        }
+    );
+    assert_eq!(s.queue.pi, pi_defaults(60));
+    // Defaults: ns-2's; the idle-time unit is 500 bytes at the wired link's rate (here
+    // 4 Mb/s: 1 ms); max_threshold follows min_threshold.
+    let s = from_toml_str(&format!(
+        "{TWO_NODES}[medium]\nkind = \"wired\"\nbandwidth = 4e6\n[queue]\nkind = \"red\"\n"
+    ))
+    .unwrap();
+    assert_eq!(s.queue.red, red_defaults(4e6));
+    assert_eq!(s.queue.red.mean_pkt_time_s, 0.001);
+    let s = from_toml_str(&format!(
+        "{TWO_NODES}[queue]\nkind = \"red\"\nmin_threshold = 8\n"
+    ))
+    .unwrap();
+    assert_eq!(
+        (
+            s.queue.red.min_threshold_pkts,
+            s.queue.red.max_threshold_pkts
+        ),
+        (8.0, 24.0)
+    );
+}
+
+#[test]
+fn pi_queue_keys() {
+    let s = from_toml_str(&format!(
+        "{TWO_NODES}[queue]\nkind = \"pi\"\ncapacity = 100\nq_ref = 30\na = 2e-5\nb = 1.9e-5\n\
+         sample_hz = 100\necn = true\n"
+    ))
+    .unwrap();
+    assert_eq!(s.queue.kind, QueueKind::Pi);
+    assert_eq!(
+        s.queue.pi,
+        PiSpec {
+            q_ref_pkts: 30.0,
+            a: 2e-5,
+            b: 1.9e-5,
+            sample_hz: 100.0,
+            ecn: true,
+        }
+    );
+    assert_eq!(s.queue.red, red_defaults(11e6));
+    // Defaults: Hollot et al.'s gains at 160 Hz, aiming at half the buffer.
+    let s = from_toml_str(&format!("{TWO_NODES}[queue]\nkind = \"pi\"\n")).unwrap();
+    assert_eq!(
+        (s.queue.capacity_pkts, s.queue.pi.clone()),
+        (50, pi_defaults(50))
+    );
+    assert_eq!(s.queue.pi.q_ref_pkts, 25.0);
+}
+
+#[test]
+fn red_and_pi_mistakes_are_named() {
+    assert_eq!(
+        errors_of("[queue]\nkind = \"red\"\nmin_threshold = 5\nmax_threshold = 3\n"),
+        vec!["queue.max_threshold: must be greater than min_threshold (5 packets), got 3"]
+    );
+    assert_eq!(
+        errors_of("[queue]\nkind = \"red\"\ncapacity = 10\n"),
+        vec!["queue.max_threshold: must be at most capacity (10 packets), got 15 (the default, 3 x min_threshold)"]
+    );
+    assert_eq!(
+        errors_of("[queue]\nkind = \"red\"\nmin_threshold = -1\nmax_p = 0\nweight = 1.5\ngentle = 1\nmean_pkt_time = 0\n"),
+        vec![
+            "queue.min_threshold: expected a number of packets >= 0, got -1",
+            "queue.max_p: expected a probability in (0, 1], got 0",
+            "queue.weight: expected a weight in (0, 1], got 1.5",
+            "queue.gentle: expected true or false, got 1",
+            "queue.mean_pkt_time: expected a number of seconds in (0, 3600], got 0",
+        ]
+    );
+    assert_eq!(
+        errors_of("[queue]\nkind = \"pi\"\ncapacity = 40\nq_ref = 40\na = 1e-5\nb = 2e-5\nsample_hz = 0\n"),
+        vec![
+            "queue.sample_hz: expected a sampling rate in (0, 1e6] Hz, got 0",
+            "queue.q_ref: must be below capacity (40 packets), got 40",
+            "queue.b: must be at most a (0.00001), got 0.00002: a - b is the integral gain, which must not be negative",
+        ]
+    );
+    // Keys of one kind under another: named, with the kinds that take them.
+    assert_eq!(
+        errors_of("[queue]\nkind = \"pi\"\nmin_threshold = 5\nq_ref = 10\n"),
+        vec![
+            "queue.min_threshold: not used by kind \"pi\"; min_threshold applies only to kind red"
+        ]
+    );
+    assert_eq!(
+        errors_of("[queue]\necn = true\nsample_hz = 100\n"),
+        vec![
+            "queue.sample_hz: not used by kind \"droptail\" (the default); sample_hz applies only to kind pi",
+            "queue.ecn: not used by kind \"droptail\" (the default); ecn applies only to kinds red, pi",
+        ]
+    );
+    // A saturating source cannot keep an AQM queue full; a CBR rate can overload it.
+    assert_eq!(
+        errors_of("[queue]\nkind = \"pi\"\n[[flow]]\nkind = \"udp\"\nsrc = 0\ndst = 2\nrate = \"saturate\"\n"),
+        vec!["flow[0].rate: \"saturate\" keeps the source's queue full, which an active queue manager (queue.kind = \"pi\") does not allow; give a rate in bit/s above what the path carries instead"]
+    );
+    ok(&format!(
+        "{TWO_NODES}[queue]\nkind = \"red\"\n[[flow]]\nkind = \"udp\"\nsrc = 0\ndst = 2\nrate = 20e6\n\
+         [[flow]]\nkind = \"tcp\"\nsrc = 0\ndst = 2\n"
+    ));
+    assert_eq!(
+        one_error(&format!("{BASE}[queue]\nkind = \"rde\"\n")),
+        "queue.kind: unknown kind \"rde\"; did you mean \"red\"? expected one of droptail, diffq, fq, red, pi"
+    );
+    assert_eq!(
+        one_error(&format!(
+            "{BASE}[queue]\nkind = \"red\"\nmax_treshold = 20\n"
+        )),
+        "queue.max_treshold: unknown key; did you mean \"max_threshold\"?"
     );
 }

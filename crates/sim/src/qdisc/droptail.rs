@@ -4,6 +4,9 @@
 //! packet accepted while the queue already holds more than that fraction of its
 //! capacity gets Congestion Experienced if it is ECN-capable (RFC 3168); other packets
 //! are queued unchanged. Overflow still drops.
+//!
+//! It is also the FIFO behind the active queue managers (RED, PI), which judge each
+//! arrival and hand it over with [`DropTail::enqueue_judged`].
 
 use super::{Dequeued, QueueCounters, Queued};
 use crate::net::DropReason;
@@ -40,16 +43,44 @@ impl DropTail {
     }
 
     #[inline]
-    pub fn enqueue(&mut self, mut q: Queued) -> Result<(), (Queued, DropReason)> {
+    pub fn enqueue(&mut self, q: Queued) -> Result<(), (Queued, DropReason)> {
+        let mark = self
+            .mark_above
+            .is_some_and(|above| self.queue.len() as f64 > above);
+        self.push(q, mark)
+    }
+
+    /// Takes a packet an active queue manager in front of this FIFO has judged (RED, PI).
+    /// `notify`: the AQM signals congestion with this packet, by setting CE when `ecn`
+    /// is on and the packet is ECN-capable (RFC 3168 section 7: mark where the router
+    /// would otherwise drop), else by dropping it (`DropReason::Aqm`). The hard limit
+    /// applies to every packet not dropped by the AQM.
+    #[inline]
+    pub fn enqueue_judged(
+        &mut self,
+        q: Queued,
+        notify: bool,
+        ecn: bool,
+    ) -> Result<(), (Queued, DropReason)> {
+        if notify && !(ecn && q.pkt.ecn_capable()) {
+            self.counters.received += 1;
+            self.counters.dropped += 1;
+            return Err((q, DropReason::Aqm));
+        }
+        self.push(q, notify)
+    }
+
+    /// Queues `q` unless the FIFO is full, first setting CE on it when `mark` and it is
+    /// ECN-capable.
+    #[inline]
+    fn push(&mut self, mut q: Queued, mark: bool) -> Result<(), (Queued, DropReason)> {
         self.counters.received += 1;
         if self.queue.len() >= self.capacity_pkts {
             self.counters.dropped += 1;
             return Err((q, DropReason::QueueOverflow));
         }
-        if let Some(above) = self.mark_above {
-            if self.queue.len() as f64 > above && q.pkt.mark_ce() {
-                self.marked += 1;
-            }
+        if mark && q.pkt.mark_ce() {
+            self.marked += 1;
         }
         self.counters.enqueued += 1;
         self.queue.push_back(q);
@@ -97,7 +128,7 @@ impl DropTail {
 }
 
 #[cfg(test)]
-mod tests {
+pub(in crate::qdisc) mod tests {
     use super::*;
     use crate::ids::{FlowId, NodeId};
     use crate::net::{Packet, TransportHeader};
@@ -124,13 +155,8 @@ mod tests {
             q.enqueue(tfrc(s, true)).unwrap();
         }
         q.enqueue(queued(9)).unwrap_err(); // full: still drops
-        let ce: Vec<bool> = (0..4)
-            .map(|_| match q.dequeue().unwrap().pkt.transport {
-                TransportHeader::TfrcData(d) => d.ce,
-                _ => unreachable!(),
-            })
-            .collect();
-        assert_eq!(ce, [false, false, false, true]);
+        let marks: Vec<bool> = (0..4).map(|_| ce(&q.dequeue().unwrap().pkt)).collect();
+        assert_eq!(marks, [false, false, false, true]);
         assert_eq!(q.marked(), 1);
         // Not ECN-capable: queued unmarked.
         for s in 0..4 {
@@ -140,7 +166,34 @@ mod tests {
         assert!(q.counters().consistent_with(q.len()));
     }
 
-    fn queued(seq: u64) -> Queued {
+    /// A TCP data segment (ECN-capable when `ect`) as queued at node 0 towards node 1.
+    pub(in crate::qdisc) fn tcp_queued(seq: u64, ect: bool) -> Queued {
+        use airqueue_tcp::TcpData;
+        let mut q = queued(seq);
+        q.pkt.transport = TransportHeader::TcpData(TcpData {
+            seq: seq as u32,
+            payload_bytes: 100,
+            retransmission: false,
+            sent_at: Time::ZERO,
+            timestamps: false,
+            cwr: false,
+            ect,
+            ce: false,
+        });
+        q
+    }
+
+    /// Whether a queued or dequeued packet carries Congestion Experienced.
+    pub(in crate::qdisc) fn ce(pkt: &Packet) -> bool {
+        match pkt.transport {
+            TransportHeader::TcpData(d) => d.ce,
+            TransportHeader::TfrcData(d) => d.ce,
+            _ => false,
+        }
+    }
+
+    /// A UDP packet (not ECN-capable) queued at node 0 towards node 1.
+    pub(in crate::qdisc) fn queued(seq: u64) -> Queued {
         Queued {
             pkt: Packet {
                 uid: seq,

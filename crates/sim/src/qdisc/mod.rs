@@ -9,10 +9,14 @@
 pub mod diffq;
 pub mod droptail;
 pub mod fq;
+pub mod pi;
+pub mod red;
 
 pub use diffq::{DiffQ, DiffQConfig};
 pub use droptail::DropTail;
 pub use fq::{Classify, FairQueue, FqConfig};
+pub use pi::{Pi, PiConfig};
+pub use red::{Red, RedConfig};
 
 use crate::ids::NodeId;
 use crate::net::{DropReason, Packet, RoutingTable};
@@ -61,13 +65,18 @@ pub enum Qdisc {
     DiffQ(Box<DiffQ>),
     /// Per-flow fair queuing with optional back-pressure (seed 001); boxed like DiffQ.
     FairQueue(Box<FairQueue>),
+    /// Random Early Detection in front of a FIFO; boxed like DiffQ.
+    Red(Box<Red>),
+    /// The PI controller AQM in front of a FIFO; boxed like DiffQ.
+    Pi(Box<Pi>),
 }
 
 impl Qdisc {
-    /// Offers a packet; on refusal the packet comes back with the reason. DiffQ puts
-    /// packets with a DiffQ header in their destination queue, others in its legacy FIFO.
+    /// Offers a packet arriving at `now`; on refusal the packet comes back with the
+    /// reason. DiffQ puts packets with a DiffQ header in their destination queue, others
+    /// in its legacy FIFO. RED and PI read `now` for their averaging and sampling.
     #[inline]
-    pub fn enqueue(&mut self, q: Queued) -> Result<(), (Queued, DropReason)> {
+    pub fn enqueue(&mut self, q: Queued, now: Time) -> Result<(), (Queued, DropReason)> {
         match self {
             Qdisc::DropTail(d) => d.enqueue(q),
             Qdisc::DiffQ(d) => {
@@ -75,6 +84,8 @@ impl Qdisc {
                 d.enqueue(q, diffq)
             }
             Qdisc::FairQueue(d) => d.enqueue(q),
+            Qdisc::Red(d) => d.enqueue(q, now),
+            Qdisc::Pi(d) => d.enqueue(q, now),
         }
     }
 
@@ -83,12 +94,15 @@ impl Qdisc {
     /// writes `|Q_i(F)|` at scheduling time into the packet's DiffQ header (Forwarder
     /// Algorithm line 7, `P.qlen <- |Q_i(F)|`); fair queuing with back-pressure writes
     /// what is left of the packet's class; drop-tail leaves the header as it is.
+    /// `now` ages fair queuing's back-pressure reports, starts RED's idle periods and
+    /// runs PI's sampling instants.
     #[inline]
-    /// `now` ages fair queuing's back-pressure reports.
     pub fn dequeue(&mut self, routing: &RoutingTable, now: Time) -> Option<Dequeued> {
         match self {
             Qdisc::DropTail(d) => d.dequeue(),
             Qdisc::FairQueue(d) => d.dequeue(now),
+            Qdisc::Red(d) => d.dequeue(now),
+            Qdisc::Pi(d) => d.dequeue(now),
             Qdisc::DiffQ(d) => {
                 let node = d.node();
                 let (mut out, qlen) = d.dequeue(|dst| routing.next_hop(node, dst))?;
@@ -107,7 +121,7 @@ impl Qdisc {
     #[inline]
     pub fn on_report(&mut self, from: NodeId, pkt: &Packet, now: Time) -> bool {
         match self {
-            Qdisc::DropTail(_) => false,
+            Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Pi(_) => false,
             Qdisc::DiffQ(d) => {
                 if let Some(h) = pkt.diffq {
                     d.on_report(from, pkt.dst, h.qlen as u32);
@@ -134,6 +148,8 @@ impl Qdisc {
             Qdisc::DropTail(d) => d.len(),
             Qdisc::DiffQ(d) => d.len(),
             Qdisc::FairQueue(d) => d.len(),
+            Qdisc::Red(d) => d.fifo().len(),
+            Qdisc::Pi(d) => d.fifo().len(),
         }
     }
 
@@ -148,7 +164,7 @@ impl Qdisc {
     #[inline]
     pub fn queue_len_for(&self, dst: NodeId) -> usize {
         match self {
-            Qdisc::DropTail(d) => d.len(),
+            Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Pi(_) => self.len(),
             Qdisc::FairQueue(d) => match d.config().classify {
                 Classify::Destination => d.class_len(dst),
                 _ => d.len(),
@@ -161,7 +177,7 @@ impl Qdisc {
     /// queuing by destination: its last report for that class).
     pub fn neighbour_len(&self, j: NodeId, dst: NodeId) -> Option<u32> {
         match self {
-            Qdisc::DropTail(_) => None,
+            Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Pi(_) => None,
             Qdisc::DiffQ(d) => Some(d.neighbour_len(j, dst)),
             Qdisc::FairQueue(d) => match d.config().classify {
                 Classify::Destination => Some(d.neighbour_len(j, dst)),
@@ -173,11 +189,14 @@ impl Qdisc {
     /// Whether one more packet generated here (so without a previous hop) from `src` to
     /// `dst` via `next_hop` (`diffq`: carrying a DiffQ header) would be accepted
     /// (saturating sources use it so that keeping a queue full never counts as an
-    /// overflow drop).
+    /// overflow drop). RED and PI may still drop it early; they say no while they would
+    /// refuse every arrival, so that a saturating source cannot offer packets forever.
     #[inline]
     pub fn has_room(&self, src: NodeId, dst: NodeId, next_hop: NodeId, diffq: bool) -> bool {
         match self {
             Qdisc::DropTail(d) => d.has_room(),
+            Qdisc::Red(d) => d.has_room(),
+            Qdisc::Pi(d) => d.has_room(),
             Qdisc::DiffQ(d) => d.has_room_for(dst, diffq),
             Qdisc::FairQueue(d) => d.has_room_for(d.class_of(src, dst, next_hop, d.node())),
         }
@@ -188,6 +207,8 @@ impl Qdisc {
             Qdisc::DropTail(d) => d.counters(),
             Qdisc::DiffQ(d) => d.counters(),
             Qdisc::FairQueue(d) => d.counters(),
+            Qdisc::Red(d) => d.fifo().counters(),
+            Qdisc::Pi(d) => d.fifo().counters(),
         }
     }
 
@@ -197,6 +218,8 @@ impl Qdisc {
             Qdisc::DropTail(d) => Box::new(d.iter().map(|q| &q.pkt)),
             Qdisc::DiffQ(d) => Box::new(d.iter().map(|q| &q.pkt)),
             Qdisc::FairQueue(d) => Box::new(d.iter().map(|q| &q.pkt)),
+            Qdisc::Red(d) => Box::new(d.fifo().iter().map(|q| &q.pkt)),
+            Qdisc::Pi(d) => Box::new(d.fifo().iter().map(|q| &q.pkt)),
         }
     }
 }

@@ -85,6 +85,20 @@ pub fn wired_chain(
     duration: Time,
 ) -> WorldConfig {
     let links: Vec<(NodeId, NodeId)> = (0..nodes - 1).map(|i| (NodeId(i), NodeId(i + 1))).collect();
+    wired_world(nodes, links, bandwidth_bps, delay, flows, duration)
+}
+
+/// `nodes` nodes (200 m apart on a line, which the wired medium ignores) joined by
+/// point-to-point `links` of `bandwidth_bps` and `delay`, shortest-hop routes, seed 1, no
+/// warm-up, 1 s bins, drop-tail queues of 50 packets.
+pub fn wired_world(
+    nodes: u32,
+    links: Vec<(NodeId, NodeId)>,
+    bandwidth_bps: f64,
+    delay: Time,
+    flows: Vec<FlowConfig>,
+    duration: Time,
+) -> WorldConfig {
     let mut graph = vec![Vec::new(); nodes as usize];
     for &(a, b) in &links {
         graph[a.index()].push(GraphEdge { to: b, cost: 1.0 });
