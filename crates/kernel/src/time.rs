@@ -42,8 +42,11 @@ impl Time {
     pub const fn as_nanos(self) -> u64 {
         self.0
     }
+    /// Seconds, correctly rounded: a division by 1e9 (exact) rather than a product with
+    /// 1e-9 (inexact), so whole and decimal seconds come back as written (15 s is 15.0,
+    /// not 15.000000000000002).
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 * 1e-9
+        self.0 as f64 / 1e9
     }
     pub const fn saturating_sub(self, other: Time) -> Time {
         Time(self.0.saturating_sub(other.0))
@@ -120,6 +123,13 @@ mod tests {
         assert_eq!(Time::from_secs_f64(1.5), Time::from_millis(1500));
         assert_eq!(Time::from_secs_f64(-1.0), Time::ZERO);
         assert_eq!(Time::from_secs_f64(f64::NAN), Time::ZERO);
+    }
+
+    #[test]
+    fn seconds_come_back_as_written() {
+        for s in [15.0, 0.1, 0.3, 2.5, 60.0, 120.0, 1e-3] {
+            assert_eq!(Time::from_secs_f64(s).as_secs_f64(), s);
+        }
     }
 
     #[test]
