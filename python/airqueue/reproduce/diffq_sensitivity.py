@@ -108,12 +108,12 @@ def run(
     serial: bool,
     progress: bool,
     params: Mapping[str, Any] | None = None,
+    client: Any = None,
 ) -> ReproductionResult:
     config = Config.make(quick, params)
     with contextlib.ExitStack() as stack:
         # One cluster for every underlying reproduction.
-        client = None
-        if not serial:
+        if client is None and not serial:
             runs = config.single_path_seeds * len(config.flow_counts) * 2
             client = stack.enter_context(dask_client(workers=workers, scheduler=None, runs=runs))
         common = {"workers": workers, "serial": serial, "progress": progress, "client": client}

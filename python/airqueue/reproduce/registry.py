@@ -1,6 +1,7 @@
 """The reproductions by name. Each is a module with ``NAME``, ``SUMMARY`` and
-``run(*, quick, out, workers, serial, progress, params) -> ReproductionResult``; it is
-imported only when it runs (matplotlib and Dask load on first use)."""
+``run(*, quick, out, workers, serial, progress, params, client=None) ->
+ReproductionResult`` (``client``: a Dask client to run on instead of starting a local
+cluster); it is imported only when it runs (matplotlib and Dask load on first use)."""
 
 from __future__ import annotations
 
