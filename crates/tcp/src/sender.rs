@@ -715,14 +715,11 @@ impl TcpSender {
             self.cwnd = self.cfg.max_window as f64;
             self.ssthresh = self.cfg.max_window as f64;
         }
-        // Paced mode: only a tick sends, one segment.
-        if self.cfg.paced && self.budget == 0 {
-            return;
-        }
         // Each iteration sends one segment and raises pipe / snd_nxt, so the loop is
         // bounded by the window; the cap is a belt against bugs, never reached.
         let cap = 2 * self.cfg.max_window as usize + 4;
         for _ in 0..cap {
+            // Paced mode: only a tick sends, and one segment.
             if self.cfg.paced && self.budget == 0 {
                 return;
             }
