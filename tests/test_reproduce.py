@@ -281,3 +281,15 @@ def test_ablation_smoke(tmp_path):
     )
     assert {p.name for p in res.figures} == {"drops-by-hops.png", "variants.png"}
     _pngs(res)
+
+
+def test_routes_refuse_what_they_cannot_mirror():
+    import pandas as pd
+
+    from airqueue.reproduce.paths import Routes
+
+    nodes = pd.DataFrame({"node": [0, 1, 2], "x_m": [0.0, 120.0, 240.0], "y_m": [0.0] * 3})
+    # Without fading, ETX is the configured link loss only: the direct 240 m link.
+    assert Routes.of_run(nodes, {"routing": {"metric": "etx"}}).path(0, 2) == [0, 2]
+    with pytest.raises(ValueError, match="fading"):
+        Routes.of_run(nodes, {"radio": {"fading": "rayleigh"}, "routing": {"metric": "etx"}})

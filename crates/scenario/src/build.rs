@@ -8,7 +8,7 @@ use crate::schema::{
 };
 use crate::topology::neighbours;
 use airqueue_kernel::Time;
-use airqueue_phy::{DsssRate, EdcaLevel, Preamble, Propagation};
+use airqueue_phy::{Dbm, DsssRate, EdcaLevel, Preamble, Propagation};
 use airqueue_sim::app::UdpRate;
 use airqueue_sim::medium::wifi::{Fading, RateControl, WifiConfig};
 use airqueue_sim::net::routing::{etx, GraphEdge};
@@ -113,8 +113,37 @@ pub fn neighbour_graph(s: &Scenario, positions: &[[f64; 2]]) -> Vec<Vec<u32>> {
     neighbours(positions, s.radio.tx_range_m)
 }
 
+/// Delivery ratio of a frame at the basic rate over (a, b) on the 802.11 medium without
+/// interference: 1 without fading; with Rayleigh fading the received power is exponential
+/// around its mean, so a frame is decoded with probability `exp(-threshold / mean)`, the
+/// threshold being the larger of the receive threshold and the basic rate's SINR
+/// threshold over the noise. This is the ratio OLSR-ETX's probes measure on an otherwise
+/// idle network (De Couto et al., MobiCom 2003, section 3); static routing computes it.
+fn fading_delivery(s: &Scenario, positions: &[[f64; 2]], a: usize, b: usize) -> f64 {
+    let r = &s.radio;
+    if r.fading == FadingKind::None || !matches!(s.medium, Medium::Wifi) {
+        return 1.0;
+    }
+    let model = propagation_model(r.propagation, r.tx_range_m, r.cs_range_m);
+    let [xa, ya] = positions[a];
+    let [xb, yb] = positions[b];
+    let d = (xa - xb).hypot(ya - yb);
+    let mean_mw = model.rx_power(Dbm(r.tx_power_dbm), d).to_mw().0;
+    let sinr = airqueue_phy::dsss::sinr_threshold(dsss_rate(r.basic_rate_bps)).to_ratio();
+    let threshold_mw = Dbm(r.rx_threshold_dbm)
+        .to_mw()
+        .0
+        .max(Dbm(r.noise_dbm).to_mw().0 * sinr);
+    if mean_mw <= 0.0 {
+        return 0.0;
+    }
+    (-threshold_mw / mean_mw).exp()
+}
+
 /// Builds the static routing table over the neighbour graph with the configured metric.
-pub fn routing_table(s: &Scenario, adjacency: &[Vec<u32>]) -> RoutingTable {
+/// ETX combines the loss configured by `[[link]]` with the fading loss of each direction
+/// (a probe gets through when neither erases it).
+pub fn routing_table(s: &Scenario, positions: &[[f64; 2]], adjacency: &[Vec<u32>]) -> RoutingTable {
     let graph: Vec<Vec<GraphEdge>> = adjacency
         .iter()
         .enumerate()
@@ -124,7 +153,10 @@ pub fn routing_table(s: &Scenario, adjacency: &[Vec<u32>]) -> RoutingTable {
                     let cost = match s.routing.metric {
                         RoutingMetric::Hops => 1.0,
                         RoutingMetric::Etx => {
-                            etx(link_loss(s, a as u32, b), link_loss(s, b, a as u32))
+                            let fading = fading_delivery(s, positions, a, b as usize);
+                            let loss =
+                                |from: u32, to: u32| 1.0 - (1.0 - link_loss(s, from, to)) * fading;
+                            etx(loss(a as u32, b), loss(b, a as u32))
                         }
                     };
                     GraphEdge {
@@ -141,7 +173,7 @@ pub fn routing_table(s: &Scenario, adjacency: &[Vec<u32>]) -> RoutingTable {
 /// Assembles the world configuration.
 pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
     let adjacency = neighbour_graph(s, positions);
-    let routing = routing_table(s, &adjacency);
+    let routing = routing_table(s, positions, &adjacency);
     let medium = match &s.medium {
         Medium::Wifi => MediumConfig::Wifi(wifi_config(&s.radio, &s.mac)),
         Medium::Wired {
@@ -336,6 +368,31 @@ mod tests {
                 vec![(NodeId(1), NodeId(2), 0.25), (NodeId(2), NodeId(1), 0.25)]
             );
         }
+    }
+
+    #[test]
+    fn etx_with_fading_prefers_two_short_hops_to_one_long_one() {
+        // 0 and 2 are 240 m apart, just inside the 250 m range; 1 sits halfway. Under
+        // Rayleigh fading the long link delivers a probe with probability
+        // exp(-threshold / mean) = exp(-(240/250)^4) ~ 0.43 each way (ETX ~ 5.4), each
+        // short one ~ 0.95 (ETX ~ 1.1), so ETX routes through 1; hop count and ETX
+        // without fading take the direct link.
+        let route = |extra: &str| {
+            let text = format!(
+                "duration = 10\n[topology]\nkind = \"explicit\"\n\
+                 positions = [[0, 0], [120, 0], [240, 0]]\n\
+                 [[flow]]\nkind = \"udp\"\nsrc = 0\ndst = 2\nrate = 1e6\n{extra}"
+            );
+            let (s, pos) = validate_and_place(&toml_to_json(&text).unwrap()).unwrap();
+            let adjacency = neighbour_graph(&s, &pos);
+            routing_table(&s, &pos, &adjacency).next_hop(NodeId(0), NodeId(2))
+        };
+        let etx = "[routing]\nmetric = \"etx\"\n";
+        let fading = "[radio]\nfading = \"rayleigh\"\n";
+        assert_eq!(route(""), Some(NodeId(2)));
+        assert_eq!(route(etx), Some(NodeId(2)));
+        assert_eq!(route(fading), Some(NodeId(2)), "hop count ignores fading");
+        assert_eq!(route(&format!("{etx}{fading}")), Some(NodeId(1)));
     }
 
     #[test]

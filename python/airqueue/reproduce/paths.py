@@ -79,6 +79,14 @@ class Routes:
         sc = scenario or {}
         radio = sc.get("radio") or {}
         routing = sc.get("routing") or {}
+        if radio.get("fading", "none") != "none" and routing.get("metric") == "etx":
+            # The core's ETX then also counts each link's fading loss, from the
+            # propagation model, which this mirror does not have.
+            raise ValueError(
+                'routes with radio.fading and routing.metric = "etx" are not recomputed '
+                'in Python: the core\'s ETX counts fading loss; use metric = "hops" or no '
+                "fading in a reproduction"
+            )
         loss = {
             (int(link["a"]), int(link["b"])): float(link.get("loss", 0.0))
             for link in sc.get("link") or []
