@@ -19,8 +19,9 @@
 //! destination) is skipped by the round robin while `j`'s last report for the class is
 //! at least `backpressure_threshold`; when no class may send, the interface idles until
 //! a report, an arrival or the expiry of the holding report changes that. The paper reads
-//! an exact global array of queue lengths instead; here a node knows only what it last
-//! decoded from `j`, and a report counts the packets queued behind the one carrying it.
+//! an exact global array of queue lengths instead; here a node knows what it last
+//! decoded from `j` (a report counts the packets queued behind the one carrying it) plus
+//! the packets of the class it has handed to `j` since.
 //!
 //! Reports are soft state: one older than `report_lifetime` no longer holds a class. A
 //! node that misses `j`'s last frame of a class (a hidden transmission corrupts it, or
@@ -229,6 +230,15 @@ impl FairQueue {
             q.pkt.diffq = Some(DiffqHeader {
                 qlen: remaining.min(u16::MAX as usize) as u16,
             });
+            // What this node hands to `j` joins `j`'s queue for the class: count it on
+            // top of `j`'s last report until `j` reports again, so that a neighbour that
+            // has stopped sending (and so reporting) still fills up in this node's view
+            // and holds the class at the threshold, as the paper's exact queue lengths
+            // would.
+            if q.next_hop != q.pkt.dst {
+                let e = self.reported.entry((q.next_hop, c)).or_insert((0, now));
+                *e = (e.0.saturating_add(1), now);
+            }
         }
         self.total -= 1;
         self.counters.dequeued += 1;
@@ -390,14 +400,39 @@ mod tests {
         let mut c = cfg(Classify::Source);
         c.backpressure_threshold = Some(1);
         let mut q = fq(c);
+        // Next hop = destination: reports go out, nothing is held.
         for s in 0..3 {
-            q.enqueue(pkt(0, 5, 2, None, s)).unwrap();
+            q.enqueue(pkt(0, 5, 5, None, s)).unwrap();
         }
-        q.enqueue(pkt(4, 5, 2, None, 9)).unwrap();
+        q.enqueue(pkt(4, 5, 5, None, 9)).unwrap();
         let qlens: Vec<u16> = (0..4)
             .map(|_| q.dequeue(T0).unwrap().pkt.diffq.unwrap().qlen)
             .collect();
         assert_eq!(qlens, vec![2, 0, 1, 0], "what is left of the class");
+    }
+
+    #[test]
+    fn what_this_node_sends_counts_until_the_neighbour_reports() {
+        let mut c = cfg(Classify::Source);
+        c.backpressure_threshold = Some(2);
+        let mut q = fq(c);
+        for s in 0..4 {
+            q.enqueue(pkt(0, 5, 2, None, s)).unwrap();
+        }
+        // Neighbour 2 never reported: two packets handed to it fill its queue in this
+        // node's view, and the class is held at the threshold.
+        assert_eq!(q.dequeue(T0).unwrap().pkt.seq, 0);
+        assert_eq!(q.neighbour_len(NodeId(2), NodeId(0)), 1);
+        assert_eq!(q.dequeue(T0).unwrap().pkt.seq, 1);
+        assert_eq!(q.dequeue(T0), None);
+        // Its report replaces the estimate: it has forwarded one of the two.
+        let mut heard = pkt(0, 5, 3, None, 99).pkt;
+        heard.diffq = Some(DiffqHeader { qlen: 1 });
+        let t = Time::from_millis(1);
+        q.on_report(NodeId(2), &heard, t);
+        assert_eq!(q.dequeue(t).unwrap().pkt.seq, 2);
+        assert_eq!(q.dequeue(t), None, "1 reported + 1 sent since");
+        assert!(q.counters().consistent_with(q.len()));
     }
 
     #[test]
