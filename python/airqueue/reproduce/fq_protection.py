@@ -1,0 +1,570 @@
+"""``fq-protection``: seed 001's headline results, per-flow fair queuing and hop-by-hop
+back-pressure protecting TCP from heavy UDP flows in a static 802.11 grid.
+
+Scenario (seed 001, section 3.1 and Table 1; the text extraction loses Fig. 1)::
+
+    13 x 13 grid, 200 m spacing, 250 m range (550 m carrier sense), node id = 13 r + c
+
+      0 . . . . .  6  . . . . . 12      TCP clients: corners 0, 12, 156, 168 and
+      . . . . . .  .  . . . . . .       edge mid-points 6, 78, 90 (the paper: 91), 162,
+      . . . . . . 32  . . . . . .       sending to the FTP server S = 84 (the centre)
+      . . . . . .  |  . . . . . .
+      . . . . . .  |  . . . . . .       UDP CBR, our reading of Table 1 (two apps,
+      . . . . . .  v  . . . . . .         8 hops): 80 -> 88 along row 6, 32 -> 136
+     78 . 80 ----> S ----> 88 . 90        along col 6, through the server (3.1)
+      . . . . . .  |  . . . . . .
+      . . . . . .  |  . . . . . .
+      . . . . . .  v  . . . . . .
+      . . . . . . 136 . . . . . .
+      . . . . . .  .  . . . . . .
+    156 . . . . . 162 . . . . . 168
+
+- TCP: eight FTP (bulk) transfers from the clients to the server, as in section 3.3
+  ("the TCP clients send data packets to the server"); MSS 1460 bytes (Table 1); ns-2's
+  TCP defaults otherwise (footnote 5: Reno; window 20 segments, an ACK per segment).
+- UDP: CBR at 800 KB/s = 6.4 Mb/s (Table 1's "optimal" generation rate), 1460-byte
+  packets, starting 12 s after TCP (Table 1), far above what an 8-hop path of a 2 Mb/s
+  channel carries: the sources saturate.
+- 802.11 (footnote 5: ns-2's defaults, DSSS): 2 Mb/s data, 1 Mb/s control frames,
+  RTS/CTS before every unicast frame (ns-2's ``RTSThreshold_ 0``), retry limits 7/4 or
+  21/12 (section 3.3, Table 1), interface queue of 50 packets (ns-2). 150 s runs (3.1).
+
+Configurations (each run with and without the UDP flows; same seeds):
+
+- drop-tail, retry limits 7/4 (section 3.3, "stabilized routing": TCP keeps 10%);
+- drop-tail, retry limits 21/12 (3.3, "increased persistence": 33%; the base of the
+  comparisons that follow, so every fair-queuing configuration uses 21/12);
+- fair queuing by IP source (42%), IP destination (64%, Fig. 3), next hop and previous
+  hop (3.3; the paper reports the hop-keyed ones only for a TDMA MAC, without numbers);
+- fair queuing by IP source with back-pressure threshold 1 (4.3: +95% TCP goodput over
+  IP-source fair queuing; 4.5: 82% of the goodput without UDP; 4.4: the UDP sources inject
+  22% of the packets and deliver 4.5% more), and thresholds 2, 4, 6 (4.5, Fig. 6: larger
+  thresholds shift bandwidth to UDP; the paper names 6).
+
+Metric: per seed, the aggregate goodput of the eight TCP flows with UDP over that without
+UDP, both measured from the UDP start to the end of the run; mean and Student-t 95%
+interval over seeds (seeds change the MAC's random draws; the topology is fixed).
+``--quick``: 2 seeds of 30 s runs, drop-tail 7/4, FQ by IP destination and FQ by IP source
+with back-pressure 1 only. Deviations from the paper are in the notes of the result.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from airqueue.reproduce.diffq_single_path import _apply
+from airqueue.reproduce.diffq_starvation import window_goodputs
+from airqueue.reproduce.report import ReproductionResult, Row, bootstrap_ratio, row
+from airqueue.reproduce.runs import Runner
+
+NAME = "fq-protection"
+SUMMARY = "Sec. 3.3, 4.3-4.5: fair queuing and back-pressure protect 8 TCP flows from UDP"
+
+#: Section 3.3's configurations, then section 4's back-pressure thresholds.
+FULL_SCHEMES = (
+    "droptail",
+    "droptail-retry21",
+    "fq-source",
+    "fq-destination",
+    "fq-next-hop",
+    "fq-previous-hop",
+    "fq-source-bp1",
+    "fq-source-bp2",
+    "fq-source-bp4",
+    "fq-source-bp6",
+)
+QUICK_SCHEMES = ("droptail", "fq-destination", "fq-source-bp1")
+
+_CLASSIFY = {
+    "source": ("source", "IP source"),
+    "destination": ("destination", "IP destination"),
+    "next-hop": ("next_hop", "next hop"),
+    "previous-hop": ("previous_hop", "previous hop"),
+}
+_BP = re.compile(r"fq-(source|destination)-bp([1-9][0-9]*)")
+
+#: TCP goodput with UDP as a fraction of that without (the paper's percentages).
+_PAPER_FRACTION = {
+    "droptail": (0.10, "Sec. 3.3"),
+    "droptail-retry21": (0.33, "Sec. 3.3"),
+    "fq-source": (0.42, "Sec. 3.3 (2)"),
+    "fq-destination": (0.64, "Sec. 3.3 (2), Fig. 3"),
+    "fq-source-bp1": (0.82, "Sec. 4.3 (1), 4.5"),
+}
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """One configuration: its queue discipline and 802.11 retry limits."""
+
+    key: str
+    label: str
+    queue: dict[str, Any]
+    retry: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Config:
+    """Parameters (``airqueue.reproduce(NAME, params={...})`` overrides any of them)."""
+
+    seeds: int = 5
+    duration: float = 150.0
+    schemes: tuple[str, ...] = FULL_SCHEMES
+    rows: int = 13
+    cols: int = 13
+    spacing: float = 200.0
+    #: FTP server (the centre) and clients (corners and edge mid-points, section 3.1).
+    server: int = 84
+    clients: tuple[int, ...] = (0, 6, 12, 78, 90, 156, 162, 168)
+    #: UDP CBR flows (source, destination): 8 hops, crossing at the server.
+    udp_flows: tuple[tuple[int, int], ...] = ((80, 88), (32, 136))
+    #: 800 KB/s (Table 1), bit/s.
+    udp_rate: float = 6.4e6
+    packet_size: int = 1460
+    tcp_start: float = 1.0
+    #: UDP starts this long after TCP (Table 1: 12 s).
+    udp_delay: float = 12.0
+    tcp_variant: str = "newreno"
+    #: ns-2's ``Agent/TCP window_``, segments.
+    max_window: int = 20
+    data_rate: float = 2e6
+    basic_rate: float = 1e6
+    tx_range: float = 250.0
+    cs_range: float = 550.0
+    #: 0: RTS/CTS before every unicast frame (ns-2's ``Mac/802_11 RTSThreshold_``).
+    rts_threshold: int = 0
+    #: (short, long) retry limits: 802.11's and ns-2's default, and section 3.3's.
+    default_retry: tuple[int, int] = (7, 4)
+    raised_retry: tuple[int, int] = (21, 12)
+    #: ns-2's interface queue; the node buffer of the fair-queuing schemes too.
+    queue_capacity: int = 50
+    #: Buffer quota of one fair-queuing class; the paper gives none (the model's default).
+    per_flow_capacity: int = 10
+    #: How long an overheard queue report may hold a class (the model's; the paper reads
+    #: an exact global array).
+    report_lifetime: float = 0.05
+    bin: float = 1.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
+        base = cls(seeds=2, duration=30.0, schemes=QUICK_SCHEMES) if quick else cls()
+        try:
+            config = _apply(base, params)
+            config = _normalise(config)
+            _check(config)
+        except ValueError as e:
+            raise ValueError(f"{NAME}: {e}") from None
+        return config
+
+    @property
+    def udp_start(self) -> float:
+        return self.tcp_start + self.udp_delay
+
+
+def _normalise(config: Config) -> Config:
+    """Nested lists from JSON parameters as the tuples the fields hold."""
+    try:
+        return replace(
+            config,
+            clients=tuple(int(c) for c in config.clients),
+            udp_flows=tuple((int(s), int(d)) for s, d in config.udp_flows),
+            default_retry=_pair(config.default_retry),
+            raised_retry=_pair(config.raised_retry),
+        )
+    except (TypeError, ValueError):
+        raise ValueError(
+            "clients: a list of node ids; udp_flows: a list of [source, destination]; "
+            "default_retry / raised_retry: [short, long]"
+        ) from None
+
+
+def _pair(value: Any) -> tuple[int, int]:
+    short, long_ = value
+    return int(short), int(long_)
+
+
+def _check(config: Config) -> None:
+    problems = []
+    n = config.rows * config.cols
+    nodes = [config.server, *config.clients, *(x for f in config.udp_flows for x in f)]
+    bad = sorted({v for v in nodes if not 0 <= v < n})
+    if bad:
+        problems.append(f"node ids {bad} outside the {config.rows} x {config.cols} grid")
+    if config.server in config.clients:
+        problems.append(f"server {config.server} is also a client")
+    for s in config.schemes:
+        try:
+            scheme(config, s)
+        except ValueError as e:
+            problems.append(str(e))
+    if not config.schemes:
+        problems.append("schemes: none given")
+    if not config.udp_start < config.duration:
+        problems.append(
+            f"UDP starts at {config.udp_start:g} s, not before the end ({config.duration:g} s)"
+        )
+    if problems:
+        raise ValueError("; ".join(problems))
+
+
+def scheme(config: Config, key: str) -> Scheme:
+    """The configuration named ``key``: ``droptail``, ``droptail-retry21``,
+    ``fq-{source,destination,next-hop,previous-hop}`` or ``fq-{source,destination}-bpN``
+    (back-pressure threshold N). ValueError for another name."""
+    if key == "droptail":
+        q = {"kind": "droptail", "capacity": config.queue_capacity}
+        s, lg = config.default_retry
+        return Scheme(key, f"drop-tail, retry {s}/{lg}", q, config.default_retry)
+    if key == "droptail-retry21":
+        q = {"kind": "droptail", "capacity": config.queue_capacity}
+        s, lg = config.raised_retry
+        return Scheme(key, f"drop-tail, retry {s}/{lg}", q, config.raised_retry)
+    threshold = None
+    m = _BP.fullmatch(key)
+    if m:
+        by, threshold = m.group(1), int(m.group(2))
+    elif key.startswith("fq-") and key[3:] in _CLASSIFY:
+        by = key[3:]
+    else:
+        raise ValueError(
+            f"scheme {key!r}: expected droptail, droptail-retry21, fq-source, "
+            "fq-destination, fq-next-hop, fq-previous-hop or fq-source-bpN / "
+            "fq-destination-bpN (N >= 1)"
+        )
+    classify, words = _CLASSIFY[by]
+    q: dict[str, Any] = {
+        "kind": "fq",
+        "classify": classify,
+        "capacity": config.queue_capacity,
+        "per_flow_capacity": config.per_flow_capacity,
+    }
+    label = f"FQ by {words}"
+    if threshold is not None:
+        q["backpressure_threshold"] = threshold
+        q["report_lifetime"] = config.report_lifetime
+        label += f" + back-pressure {threshold}"
+    return Scheme(key, label, q, config.raised_retry)
+
+
+def scenario(config: Config, key: str, *, udp: bool) -> dict[str, Any]:
+    """The scenario of configuration ``key``, with or without the UDP flows. Flow ids:
+    the TCP clients in ``config.clients`` order, then the UDP flows."""
+    sch = scheme(config, key)
+    flows: list[dict[str, Any]] = [
+        {
+            "kind": "tcp",
+            "variant": config.tcp_variant,
+            "src": c,
+            "dst": config.server,
+            "start": config.tcp_start,
+            "packet_size": config.packet_size,
+        }
+        for c in config.clients
+    ]
+    if udp:
+        flows += [
+            {
+                "kind": "udp",
+                "src": s,
+                "dst": d,
+                "start": config.udp_start,
+                "rate": config.udp_rate,
+                "packet_size": config.packet_size,
+            }
+            for s, d in config.udp_flows
+        ]
+    sc: dict[str, Any] = {
+        "name": f"{NAME}-{key}-{'udp' if udp else 'tcp-only'}",
+        "duration": config.duration,
+        "seed": 1,
+        "topology": {
+            "kind": "grid",
+            "rows": config.rows,
+            "cols": config.cols,
+            "spacing": config.spacing,
+        },
+        "radio": {
+            "data_rate": config.data_rate,
+            "basic_rate": config.basic_rate,
+            "tx_range": config.tx_range,
+            "cs_range": config.cs_range,
+        },
+        "mac": {
+            "kind": "dcf",
+            "short_retry_limit": sch.retry[0],
+            "long_retry_limit": sch.retry[1],
+            "rts_threshold": config.rts_threshold,
+        },
+        "routing": {"kind": "static"},
+        "queue": dict(sch.queue),
+        "tcp": {"max_window": config.max_window},
+        "flow": flows,
+        "outputs": {"bin": config.bin},
+    }
+    for k, value in config.extra.items():
+        sc[k] = value
+    return sc
+
+
+@dataclass
+class _Measured:
+    """Per-seed numbers of one configuration (index: seed)."""
+
+    tcp_without: pd.Series
+    tcp_with: pd.Series
+    udp: pd.Series
+    udp_injected: pd.Series
+    udp_delivered: pd.Series
+    udp_relay_drops: pd.Series
+
+    @property
+    def fraction(self) -> pd.Series:
+        return self.tcp_with / self.tcp_without
+
+
+def run(
+    *,
+    quick: bool,
+    out: Path,
+    workers: int | None,
+    serial: bool,
+    progress: bool,
+    params: Mapping[str, Any] | None = None,
+    client: Any = None,
+) -> ReproductionResult:
+    config = Config.make(quick, params)
+    seeds = list(range(1, config.seeds + 1))
+    schemes = [scheme(config, k) for k in config.schemes]
+    frames = []
+    with Runner(out, workers=workers, serial=serial, progress=progress, client=client) as runner:
+        for sch in schemes:
+            for udp in (False, True):
+                label = f"{sch.key}|{'udp' if udp else 'tcp-only'}"
+                frames.append(runner.sweep(label, scenario(config, sch.key, udp=udp), seeds=seeds))
+        flows = pd.concat(frames, ignore_index=True)
+        ts = runner.table(flows, "timeseries")
+        drops = runner.table(flows, "flow_drops")
+    start, end = config.udp_start, config.duration
+    win = window_goodputs(ts, start, end)
+    measured = {sch.key: _measure(flows, win, drops, sch.key) for sch in schemes}
+
+    rows: list[Row] = []
+    for sch in schemes:
+        rows += _scheme_rows(sch, measured[sch.key])
+    rows += _comparison_rows(config, measured, end - start)
+    figures = [_bars_figure(schemes, measured, config, out)]
+    notes = _notes(config, quick, seeds, measured)
+    return ReproductionResult(
+        name=NAME,
+        rows=rows,
+        figures=figures,
+        notes=notes,
+        params={"quick": quick, **_plain(config), "seed_list": seeds},
+        out=out,
+    )
+
+
+def _measure(flows: pd.DataFrame, win: pd.DataFrame, drops: pd.DataFrame, key: str) -> _Measured:
+    def sums(udp: bool, kind: str) -> pd.Series:
+        scheme_name = f"{key}|{'udp' if udp else 'tcp-only'}"
+        f = flows[flows["scheme"] == scheme_name]
+        ids = set(f.loc[f["kind"] == kind, "id"])
+        w = win[(win["scheme"] == scheme_name) & win["flow"].isin(ids)]
+        return w.groupby("seed")["goodput_bps"].sum()
+
+    with_udp = f"{key}|udp"
+    f = flows[(flows["scheme"] == with_udp) & (flows["kind"] == "udp")]
+    d = drops[(drops["scheme"] == with_udp) & drops["flow"].isin(set(f["id"]))]
+    overflow = d[d["reason"] == "queue_overflow"]
+    at_source = overflow[overflow["at_origin"] == 1].groupby("seed")["packets"].sum()
+    relay = overflow[overflow["at_origin"] == 0].groupby("seed")["packets"].sum()
+    sent = f.groupby("seed")["packets_sent"].sum()
+    seeds = sent.index
+    return _Measured(
+        tcp_without=sums(False, "tcp"),
+        tcp_with=sums(True, "tcp"),
+        udp=sums(True, "udp"),
+        udp_injected=sent - at_source.reindex(seeds, fill_value=0),
+        udp_delivered=f.groupby("seed")["packets_delivered"].sum(),
+        udp_relay_drops=relay.reindex(seeds, fill_value=0),
+    )
+
+
+def _scheme_rows(sch: Scheme, m: _Measured) -> list[Row]:
+    paper, ref = _PAPER_FRACTION.get(sch.key, (None, "no number in the paper"))
+    if sch.key.startswith("fq-source-bp") and paper is None:
+        ref = "Fig. 6, plotted only"
+    return [
+        row(
+            f"{sch.label}: TCP goodput with UDP / without UDP ({ref})",
+            list(m.fraction),
+            paper=paper,
+        ),
+        row(
+            f"{sch.label}: aggregate TCP goodput without UDP, kb/s", list(m.tcp_without), scale=1e3
+        ),
+        row(f"{sch.label}: aggregate TCP goodput with UDP, kb/s", list(m.tcp_with), scale=1e3),
+        row(f"{sch.label}: aggregate UDP goodput, kb/s", list(m.udp), scale=1e3),
+        row(
+            f"{sch.label}: UDP packets injected (sent by the sources' MACs) per run",
+            list(m.udp_injected),
+        ),
+        row(f"{sch.label}: UDP packets delivered per run", list(m.udp_delivered)),
+        row(f"{sch.label}: UDP packets dropped at relay queues per run", list(m.udp_relay_drops)),
+    ]
+
+
+def _comparison_rows(config: Config, measured: Mapping[str, _Measured], window: float) -> list[Row]:
+    """Ratios and differences between configurations, where the paper states them."""
+    rows: list[Row] = []
+
+    def pair(a: str, b: str) -> tuple[_Measured, _Measured, str, str] | None:
+        if a not in measured or b not in measured:
+            return None
+        return measured[a], measured[b], scheme(config, a).label, scheme(config, b).label
+
+    def ratio(metric: str, num: pd.Series, den: pd.Series, paper: float | None) -> Row:
+        seeds = sorted(set(num.index) & set(den.index))
+        r, lo, hi = bootstrap_ratio(list(num[seeds]), list(den[seeds]))
+        return Row(metric, paper, None if math.isnan(r) else r, lo, hi)
+
+    if found := pair("fq-destination", "droptail"):
+        dst, plain, a, b = found
+        rows.append(
+            ratio(
+                f"{a} / {b}: TCP goodput with UDP (Sec. 3.3 gives fractions, not this ratio)",
+                dst.tcp_with,
+                plain.tcp_with,
+                None,
+            )
+        )
+    if found := pair("fq-source-bp1", "fq-source"):
+        bp, src, a, b = found
+        for what, num, den, paper in (
+            ("TCP goodput with UDP (Sec. 4.3 (1): +95%)", bp.tcp_with, src.tcp_with, 1.95),
+            (
+                "UDP packets injected (Sec. 4.4, Fig. 5: 22%)",
+                bp.udp_injected,
+                src.udp_injected,
+                0.22,
+            ),
+            (
+                "UDP packets delivered (Sec. 4.4: +4.5%)",
+                bp.udp_delivered,
+                src.udp_delivered,
+                1.045,
+            ),
+        ):
+            rows.append(ratio(f"{a} / {b}: {what}", num, den, paper))
+    if found := pair("fq-destination", "droptail-retry21"):
+        dst, base, a, b = found
+        rows.append(
+            ratio(
+                f"{a} / {b}: TCP goodput without UDP (Sec. 3.3 (1): +5%)",
+                dst.tcp_without,
+                base.tcp_without,
+                1.05,
+            )
+        )
+        kbytes = window / 8 / 1e3  # mean bit/s over the window -> kB delivered
+        for what, x, y, paper in (
+            ("TCP", dst.tcp_with, base.tcp_with, 1501.0),
+            ("UDP", dst.udp, base.udp, -418.0),
+        ):
+            rows.append(
+                row(
+                    f"{a} - {b}, with UDP: {what} kB delivered after the UDP start "
+                    f"(Sec. 3.3 (3): {paper:+,.0f} KB)",
+                    list((x - y).dropna() * kbytes),
+                    paper=paper,
+                    low=None,
+                )
+            )
+    return rows
+
+
+def _bars_figure(
+    schemes: list[Scheme], measured: Mapping[str, _Measured], config: Config, out: Path
+) -> Path:
+    from airqueue.reproduce.figures import bars, save
+
+    groups = {
+        _wrap(sch.label): {
+            "without UDP": list(measured[sch.key].tcp_without / 1e3),
+            "with UDP": list(measured[sch.key].tcp_with / 1e3),
+        }
+        for sch in schemes
+    }
+    fig = bars(
+        groups,
+        title=f"{NAME}: aggregate TCP goodput of the 8 clients, {config.udp_start:g}-"
+        f"{config.duration:g} s (mean of {config.seeds} seeds, 95% CI)",
+        ylabel="TCP goodput (kb/s)",
+    )
+    fig.autofmt_xdate(rotation=30, ha="right")
+    return save(fig, out / "tcp-goodput.png")
+
+
+def _wrap(label: str) -> str:
+    return label.replace(" + ", "\n+ ").replace(", ", ",\n")
+
+
+def _notes(
+    config: Config, quick: bool, seeds: list[int], measured: Mapping[str, _Measured]
+) -> list[str]:
+    notes = [
+        f"{config.rows} x {config.cols} grid, {config.spacing:g} m spacing; server "
+        f"{config.server}, TCP clients {', '.join(map(str, config.clients))} (sending to the "
+        f"server); UDP {', '.join(f'{s}->{d}' for s, d in config.udp_flows)} at "
+        f"{config.udp_rate / 1e6:g} Mb/s (Table 1: 800 KB/s; saturating), "
+        f"{config.packet_size} B packets; TCP from {config.tcp_start:g} s, UDP from "
+        f"{config.udp_start:g} s; {config.duration:g} s runs, {len(seeds)} seeds "
+        f"({'quick' if quick else 'full'}).",
+        f"Goodputs are measured from the UDP start ({config.udp_start:g} s) to the end, in "
+        "the runs without UDP too; the paper's windows are not stated.",
+        "Deviation: static shortest-path routing (ties to the lowest node id) instead of "
+        "AODV with hello messages. Routes never break here, whereas the paper's MAC failures "
+        "trigger (false) link failures and route repairs, one reason its TCP keeps only 10% "
+        "with the default retry limits. The tie-break also puts every TCP flow on the "
+        "server's row or column, i.e. on a UDP path for the last hops.",
+        f"Deviation: TCP {config.tcp_variant} (the paper: ns-2 Reno), window "
+        f"{config.max_window} segments (ns-2's default), no delayed ACKs.",
+        "Deviation: the paper lists the clients as nodes 0, 6, 12, 78, 91, 156, 162, 168; "
+        "91 is not an edge mid-point of a row-major 13 x 13 grid, so we use 90 (the east "
+        "mid-point). The UDP endpoints are our reading of section 3.1 and Table 1 (Fig. 1a "
+        "is lost in the text).",
+        "802.11 as ns-2's defaults: 2 Mb/s DSSS data, 1 Mb/s control, RTS/CTS for every "
+        f"unicast frame, retry limits {config.default_retry[0]}/{config.default_retry[1]}; "
+        f"every fair-queuing scheme uses {config.raised_retry[0]}/{config.raised_retry[1]}, "
+        "section 3.3's base for comparison.",
+        f"Fair queuing: {config.queue_capacity}-packet node buffer, per-class quota "
+        f"{config.per_flow_capacity} packets (the paper gives none). Section 3.3 reports "
+        "next-hop and previous-hop fair queuing only with a TDMA MAC on a 5 x 5 grid "
+        "(no numbers); we run them on 802.11 here.",
+        "Deviation: back-pressure knows a neighbour's queue from the reports its frames "
+        "carry (packets of the class left behind the frame) plus the packets this node has "
+        f"handed it since; estimates expire after {config.report_lifetime:g} s. The paper "
+        "reads an exact global array.",
+        "Not reproduced: the TDMA experiments (section 3.3), end-to-end jitter (4.4), "
+        "case 2 of Fig. 1b/Fig. 2 (UDP flows that do not isolate the server).",
+    ]
+    means = {k: m.fraction.mean() for k, m in measured.items() if not m.fraction.empty}
+    if means:
+        worst = min(means, key=lambda k: means[k])
+        notes.append(
+            f"Lowest mean TCP fraction: {means[worst]:.2f} ({scheme(config, worst).label}); "
+            "the paper's lowest is 0.10 (drop-tail, retry 7/4)."
+        )
+    return notes
+
+
+def _plain(config: Config) -> dict[str, Any]:
+    return {k: getattr(config, k) for k in config.__dataclass_fields__}

@@ -1,0 +1,111 @@
+"""``fq-protection --quick`` (seed 001): rows, figures, the scenarios it builds, its
+parameter checks, and the one qualitative result that holds robustly in our model."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import airqueue
+from airqueue.reproduce import fq_protection as fqp
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("fq-protection")
+    return airqueue.reproduce("fq-protection", quick=True, out=out, serial=True)
+
+
+def test_quick_rows_are_finite_and_inside_their_intervals(quick):
+    assert quick.params["quick"] is True and quick.params["seeds"] == 2
+    assert quick.params["schemes"] == fqp.QUICK_SCHEMES
+    assert quick.rows
+    for r in quick.rows:
+        assert r.ours is not None and math.isfinite(r.ours), r.metric
+        assert r.ci_low is not None and r.ci_high is not None, r.metric
+        assert r.ci_low <= r.ours <= r.ci_high, r.metric
+
+
+def test_quick_rows_carry_the_paper_values(quick):
+    frac = "TCP goodput with UDP / without UDP"
+    assert quick.row(f"drop-tail, retry 7/4: {frac} (Sec. 3.3)").paper == 0.10
+    assert quick.row(f"FQ by IP destination: {frac} (Sec. 3.3 (2), Fig. 3)").paper == 0.64
+    bp = quick.row(f"FQ by IP source + back-pressure 1: {frac} (Sec. 4.3 (1), 4.5)")
+    assert bp.paper == 0.82
+    # Comparisons whose schemes are not in the quick set are left out.
+    assert not any("+95%" in r.metric for r in quick.rows)
+
+
+def test_quick_figure_is_a_png(quick):
+    assert [p.name for p in quick.figures] == ["tcp-goodput.png"]
+    for path in quick.figures:
+        assert path.parent == quick.out
+        assert path.read_bytes().startswith(PNG_SIGNATURE)
+
+
+def test_fq_by_destination_protects_tcp_better_than_drop_tail(quick):
+    # Seeds 1-10 of the quick scenario: TCP goodput with UDP 162-277 kb/s under
+    # drop-tail, 329-381 kb/s under FQ by destination; TCP keeps 0.33-0.57 of its
+    # goodput without UDP under drop-tail, 0.67-0.76 under FQ by destination.
+    ratio = quick.row(
+        "FQ by IP destination / drop-tail, retry 7/4: TCP goodput with UDP "
+        "(Sec. 3.3 gives fractions, not this ratio)"
+    )
+    assert ratio.ci_low > 1.0
+    frac = "TCP goodput with UDP / without UDP"
+    dst = quick.row(f"FQ by IP destination: {frac} (Sec. 3.3 (2), Fig. 3)")
+    plain = quick.row(f"drop-tail, retry 7/4: {frac} (Sec. 3.3)")
+    assert dst.ours > plain.ours
+
+
+def test_scenarios_follow_the_paper_setup():
+    config = fqp.Config.make(False, None)
+    sc = fqp.scenario(config, "fq-source-bp1", udp=True)
+    assert sc["topology"] == {"kind": "grid", "rows": 13, "cols": 13, "spacing": 200.0}
+    assert sc["duration"] == 150.0
+    assert (sc["radio"]["tx_range"], sc["radio"]["cs_range"]) == (250.0, 550.0)
+    assert (sc["mac"]["short_retry_limit"], sc["mac"]["long_retry_limit"]) == (21, 12)
+    assert sc["queue"]["classify"] == "source" and sc["queue"]["backpressure_threshold"] == 1
+    tcp = [f for f in sc["flow"] if f["kind"] == "tcp"]
+    udp = [f for f in sc["flow"] if f["kind"] == "udp"]
+    assert len(tcp) == 8 and {f["dst"] for f in tcp} == {84}
+    assert [(f["src"], f["dst"]) for f in udp] == [(80, 88), (32, 136)]
+    assert {f["start"] for f in udp} == {config.tcp_start + 12.0}
+    without = fqp.scenario(config, "droptail", udp=False)
+    assert all(f["kind"] == "tcp" for f in without["flow"])
+    assert (without["mac"]["short_retry_limit"], without["mac"]["long_retry_limit"]) == (7, 4)
+    assert without["queue"] == {"kind": "droptail", "capacity": 50}
+
+
+def test_every_udp_path_crosses_the_server():
+    from airqueue.reproduce.paths import Routes
+
+    config = fqp.Config.make(False, None)
+    positions = [
+        (c * config.spacing, r * config.spacing)
+        for r in range(config.rows)
+        for c in range(config.cols)
+    ]
+    routes = Routes(positions, tx_range=config.tx_range)
+    for src, dst in config.udp_flows:
+        path = routes.path(src, dst)
+        assert config.server in path[1:-1] and len(path) - 1 == 8
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"schemes": ["fq-sauce"]}, "scheme 'fq-sauce'"),
+        ({"clients": [0, 169]}, "node ids [169] outside the 13 x 13 grid"),
+        ({"udp_flows": [[80]]}, "udp_flows: a list of [source, destination]"),
+        ({"duration": 10.0}, "UDP starts at 13 s"),
+    ],
+)
+def test_bad_parameters_are_named(tmp_path, params, message):
+    with pytest.raises(airqueue.ConfigError, match="fq-protection") as e:
+        airqueue.reproduce("fq-protection", quick=True, out=tmp_path, params=params)
+    assert message in str(e.value)
+    assert not any(tmp_path.iterdir())
