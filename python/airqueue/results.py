@@ -108,7 +108,8 @@ class Results:
 
     @property
     def nodes(self) -> pd.DataFrame:
-        """Node positions: one row per node."""
+        """Node positions: one row per node (NaN for a BSS's wired hosts, which have no
+        radio and no place on the channel)."""
         return self.table("nodes")
 
     @property

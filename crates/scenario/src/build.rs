@@ -4,9 +4,9 @@
 use crate::schema::{
     CcKind, DiffqUtilityKind, FadingKind, FlowKind, FlowSpec, FqClassifyKind, Level, Mac, Medium,
     PreambleKind, PropagationKind, QueueKind, Radio, Rate, RateControlKind, RoutingMetric,
-    Scenario, TcpVariantKind,
+    Scenario, TcpVariantKind, Topology,
 };
-use crate::topology::neighbours;
+use crate::topology::adjacency;
 use airqueue_kernel::Time;
 use airqueue_phy::{Dbm, DsssRate, EdcaLevel, Preamble, Propagation};
 use airqueue_sim::app::UdpRate;
@@ -16,7 +16,7 @@ use airqueue_sim::net::RoutingTable;
 use airqueue_sim::{
     Classify, DiffQConfig, DiffqRateConfig, DiffqUtility, FlowCc, FlowConfig, FlowKindConfig,
     FqConfig, MediumConfig, NodeId, PiConfig, QdiscConfig, RedConfig, TcpFlowConfig, TcpVariant,
-    TfrcFlowConfig, WorldConfig,
+    TfrcFlowConfig, WiresConfig, WorldConfig,
 };
 
 /// Erasure probability configured for the directed pair (a, b) by `[[link]]`.
@@ -108,9 +108,10 @@ pub fn wifi_config(radio: &Radio, mac: &Mac) -> WifiConfig {
     }
 }
 
-/// The neighbour graph every medium uses: nodes within `radio.tx_range` of each other.
+/// The neighbour graph every medium uses: nodes with a radio within `radio.tx_range` of
+/// each other, plus the topology's wires (a BSS's access point to its wired hosts).
 pub fn neighbour_graph(s: &Scenario, positions: &[[f64; 2]]) -> Vec<Vec<u32>> {
-    neighbours(positions, s.radio.tx_range_m)
+    adjacency(&s.topology, positions, s.radio.tx_range_m)
 }
 
 /// Delivery ratio of a frame at the basic rate over (a, b) on the 802.11 medium without
@@ -142,16 +143,19 @@ fn fading_delivery(s: &Scenario, positions: &[[f64; 2]], a: usize, b: usize) -> 
 
 /// Builds the static routing table over the neighbour graph with the configured metric.
 /// ETX combines the loss configured by `[[link]]` with the fading loss of each direction
-/// (a probe gets through when neither erases it).
+/// (a probe gets through when neither erases it); a wire is lossless (ETX 1).
 pub fn routing_table(s: &Scenario, positions: &[[f64; 2]], adjacency: &[Vec<u32>]) -> RoutingTable {
+    let radios = s.topology.radio_nodes();
     let graph: Vec<Vec<GraphEdge>> = adjacency
         .iter()
         .enumerate()
         .map(|(a, ns)| {
             ns.iter()
                 .map(|&b| {
+                    let wire = a as u32 >= radios || b >= radios;
                     let cost = match s.routing.metric {
                         RoutingMetric::Hops => 1.0,
+                        RoutingMetric::Etx if wire => 1.0,
                         RoutingMetric::Etx => {
                             let fading = fading_delivery(s, positions, a, b as usize);
                             let loss =
@@ -174,12 +178,38 @@ pub fn routing_table(s: &Scenario, positions: &[[f64; 2]], adjacency: &[Vec<u32>
 pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
     let adjacency = neighbour_graph(s, positions);
     let routing = routing_table(s, positions, &adjacency);
-    let medium = match &s.medium {
-        Medium::Wifi => MediumConfig::Wifi(wifi_config(&s.radio, &s.mac)),
-        Medium::Wired {
-            bandwidth_bps,
-            delay_s,
-        } => {
+    let medium = match (&s.medium, &s.topology) {
+        (
+            Medium::Wifi,
+            &Topology::Bss {
+                wire_bandwidth_bps,
+                wire_delay_s,
+                wire_capacity_pkts,
+                ..
+            },
+        ) => {
+            let radios = s.topology.radio_nodes() as usize;
+            MediumConfig::WifiAndWires {
+                wifi: wifi_config(&s.radio, &s.mac),
+                radio: (0..positions.len()).map(|i| i < radios).collect(),
+                wires: WiresConfig {
+                    bandwidth_bps: wire_bandwidth_bps,
+                    delay: Time::from_secs_f64(wire_delay_s),
+                    capacity_pkts: wire_capacity_pkts,
+                    links: (s.topology.wires().into_iter())
+                        .map(|(a, b)| (NodeId(a), NodeId(b)))
+                        .collect(),
+                },
+            }
+        }
+        (Medium::Wifi, _) => MediumConfig::Wifi(wifi_config(&s.radio, &s.mac)),
+        (
+            Medium::Wired {
+                bandwidth_bps,
+                delay_s,
+            },
+            _,
+        ) => {
             let mut links = Vec::new();
             for (a, ns) in adjacency.iter().enumerate() {
                 for &b in ns {

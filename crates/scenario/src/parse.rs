@@ -6,6 +6,8 @@
 //! (reachability, connecting a random topology) live in `topology::validate_and_place`.
 
 mod aqm;
+#[cfg(test)]
+mod bss_tests;
 mod fields;
 mod random_flows;
 #[cfg(test)]
@@ -43,19 +45,24 @@ pub const DSSS_RATES_BPS: [f64; 4] = [1e6, 2e6, 5.5e6, 11e6];
 /// Largest UDP payload accepted: below the 65,507 bytes an IPv4 UDP datagram can carry.
 pub const MAX_PACKET_SIZE_BYTES: u32 = 65_000;
 
-const TOPOLOGY_KINDS: [&str; 5] = ["chain", "grid", "star", "random", "explicit"];
+const TOPOLOGY_KINDS: [&str; 6] = ["chain", "grid", "star", "random", "explicit", "bss"];
 
 /// Which topology kinds take each kind-specific key; the source of the
 /// "rows applies only to kind grid" messages.
-const TOPOLOGY_KEYS: [(&str, &[&str]); 8] = [
+const TOPOLOGY_KEYS: [(&str, &[&str]); 13] = [
     ("nodes", &["chain", "star", "random"]),
     ("spacing", &["chain", "grid"]),
     ("rows", &["grid"]),
     ("cols", &["grid"]),
-    ("radius", &["star"]),
+    ("radius", &["star", "bss"]),
     ("area", &["random"]),
     ("connected", &["random"]),
     ("positions", &["explicit"]),
+    ("stations", &["bss"]),
+    ("wired_hosts", &["bss"]),
+    ("wire_bandwidth", &["bss"]),
+    ("wire_delay", &["bss"]),
+    ("wire_capacity", &["bss"]),
 ];
 
 /// `[[flow]]` keys that only some flow kinds take (TCP is window-limited and TFRC sets
@@ -276,6 +283,33 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         }
     }
 
+    // A BSS puts its access point and stations on the 802.11 channel and wires its wired
+    // hosts itself.
+    if let (Some(Topology::Bss { .. }), Some(Medium::Wired { .. })) = (&topology, &medium) {
+        errs.push(ConfigError::new(
+            "medium.kind",
+            "\"wired\" does not go with topology.kind = \"bss\", whose access point and \
+             stations share the 802.11 channel and whose wired hosts are wired by the topology \
+             (topology.wire_bandwidth, topology.wire_delay); remove [medium] or set \
+             medium.kind = \"wifi\"",
+        ));
+    }
+    // `[[link]] loss` erases frames on the channel, which a wired host is not on.
+    if let (Some(t @ Topology::Bss { .. }), Some(links)) = (&topology, &links) {
+        let radios = t.radio_nodes();
+        for (i, l) in links.iter().enumerate() {
+            if let Some(host) = [l.a, l.b].into_iter().find(|&n| n >= radios) {
+                errs.push(ConfigError::new(
+                    format!("link[{i}]"),
+                    format!(
+                        "node {host} is a wired host of the bss topology, not on the 802.11 \
+                         channel; [[link]] loss applies to radio links between nodes 0..={}",
+                        radios - 1
+                    ),
+                ));
+            }
+        }
+    }
     // DiffQ works on the shared channel, where one queue per node hears its neighbours'
     // reports; DiffQ rate control reads the source's DiffQ destination queue.
     if let (Some(q), Some(m)) = (&queue, &medium) {
@@ -375,6 +409,11 @@ fn read_topology(v: &Value, errs: &mut Errs) -> Option<Topology> {
             x > 0.0
         })
     };
+    let radius = |f: &mut Fields, errs: &mut Errs| {
+        f.number(errs, "radius", None, "a distance in metres > 0", |x| {
+            x > 0.0
+        })
+    };
     let node_count = |f: &mut Fields, errs: &mut Errs| {
         to_u32(f.integer(
             errs,
@@ -416,14 +455,13 @@ fn read_topology(v: &Value, errs: &mut Errs) -> Option<Topology> {
         }
         Some("star") => {
             let nodes = node_count(&mut f, errs);
-            let radius = f.number(errs, "radius", None, "a distance in metres > 0", |x| {
-                x > 0.0
-            });
+            let radius = radius(&mut f, errs);
             Some(Topology::Star {
                 nodes: nodes?,
                 radius_m: radius?,
             })
         }
+        Some("bss") => read_bss(&mut f, errs),
         Some("random") => {
             let nodes = node_count(&mut f, errs);
             let area = read_area(&mut f, errs);
@@ -441,6 +479,59 @@ fn read_topology(v: &Value, errs: &mut Errs) -> Option<Topology> {
     };
     f.finish(errs);
     topology
+}
+
+/// `[topology] kind = "bss"`: the access point, its stations and its wired hosts.
+fn read_bss(f: &mut Fields, errs: &mut Errs) -> Option<Topology> {
+    let most = u64::from(MAX_NODES - 1);
+    let stations = to_u32(f.integer(
+        errs,
+        "stations",
+        None,
+        &format!("an integer number of stations in 1..={most}"),
+        1..=most,
+    ));
+    let radius = f.number(errs, "radius", None, "a distance in metres > 0", |x| {
+        x > 0.0
+    });
+    let wired_hosts = to_u32(f.integer(
+        errs,
+        "wired_hosts",
+        Some(1),
+        &format!("an integer number of hosts in 0..={most}"),
+        0..=most,
+    ));
+    let bandwidth = f.number(errs, "wire_bandwidth", Some(100e6), "bit/s > 0", |x| {
+        x > 0.0
+    });
+    let delay = f.number(
+        errs,
+        "wire_delay",
+        Some(0.025),
+        "a number of seconds >= 0",
+        |x| x >= 0.0,
+    );
+    let capacity = f.packets(errs, "wire_capacity", Some(1000));
+    let (stations, wired_hosts) = (stations?, wired_hosts?);
+    let n = 1 + u64::from(stations) + u64::from(wired_hosts);
+    if n > u64::from(MAX_NODES) {
+        errs.push(ConfigError::new(
+            "topology",
+            format!(
+                "an access point with {stations} stations and {wired_hosts} wired hosts has \
+                 {n} nodes; a topology may have at most {MAX_NODES}"
+            ),
+        ));
+        return None;
+    }
+    Some(Topology::Bss {
+        stations,
+        radius_m: radius?,
+        wired_hosts,
+        wire_bandwidth_bps: bandwidth?,
+        wire_delay_s: delay?,
+        wire_capacity_pkts: capacity?,
+    })
 }
 
 /// A list of exactly two finite numbers; `ok` checks each.
@@ -621,21 +712,9 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
         &["droptail", "diffq", "fq", "red", "pi"],
         &[],
     );
-    let capacity = to_u32(f.integer(
-        errs,
-        "capacity",
-        Some(50),
-        "an integer number of packets >= 1",
-        1..=u64::from(u32::MAX),
-    ));
+    let capacity = f.packets(errs, "capacity", Some(50));
     let per_dest = if kind == Some("diffq") || !f.has("per_dest_capacity") {
-        to_u32(f.integer(
-            errs,
-            "per_dest_capacity",
-            Some(40),
-            "an integer number of packets >= 1",
-            1..=u64::from(u32::MAX),
-        ))
+        f.packets(errs, "per_dest_capacity", Some(40))
     } else {
         f.consume("per_dest_capacity");
         errs.push(ConfigError::new(
@@ -679,25 +758,12 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
         Some("source")
     };
     let per_flow = if fq {
-        to_u32(f.integer(
-            errs,
-            "per_flow_capacity",
-            Some(10),
-            "an integer number of packets >= 1",
-            1..=u64::from(u32::MAX),
-        ))
+        f.packets(errs, "per_flow_capacity", Some(10))
     } else {
         Some(10)
     };
     let backpressure = if fq && f.has("backpressure_threshold") {
-        to_u32(f.integer(
-            errs,
-            "backpressure_threshold",
-            None,
-            "an integer number of packets >= 1",
-            1..=u64::from(u32::MAX),
-        ))
-        .map(Some)
+        f.packets(errs, "backpressure_threshold", None).map(Some)
     } else {
         if fq {
             let _ = f.take("backpressure_threshold");

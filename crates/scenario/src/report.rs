@@ -86,8 +86,10 @@ pub fn summary(s: &Scenario, out: &RunOutcome, wall_seconds: f64) -> Value {
 }
 
 /// Column-oriented tables: `flows`, `timeseries`, `drops`, `flow_drops` (drops of flows'
-/// packets by flow, node, reason and whether the node is the packet's origin), `queues`,
-/// `nodes`, `mac` (802.11 counters per node; empty for the wired medium), `mac_levels`
+/// packets by flow, node, reason and whether the node is the packet's origin),
+/// `queues` (per node, the radio's queue plus the queues of the wires leaving it),
+/// `nodes` (positions; null for a BSS's wired hosts, which are not on the channel),
+/// `mac` (802.11 counters per node; empty for the wired medium), `mac_levels`
 /// (802.11 data frames, failed attempts and retry-limit drops per node and priority
 /// level), `tcp` (one row per TCP flow: final
 /// window, RTT, retransmissions, timeouts), `cwnd` (TCP windows per bin) and `tfrc` (one

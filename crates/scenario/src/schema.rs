@@ -61,6 +61,23 @@ pub enum Topology {
     },
     /// Explicit `positions` in metres.
     Explicit { positions_m: Vec<[f64; 2]> },
+    /// An infrastructure BSS: the access point (node 0) at the centre, `stations` radio
+    /// stations (nodes 1..=stations, >= 1) evenly on a circle of `radius` metres (at most
+    /// `radio.tx_range`), then `wired_hosts` hosts, each joined to the access point by a
+    /// duplex wire. Wired hosts have no radio and are not on the 802.11 channel; the
+    /// medium must be `wifi`.
+    Bss {
+        stations: u32,
+        radius_m: f64,
+        /// `wired_hosts` >= 0; default 1.
+        wired_hosts: u32,
+        /// `wire_bandwidth` bit/s of each direction of a wire; default 100e6.
+        wire_bandwidth_bps: f64,
+        /// `wire_delay` seconds of each direction; default 0.025.
+        wire_delay_s: f64,
+        /// `wire_capacity`: drop-tail packets of each direction's queue; default 1000.
+        wire_capacity_pkts: u32,
+    },
 }
 
 /// `[[link]]`: settings for the pair a <-> b.
@@ -480,6 +497,27 @@ impl Topology {
             | Topology::Random { nodes, .. } => *nodes,
             Topology::Grid { rows, cols, .. } => rows.saturating_mul(*cols),
             Topology::Explicit { positions_m } => positions_m.len() as u32,
+            Topology::Bss {
+                stations,
+                wired_hosts,
+                ..
+            } => 1u32.saturating_add(*stations).saturating_add(*wired_hosts),
         }
+    }
+
+    /// How many nodes have a radio: they are the ids `0..radio_nodes()`, and the rest (a
+    /// BSS's wired hosts) are reached by wire only.
+    pub fn radio_nodes(&self) -> u32 {
+        match self {
+            Topology::Bss { stations, .. } => stations.saturating_add(1),
+            other => other.node_count(),
+        }
+    }
+
+    /// The wires as (a, b) node pairs, a < b: a BSS's access point to each wired host.
+    pub fn wires(&self) -> Vec<(u32, u32)> {
+        (self.radio_nodes()..self.node_count())
+            .map(|host| (0, host))
+            .collect()
     }
 }

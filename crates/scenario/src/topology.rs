@@ -31,7 +31,9 @@ const RANGE_SLACK: f64 = 1e-9;
 /// the positive x axis; random: uniform in [0, w) x [0, h) from the stream
 /// (seed, GLOBAL, "topology.random"), drawn x then y per node, and when `connected` whole
 /// layouts are redrawn from the same stream until the unit-disk graph under `tx_range_m` is
-/// connected; explicit: as given.
+/// connected; explicit: as given; bss: the access point and its stations as a star of
+/// `stations + 1` nodes, then the wired hosts at (NaN, NaN), since they are nowhere on the
+/// channel.
 pub fn positions(topology: &Topology, seed: u64, tx_range_m: f64) -> Result<Vec<[f64; 2]>, String> {
     let n = topology.node_count();
     if n > MAX_NODES {
@@ -52,24 +54,75 @@ pub fn positions(topology: &Topology, seed: u64, tx_range_m: f64) -> Result<Vec<
                 (0..*cols).map(move |c| [f64::from(c) * spacing_m, f64::from(r) * spacing_m])
             })
             .collect(),
-        Topology::Star { nodes, radius_m } => {
-            let around = nodes.saturating_sub(1);
-            let centre = (*nodes > 0).then_some([0.0, 0.0]);
-            centre
-                .into_iter()
-                .chain((0..around).map(|i| {
-                    let angle = TAU * f64::from(i) / f64::from(around);
-                    [radius_m * angle.cos(), radius_m * angle.sin()]
-                }))
-                .collect()
-        }
+        Topology::Star { nodes, radius_m } => star(*nodes, *radius_m),
         Topology::Random {
             nodes,
             area_m,
             connected,
         } => random(*nodes, *area_m, *connected, seed, tx_range_m)?,
         Topology::Explicit { positions_m } => positions_m.clone(),
+        Topology::Bss {
+            stations, radius_m, ..
+        } => {
+            let mut p = star(stations.saturating_add(1), *radius_m);
+            p.resize(n as usize, [f64::NAN, f64::NAN]);
+            p
+        }
     })
+}
+
+/// Node 0 at the origin, nodes 1..n-1 evenly on the circle of `radius_m` starting on the
+/// positive x axis.
+fn star(nodes: u32, radius_m: f64) -> Vec<[f64; 2]> {
+    let around = nodes.saturating_sub(1);
+    let centre = (nodes > 0).then_some([0.0, 0.0]);
+    centre
+        .into_iter()
+        .chain((0..around).map(|i| {
+            let angle = TAU * f64::from(i) / f64::from(around);
+            [radius_m * angle.cos(), radius_m * angle.sin()]
+        }))
+        .collect()
+}
+
+/// The neighbour graph of a placed topology: the unit-disk graph under `range_m` among the
+/// nodes with a radio, plus the topology's wires. Equal to `neighbours(positions,
+/// range_m)` for every kind without wires.
+pub fn adjacency(topology: &Topology, positions: &[[f64; 2]], range_m: f64) -> Vec<Vec<u32>> {
+    let radios = (topology.radio_nodes() as usize).min(positions.len());
+    let mut adj = neighbours(&positions[..radios], range_m);
+    adj.resize(positions.len(), Vec::new());
+    let wires = topology.wires();
+    if wires.is_empty() {
+        return adj;
+    }
+    let n = adj.len() as u32;
+    for (a, b) in wires.into_iter().filter(|&(a, b)| a < n && b < n) {
+        adj[a as usize].push(b);
+        adj[b as usize].push(a);
+    }
+    for list in &mut adj {
+        list.sort_unstable();
+    }
+    adj
+}
+
+/// A BSS's stations must hear the access point: its `radius` may not exceed
+/// `radio.tx_range`.
+fn check_bss_radius(topology: &Topology, range_m: f64) -> Result<(), ConfigError> {
+    match topology {
+        Topology::Bss { radius_m, .. } if !within([0.0, 0.0], [*radius_m, 0.0], range_m) => {
+            Err(ConfigError::new(
+                "topology.radius",
+                format!(
+                    "stations {radius_m} m from the access point are beyond radio.tx_range = \
+                     {range_m} m and could not reach it; use a radius of at most {range_m} m or \
+                     raise radio.tx_range"
+                ),
+            ))
+        }
+        _ => Ok(()),
+    }
 }
 
 fn random(
@@ -305,7 +358,8 @@ pub fn validate_and_place(v: &Value) -> Result<(Scenario, Vec<[f64; 2]>), Config
     let range = scenario.radio.tx_range_m;
     let pos = positions(&scenario.topology, scenario.seed, range)
         .map_err(|m| ConfigError::new("topology", m))?;
-    let adj = neighbours(&pos, range);
+    check_bss_radius(&scenario.topology, range)?;
+    let adj = adjacency(&scenario.topology, &pos, range);
     let label = components(&adj);
     let mut errs = Vec::new();
     for (i, flow) in scenario.flows.iter().enumerate() {

@@ -3,7 +3,7 @@
 //! accounted for (the conservation law of DESIGN.md), and the same scenario gives the
 //! same bits twice. Media: wired; 802.11 with drop-tail + ECN marking; DiffQ with EDCA;
 //! 802.11 with per-flow fair queuing and back-pressure; wired RED and 802.11 PI, with or
-//! without ECN.
+//! without ECN; on 802.11, chains and access points with a wired host.
 
 use airqueue_scenario::api::run_value;
 use proptest::prelude::*;
@@ -76,6 +76,14 @@ fn scenario() -> impl Strategy<Value = Value> {
                     s["queue"] = json!({"kind": "pi", "capacity": 40, "q_ref": 10, "ecn": fading});
                     s["tcp"]["ecn"] = json!(fading);
                 }
+            }
+            // On 802.11, half the cases are an access point with stations 100 m away and
+            // one wired host instead of the chain (the same node count).
+            if medium % 3 != 0 && seed % 2 == 0 {
+                s["topology"] = json!({
+                    "kind": "bss", "stations": nodes - 2, "radius": 100.0, "wire_delay": 0.01,
+                    "wire_capacity": 20,
+                });
             }
             // An AQM does not let a source keep its queue full: overload it at a rate.
             if medium >= 3 {

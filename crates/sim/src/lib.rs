@@ -18,6 +18,6 @@ pub use transport::{
     TfrcFlowStats,
 };
 pub use world::{
-    DiffqView, FlowCc, FlowConfig, FlowKindConfig, MediumConfig, QdiscConfig, RunOutcome, World,
-    WorldConfig,
+    DiffqView, FlowCc, FlowConfig, FlowKindConfig, MediumConfig, QdiscConfig, RunOutcome,
+    WiresConfig, World, WorldConfig,
 };

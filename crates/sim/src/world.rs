@@ -28,7 +28,8 @@ mod tfrc;
 pub use diffq::DiffqView;
 
 /// Queue discipline settings, instantiated per interface: one per node on the wifi
-/// medium, one per link direction on wired links.
+/// medium, one per link direction on wired links (except the wires beside an 802.11
+/// channel, which are drop-tail: see `MediumConfig::WifiAndWires`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum QdiscConfig {
     DropTail {
@@ -103,6 +104,28 @@ pub enum MediumConfig {
     },
     /// One shared 802.11 channel; who hears whom follows from `WorldConfig::positions`.
     Wifi(WifiConfig),
+    /// The 802.11 channel among the nodes with `radio[node]` set, plus duplex wired links
+    /// (an infrastructure BSS whose access point has wired hosts behind it). Nodes
+    /// without a radio take no part in the channel: they neither sense nor receive, and
+    /// reach others only over their wires. A node's packets towards a neighbour it is
+    /// wired to take the wire, all others the radio. The radio interfaces keep the
+    /// world's queue discipline; each wire direction has its own drop-tail queue.
+    WifiAndWires {
+        wifi: WifiConfig,
+        /// One flag per node.
+        radio: Vec<bool>,
+        wires: WiresConfig,
+    },
+}
+
+/// Duplex point-to-point links beside the 802.11 channel, alike in every direction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WiresConfig {
+    pub bandwidth_bps: f64,
+    pub delay: Time,
+    /// Drop-tail capacity of each direction, in packets.
+    pub capacity_pkts: u32,
+    pub links: Vec<(NodeId, NodeId)>,
 }
 
 /// A flow as the core sees it.
@@ -237,14 +260,32 @@ enum FlowApp {
     Tfrc(Box<TfrcFlow>),
 }
 
-/// Media in this world.
-enum Medium {
-    Wired(WiredNet),
-    /// The shared channel and one queue discipline per node, which the MAC pulls from.
-    Wifi {
-        net: Box<WifiNet>,
-        qdiscs: Vec<Qdisc>,
-    },
+/// The 802.11 medium of a world: the shared channel and one queue discipline per node,
+/// which the MAC pulls from (nodes without a radio keep an unused one).
+struct WifiMedium {
+    net: Box<WifiNet>,
+    qdiscs: Vec<Qdisc>,
+}
+
+impl WifiMedium {
+    /// The channel among the nodes for which `radio` holds, with the world's discipline.
+    fn new(cfg: &WorldConfig, wifi: &WifiConfig, radio: impl Fn(NodeId) -> bool) -> Self {
+        let n = cfg.node_count;
+        let loss = |a: NodeId, b: NodeId| {
+            cfg.link_loss
+                .iter()
+                .rev()
+                .find(|(x, y, _)| *x == a && *y == b)
+                .map_or(0.0, |l| l.2)
+        };
+        let net = WifiNet::with_radios(wifi.clone(), &cfg.positions, radio, cfg.seed, loss);
+        WifiMedium {
+            net: Box::new(net),
+            qdiscs: (0..n)
+                .map(|i| cfg.qdisc.build(cfg.seed, NodeId(i as u32), None, n))
+                .collect(),
+        }
+    }
 }
 
 /// Where a node's packets towards a neighbour wait.
@@ -260,7 +301,10 @@ pub struct World {
     duration: Time,
     bin: Time,
     node_count: usize,
-    medium: Medium,
+    /// Wired links (none on a pure 802.11 world).
+    wires: WiredNet,
+    /// The 802.11 channel (`None` on a pure wired world).
+    wifi: Option<WifiMedium>,
     routing: RoutingTable,
     flows: Vec<FlowState>,
     metrics: Metrics,
@@ -282,7 +326,8 @@ pub struct RunOutcome {
     pub conservation: Conservation,
     pub events: u64,
     pub simulated: Time,
-    /// Per-node MAC counters (empty for the wired medium).
+    /// Per-node MAC counters (empty for the wired medium; all zero for a node without
+    /// a radio).
     pub mac: Vec<MacStats>,
     /// Per-flow TCP traces, indexed by flow; `None` for non-TCP flows.
     pub tcp: Vec<Option<TcpFlowStats>>,
@@ -295,35 +340,33 @@ pub struct RunOutcome {
 impl World {
     pub fn new(cfg: WorldConfig) -> Self {
         let n = cfg.node_count;
-        let medium = match &cfg.medium {
+        let mut wires = WiredNet::new(n);
+        let wifi = match &cfg.medium {
             MediumConfig::Wired {
                 bandwidth_bps,
                 delay,
                 links,
             } => {
-                let mut net = WiredNet::new(n);
                 for &(a, b) in links {
-                    net.add_duplex(a, b, *bandwidth_bps, *delay, |from, to| {
+                    wires.add_duplex(a, b, *bandwidth_bps, *delay, |from, to| {
                         cfg.qdisc.build(cfg.seed, from, Some(to), n)
                     });
                 }
-                Medium::Wired(net)
+                None
             }
-            MediumConfig::Wifi(wifi) => {
-                let loss = |a: NodeId, b: NodeId| {
-                    cfg.link_loss
-                        .iter()
-                        .rev()
-                        .find(|(x, y, _)| *x == a && *y == b)
-                        .map_or(0.0, |l| l.2)
-                };
-                let net = WifiNet::new(wifi.clone(), &cfg.positions, cfg.seed, loss);
-                Medium::Wifi {
-                    net: Box::new(net),
-                    qdiscs: (0..n)
-                        .map(|i| cfg.qdisc.build(cfg.seed, NodeId(i as u32), None, n))
-                        .collect(),
+            MediumConfig::Wifi(wifi) => Some(WifiMedium::new(&cfg, wifi, |_| true)),
+            MediumConfig::WifiAndWires {
+                wifi,
+                radio,
+                wires: w,
+            } => {
+                for &(a, b) in &w.links {
+                    wires.add_duplex(a, b, w.bandwidth_bps, w.delay, |_, _| {
+                        Qdisc::DropTail(DropTail::new(w.capacity_pkts as usize))
+                    });
                 }
+                let radio = |node: NodeId| radio.get(node.index()).copied().unwrap_or(false);
+                Some(WifiMedium::new(&cfg, wifi, radio))
             }
         };
         let windows: Vec<(Time, Time)> = cfg
@@ -403,7 +446,8 @@ impl World {
             duration: cfg.duration,
             bin: cfg.bin,
             node_count: n,
-            medium,
+            wires,
+            wifi,
             routing: cfg.routing,
             flows,
             metrics,
@@ -446,9 +490,9 @@ impl World {
             conservation.holds(),
             "packet conservation violated: {conservation:?}"
         );
-        let mac = match &mut self.medium {
-            Medium::Wired(_) => Vec::new(),
-            Medium::Wifi { net, .. } => {
+        let mac = match &mut self.wifi {
+            None => Vec::new(),
+            Some(WifiMedium { net, .. }) => {
                 net.close_stats(self.duration);
                 (0..self.node_count)
                     .map(|i| net.stats(NodeId(i as u32)))
@@ -479,25 +523,19 @@ impl World {
                 self.schedule_cbr(f, k + 1);
             }
             Event::LinkTxEnd(l) => {
-                let Medium::Wired(net) = &mut self.medium else {
-                    unreachable!("link event without links")
-                };
-                let arrival = net.links[l.index()].finish_tx(now);
+                let arrival = self.wires.links[l.index()].finish_tx(now);
                 self.events.schedule_in(arrival - now, Event::LinkArrive(l));
                 self.kick(Iface::Link(l));
             }
             Event::LinkArrive(l) => {
-                let Medium::Wired(net) = &mut self.medium else {
-                    unreachable!("link event without links")
-                };
-                let link = &mut net.links[l.index()];
+                let link = &mut self.wires.links[l.index()];
                 let (from, to) = (link.from, link.to);
                 let pkt = link.arrive();
                 self.diffq_report(to, from, &pkt);
                 self.receive(to, from, pkt);
             }
             Event::Wifi(w) => {
-                let Medium::Wifi { net, .. } = &mut self.medium else {
+                let Some(WifiMedium { net, .. }) = &mut self.wifi else {
                     unreachable!("wifi event without wifi")
                 };
                 net.handle(w, &mut self.events);
@@ -528,7 +566,7 @@ impl World {
     /// Acts on what the MACs reported, until they have nothing more to say.
     fn drain_wifi_outputs(&mut self) {
         loop {
-            let Medium::Wifi { net, .. } = &mut self.medium else {
+            let Some(WifiMedium { net, .. }) = &mut self.wifi else {
                 return;
             };
             if net.out.is_empty() {
@@ -552,7 +590,7 @@ impl World {
                     WifiOutput::TxStatus(_) => {}
                 }
             }
-            let Medium::Wifi { net, .. } = &mut self.medium else {
+            let Some(WifiMedium { net, .. }) = &mut self.wifi else {
                 return;
             };
             if net.out.is_empty() {
@@ -597,27 +635,29 @@ impl World {
         }
     }
 
-    /// The interface through which `node` reaches its neighbour `next`.
+    /// The interface through which `node` reaches its neighbour `next`: the wire that
+    /// joins them if there is one, else `node`'s radio if it has one.
     fn iface_towards(&self, node: NodeId, next: NodeId) -> Option<Iface> {
-        match &self.medium {
-            Medium::Wired(net) => net.link_to(node, next).map(Iface::Link),
-            Medium::Wifi { .. } => Some(Iface::Wifi(node)),
+        if let Some(l) = self.wires.link_to(node, next) {
+            return Some(Iface::Link(l));
         }
+        let wifi = self.wifi.as_ref()?;
+        wifi.net.has_radio(node).then_some(Iface::Wifi(node))
     }
 
     fn qdisc(&self, iface: Iface) -> &Qdisc {
-        match (&self.medium, iface) {
-            (Medium::Wired(net), Iface::Link(l)) => &net.links[l.index()].qdisc,
-            (Medium::Wifi { qdiscs, .. }, Iface::Wifi(n)) => &qdiscs[n.index()],
-            _ => unreachable!("interface of another medium"),
+        match (iface, &self.wifi) {
+            (Iface::Link(l), _) => &self.wires.links[l.index()].qdisc,
+            (Iface::Wifi(n), Some(w)) => &w.qdiscs[n.index()],
+            (Iface::Wifi(_), None) => unreachable!("radio interface without wifi"),
         }
     }
 
     fn qdisc_mut(&mut self, iface: Iface) -> &mut Qdisc {
-        match (&mut self.medium, iface) {
-            (Medium::Wired(net), Iface::Link(l)) => &mut net.links[l.index()].qdisc,
-            (Medium::Wifi { qdiscs, .. }, Iface::Wifi(n)) => &mut qdiscs[n.index()],
-            _ => unreachable!("interface of another medium"),
+        match (iface, &mut self.wifi) {
+            (Iface::Link(l), _) => &mut self.wires.links[l.index()].qdisc,
+            (Iface::Wifi(n), Some(w)) => &mut w.qdiscs[n.index()],
+            (Iface::Wifi(_), None) => unreachable!("radio interface without wifi"),
         }
     }
 
@@ -737,10 +777,7 @@ impl World {
         let now = self.events.now();
         match iface {
             Iface::Link(l) => {
-                let Medium::Wired(net) = &mut self.medium else {
-                    return;
-                };
-                let link = &mut net.links[l.index()];
+                let link = &mut self.wires.links[l.index()];
                 let from = link.from;
                 if let Some(tx) = link.try_start(now, &self.routing) {
                     self.events.schedule_in(tx.ends - now, Event::LinkTxEnd(l));
@@ -750,7 +787,7 @@ impl World {
                 }
             }
             Iface::Wifi(node) => loop {
-                let Medium::Wifi { net, qdiscs } = &mut self.medium else {
+                let Some(WifiMedium { net, qdiscs }) = &mut self.wifi else {
                     return;
                 };
                 if !net.wants_frame(node) {
@@ -787,13 +824,11 @@ impl World {
     fn sample_queues(&mut self, now: Time) {
         for node in 0..self.node_count {
             let id = NodeId(node as u32);
-            let len: usize = match &self.medium {
-                Medium::Wired(net) => net
-                    .links_from(id)
-                    .map(|l| net.links[l.index()].qdisc.len())
-                    .sum(),
-                Medium::Wifi { qdiscs, .. } => qdiscs[node].len(),
-            };
+            let wired: usize = (self.wires.links_from(id))
+                .map(|l| self.wires.links[l.index()].qdisc.len())
+                .sum();
+            let radio = self.wifi.as_ref().map_or(0, |w| w.qdiscs[node].len());
+            let len = wired + radio;
             self.metrics.queue_samples.push(QueueSample {
                 at: now,
                 node: id,
@@ -803,12 +838,11 @@ impl World {
     }
 
     fn conservation(&self) -> Conservation {
-        let in_flight: usize = match &self.medium {
-            Medium::Wired(net) => net.links.iter().map(|l| l.in_flight()).sum(),
-            Medium::Wifi { net, qdiscs } => {
-                qdiscs.iter().map(|q| q.len()).sum::<usize>() + net.in_flight()
-            }
-        };
+        let wired: usize = self.wires.links.iter().map(|l| l.in_flight()).sum();
+        let radio = self.wifi.as_ref().map_or(0, |w| {
+            w.qdiscs.iter().map(|q| q.len()).sum::<usize>() + w.net.in_flight()
+        });
+        let in_flight = wired + radio;
         Conservation {
             created: self.metrics.created,
             delivered: self.metrics.delivered,

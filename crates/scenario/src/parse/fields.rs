@@ -345,6 +345,24 @@ impl<'a> Fields<'a> {
         }
     }
 
+    /// A count of packets >= 1 that fits a `u32`, with the same default rule as `number`.
+    pub(crate) fn packets(
+        &mut self,
+        errs: &mut Errs,
+        key: &'static str,
+        default: Option<u32>,
+    ) -> Option<u32> {
+        let expected = "an integer number of packets >= 1";
+        let n = self.integer(
+            errs,
+            key,
+            default.map(u64::from),
+            expected,
+            1..=u64::from(u32::MAX),
+        );
+        n.and_then(|n| u32::try_from(n).ok())
+    }
+
     /// A required node id.
     pub(crate) fn node(&mut self, errs: &mut Errs, key: &'static str) -> Option<u32> {
         match self.take(key) {

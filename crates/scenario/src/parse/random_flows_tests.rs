@@ -17,7 +17,7 @@ fn placed(toml: &str) -> (Scenario, Vec<[f64; 2]>) {
 }
 
 #[track_caller]
-fn place_error(toml: &str) -> Vec<String> {
+pub(super) fn place_error(toml: &str) -> Vec<String> {
     match validate_and_place(&super::toml_to_json(toml).unwrap()) {
         Ok((s, _)) => panic!("expected errors, got flows {:#?}", s.flows),
         Err(e) => e.messages(),

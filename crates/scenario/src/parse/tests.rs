@@ -347,7 +347,7 @@ fn missing_duration_and_topology() {
         errors("[[flow]]\nkind = \"udp\"\nsrc = 0\ndst = 1\nrate = 1"),
         vec![
             "duration: missing required key; expected a number of seconds > 0",
-            "topology: missing required table; expected [topology] with kind = one of chain, grid, star, random, explicit",
+            "topology: missing required table; expected [topology] with kind = one of chain, grid, star, random, explicit, bss",
         ]
     );
 }
@@ -364,11 +364,11 @@ fn warmup_not_below_duration() {
 fn unknown_topology_kind() {
     assert_eq!(
         one_error(&base_with("kind = \"chain\"", "kind = \"ring\"")),
-        "topology.kind: unknown kind \"ring\"; expected one of chain, grid, star, random, explicit"
+        "topology.kind: unknown kind \"ring\"; expected one of chain, grid, star, random, explicit, bss"
     );
     assert_eq!(
         one_error(&base_with("kind = \"chain\"", "kind = \"chian\"")),
-        "topology.kind: unknown kind \"chian\"; did you mean \"chain\"? expected one of chain, grid, star, random, explicit"
+        "topology.kind: unknown kind \"chian\"; did you mean \"chain\"? expected one of chain, grid, star, random, explicit, bss"
     );
 }
 
@@ -383,7 +383,7 @@ fn key_not_valid_for_the_kind() {
             "nodes = 5\nspacing = 200",
             "nodes = 5\nradius = 1\nspacing = 200"
         )),
-        "topology.radius: not used by kind \"chain\"; radius applies only to kind star"
+        "topology.radius: not used by kind \"chain\"; radius applies only to kinds star, bss"
     );
 }
 
@@ -660,7 +660,7 @@ fn display_is_one_problem_per_line() {
     assert_eq!(
         e.to_string(),
         "duration: expected a number of seconds > 0, got 0\n\
-         topology: missing required table; expected [topology] with kind = one of chain, grid, star, random, explicit"
+         topology: missing required table; expected [topology] with kind = one of chain, grid, star, random, explicit, bss"
     );
 }
 

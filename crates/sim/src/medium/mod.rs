@@ -1,5 +1,5 @@
-//! Media that carry frames between nodes. Only the wired stand-in exists so far; the
-//! 802.11 channel joins it as another variant.
+//! Media that carry frames between nodes: the shared 802.11 channel and point-to-point
+//! wired links. A world has either, or both (an access point with wired hosts).
 
 pub mod wifi;
 pub mod wired;

@@ -1,5 +1,5 @@
-//! Point-to-point wired links: the stand-in medium until 802.11 lands, and the wired
-//! side of infrastructure scenarios later.
+//! Point-to-point wired links: a medium of their own (`[medium] kind = "wired"`), and
+//! the wired side of infrastructure scenarios (an access point's wired hosts).
 //!
 //! Each direction of a link is a [`WiredLink`] with its own queue discipline, bandwidth and
 //! propagation delay (ns-2 duplex-link semantics). A link transmits one packet at a time:

@@ -19,7 +19,7 @@
 //! TCP decided on it (an earlier version kept emitted segments in a host buffer with
 //! their timers running: throttled flows then timed out on their own buffer).
 
-use super::{Event, FlowApp, Iface, Medium, World};
+use super::{Event, FlowApp, World};
 use crate::app::UdpRate;
 use crate::ids::{FlowId, NodeId};
 use crate::net::Packet;
@@ -38,26 +38,18 @@ pub struct DiffqView {
 impl World {
     /// Hands the queue report of a packet `node` decoded from `from` to `node`'s queue
     /// discipline: on wifi the node's one instance; on wired links the instance of the
-    /// link back to `from`, the only one whose next hop `from` can be. When the report
-    /// may release a class held back by fair queuing's back-pressure, the interface is
-    /// offered the chance to pull.
+    /// link back to `from`, the only one whose next hop `from` can be (so the interface
+    /// towards `from`, either way). When the report may release a class held back by
+    /// fair queuing's back-pressure, the interface is offered the chance to pull.
     pub(super) fn diffq_report(&mut self, node: NodeId, from: NodeId, pkt: &Packet) {
         if pkt.diffq.is_none() {
             return;
         }
         let now = self.events.now();
-        let iface = match &mut self.medium {
-            Medium::Wifi { qdiscs, .. } => qdiscs[node.index()]
-                .on_report(from, pkt, now)
-                .then_some(Iface::Wifi(node)),
-            Medium::Wired(net) => net.link_to(node, from).and_then(|l| {
-                net.links[l.index()]
-                    .qdisc
-                    .on_report(from, pkt, now)
-                    .then_some(Iface::Link(l))
-            }),
+        let Some(iface) = self.iface_towards(node, from) else {
+            return;
         };
-        if let Some(iface) = iface {
+        if self.qdisc_mut(iface).on_report(from, pkt, now) {
             self.kick(iface);
         }
     }
@@ -65,9 +57,7 @@ impl World {
     /// On the wifi medium with DiffQ: what `node` believes `neighbour`'s queue for `dst`
     /// holds, and what it holds. `None` for other media and disciplines.
     pub fn diffq_view(&self, node: NodeId, neighbour: NodeId, dst: NodeId) -> Option<DiffqView> {
-        let Medium::Wifi { qdiscs, .. } = &self.medium else {
-            return None;
-        };
+        let qdiscs = &self.wifi.as_ref()?.qdiscs;
         let believed = qdiscs.get(node.index())?.neighbour_len(neighbour, dst)?;
         let actual = qdiscs.get(neighbour.index())?.queue_len_for(dst) as u32;
         Some(DiffqView { believed, actual })
@@ -76,9 +66,7 @@ impl World {
     /// On the wifi medium: the length of `node`'s queue for `dst` (DiffQ's destination
     /// queue; a FIFO's whole length).
     pub fn queue_len_for(&self, node: NodeId, dst: NodeId) -> Option<usize> {
-        let Medium::Wifi { qdiscs, .. } = &self.medium else {
-            return None;
-        };
+        let qdiscs = &self.wifi.as_ref()?.qdiscs;
         Some(qdiscs.get(node.index())?.queue_len_for(dst))
     }
 

@@ -66,6 +66,8 @@ pub enum RadioEvent {
 
 /// Link budgets plus every radio's reception state.
 pub struct Channel {
+    /// Whether each node has a radio on this channel.
+    on_channel: Vec<bool>,
     hearers: Vec<Vec<Hearer>>,
     /// Power each hearer gets from the transmitter's current frame (same order as
     /// `hearers`), kept so the end of the frame removes exactly what its start added.
@@ -86,14 +88,30 @@ pub struct Channel {
 }
 
 impl Channel {
-    /// `loss(a, b)` gives the erasure probability of frames from a to b.
+    /// Every node has a radio; `loss(a, b)` gives the erasure probability of frames from
+    /// a to b.
     pub fn new(
         cfg: &WifiConfig,
         positions: &[[f64; 2]],
         seed: u64,
         loss: impl Fn(NodeId, NodeId) -> f64,
     ) -> Self {
+        Self::with_radios(cfg, positions, |_| true, seed, loss)
+    }
+
+    /// Only the nodes for which `radio` holds are on the channel: the others are nobody's
+    /// hearers and hear nobody (their positions are never read), so they never sense
+    /// the channel busy and never receive. Random streams stay keyed by node id, so the
+    /// radios' draws are those of the same nodes on a channel without the others.
+    pub fn with_radios(
+        cfg: &WifiConfig,
+        positions: &[[f64; 2]],
+        radio: impl Fn(NodeId) -> bool,
+        seed: u64,
+        loss: impl Fn(NodeId, NodeId) -> f64,
+    ) -> Self {
         let n = positions.len();
+        let on_channel: Vec<bool> = (0..n).map(|i| radio(NodeId(i as u32))).collect();
         let tx = Dbm(cfg.tx_power_dbm);
         let cs_threshold_mw = Dbm(cfg.cs_threshold_dbm).to_mw().0;
         let floor_mw = match cfg.fading {
@@ -103,7 +121,7 @@ impl Channel {
         let mut hearers = vec![Vec::new(); n];
         for (a, pa) in positions.iter().enumerate() {
             for (b, pb) in positions.iter().enumerate() {
-                if a == b {
+                if a == b || !on_channel[a] || !on_channel[b] {
                     continue;
                 }
                 let d = ((pa[0] - pb[0]).powi(2) + (pa[1] - pb[1]).powi(2)).sqrt();
@@ -120,6 +138,7 @@ impl Channel {
         }
         let active_mw = hearers.iter().map(|h| vec![0.0; h.len()]).collect();
         Channel {
+            on_channel,
             hearers,
             active_mw,
             radios: vec![Radio::default(); n],
@@ -138,6 +157,12 @@ impl Channel {
             aborted: 0,
             captured: 0,
         }
+    }
+
+    /// Whether `node` has a radio on this channel.
+    #[inline]
+    pub fn has_radio(&self, node: NodeId) -> bool {
+        self.on_channel[node.index()]
     }
 
     /// Radios that hear `node`'s transmissions.
@@ -170,6 +195,7 @@ impl Channel {
     /// `from` starts transmitting a frame at `rate`. A reception in progress at `from` is
     /// abandoned (a half-duplex radio cannot receive while it sends).
     pub fn start_tx(&mut self, from: NodeId, rate: DsssRate, out: &mut Vec<RadioEvent>) {
+        debug_assert!(self.has_radio(from), "{from:?} has no radio");
         let threshold = self.threshold(rate);
         {
             let r = &mut self.radios[from.index()];
@@ -288,6 +314,31 @@ mod tests {
         let ch = line(&[0.0, 200.0, 500.0, 600.0], &cfg);
         let h: Vec<u32> = ch.hearers(NodeId(0)).iter().map(|h| h.node.0).collect();
         assert_eq!(h, vec![1, 2]);
+    }
+
+    #[test]
+    fn a_node_without_a_radio_neither_hears_nor_is_heard() {
+        // Node 1 sits between two radios, where it would hear both and be heard by both;
+        // node 3 has no position at all.
+        let cfg = WifiConfig::dsss_default();
+        let pos = [[0.0, 0.0], [10.0, 0.0], [20.0, 0.0], [f64::NAN, f64::NAN]];
+        let radio = |n: NodeId| matches!(n.0, 0 | 2);
+        let mut ch = Channel::with_radios(&cfg, &pos, radio, 1, |_, _| 0.0);
+        let heard = |ch: &Channel, n: u32| -> Vec<u32> {
+            ch.hearers(NodeId(n)).iter().map(|h| h.node.0).collect()
+        };
+        assert_eq!(heard(&ch, 0), vec![2]);
+        assert_eq!(heard(&ch, 2), vec![0]);
+        assert!(heard(&ch, 1).is_empty() && heard(&ch, 3).is_empty());
+        assert!(ch.has_radio(NodeId(2)) && !ch.has_radio(NodeId(1)));
+        let mut out = vec![];
+        ch.start_tx(NodeId(0), DsssRate::Mbps11, &mut out);
+        assert!(ch.is_receiving(NodeId(2)));
+        assert!(!ch.is_busy(NodeId(1)) && !ch.is_receiving(NodeId(1)));
+        ch.end_tx(NodeId(0), &mut out);
+        assert!(out.iter().all(|e| match e {
+            RadioEvent::RxEnd { node, .. } | RadioEvent::Cca { node, .. } => node.0 != 1,
+        }));
     }
 
     #[test]

@@ -198,13 +198,27 @@ pub struct WifiNet {
 }
 
 impl WifiNet {
+    /// Every node has a radio at its position; `loss(a, b)` is the erasure probability
+    /// of frames from a to b.
     pub fn new(
         cfg: WifiConfig,
         positions: &[[f64; 2]],
         seed: u64,
         loss: impl Fn(NodeId, NodeId) -> f64,
     ) -> Self {
-        let channel = Channel::new(&cfg, positions, seed, loss);
+        Self::with_radios(cfg, positions, |_| true, seed, loss)
+    }
+
+    /// Only the nodes for which `radio` holds are on the channel (see
+    /// [`Channel::with_radios`]); the others keep an idle MAC that is never given a frame.
+    pub fn with_radios(
+        cfg: WifiConfig,
+        positions: &[[f64; 2]],
+        radio: impl Fn(NodeId) -> bool,
+        seed: u64,
+        loss: impl Fn(NodeId, NodeId) -> f64,
+    ) -> Self {
+        let channel = Channel::with_radios(&cfg, positions, radio, seed, loss);
         let mut timers = Timers::new();
         let stations = (0..positions.len())
             .map(|i| {
@@ -271,6 +285,12 @@ impl WifiNet {
 
     pub fn config(&self) -> &WifiConfig {
         &self.cfg
+    }
+
+    /// Whether `node` has a radio on the channel.
+    #[inline]
+    pub fn has_radio(&self, node: NodeId) -> bool {
+        self.channel.has_radio(node)
     }
 
     pub fn stats(&self, node: NodeId) -> MacStats {
