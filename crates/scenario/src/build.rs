@@ -13,10 +13,11 @@ use airqueue_sim::app::UdpRate;
 use airqueue_sim::medium::wifi::{Fading, RateControl, WifiConfig};
 use airqueue_sim::net::routing::{etx, GraphEdge};
 use airqueue_sim::net::RoutingTable;
+use airqueue_sim::qdisc::dqm::Link as AirtimeLink;
 use airqueue_sim::{
-    Classify, DiffQConfig, DiffqRateConfig, DiffqUtility, FlowCc, FlowConfig, FlowKindConfig,
-    FqConfig, MediumConfig, NodeId, PiConfig, QdiscConfig, RedConfig, TcpFlowConfig, TcpVariant,
-    TfrcFlowConfig, WiresConfig, WorldConfig,
+    Classify, DiffQConfig, DiffqRateConfig, DiffqUtility, DqmConfig, FlowCc, FlowConfig,
+    FlowKindConfig, FqConfig, MediumConfig, NodeId, PiConfig, QdiscConfig, RedConfig,
+    TcpFlowConfig, TcpVariant, TfrcFlowConfig, WiresConfig, WorldConfig,
 };
 
 /// Erasure probability configured for the directed pair (a, b) by `[[link]]`.
@@ -273,6 +274,29 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
                 period: PiConfig::period_at(p.sample_hz),
                 ecn: p.ecn,
             })
+        }
+        QueueKind::Dqm => {
+            let d = &s.queue.dqm;
+            let wifi = wifi_config(&s.radio, &s.mac);
+            QdiscConfig::Dqm {
+                cfg: DqmConfig {
+                    capacity_pkts: s.queue.capacity_pkts,
+                    d_ref: Time::from_secs_f64(d.d_ref_s),
+                    a: d.a,
+                    b: d.b,
+                    period: PiConfig::period_at(d.sample_hz),
+                    t_fair: Time::from_secs_f64(d.t_fair_s),
+                    flow_timeout: Time::from_secs_f64(d.flow_timeout_s),
+                    link: AirtimeLink {
+                        data_rate: wifi.data_rate,
+                        basic_rate: wifi.basic_rate,
+                        preamble: wifi.preamble,
+                        mac_overhead_bytes: wifi.data_overhead_bytes,
+                    },
+                },
+                // Validation allows "dqm" on a BSS only, whose access point is node 0.
+                access_point: NodeId(0),
+            }
         }
     };
     let flows = s

@@ -8,6 +8,8 @@
 mod aqm;
 #[cfg(test)]
 mod bss_tests;
+#[cfg(test)]
+mod dqm_tests;
 mod fields;
 mod random_flows;
 #[cfg(test)]
@@ -77,7 +79,7 @@ const FLOW_KEYS: [(&str, &[&str]); 5] = [
 
 /// `[queue]` keys that only some queue kinds take (`per_dest_capacity` and `ecn_mark`
 /// keep their own messages).
-const QUEUE_KEYS: [(&str, &[&str]); 15] = [
+const QUEUE_KEYS: [(&str, &[&str]); 18] = [
     ("classify", &["fq"]),
     ("per_flow_capacity", &["fq"]),
     ("backpressure_threshold", &["fq"]),
@@ -89,10 +91,13 @@ const QUEUE_KEYS: [(&str, &[&str]); 15] = [
     ("gentle", &["red"]),
     ("mean_pkt_time", &["red"]),
     ("q_ref", &["pi"]),
-    ("a", &["pi"]),
-    ("b", &["pi"]),
-    ("sample_hz", &["pi"]),
+    ("a", &["pi", "dqm"]),
+    ("b", &["pi", "dqm"]),
+    ("sample_hz", &["pi", "dqm"]),
     ("ecn", &["red", "pi"]),
+    ("d_ref", &["dqm"]),
+    ("t_fair", &["dqm"]),
+    ("flow_timeout", &["dqm"]),
 ];
 
 /// Parses a scenario from TOML text.
@@ -294,6 +299,16 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
              medium.kind = \"wifi\"",
         ));
     }
+    // DQM splits an access point's downlink buffer by what it sends and receives.
+    if let (Some(t), Some(QueueKind::Dqm)) = (&topology, queue.as_ref().map(|q| q.kind)) {
+        if !matches!(t, Topology::Bss { .. }) {
+            errs.push(ConfigError::new(
+                "queue.kind",
+                "\"dqm\" runs at the access point of an infrastructure WLAN: it needs \
+                 topology.kind = \"bss\"",
+            ));
+        }
+    }
     // `[[link]] loss` erases frames on the channel, which a wired host is not on.
     if let (Some(t @ Topology::Bss { .. }), Some(links)) = (&topology, &links) {
         let radios = t.radio_nodes();
@@ -330,6 +345,7 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         let aqm = match q.kind {
             QueueKind::Red => Some("red"),
             QueueKind::Pi => Some("pi"),
+            QueueKind::Dqm => Some("dqm"),
             _ => None,
         };
         for (path, f) in listed.chain(drawn) {
@@ -709,10 +725,12 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
         errs,
         "kind",
         Some("droptail"),
-        &["droptail", "diffq", "fq", "red", "pi"],
+        &["droptail", "diffq", "fq", "red", "pi", "dqm"],
         &[],
     );
-    let capacity = f.packets(errs, "capacity", Some(50));
+    // Seed 004's access point buffer (Table II) for DQM, ns-2's interface queue else.
+    let default_capacity = if kind == Some("dqm") { 100 } else { 50 };
+    let capacity = f.packets(errs, "capacity", Some(default_capacity));
     let per_dest = if kind == Some("diffq") || !f.has("per_dest_capacity") {
         f.packets(errs, "per_dest_capacity", Some(40))
     } else {
@@ -806,6 +824,7 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
     }
     let red = aqm::read_red(&mut f, errs, kind == Some("red"), capacity, rate_bps);
     let pi = aqm::read_pi(&mut f, errs, kind == Some("pi"), capacity);
+    let dqm = aqm::read_dqm(&mut f, errs, kind == Some("dqm"));
     f.finish(errs);
     let kind = match kind? {
         "droptail" => QueueKind::Droptail,
@@ -813,6 +832,7 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
         "fq" => QueueKind::Fq,
         "red" => QueueKind::Red,
         "pi" => QueueKind::Pi,
+        "dqm" => QueueKind::Dqm,
         _ => return None,
     };
     let classify = match classify? {
@@ -833,6 +853,7 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
         report_lifetime_s: lifetime?,
         red: red?,
         pi: pi?,
+        dqm: dqm?,
     })
 }
 

@@ -274,6 +274,8 @@ pub struct QueueSpec {
     pub red: RedSpec,
     /// The keys of kind = "pi" (defaults for the other kinds).
     pub pi: PiSpec,
+    /// The keys of kind = "dqm" (defaults for the other kinds).
+    pub dqm: DqmSpec,
 }
 
 /// `[queue]` keys of kind = "red": Random Early Detection (Floyd & Jacobson 1993).
@@ -320,6 +322,28 @@ pub struct PiSpec {
     pub ecn: bool,
 }
 
+/// `[queue]` keys of kind = "dqm": Dual Queue Management at a BSS's access point (seed
+/// 004, section III.B; `airqueue_sim::qdisc::dqm`). Defaults are the paper's Table II
+/// (`airqueue_sim::DqmConfig::table_ii`); `capacity` defaults to its 100 packets.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DqmSpec {
+    /// `d_ref`: the queueing delay aimed at, seconds in (0, 10]; default 0.05. The
+    /// controller aims at `d_ref / mean T_pkt` packets (eq. (1) as we read it).
+    pub d_ref_s: f64,
+    /// `a`: PI gain on the current error, in (0, 1]; default 1.822e-5.
+    pub a: f64,
+    /// `b`: PI gain on the previous error, in [0, a]; default 1.816e-5.
+    pub b: f64,
+    /// `sample_hz`: controller updates per second, in (0, 1e6]; default 160.
+    pub sample_hz: f64,
+    /// `t_fair`: channel time per flow and observation window, seconds in (0, 1];
+    /// default 0.005.
+    pub t_fair_s: f64,
+    /// `flow_timeout`: seconds in (0, 3600] after its last packet that a flow stops
+    /// counting as active; default 1.
+    pub flow_timeout_s: f64,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FqClassifyKind {
@@ -341,6 +365,8 @@ pub enum QueueKind {
     Red,
     /// The PI controller AQM (Hollot et al. 2001; seed 004's baseline).
     Pi,
+    /// Dual Queue Management at a BSS's access point (seed 004).
+    Dqm,
 }
 
 /// `[tcp]`.

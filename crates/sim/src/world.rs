@@ -13,7 +13,8 @@ use crate::metrics::{Conservation, Metrics, QueueSample};
 use crate::net::packet::DEFAULT_TTL;
 use crate::net::{DiffqHeader, DropReason, Packet, RoutingTable, TransportHeader};
 use crate::qdisc::{
-    DiffQ, DiffQConfig, DropTail, FairQueue, FqConfig, Pi, PiConfig, Qdisc, Queued, Red, RedConfig,
+    DiffQ, DiffQConfig, Dqm, DqmConfig, DropTail, FairQueue, FqConfig, Pi, PiConfig, Qdisc, Queued,
+    Red, RedConfig,
 };
 use crate::transport::diffq::{DiffqRate, DiffqRateConfig};
 use crate::transport::tcp::{TcpFlow, TcpFlowConfig, TcpFlowStats, TimerOwner};
@@ -53,12 +54,19 @@ pub enum QdiscConfig {
     Red(RedConfig),
     /// The PI controller AQM (Hollot et al. 2001), optionally marking ECN.
     Pi(PiConfig),
+    /// Dual Queue Management (seed 004) at the radio interface of `access_point`; every
+    /// other interface gets a drop-tail FIFO of the same capacity (the paper tunes the
+    /// access point only; its stations keep the default queue).
+    Dqm {
+        cfg: DqmConfig,
+        access_point: NodeId,
+    },
 }
 
 impl QdiscConfig {
     /// The discipline of `node`'s interface (`link_to`: the far end of a wired link).
     /// Random streams are keyed by (seed, node, component): DiffQ's tie-breaking
-    /// "qdisc.diffq", RED's and PI's drop draws "qdisc.red" and "qdisc.pi"; per link
+    /// "qdisc.diffq", RED's, PI's and DQM's draws "qdisc.red", "qdisc.pi" and "qdisc.dqm"; per link
     /// direction on wired media.
     fn build(&self, seed: u64, node: NodeId, link_to: Option<NodeId>, node_count: usize) -> Qdisc {
         let stream = |component: &str| {
@@ -89,6 +97,13 @@ impl QdiscConfig {
                 Qdisc::Red(Box::new(Red::new(cfg.clone(), stream("qdisc.red"))))
             }
             QdiscConfig::Pi(cfg) => Qdisc::Pi(Box::new(Pi::new(cfg.clone(), stream("qdisc.pi")))),
+            QdiscConfig::Dqm { cfg, access_point } => {
+                if node == *access_point && link_to.is_none() {
+                    Qdisc::Dqm(Box::new(Dqm::new(cfg.clone(), stream("qdisc.dqm"))))
+                } else {
+                    Qdisc::DropTail(DropTail::new(cfg.capacity_pkts as usize))
+                }
+            }
         }
     }
 }
@@ -576,6 +591,8 @@ impl World {
             for o in outs.drain(..) {
                 match o {
                     WifiOutput::Received { node, from, pkt } => {
+                        let now = self.events.now();
+                        self.qdisc_mut(Iface::Wifi(node)).on_received(&pkt, now);
                         self.diffq_report(node, from, &pkt);
                         self.receive(node, from, pkt)
                     }

@@ -1,12 +1,12 @@
-//! The `[queue]` keys of the active queue management kinds, "red" and "pi": their
-//! defaults (from the core's `RedConfig::ns2` and `PiConfig::hollot`) and the checks
-//! between them and `capacity`. Which kind takes which key is `QUEUE_KEYS`' business.
+//! The `[queue]` keys of the active queue management kinds, "red", "pi" and "dqm": their
+//! defaults (from the core's `RedConfig::ns2`, `PiConfig::hollot` and
+//! `DqmConfig::table_ii`) and the checks between them and `capacity`. Which kind takes which key is `QUEUE_KEYS`' business.
 
-use airqueue_sim::{PiConfig, RedConfig};
+use airqueue_sim::{DqmConfig, PiConfig, RedConfig};
 
 use super::fields::{Errs, Fields};
 use crate::error::ConfigError;
-use crate::schema::{PiSpec, RedSpec};
+use crate::schema::{DqmSpec, PiSpec, RedSpec};
 
 /// Reads the RED keys when `active` (kind = "red"); otherwise gives the defaults.
 /// `rate_bps` is the medium's bit rate, for the default `mean_pkt_time`; `None` (the
@@ -118,6 +118,29 @@ pub(super) fn read_pi(
     let q_ref = f
         .optional_number(errs, "q_ref", "a number of packets > 0", |x| x > 0.0)
         .and_then(|x| x.or(default_q_ref));
+    let (a, b, sample_hz) = read_gains(f, errs);
+    let ecn = f.boolean(errs, "ecn", false);
+    if let (Some(q), Some(c)) = (q_ref, capacity) {
+        if q >= c as f64 {
+            errs.push(ConfigError::new(
+                f.path("q_ref"),
+                format!("must be below capacity ({c} packets), got {q}"),
+            ));
+        }
+    }
+    check_integral_gain(f, errs, a, b);
+    Some(PiSpec {
+        q_ref_pkts: q_ref?,
+        a: a?,
+        b: b?,
+        sample_hz: sample_hz?,
+        ecn: ecn?,
+    })
+}
+
+/// The PI controller's `a`, `b` and `sample_hz` (kinds "pi" and "dqm"); see
+/// [`check_integral_gain`].
+fn read_gains(f: &mut Fields, errs: &mut Errs) -> (Option<f64>, Option<f64>, Option<f64>) {
     let a = f.number(errs, "a", Some(PiConfig::A), "a gain in (0, 1]", |x| {
         x > 0.0 && x <= 1.0
     });
@@ -131,15 +154,11 @@ pub(super) fn read_pi(
         "a sampling rate in (0, 1e6] Hz",
         |x| x > 0.0 && x <= 1e6,
     );
-    let ecn = f.boolean(errs, "ecn", false);
-    if let (Some(q), Some(c)) = (q_ref, capacity) {
-        if q >= c as f64 {
-            errs.push(ConfigError::new(
-                f.path("q_ref"),
-                format!("must be below capacity ({c} packets), got {q}"),
-            ));
-        }
-    }
+    (a, b, sample_hz)
+}
+
+/// `b <= a`: the integral gain `a - b` must not be negative.
+fn check_integral_gain(f: &Fields, errs: &mut Errs, a: Option<f64>, b: Option<f64>) {
     if let (Some(a), Some(b)) = (a, b) {
         if b > a {
             errs.push(ConfigError::new(
@@ -151,11 +170,41 @@ pub(super) fn read_pi(
             ));
         }
     }
-    Some(PiSpec {
-        q_ref_pkts: q_ref?,
+}
+
+/// Reads the DQM keys when `active` (kind = "dqm"); otherwise gives the defaults.
+pub(super) fn read_dqm(f: &mut Fields, errs: &mut Errs, active: bool) -> Option<DqmSpec> {
+    let defaults = DqmSpec {
+        d_ref_s: DqmConfig::D_REF.as_secs_f64(),
+        a: PiConfig::A,
+        b: PiConfig::B,
+        sample_hz: PiConfig::SAMPLE_HZ,
+        t_fair_s: DqmConfig::T_FAIR.as_secs_f64(),
+        flow_timeout_s: DqmConfig::FLOW_TIMEOUT.as_secs_f64(),
+    };
+    if !active {
+        return Some(defaults);
+    }
+    let mut seconds = |key: &'static str, default: f64, max: f64| {
+        f.number(
+            errs,
+            key,
+            Some(default),
+            &format!("a number of seconds in (0, {max}]"),
+            |x| x > 0.0 && x <= max,
+        )
+    };
+    let d_ref = seconds("d_ref", defaults.d_ref_s, 10.0);
+    let t_fair = seconds("t_fair", defaults.t_fair_s, 1.0);
+    let flow_timeout = seconds("flow_timeout", defaults.flow_timeout_s, 3600.0);
+    let (a, b, sample_hz) = read_gains(f, errs);
+    check_integral_gain(f, errs, a, b);
+    Some(DqmSpec {
+        d_ref_s: d_ref?,
         a: a?,
         b: b?,
         sample_hz: sample_hz?,
-        ecn: ecn?,
+        t_fair_s: t_fair?,
+        flow_timeout_s: flow_timeout?,
     })
 }

@@ -70,6 +70,18 @@ fn pi_defaults(capacity: u32) -> PiSpec {
     }
 }
 
+/// What a queue of another kind carries for the DQM keys: seed 004's Table II.
+pub(super) fn dqm_defaults() -> DqmSpec {
+    DqmSpec {
+        d_ref_s: 0.05,
+        a: 1.822e-5,
+        b: 1.816e-5,
+        sample_hz: 160.0,
+        t_fair_s: 0.005,
+        flow_timeout_s: 1.0,
+    }
+}
+
 // ---- valid scenarios -------------------------------------------------------------------
 
 #[test]
@@ -118,6 +130,7 @@ fn defaults_fill_every_optional_section() {
             report_lifetime_s: 0.05,
             red: red_defaults(11e6),
             pi: pi_defaults(50),
+            dqm: dqm_defaults(),
         }
     );
     assert_eq!(
@@ -781,6 +794,7 @@ fn diffq_queue_and_rate_control_keys() {
             report_lifetime_s: 0.05,
             red: red_defaults(11e6),
             pi: pi_defaults(100),
+            dqm: dqm_defaults(),
         }
     );
     assert!(!s.diffq.scheduling && s.diffq.mac_priority);
@@ -902,6 +916,7 @@ fn fq_queue_keys() {
             report_lifetime_s: 0.02,
             red: red_defaults(11e6),
             pi: pi_defaults(40),
+            dqm: dqm_defaults(),
         }
     );
     // Defaults: by source, quota 10, no back-pressure; fq works on wired links too.
@@ -1072,7 +1087,7 @@ fn red_and_pi_mistakes_are_named() {
     assert_eq!(
         errors_of("[queue]\necn = true\nsample_hz = 100\n"),
         vec![
-            "queue.sample_hz: not used by kind \"droptail\" (the default); sample_hz applies only to kind pi",
+            "queue.sample_hz: not used by kind \"droptail\" (the default); sample_hz applies only to kinds pi, dqm",
             "queue.ecn: not used by kind \"droptail\" (the default); ecn applies only to kinds red, pi",
         ]
     );
@@ -1087,7 +1102,7 @@ fn red_and_pi_mistakes_are_named() {
     ));
     assert_eq!(
         one_error(&format!("{BASE}[queue]\nkind = \"rde\"\n")),
-        "queue.kind: unknown kind \"rde\"; did you mean \"red\"? expected one of droptail, diffq, fq, red, pi"
+        "queue.kind: unknown kind \"rde\"; did you mean \"red\"? expected one of droptail, diffq, fq, red, pi, dqm"
     );
     assert_eq!(
         one_error(&format!(

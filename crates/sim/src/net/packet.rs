@@ -218,6 +218,21 @@ impl Packet {
             _ => false,
         }
     }
+
+    /// RFC 3168 (6.1.3): sets ECN-Echo on a pure TCP ACK and returns `true`; `false` for
+    /// any other packet. A router may do this on its own only for a flow it knows to be
+    /// ECN-capable (seed 004, section III.B: "ECN echo for TCP ACK packets"); the
+    /// sender's reaction is the one to an echoed CE (RFC 3168 6.1.2).
+    #[inline]
+    pub fn mark_ece(&mut self) -> bool {
+        match &mut self.transport {
+            TransportHeader::TcpAck(a) => {
+                a.ece = true;
+                true
+            }
+            _ => false,
+        }
+    }
 }
 
 /// Why a packet left the network without being delivered.

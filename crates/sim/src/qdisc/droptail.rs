@@ -91,12 +91,7 @@ impl DropTail {
     pub fn dequeue(&mut self) -> Option<Dequeued> {
         let q = self.queue.pop_front()?;
         self.counters.dequeued += 1;
-        // A FIFO has no scheduling opinion: the packet's own user priority picks the level.
-        Some(Dequeued {
-            priority: q.pkt.priority,
-            pkt: q.pkt,
-            next_hop: q.next_hop,
-        })
+        Some(Dequeued::at_own_priority(q))
     }
 
     #[inline]

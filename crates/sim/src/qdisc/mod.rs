@@ -7,12 +7,14 @@
 //! (`received = dropped + enqueued`, `len = enqueued - dequeued`) are checked in tests.
 
 pub mod diffq;
+pub mod dqm;
 pub mod droptail;
 pub mod fq;
 pub mod pi;
 pub mod red;
 
 pub use diffq::{DiffQ, DiffQConfig};
+pub use dqm::{Dqm, DqmConfig};
 pub use droptail::DropTail;
 pub use fq::{Classify, FairQueue, FqConfig};
 pub use pi::{Pi, PiConfig};
@@ -39,6 +41,19 @@ pub struct Dequeued {
     pub pkt: Packet,
     pub next_hop: NodeId,
     pub priority: u8,
+}
+
+impl Dequeued {
+    /// `q` handed out at the level its own user priority asks for (a FIFO has no
+    /// scheduling opinion).
+    #[inline]
+    pub fn at_own_priority(q: Queued) -> Self {
+        Dequeued {
+            priority: q.pkt.priority,
+            pkt: q.pkt,
+            next_hop: q.next_hop,
+        }
+    }
 }
 
 /// Counters every discipline keeps (ns-3 queue-disc style identities).
@@ -69,6 +84,8 @@ pub enum Qdisc {
     Red(Box<Red>),
     /// The PI controller AQM in front of a FIFO; boxed like DiffQ.
     Pi(Box<Pi>),
+    /// Dual Queue Management at an access point (seed 004); boxed like DiffQ.
+    Dqm(Box<Dqm>),
 }
 
 impl Qdisc {
@@ -86,6 +103,7 @@ impl Qdisc {
             Qdisc::FairQueue(d) => d.enqueue(q),
             Qdisc::Red(d) => d.enqueue(q, now),
             Qdisc::Pi(d) => d.enqueue(q, now),
+            Qdisc::Dqm(d) => d.enqueue(q, now),
         }
     }
 
@@ -103,6 +121,7 @@ impl Qdisc {
             Qdisc::FairQueue(d) => d.dequeue(now),
             Qdisc::Red(d) => d.dequeue(now),
             Qdisc::Pi(d) => d.dequeue(now),
+            Qdisc::Dqm(d) => d.dequeue(now),
             Qdisc::DiffQ(d) => {
                 let node = d.node();
                 let (mut out, qlen) = d.dequeue(|dst| routing.next_hop(node, dst))?;
@@ -121,7 +140,7 @@ impl Qdisc {
     #[inline]
     pub fn on_report(&mut self, from: NodeId, pkt: &Packet, now: Time) -> bool {
         match self {
-            Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Pi(_) => false,
+            Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Pi(_) | Qdisc::Dqm(_) => false,
             Qdisc::DiffQ(d) => {
                 if let Some(h) = pkt.diffq {
                     d.on_report(from, pkt.dst, h.qlen as u32);
@@ -129,6 +148,16 @@ impl Qdisc {
                 false
             }
             Qdisc::FairQueue(d) => d.on_report(from, pkt, now),
+        }
+    }
+
+    /// Observes a packet the node decoded over its radio at `now`, whoever it was for
+    /// and wherever it goes next: DQM counts the channel time and flows of what its
+    /// access point receives. A no-op for the other disciplines.
+    #[inline]
+    pub fn on_received(&mut self, pkt: &Packet, now: Time) {
+        if let Qdisc::Dqm(d) = self {
+            d.on_received(pkt, now);
         }
     }
 
@@ -150,6 +179,7 @@ impl Qdisc {
             Qdisc::FairQueue(d) => d.len(),
             Qdisc::Red(d) => d.fifo().len(),
             Qdisc::Pi(d) => d.fifo().len(),
+            Qdisc::Dqm(d) => d.len(),
         }
     }
 
@@ -164,7 +194,7 @@ impl Qdisc {
     #[inline]
     pub fn queue_len_for(&self, dst: NodeId) -> usize {
         match self {
-            Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Pi(_) => self.len(),
+            Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Pi(_) | Qdisc::Dqm(_) => self.len(),
             Qdisc::FairQueue(d) => match d.config().classify {
                 Classify::Destination => d.class_len(dst),
                 _ => d.len(),
@@ -177,7 +207,7 @@ impl Qdisc {
     /// queuing by destination: its last report for that class).
     pub fn neighbour_len(&self, j: NodeId, dst: NodeId) -> Option<u32> {
         match self {
-            Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Pi(_) => None,
+            Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Pi(_) | Qdisc::Dqm(_) => None,
             Qdisc::DiffQ(d) => Some(d.neighbour_len(j, dst)),
             Qdisc::FairQueue(d) => match d.config().classify {
                 Classify::Destination => Some(d.neighbour_len(j, dst)),
@@ -197,6 +227,7 @@ impl Qdisc {
             Qdisc::DropTail(d) => d.has_room(),
             Qdisc::Red(d) => d.has_room(),
             Qdisc::Pi(d) => d.has_room(),
+            Qdisc::Dqm(d) => d.has_room(),
             Qdisc::DiffQ(d) => d.has_room_for(dst, diffq),
             Qdisc::FairQueue(d) => d.has_room_for(d.class_of(src, dst, next_hop, d.node())),
         }
@@ -209,6 +240,7 @@ impl Qdisc {
             Qdisc::FairQueue(d) => d.counters(),
             Qdisc::Red(d) => d.fifo().counters(),
             Qdisc::Pi(d) => d.fifo().counters(),
+            Qdisc::Dqm(d) => d.counters(),
         }
     }
 
@@ -220,6 +252,7 @@ impl Qdisc {
             Qdisc::FairQueue(d) => Box::new(d.iter().map(|q| &q.pkt)),
             Qdisc::Red(d) => Box::new(d.fifo().iter().map(|q| &q.pkt)),
             Qdisc::Pi(d) => Box::new(d.fifo().iter().map(|q| &q.pkt)),
+            Qdisc::Dqm(d) => Box::new(d.iter().map(|q| &q.pkt)),
         }
     }
 }

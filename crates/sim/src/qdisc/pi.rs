@@ -86,11 +86,15 @@ impl PiConfig {
     }
 }
 
-/// A PI-controlled queue: the drop-tail FIFO with the controller in front of it.
+/// The PI controller alone, advanced lazily: its state, gains and sampling period. The
+/// PI queue and DQM (seed 004, whose reference length moves with the channel) share it;
+/// each touch hands it the queue length that has held since the last touch and the
+/// reference length to aim at.
 #[derive(Clone, Debug)]
-pub struct Pi {
-    cfg: PiConfig,
-    fifo: DropTail,
+pub struct PiController {
+    a: f64,
+    b: f64,
+    period: Time,
     /// `p` as of the last sampling instant run.
     p: f64,
     /// The queue length at the last sampling instant run (0 before the first).
@@ -98,48 +102,34 @@ pub struct Pi {
     /// The next sampling instant to run; the first is `T` (at 0 the queue is empty and
     /// `p = 0`).
     next_sample: Time,
-    rng: RngStream,
 }
 
-impl Pi {
-    pub fn new(cfg: PiConfig, rng: RngStream) -> Self {
-        let cfg = PiConfig {
-            period: cfg.period.max(Time::from_nanos(1)),
-            ..cfg
-        };
-        Pi {
-            fifo: DropTail::new(cfg.capacity_pkts as usize),
-            next_sample: cfg.period,
-            cfg,
-            p: 0.0,
-            q_old: 0.0,
-            rng,
-        }
-    }
-
-    pub fn config(&self) -> &PiConfig {
-        &self.cfg
-    }
-
-    /// Runs the sampling instants up to `now` and returns the drop/mark probability an
-    /// arrival at `now` meets.
-    pub fn probability(&mut self, now: Time) -> f64 {
-        self.advance(now);
-        self.p
-    }
-
-    /// Runs every sampling instant `kT <= now` not run yet, with the queue length that
-    /// has held since the last touch.
-    #[inline]
-    fn advance(&mut self, now: Time) {
-        let PiConfig {
-            q_ref,
+impl PiController {
+    /// Gains `a`, `b` per packet, sampled every `period` (at least 1 ns).
+    pub fn new(a: f64, b: f64, period: Time) -> Self {
+        let period = period.max(Time::from_nanos(1));
+        PiController {
             a,
             b,
             period,
-            ..
-        } = self.cfg;
-        let q = self.fifo.len() as f64;
+            p: 0.0,
+            q_old: 0.0,
+            next_sample: period,
+        }
+    }
+
+    /// `p` as of the last sampling instant run.
+    #[inline]
+    pub fn p(&self) -> f64 {
+        self.p
+    }
+
+    /// Runs every sampling instant `kT <= now` not run yet, with the queue length `q`
+    /// that has held since the last touch and the reference `q_ref` (which, if it moves,
+    /// must also have held since the last touch), and returns `p`.
+    #[inline]
+    pub fn advance(&mut self, now: Time, q: f64, q_ref: f64) -> f64 {
+        let (a, b, period) = (self.a, self.b, self.period);
         while self.next_sample <= now {
             self.p = (a * (q - q_ref) - b * (self.q_old - q_ref) + self.p).clamp(0.0, 1.0);
             self.q_old = q;
@@ -156,13 +146,53 @@ impl Pi {
                 self.next_sample += period.times(left);
             }
         }
+        self.p
+    }
+}
+
+/// A PI-controlled queue: the drop-tail FIFO with the controller in front of it.
+#[derive(Clone, Debug)]
+pub struct Pi {
+    cfg: PiConfig,
+    fifo: DropTail,
+    ctl: PiController,
+    rng: RngStream,
+}
+
+impl Pi {
+    pub fn new(cfg: PiConfig, rng: RngStream) -> Self {
+        Pi {
+            fifo: DropTail::new(cfg.capacity_pkts as usize),
+            ctl: PiController::new(cfg.a, cfg.b, cfg.period),
+            cfg,
+            rng,
+        }
+    }
+
+    pub fn config(&self) -> &PiConfig {
+        &self.cfg
+    }
+
+    /// Runs the sampling instants up to `now` and returns the drop/mark probability an
+    /// arrival at `now` meets.
+    pub fn probability(&mut self, now: Time) -> f64 {
+        self.advance(now);
+        self.ctl.p()
+    }
+
+    /// Runs every sampling instant `kT <= now` not run yet, with the queue length that
+    /// has held since the last touch.
+    #[inline]
+    fn advance(&mut self, now: Time) {
+        self.ctl
+            .advance(now, self.fifo.len() as f64, self.cfg.q_ref);
     }
 
     /// Offers a packet arriving at `now`.
     #[inline]
     pub fn enqueue(&mut self, q: Queued, now: Time) -> Result<(), (Queued, DropReason)> {
         self.advance(now);
-        let notify = self.rng.bernoulli(self.p);
+        let notify = self.rng.bernoulli(self.ctl.p());
         self.fifo.enqueue_judged(q, notify, self.cfg.ecn)
     }
 
@@ -184,7 +214,7 @@ impl Pi {
     /// every offer would be dropped and, time standing still, the offers would never end.
     #[inline]
     pub fn has_room(&self) -> bool {
-        self.fifo.has_room() && self.p < 1.0
+        self.fifo.has_room() && self.ctl.p() < 1.0
     }
 }
 
