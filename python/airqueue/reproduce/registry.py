@@ -37,6 +37,11 @@ REPRODUCTIONS: dict[str, tuple[str, str, str]] = {
         "Sec. 3.3, 4.3-4.5: fair queuing and back-pressure protect 8 TCP flows from UDP",
         "001",
     ),
+    "dqm-fairness": (
+        "airqueue.reproduce.dqm_fairness",
+        "Sec. IV-A, IV-C: BASE vs DQM at an 802.11b AP, 2-20 stations; up/down fairness",
+        "004",
+    ),
 }
 
 

@@ -1,0 +1,100 @@
+"""``dqm-fairness --quick`` (seed 004): rows, figures, the scenarios it builds, its
+parameter checks, and the one qualitative result that holds robustly in our model."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import airqueue
+from airqueue.reproduce import dqm_fairness as dqm
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("dqm-fairness")
+    return airqueue.reproduce("dqm-fairness", quick=True, out=out, serial=True)
+
+
+def test_quick_rows_are_finite_and_inside_their_intervals(quick):
+    assert quick.params["quick"] is True and quick.params["seeds"] == 2
+    assert quick.params["stations"] == (4, 8) and quick.params["cases"] == (1,)
+    assert quick.rows
+    for r in quick.rows:
+        assert r.ours is not None and math.isfinite(r.ours), r.metric
+        assert r.ci_low is not None and r.ci_high is not None, r.metric
+        assert r.ci_low <= r.ours <= r.ci_high, r.metric
+
+
+def test_quick_rows_carry_the_paper_values(quick):
+    head = "Case 1, N = 8 (4 up, 4 down)"
+    base_jain = quick.row(
+        f"{head}, BASE: Jain's index, all flows (Sec. IV-A: 'around 0.203' as N grows; "
+        "the paper's N range is lost)"
+    )
+    assert base_jain.paper == 0.203
+    dqm_jain = quick.row(f"{head}, DQM: Jain's index, all flows (Sec. IV-A: 'very close to 1')")
+    assert dqm_jain.paper == 1.0
+    # 0.203 only at the largest N; no number is invented for the smaller ones.
+    assert quick.row("Case 1, N = 4 (2 up, 2 down), BASE: Jain's index, all flows").paper is None
+    # The join experiment (section IV-C) is not part of the quick run.
+    assert not any(r.metric.startswith("Sec. IV-C") for r in quick.rows)
+
+
+def test_quick_figures_are_pngs(quick):
+    assert [p.name for p in quick.figures] == ["fairness.png", "throughput.png"]
+    for path in quick.figures:
+        assert path.parent == quick.out
+        assert path.read_bytes().startswith(PNG_SIGNATURE)
+
+
+def test_dqm_is_fairer_than_drop_tail(quick):
+    # Seeds 1-10 of the quick scenario (30 s, Case 1): Jain's index 0.80-0.81 (N = 4) and
+    # 0.50-0.51 (N = 8) under BASE, 0.97-1.00 and 0.90-0.99 under DQM; R_up/R_dn
+    # 2.8-3.0 and 115-335 under BASE, 1.0-1.2 and 1.1-1.7 under DQM.
+    for n in (4, 8):
+        head = f"Case 1, N = {n} ({n // 2} up, {n // 2} down)"
+        jains = {r.metric.split(": ")[0]: r for r in quick.rows if "Jain's index" in r.metric}
+        assert jains[f"{head}, DQM"].ours > jains[f"{head}, BASE"].ours
+        ratio = "uplink/downlink per-flow goodput ratio R_up/R_dn"
+        base = quick.row(f"{head}, BASE: {ratio}")
+        fair = quick.row(
+            f"{head}, DQM: {ratio} (Fig. 3, Sec. IV-A: 'very close to the ideal value 1')"
+        )
+        assert fair.ci_high < base.ci_low
+
+
+def test_scenarios_follow_the_paper_setup():
+    config = dqm.Config.make(False, None)
+    assert config.stations == (2, 4, 8, 12, 16, 20) and config.seeds == 5
+    assert dqm.split(1, 8) == (4, 4) and dqm.split(2, 8) == (7, 1)
+    sc = dqm.scenario(config, "DQM", 7, 1)
+    topo = sc["topology"]
+    assert (topo["kind"], topo["stations"], topo["wired_hosts"]) == ("bss", 8, 1)
+    assert (topo["wire_bandwidth"], topo["wire_delay"]) == (100e6, 0.025)
+    q = sc["queue"]
+    assert (q["kind"], q["capacity"], q["a"], q["b"]) == ("dqm", 100, 1.822e-5, 1.816e-5)
+    assert (q["sample_hz"], q["d_ref"], q["t_fair"]) == (160.0, 0.05, 0.005)
+    assert sc["tcp"] == {"ecn": True, "max_window": 43}
+    assert sc["radio"]["data_rate"] == 11e6
+    flows = sc["flow"]
+    assert [(f["src"], f["dst"]) for f in flows[:7]] == [(9, s) for s in range(1, 8)]
+    assert [(f["src"], f["dst"]) for f in flows[7:]] == [(8, 9)]
+    assert {f["packet_size"] for f in flows} == {1000}
+    base = dqm.scenario(config, "BASE", 4, 4)
+    assert base["queue"] == {"kind": "droptail", "capacity": 100}
+    join = dqm.scenario(config, "DQM", 4, 4, up_start=100.0, duration=200.0)
+    assert [f["start"] for f in join["flow"]] == [1.0] * 4 + [100.0] * 4
+    assert join["duration"] == 200.0
+
+
+def test_bad_parameters_are_refused():
+    with pytest.raises(ValueError, match="Case 1 needs an even N"):
+        dqm.Config.make(False, {"stations": [3]})
+    with pytest.raises(ValueError, match="cases"):
+        dqm.Config.make(True, {"cases": [3]})
+    with pytest.raises(ValueError, match="unknown parameter"):
+        dqm.Config.make(True, {"nope": 1})
