@@ -2,9 +2,9 @@
 //! [`WorldConfig`]. The only place that knows both the file schema and the core's types.
 
 use crate::schema::{
-    CcKind, DiffqUtilityKind, FadingKind, FlowKind, FlowSpec, FqClassifyKind, Level, Mac, Medium,
-    PreambleKind, PropagationKind, QueueKind, Radio, Rate, RateControlKind, RoutingMetric,
-    Scenario, TcpVariantKind, Topology,
+    BackpressureVariantKind, CcKind, DiffqUtilityKind, FadingKind, FlowKind, FlowSpec,
+    FqClassifyKind, Level, Mac, Medium, PreambleKind, PropagationKind, QueueKind, Radio, Rate,
+    RateControlKind, RoutingMetric, Scenario, TcpVariantKind, Topology,
 };
 use crate::topology::adjacency;
 use airqueue_kernel::Time;
@@ -15,9 +15,9 @@ use airqueue_sim::net::routing::{etx, GraphEdge};
 use airqueue_sim::net::RoutingTable;
 use airqueue_sim::qdisc::dqm::Link as AirtimeLink;
 use airqueue_sim::{
-    Classify, DiffQConfig, DiffqRateConfig, DiffqUtility, DqmConfig, FlowCc, FlowConfig,
-    FlowKindConfig, FqConfig, MediumConfig, NodeId, PiConfig, QdiscConfig, RedConfig,
-    TcpFlowConfig, TcpVariant, TfrcFlowConfig, WiresConfig, WorldConfig,
+    BackpressureConfig, BackpressureVariant, Classify, DiffQConfig, DiffqRateConfig, DiffqUtility,
+    DqmConfig, FlowCc, FlowConfig, FlowKindConfig, FqConfig, MediumConfig, NodeId, PiConfig,
+    QdiscConfig, RedConfig, TcpFlowConfig, TcpVariant, TfrcFlowConfig, WiresConfig, WorldConfig,
 };
 
 /// Erasure probability configured for the directed pair (a, b) by `[[link]]`.
@@ -249,6 +249,14 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
                 FqClassifyKind::PreviousHop => Classify::PreviousHop,
             },
             backpressure_threshold: s.queue.backpressure_threshold_pkts,
+            report_lifetime: Time::from_secs_f64(s.queue.report_lifetime_s),
+        }),
+        QueueKind::Backpressure => QdiscConfig::Backpressure(BackpressureConfig {
+            capacity_pkts: s.queue.capacity_pkts,
+            variant: match s.queue.variant {
+                BackpressureVariantKind::Classical => BackpressureVariant::Classical,
+                BackpressureVariantKind::TcpAware => BackpressureVariant::TcpAware,
+            },
             report_lifetime: Time::from_secs_f64(s.queue.report_lifetime_s),
         }),
         QueueKind::Red => {

@@ -26,9 +26,9 @@ use serde_json::Value;
 
 use crate::error::{ConfigError, ConfigErrors};
 use crate::schema::{
-    CcKind, DiffqSpec, DiffqUtilityKind, FlowKind, FlowSpec, FqClassifyKind, LinkSpec, Medium,
-    Outputs, QueueKind, QueueSpec, Rate, Routing, RoutingKind, RoutingMetric, Scenario, TcpSpec,
-    TcpVariantKind, Topology,
+    BackpressureVariantKind, CcKind, DiffqSpec, DiffqUtilityKind, FlowKind, FlowSpec,
+    FqClassifyKind, LinkSpec, Medium, Outputs, QueueKind, QueueSpec, Rate, Routing, RoutingKind,
+    RoutingMetric, Scenario, TcpSpec, TcpVariantKind, Topology,
 };
 use fields::{describe, number, Errs, Fields};
 
@@ -79,11 +79,12 @@ const FLOW_KEYS: [(&str, &[&str]); 5] = [
 
 /// `[queue]` keys that only some queue kinds take (`per_dest_capacity` and `ecn_mark`
 /// keep their own messages).
-const QUEUE_KEYS: [(&str, &[&str]); 18] = [
+const QUEUE_KEYS: [(&str, &[&str]); 19] = [
     ("classify", &["fq"]),
     ("per_flow_capacity", &["fq"]),
     ("backpressure_threshold", &["fq"]),
-    ("report_lifetime", &["fq"]),
+    ("report_lifetime", &["fq", "backpressure"]),
+    ("variant", &["backpressure"]),
     ("min_threshold", &["red"]),
     ("max_threshold", &["red"]),
     ("max_p", &["red"]),
@@ -325,14 +326,22 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
             }
         }
     }
-    // DiffQ works on the shared channel, where one queue per node hears its neighbours'
-    // reports; DiffQ rate control reads the source's DiffQ destination queue.
+    // DiffQ and backpressure work on the shared channel, where one queue per node hears
+    // its neighbours' reports; DiffQ rate control reads the source's DiffQ destination
+    // queue.
     if let (Some(q), Some(m)) = (&queue, &medium) {
-        if q.kind == QueueKind::Diffq && !matches!(m, Medium::Wifi) {
+        let kind = match q.kind {
+            QueueKind::Diffq => Some("diffq"),
+            QueueKind::Backpressure => Some("backpressure"),
+            _ => None,
+        };
+        if let (Some(kind), false) = (kind, matches!(m, Medium::Wifi)) {
             errs.push(ConfigError::new(
                 "queue.kind",
-                "\"diffq\" needs the 802.11 medium (medium.kind = \"wifi\"), where neighbours \
-                 overhear each other's queue reports",
+                format!(
+                    "\"{kind}\" needs the 802.11 medium (medium.kind = \"wifi\"), where \
+                     neighbours overhear each other's queue reports"
+                ),
             ));
         }
     }
@@ -725,11 +734,24 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
         errs,
         "kind",
         Some("droptail"),
-        &["droptail", "diffq", "fq", "red", "pi", "dqm"],
+        &[
+            "droptail",
+            "diffq",
+            "fq",
+            "red",
+            "pi",
+            "dqm",
+            "backpressure",
+        ],
         &[],
     );
-    // Seed 004's access point buffer (Table II) for DQM, ns-2's interface queue else.
-    let default_capacity = if kind == Some("dqm") { 100 } else { 50 };
+    // Seed 004's access point buffer (Table II) for DQM, seed 002's node buffer for
+    // backpressure, ns-2's interface queue else.
+    let default_capacity = if matches!(kind, Some("dqm" | "backpressure")) {
+        100
+    } else {
+        50
+    };
     let capacity = f.packets(errs, "capacity", Some(default_capacity));
     let per_dest = if kind == Some("diffq") || !f.has("per_dest_capacity") {
         f.packets(errs, "per_dest_capacity", Some(40))
@@ -788,7 +810,19 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
         }
         Some(None)
     };
-    let lifetime = if fq {
+    let bp = kind == Some("backpressure");
+    let variant = if bp {
+        f.choice(
+            errs,
+            "variant",
+            Some("tcp_aware"),
+            &["tcp_aware", "classical"],
+            &[],
+        )
+    } else {
+        Some("tcp_aware")
+    };
+    let lifetime = if fq || bp {
         f.number(
             errs,
             "report_lifetime",
@@ -833,7 +867,12 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
         "red" => QueueKind::Red,
         "pi" => QueueKind::Pi,
         "dqm" => QueueKind::Dqm,
+        "backpressure" => QueueKind::Backpressure,
         _ => return None,
+    };
+    let variant = match variant? {
+        "classical" => BackpressureVariantKind::Classical,
+        _ => BackpressureVariantKind::TcpAware,
     };
     let classify = match classify? {
         "source" => FqClassifyKind::Source,
@@ -851,6 +890,7 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
         per_flow_capacity_pkts: per_flow?,
         backpressure_threshold_pkts: backpressure?,
         report_lifetime_s: lifetime?,
+        variant,
         red: red?,
         pi: pi?,
         dqm: dqm?,

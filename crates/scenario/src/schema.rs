@@ -247,7 +247,8 @@ pub enum RoutingMetric {
 pub struct QueueSpec {
     pub kind: QueueKind,
     /// `capacity` in packets, >= 1: the interface queue (drop-tail; RED's and PI's hard
-    /// limit) or the node buffer over all destinations (diffq).
+    /// limit) or the node buffer over all destinations (diffq) or flows (backpressure,
+    /// default 100: seed 002's buffer).
     pub capacity_pkts: u32,
     /// `per_dest_capacity`: DiffQ's `D`, the limit of one destination queue, packets;
     /// default 40, at most `capacity`. Only for kind = "diffq".
@@ -266,10 +267,14 @@ pub struct QueueSpec {
     /// a class while the next hop's overheard queue report for it is at least this many
     /// packets (seed 001, section 4; its best is 1). Default off.
     pub backpressure_threshold_pkts: Option<u32>,
-    /// `report_lifetime` (fq only): seconds an overheard queue report may hold a class
-    /// back; default 0.05, > 0. Not in seed 001 (which reads a global array): without it
+    /// `report_lifetime` (fq and backpressure): seconds an overheard queue report may
+    /// hold a class back (fq) or counts as the neighbour's backlog (backpressure);
+    /// default 0.05, > 0. Not in seed 001 (which reads a global array): without it
     /// a missed last report holds a class for ever.
     pub report_lifetime_s: f64,
+    /// `variant` (backpressure only): the backlog difference of seed 002's eq. (2),
+    /// "tcp_aware" (default, `max(K, U_i) - U_j`) or "classical" (`U_i - U_j`).
+    pub variant: BackpressureVariantKind,
     /// The keys of kind = "red" (defaults for the other kinds).
     pub red: RedSpec,
     /// The keys of kind = "pi" (defaults for the other kinds).
@@ -353,6 +358,14 @@ pub enum FqClassifyKind {
     PreviousHop,
 }
 
+/// `[queue] variant` of kind = "backpressure" (seed 002, eq. (2)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BackpressureVariantKind {
+    Classical,
+    TcpAware,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum QueueKind {
@@ -367,6 +380,8 @@ pub enum QueueKind {
     Pi,
     /// Dual Queue Management at a BSS's access point (seed 004).
     Dqm,
+    /// Classical or TCP-aware backpressure routing and scheduling (seed 002).
+    Backpressure,
 }
 
 /// `[tcp]`.

@@ -12,7 +12,10 @@ pub mod transport;
 pub mod world;
 
 pub use ids::{FlowId, LinkId, NodeId};
-pub use qdisc::{Classify, DiffQConfig, DqmConfig, FqConfig, PiConfig, RedConfig};
+pub use qdisc::{
+    BackpressureConfig, BackpressureVariant, Classify, DiffQConfig, DqmConfig, FqConfig, PiConfig,
+    RedConfig,
+};
 pub use transport::{
     DiffqRateConfig, DiffqUtility, TcpFlowConfig, TcpFlowStats, TcpVariant, TfrcFlowConfig,
     TfrcFlowStats,

@@ -13,8 +13,8 @@ use crate::metrics::{Conservation, Metrics, QueueSample};
 use crate::net::packet::DEFAULT_TTL;
 use crate::net::{DiffqHeader, DropReason, Packet, RoutingTable, TransportHeader};
 use crate::qdisc::{
-    DiffQ, DiffQConfig, Dqm, DqmConfig, DropTail, FairQueue, FqConfig, Pi, PiConfig, Qdisc, Queued,
-    Red, RedConfig,
+    Backpressure, BackpressureConfig, DiffQ, DiffQConfig, Dqm, DqmConfig, DropTail, FairQueue,
+    FqConfig, Pi, PiConfig, Qdisc, Queued, Red, RedConfig,
 };
 use crate::transport::diffq::{DiffqRate, DiffqRateConfig};
 use crate::transport::tcp::{TcpFlow, TcpFlowConfig, TcpFlowStats, TimerOwner};
@@ -61,12 +61,17 @@ pub enum QdiscConfig {
         cfg: DqmConfig,
         access_point: NodeId,
     },
+    /// Backpressure routing and scheduling (seed 002). Meant for the wifi medium, where
+    /// it picks the neighbour each packet goes to; on a wired link it can only send over
+    /// that link.
+    Backpressure(BackpressureConfig),
 }
 
 impl QdiscConfig {
     /// The discipline of `node`'s interface (`link_to`: the far end of a wired link).
     /// Random streams are keyed by (seed, node, component): DiffQ's tie-breaking
-    /// "qdisc.diffq", RED's, PI's and DQM's draws "qdisc.red", "qdisc.pi" and "qdisc.dqm"; per link
+    /// "qdisc.diffq", backpressure's "qdisc.backpressure", RED's, PI's and DQM's draws
+    /// "qdisc.red", "qdisc.pi" and "qdisc.dqm"; per link
     /// direction on wired media.
     fn build(&self, seed: u64, node: NodeId, link_to: Option<NodeId>, node_count: usize) -> Qdisc {
         let stream = |component: &str| {
@@ -103,6 +108,15 @@ impl QdiscConfig {
                 } else {
                     Qdisc::DropTail(DropTail::new(cfg.capacity_pkts as usize))
                 }
+            }
+            QdiscConfig::Backpressure(cfg) => {
+                let rng = stream("qdisc.backpressure");
+                Qdisc::Backpressure(Box::new(Backpressure::new(
+                    cfg.clone(),
+                    node,
+                    node_count,
+                    rng,
+                )))
             }
         }
     }
@@ -297,7 +311,19 @@ impl WifiMedium {
         WifiMedium {
             net: Box::new(net),
             qdiscs: (0..n)
-                .map(|i| cfg.qdisc.build(cfg.seed, NodeId(i as u32), None, n))
+                .map(|i| {
+                    let node = NodeId(i as u32);
+                    let mut q = cfg.qdisc.build(cfg.seed, node, None, n);
+                    // Backpressure's link weight R_ij (1 - p_ij) with the static model:
+                    // the configured data rate and `[[link]]` loss (seed 002, 4.1.1).
+                    if let Qdisc::Backpressure(b) = &mut q {
+                        let rate = wifi.data_rate.bps() as f64;
+                        for j in (0..n as u32).map(NodeId) {
+                            b.set_link(j, rate, loss(node, j));
+                        }
+                    }
+                    q
+                })
                 .collect(),
         }
     }
@@ -776,6 +802,7 @@ impl World {
             return;
         };
         let now = self.events.now();
+        let uid = pkt.uid;
         match self.qdisc_mut(iface).enqueue(
             Queued {
                 pkt,
@@ -785,7 +812,14 @@ impl World {
             now,
         ) {
             Ok(()) => self.kick(iface),
-            Err((q, reason)) => self.metrics.on_packet_dropped(node, reason, &q.pkt),
+            Err((q, reason)) => {
+                let pushed_out = q.pkt.uid != uid;
+                self.metrics.on_packet_dropped(node, reason, &q.pkt);
+                // Backpressure pushed another packet out and kept the arrival.
+                if pushed_out {
+                    self.kick(iface);
+                }
+            }
         }
     }
 

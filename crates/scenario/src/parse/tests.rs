@@ -128,6 +128,7 @@ fn defaults_fill_every_optional_section() {
             per_flow_capacity_pkts: 10,
             backpressure_threshold_pkts: None,
             report_lifetime_s: 0.05,
+            variant: BackpressureVariantKind::TcpAware,
             red: red_defaults(11e6),
             pi: pi_defaults(50),
             dqm: dqm_defaults(),
@@ -792,6 +793,7 @@ fn diffq_queue_and_rate_control_keys() {
             per_flow_capacity_pkts: 10,
             backpressure_threshold_pkts: None,
             report_lifetime_s: 0.05,
+            variant: BackpressureVariantKind::TcpAware,
             red: red_defaults(11e6),
             pi: pi_defaults(100),
             dqm: dqm_defaults(),
@@ -914,6 +916,7 @@ fn fq_queue_keys() {
             per_flow_capacity_pkts: 5,
             backpressure_threshold_pkts: Some(1),
             report_lifetime_s: 0.02,
+            variant: BackpressureVariantKind::TcpAware,
             red: red_defaults(11e6),
             pi: pi_defaults(40),
             dqm: dqm_defaults(),
@@ -1102,12 +1105,57 @@ fn red_and_pi_mistakes_are_named() {
     ));
     assert_eq!(
         one_error(&format!("{BASE}[queue]\nkind = \"rde\"\n")),
-        "queue.kind: unknown kind \"rde\"; did you mean \"red\"? expected one of droptail, diffq, fq, red, pi, dqm"
+        "queue.kind: unknown kind \"rde\"; did you mean \"red\"? expected one of droptail, diffq, fq, red, pi, dqm, backpressure"
     );
     assert_eq!(
         one_error(&format!(
             "{BASE}[queue]\nkind = \"red\"\nmax_treshold = 20\n"
         )),
         "queue.max_treshold: unknown key; did you mean \"max_threshold\"?"
+    );
+}
+
+#[test]
+fn backpressure_queue_keys() {
+    let s = from_toml_str(&format!(
+        "{TWO_NODES}[queue]\nkind = \"backpressure\"\nvariant = \"classical\"\nreport_lifetime = 0.2\n"
+    ))
+    .unwrap();
+    assert_eq!(
+        (s.queue.kind, s.queue.variant, s.queue.capacity_pkts),
+        (
+            QueueKind::Backpressure,
+            BackpressureVariantKind::Classical,
+            100
+        ),
+        "seed 002's 100-packet buffer by default"
+    );
+    assert_eq!(s.queue.report_lifetime_s, 0.2);
+    let s = from_toml_str(&format!(
+        "{TWO_NODES}[queue]\nkind = \"backpressure\"\ncapacity = 40\n"
+    ))
+    .unwrap();
+    assert_eq!(
+        (s.queue.variant, s.queue.capacity_pkts),
+        (BackpressureVariantKind::TcpAware, 40)
+    );
+}
+
+#[test]
+fn backpressure_mistakes_are_named() {
+    assert_eq!(
+        errors_of("[queue]\nkind = \"backpressure\"\nvariant = \"fast\"\ncapacity = 0\n"),
+        vec![
+            "queue.capacity: expected an integer number of packets >= 1, got 0",
+            "queue.variant: unknown variant \"fast\"; expected one of tcp_aware, classical",
+        ]
+    );
+    assert_eq!(
+        errors_of("[queue]\nvariant = \"classical\"\n"),
+        vec!["queue.variant: not used by kind \"droptail\" (the default); variant applies only to kind backpressure"]
+    );
+    assert_eq!(
+        errors_of("[medium]\nkind = \"wired\"\n[queue]\nkind = \"backpressure\"\n"),
+        vec!["queue.kind: \"backpressure\" needs the 802.11 medium (medium.kind = \"wifi\"), where neighbours overhear each other's queue reports"]
     );
 }

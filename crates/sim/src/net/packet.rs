@@ -155,7 +155,8 @@ pub struct DiffqHeader {
     /// written by the node's DiffQ scheduler each time the packet is handed to the MAC
     /// (Forwarder Algorithm line 7), so it is the last sender's, not the source's. Fair
     /// queuing with back-pressure (seed 001) reuses the header as its piggybacked queue
-    /// report: the sender's remaining queue for the packet's class.
+    /// report: the sender's remaining queue for the packet's class; backpressure (seed
+    /// 002) likewise, for the packet's (flow, destination) queue.
     pub qlen: u16,
 }
 

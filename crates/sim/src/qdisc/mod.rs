@@ -6,6 +6,7 @@
 //! scheme lives in its own file. Every discipline keeps [`QueueCounters`] whose identities
 //! (`received = dropped + enqueued`, `len = enqueued - dequeued`) are checked in tests.
 
+pub mod backpressure;
 pub mod diffq;
 pub mod dqm;
 pub mod droptail;
@@ -13,6 +14,7 @@ pub mod fq;
 pub mod pi;
 pub mod red;
 
+pub use backpressure::{Backpressure, BackpressureConfig, BackpressureVariant};
 pub use diffq::{DiffQ, DiffQConfig};
 pub use dqm::{Dqm, DqmConfig};
 pub use droptail::DropTail;
@@ -86,6 +88,9 @@ pub enum Qdisc {
     Pi(Box<Pi>),
     /// Dual Queue Management at an access point (seed 004); boxed like DiffQ.
     Dqm(Box<Dqm>),
+    /// Classical or TCP-aware backpressure routing and scheduling (seed 002); boxed
+    /// like DiffQ.
+    Backpressure(Box<Backpressure>),
 }
 
 impl Qdisc {
@@ -104,6 +109,7 @@ impl Qdisc {
             Qdisc::Red(d) => d.enqueue(q, now),
             Qdisc::Pi(d) => d.enqueue(q, now),
             Qdisc::Dqm(d) => d.enqueue(q, now),
+            Qdisc::Backpressure(d) => d.enqueue(q),
         }
     }
 
@@ -122,6 +128,15 @@ impl Qdisc {
             Qdisc::Red(d) => d.dequeue(now),
             Qdisc::Pi(d) => d.dequeue(now),
             Qdisc::Dqm(d) => d.dequeue(now),
+            Qdisc::Backpressure(d) => {
+                // The 802.11 neighbours: the nodes the routing table reaches in one hop.
+                let node = d.node();
+                let neighbours: Vec<NodeId> = (0..routing.node_count() as u32)
+                    .map(NodeId)
+                    .filter(|&j| j != node && routing.next_hop(node, j) == Some(j))
+                    .collect();
+                d.dequeue(&neighbours, |dst| routing.next_hop(node, dst), now)
+            }
             Qdisc::DiffQ(d) => {
                 let node = d.node();
                 let (mut out, qlen) = d.dequeue(|dst| routing.next_hop(node, dst))?;
@@ -148,6 +163,7 @@ impl Qdisc {
                 false
             }
             Qdisc::FairQueue(d) => d.on_report(from, pkt, now),
+            Qdisc::Backpressure(d) => d.on_report(from, pkt, now),
         }
     }
 
@@ -167,6 +183,7 @@ impl Qdisc {
     pub fn release_at(&self, now: Time) -> Option<Time> {
         match self {
             Qdisc::FairQueue(d) => d.release_at(now),
+            Qdisc::Backpressure(d) => d.release_at(now),
             _ => None,
         }
     }
@@ -180,6 +197,7 @@ impl Qdisc {
             Qdisc::Red(d) => d.fifo().len(),
             Qdisc::Pi(d) => d.fifo().len(),
             Qdisc::Dqm(d) => d.len(),
+            Qdisc::Backpressure(d) => d.len(),
         }
     }
 
@@ -200,6 +218,7 @@ impl Qdisc {
                 _ => d.len(),
             },
             Qdisc::DiffQ(d) => d.queue_len(dst),
+            Qdisc::Backpressure(d) => d.dest_len(dst),
         }
     }
 
@@ -208,6 +227,7 @@ impl Qdisc {
     pub fn neighbour_len(&self, j: NodeId, dst: NodeId) -> Option<u32> {
         match self {
             Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Pi(_) | Qdisc::Dqm(_) => None,
+            Qdisc::Backpressure(_) => None,
             Qdisc::DiffQ(d) => Some(d.neighbour_len(j, dst)),
             Qdisc::FairQueue(d) => match d.config().classify {
                 Classify::Destination => Some(d.neighbour_len(j, dst)),
@@ -228,6 +248,7 @@ impl Qdisc {
             Qdisc::Red(d) => d.has_room(),
             Qdisc::Pi(d) => d.has_room(),
             Qdisc::Dqm(d) => d.has_room(),
+            Qdisc::Backpressure(d) => d.has_room(),
             Qdisc::DiffQ(d) => d.has_room_for(dst, diffq),
             Qdisc::FairQueue(d) => d.has_room_for(d.class_of(src, dst, next_hop, d.node())),
         }
@@ -241,6 +262,7 @@ impl Qdisc {
             Qdisc::Red(d) => d.fifo().counters(),
             Qdisc::Pi(d) => d.fifo().counters(),
             Qdisc::Dqm(d) => d.counters(),
+            Qdisc::Backpressure(d) => d.counters(),
         }
     }
 
@@ -253,6 +275,7 @@ impl Qdisc {
             Qdisc::Red(d) => Box::new(d.fifo().iter().map(|q| &q.pkt)),
             Qdisc::Pi(d) => Box::new(d.fifo().iter().map(|q| &q.pkt)),
             Qdisc::Dqm(d) => Box::new(d.iter().map(|q| &q.pkt)),
+            Qdisc::Backpressure(d) => Box::new(d.iter().map(|q| &q.pkt)),
         }
     }
 }

@@ -1,0 +1,373 @@
+//! Backpressure routing and scheduling, classical and TCP-aware (seed 002, section 4.1):
+//! per-flow queues whose backlog differences to the neighbours choose both the packet and
+//! the neighbour it goes to.
+//!
+//! # Queues
+//! One FIFO per commodity, the pair (flow id, destination): a TCP flow's data and its
+//! ACKs travel in opposite directions under one flow id and are two commodities (seed
+//! 002's `U_i^s` is per flow and the paper does not say where ACKs wait; keying by
+//! destination too is this model's reading). An empty queue does
+//! not exist. The node buffer holds at most `capacity` packets over all queues (`B_i`,
+//! seed 002's 100).
+//!
+//! # Overflow (section 4.1.4, "a packet from the largest per-flow queue is dropped")
+//! When an arrival finds the buffer full, the longest queue, counting the arrival in its
+//! own queue, loses its tail: the arrival itself when its queue is (one of) the longest,
+//! else the last packet of the longest other queue (ties: the smallest (flow,
+//! destination)), and the arrival takes its place. The paper expects overflow at the
+//! source/edge only, since a node does not send to a neighbour that might overflow; here
+//! reports are stale and neighbours may overflow too, so the same rule applies at every
+//! node. A push-out counts as one arrival received and one packet dropped, with the
+//! buffer length unchanged, so `received = dropped + enqueued` still holds.
+//!
+//! # Reports (section 4.1.2)
+//! Every packet handed to the MAC carries the length of its commodity's queue after it
+//! left (the `qlen` of the piggybacked [`DiffqHeader`], as fair queuing reuses it).
+//! Every node decoding or overhearing the frame records it per (sender, commodity): the
+//! "most recent report" standing for `U_j^s(t)`. A packet this node hands to `j` is added
+//! to its record of `j` until `j` reports again (it joins `j`'s queue). Reports are soft
+//! state: older than `report_lifetime` they count as an empty queue. That lifetime is
+//! this model's, not the paper's (which sends control packets when idle): a node that
+//! missed a neighbour's last report would otherwise wait for ever.
+//!
+//! # Scheduling (section 4.1, eq. (2)-(4), and 4.1.1)
+//! When the MAC has room, for every commodity `s` with packets and every 802.11
+//! neighbour `j` (the nodes the routing table reaches in one hop):
+//! `D = U_i^s - U_j^s` (classical) or `D = max(K, U_i^s) - U_j^s` (TCP-aware), with
+//! `U_j^s = 0` when `j` is the destination and `K = B_i / |S_i|` (section 4.1.4,
+//! integer division; `|S_i|` the commodities with packets here). The weight is
+//! `D * R_ij * (1 - p_ij)`; with the static model `R_ij` is the configured data rate
+//! and `p_ij` the link's configured `[[link]]` loss (the paper estimates both over an
+//! interval). The pair with the largest weight wins (ties between commodities at
+//! random, between neighbours the routing next hop first, then the smaller id); its
+//! head packet goes to `j` if the weight is positive. Otherwise nothing is sent: the
+//! interface idles until an arrival, a report or the expiry of a report changes the
+//! differentials (`release_at`).
+//!
+//! # Forwarding
+//! The packet goes to the chosen neighbour, not necessarily the routing next hop; there
+//! it joins that node's queue for the same commodity (the routing next hop stored with
+//! a queued packet is not read). Packets may wander or loop, as backpressure allows;
+//! the TTL (`DEFAULT_TTL`) ends loops with a `Ttl` drop.
+
+use super::{Dequeued, QueueCounters, Queued};
+use crate::ids::{FlowId, NodeId};
+use crate::net::{DiffqHeader, DropReason, Packet};
+use airqueue_kernel::{RngStream, Time};
+use std::collections::{BTreeMap, VecDeque};
+
+/// The backlog difference of eq. (2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackpressureVariant {
+    /// `U_i^s - U_j^s` (Tassiulas and Ephremides).
+    Classical,
+    /// `max(K, U_i^s) - U_j^s` with `K = B_i / |S_i|` (seed 002).
+    TcpAware,
+}
+
+/// Settings of the backpressure discipline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BackpressureConfig {
+    /// `B_i`: node buffer over all per-flow queues, packets.
+    pub capacity_pkts: u32,
+    pub variant: BackpressureVariant,
+    /// How long a neighbour's queue report counts (this model's soft state).
+    pub report_lifetime: Time,
+}
+
+/// A per-flow queue's key: (flow, destination).
+type Commodity = (FlowId, NodeId);
+
+/// What the scheduler chose, before the packet leaves its queue.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Choice {
+    pub commodity: (FlowId, NodeId),
+    pub next_hop: NodeId,
+    pub differential: i64,
+    pub weight: f64,
+}
+
+/// The backpressure discipline of one node's radio interface.
+#[derive(Clone, Debug)]
+pub struct Backpressure {
+    cfg: BackpressureConfig,
+    node: NodeId,
+    /// `R_ij (1 - p_ij)` in bit/s, dense by neighbour id (1 when never set).
+    quality: Vec<f64>,
+    queues: BTreeMap<Commodity, VecDeque<Queued>>,
+    total: usize,
+    /// Last report of (neighbour, commodity) and when it was heard.
+    reported: BTreeMap<(NodeId, Commodity), (u32, Time)>,
+    counters: QueueCounters,
+    /// Dequeue attempts that found packets but no positive weight.
+    held: u64,
+    /// Tie-breaking between commodities.
+    rng: RngStream,
+}
+
+impl Backpressure {
+    pub fn new(cfg: BackpressureConfig, node: NodeId, node_count: usize, rng: RngStream) -> Self {
+        Backpressure {
+            cfg,
+            node,
+            quality: vec![1.0; node_count],
+            queues: BTreeMap::new(),
+            total: 0,
+            reported: BTreeMap::new(),
+            counters: QueueCounters::default(),
+            held: 0,
+            rng,
+        }
+    }
+
+    pub fn config(&self) -> &BackpressureConfig {
+        &self.cfg
+    }
+
+    /// Sets `R_ij (1 - p_ij)` for neighbour `j`: `rate_bps` times one minus `loss`.
+    pub fn set_link(&mut self, j: NodeId, rate_bps: f64, loss: f64) {
+        if let Some(q) = self.quality.get_mut(j.index()) {
+            *q = rate_bps * (1.0 - loss);
+        }
+    }
+
+    /// `U_i^s`: this node's queue for `(flow, dst)`.
+    pub fn queue_len(&self, flow: FlowId, dst: NodeId) -> usize {
+        self.queues.get(&(flow, dst)).map_or(0, VecDeque::len)
+    }
+
+    /// Packets held towards `dst`, over all flows.
+    pub fn dest_len(&self, dst: NodeId) -> usize {
+        let q = self.queues.iter().filter(|((_, d), _)| *d == dst);
+        q.map(|(_, q)| q.len()).sum()
+    }
+
+    /// `U_j^s` as believed at `now`: 0 when `j` is the destination, before any report,
+    /// or once the last report has expired.
+    pub fn neighbour_len(&self, j: NodeId, c: Commodity, now: Time) -> u32 {
+        if j == c.1 {
+            return 0;
+        }
+        match self.reported.get(&(j, c)) {
+            Some(&(q, at)) if now < at + self.cfg.report_lifetime => q,
+            _ => 0,
+        }
+    }
+
+    /// `K = B_i / |S_i|` with the commodities now holding packets (`B_i` when none).
+    pub fn k(&self) -> i64 {
+        self.cfg.capacity_pkts as i64 / self.queues.len().max(1) as i64
+    }
+
+    /// The backlog difference of eq. (2) (or its classical form) for `c` towards `j`.
+    pub fn differential(&self, c: Commodity, j: NodeId, now: Time) -> i64 {
+        let mine = self.queue_len(c.0, c.1) as i64;
+        let theirs = self.neighbour_len(j, c, now) as i64;
+        match self.cfg.variant {
+            BackpressureVariant::Classical => mine - theirs,
+            BackpressureVariant::TcpAware => mine.max(self.k()) - theirs,
+        }
+    }
+
+    /// Whether one more arrival fits without pushing a packet out.
+    pub fn has_room(&self) -> bool {
+        self.total < self.cfg.capacity_pkts as usize
+    }
+
+    /// Accepts a packet. `Err` carries the packet dropped on overflow: the arrival, or
+    /// the tail of the longest queue it pushed out (module doc, "Overflow").
+    pub fn enqueue(&mut self, q: Queued) -> Result<(), (Queued, DropReason)> {
+        self.counters.received += 1;
+        let c = (q.pkt.flow, q.pkt.dst);
+        if self.has_room() {
+            self.counters.enqueued += 1;
+            self.total += 1;
+            self.queues.entry(c).or_default().push_back(q);
+            return Ok(());
+        }
+        self.counters.dropped += 1;
+        let own = self.queue_len(c.0, c.1) + 1;
+        let victim = self
+            .queues
+            .iter()
+            .filter(|(k, v)| **k != c && v.len() > own)
+            .fold(None::<(Commodity, usize)>, |best, (k, v)| match best {
+                Some((_, n)) if n >= v.len() => best,
+                _ => Some((*k, v.len())),
+            });
+        let Some((vk, _)) = victim else {
+            return Err((q, DropReason::QueueOverflow));
+        };
+        let vq = self.queues.get_mut(&vk).expect("victim queue exists");
+        let dropped = vq.pop_back().expect("victim queue is longer than one");
+        self.queues.entry(c).or_default().push_back(q);
+        Err((dropped, DropReason::QueueOverflow))
+    }
+
+    /// Records the report a frame from `from` carried, heard at `now`. Returns whether it
+    /// was recorded (the differentials may have changed).
+    pub fn on_report(&mut self, from: NodeId, pkt: &Packet, now: Time) -> bool {
+        let Some(h) = pkt.diffq else {
+            return false;
+        };
+        self.reported
+            .insert((from, (pkt.flow, pkt.dst)), (h.qlen as u32, now));
+        true
+    }
+
+    /// The (commodity, neighbour) of largest weight among `neighbours` (module doc,
+    /// "Scheduling"), positive or not; `None` without packets or neighbours. For one
+    /// commodity, ties between neighbours go to `route(dst)`, the routing next hop, then
+    /// to the smaller id; ties between commodities are broken uniformly at random from
+    /// the node's stream (section 3, Example 2: with `K` both flows "get equal chance").
+    pub fn choose(
+        &mut self,
+        neighbours: &[NodeId],
+        route: impl Fn(NodeId) -> Option<NodeId>,
+        now: Time,
+    ) -> Option<Choice> {
+        let mut best: Option<Choice> = None;
+        let mut ties = 0u32;
+        for &c in self.queues.keys() {
+            let Some(mine) = self.best_link(c, neighbours, route(c.1), now) else {
+                continue;
+            };
+            match &best {
+                Some(b) if mine.weight < b.weight => {}
+                Some(b) if mine.weight == b.weight => {
+                    // Reservoir sampling: each tied commodity is chosen with equal
+                    // probability in one pass.
+                    ties += 1;
+                    if self.rng.below_inclusive(ties - 1) == 0 {
+                        best = Some(mine);
+                    }
+                }
+                _ => {
+                    best = Some(mine);
+                    ties = 1;
+                }
+            }
+        }
+        best
+    }
+
+    /// The neighbour of largest weight for commodity `c` (`routed`: its routing next
+    /// hop, which wins ties; then the smaller id).
+    fn best_link(
+        &self,
+        c: Commodity,
+        neighbours: &[NodeId],
+        routed: Option<NodeId>,
+        now: Time,
+    ) -> Option<Choice> {
+        let mut best: Option<(Choice, bool)> = None;
+        for &j in neighbours {
+            let differential = self.differential(c, j, now);
+            let quality = self.quality.get(j.index()).copied().unwrap_or(0.0);
+            let weight = differential as f64 * quality;
+            let on_route = routed == Some(j);
+            let better = match &best {
+                None => true,
+                Some((b, b_route)) => {
+                    weight > b.weight || (weight == b.weight && on_route && !b_route)
+                }
+            };
+            if better {
+                let choice = Choice {
+                    commodity: c,
+                    next_hop: j,
+                    differential,
+                    weight,
+                };
+                best = Some((choice, on_route));
+            }
+        }
+        best.map(|b| b.0)
+    }
+
+    /// Hands the chosen head packet to the MAC at `now`, addressed to the chosen
+    /// neighbour and carrying its queue's remaining length; `None` (hold) when no weight
+    /// is positive.
+    pub fn dequeue(
+        &mut self,
+        neighbours: &[NodeId],
+        route: impl Fn(NodeId) -> Option<NodeId>,
+        now: Time,
+    ) -> Option<Dequeued> {
+        let choice = self.choose(neighbours, route, now)?;
+        if choice.weight <= 0.0 {
+            self.held += 1;
+            return None;
+        }
+        let c = choice.commodity;
+        let queue = self.queues.get_mut(&c).expect("chosen queue exists");
+        let mut q = queue.pop_front().expect("queues with packets only");
+        let remaining = queue.len();
+        if remaining == 0 {
+            self.queues.remove(&c);
+        }
+        q.pkt.diffq = Some(DiffqHeader {
+            qlen: remaining.min(u16::MAX as usize) as u16,
+        });
+        let j = choice.next_hop;
+        if j != c.1 {
+            let e = self.reported.entry((j, c)).or_insert((0, now));
+            let base = if now < e.1 + self.cfg.report_lifetime {
+                e.0
+            } else {
+                0
+            };
+            *e = (base.saturating_add(1), now);
+        }
+        self.total -= 1;
+        self.counters.dequeued += 1;
+        Some(Dequeued {
+            priority: q.pkt.priority,
+            pkt: q.pkt,
+            next_hop: j,
+        })
+    }
+
+    /// When a held interface should be asked again: the earliest expiry, after `now`, of
+    /// a live report about a commodity queued here. `None` when nothing is held back.
+    pub fn release_at(&self, now: Time) -> Option<Time> {
+        if self.queues.is_empty() {
+            return None;
+        }
+        self.reported
+            .iter()
+            .filter(|((_, c), _)| self.queues.contains_key(c))
+            .map(|(_, &(_, at))| at + self.cfg.report_lifetime)
+            .filter(|&until| until > now)
+            .min()
+    }
+
+    pub fn len(&self) -> usize {
+        self.total
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    pub fn counters(&self) -> QueueCounters {
+        self.counters
+    }
+
+    /// Dequeue attempts held back because no weight was positive.
+    pub fn held(&self) -> u64 {
+        self.held
+    }
+
+    pub fn node(&self) -> NodeId {
+        self.node
+    }
+
+    /// Every packet held (end-of-run accounting).
+    pub fn iter(&self) -> impl Iterator<Item = &Queued> {
+        self.queues.values().flat_map(|q| q.iter())
+    }
+}
+
+#[cfg(test)]
+mod tests;

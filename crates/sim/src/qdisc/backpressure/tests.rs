@@ -1,0 +1,226 @@
+use super::*;
+use crate::net::TransportHeader;
+use airqueue_kernel::StreamKey;
+
+const T0: Time = Time::ZERO;
+const RATE: f64 = 2e6;
+
+fn cfg(variant: BackpressureVariant) -> BackpressureConfig {
+    BackpressureConfig {
+        capacity_pkts: 20,
+        variant,
+        report_lifetime: Time::from_millis(50),
+    }
+}
+
+/// Node 1 with loss-free 2 Mb/s links to every other node of 10.
+fn bp(variant: BackpressureVariant) -> Backpressure {
+    let rng = RngStream::new(StreamKey::new(1, 1, "qdisc.backpressure"));
+    let mut b = Backpressure::new(cfg(variant), NodeId(1), 10, rng);
+    for j in 0..10 {
+        b.set_link(NodeId(j), RATE, 0.0);
+    }
+    b
+}
+
+/// A packet of `flow` towards `dst`, sequence `seq`, held by node 1.
+fn pkt(flow: u32, dst: u32, seq: u64) -> Queued {
+    Queued {
+        pkt: Packet {
+            uid: flow as u64 * 1000 + seq,
+            flow: FlowId(flow),
+            src: NodeId(1),
+            dst: NodeId(dst),
+            seq,
+            payload_bytes: 1000,
+            transport: TransportHeader::Udp,
+            ttl: 64,
+            priority: 0,
+            created: T0,
+            diffq: None,
+        },
+        next_hop: NodeId(dst),
+        prev_hop: NodeId(1),
+    }
+}
+
+/// A frame from a neighbour reporting `qlen` for (flow, dst).
+fn report(flow: u32, dst: u32, qlen: u16) -> Packet {
+    let mut p = pkt(flow, dst, 0).pkt;
+    p.diffq = Some(DiffqHeader { qlen });
+    p
+}
+
+fn fill(b: &mut Backpressure, flow: u32, dst: u32, n: u64) {
+    for s in 0..n {
+        b.enqueue(pkt(flow, dst, s)).unwrap();
+    }
+}
+
+/// Routing: node 1 reaches 5 through 2, every other node directly.
+fn via2(d: NodeId) -> Option<NodeId> {
+    Some(if d == NodeId(5) { NodeId(2) } else { d })
+}
+
+#[test]
+fn classical_and_tcp_aware_differentials_and_k() {
+    let mut c = bp(BackpressureVariant::Classical);
+    let mut t = bp(BackpressureVariant::TcpAware);
+    for b in [&mut c, &mut t] {
+        fill(b, 0, 5, 3);
+        fill(b, 1, 6, 1);
+        b.on_report(NodeId(2), &report(0, 5, 7), T0);
+    }
+    // K = B / |S| = 20 / 2.
+    assert_eq!(t.k(), 10);
+    assert_eq!(c.differential((FlowId(0), NodeId(5)), NodeId(2), T0), 3 - 7);
+    assert_eq!(
+        t.differential((FlowId(0), NodeId(5)), NodeId(2), T0),
+        10 - 7
+    );
+    // Unheard neighbours count as empty.
+    assert_eq!(c.differential((FlowId(1), NodeId(6)), NodeId(2), T0), 1);
+    assert_eq!(t.differential((FlowId(1), NodeId(6)), NodeId(2), T0), 10);
+    // Own queue above K: max(K, U_i) = U_i.
+    fill(&mut t, 0, 5, 12);
+    assert_eq!(
+        t.differential((FlowId(0), NodeId(5)), NodeId(2), T0),
+        15 - 7
+    );
+}
+
+#[test]
+fn the_destination_has_no_backlog_and_reports_expire() {
+    let mut b = bp(BackpressureVariant::Classical);
+    fill(&mut b, 0, 5, 4);
+    b.on_report(NodeId(5), &report(0, 5, 9), T0);
+    b.on_report(NodeId(2), &report(0, 5, 9), T0);
+    let c = (FlowId(0), NodeId(5));
+    assert_eq!(
+        b.neighbour_len(NodeId(5), c, T0),
+        0,
+        "U_j = 0 at the destination"
+    );
+    assert_eq!(b.neighbour_len(NodeId(2), c, T0), 9);
+    assert_eq!(b.neighbour_len(NodeId(2), c, Time::from_millis(50)), 0);
+}
+
+#[test]
+fn next_hop_maximises_backlog_difference_times_link_quality() {
+    let mut b = bp(BackpressureVariant::Classical);
+    fill(&mut b, 0, 5, 10);
+    let c = (FlowId(0), NodeId(5));
+    // Differentials: via 2: 10 - 6 = 4; via 3: 10 - 2 = 8; via 4: 10 - 0 = 10.
+    b.on_report(NodeId(2), &report(0, 5, 6), T0);
+    b.on_report(NodeId(3), &report(0, 5, 2), T0);
+    b.set_link(NodeId(4), RATE, 0.5); // 10 * 0.5 < 8 * 1
+    let n = [NodeId(2), NodeId(3), NodeId(4)];
+    let choice = b.choose(&n, via2, T0).unwrap();
+    assert_eq!((choice.next_hop, choice.differential), (NodeId(3), 8));
+    assert_eq!(choice.commodity, c);
+    let d = b.dequeue(&n, via2, T0).unwrap();
+    assert_eq!(d.next_hop, NodeId(3));
+    assert_eq!(d.pkt.seq, 0, "FIFO within a flow");
+    assert_eq!(
+        d.pkt.diffq,
+        Some(DiffqHeader { qlen: 9 }),
+        "reports what is left"
+    );
+    // What went to 3 counts on top of its report until it reports again.
+    assert_eq!(b.neighbour_len(NodeId(3), c, T0), 3);
+    // Equal weights: the routing next hop wins.
+    let mut b = bp(BackpressureVariant::Classical);
+    fill(&mut b, 0, 5, 3);
+    let d = b.dequeue(&n, via2, T0).unwrap();
+    assert_eq!(d.next_hop, NodeId(2));
+}
+
+#[test]
+fn the_larger_differential_wins_between_flows() {
+    let mut b = bp(BackpressureVariant::Classical);
+    fill(&mut b, 0, 5, 6);
+    fill(&mut b, 1, 6, 3);
+    // Flow 0: 6 - 5 = 1 via 2, 6 - 6 = 0 via 6; flow 1: 3 - 0 via its destination 6.
+    b.on_report(NodeId(2), &report(0, 5, 5), T0);
+    b.on_report(NodeId(6), &report(0, 5, 6), T0);
+    let d = b.dequeue(&[NodeId(2), NodeId(6)], via2, T0).unwrap();
+    assert_eq!((d.pkt.flow, d.next_hop), (FlowId(1), NodeId(6)));
+}
+
+#[test]
+fn holds_when_no_weight_is_positive_until_a_report_expires() {
+    let mut b = bp(BackpressureVariant::Classical);
+    fill(&mut b, 0, 5, 2);
+    b.on_report(NodeId(2), &report(0, 5, 2), T0);
+    let at = Time::from_millis(10);
+    assert_eq!(b.dequeue(&[NodeId(2)], via2, at), None, "2 - 2 = 0: hold");
+    assert_eq!(b.held(), 1);
+    assert_eq!(b.len(), 2);
+    assert_eq!(b.release_at(at), Some(Time::from_millis(50)));
+    // TCP-aware sends the same packets: max(K, 2) - 2 > 0.
+    let mut t = bp(BackpressureVariant::TcpAware);
+    fill(&mut t, 0, 5, 2);
+    t.on_report(NodeId(2), &report(0, 5, 2), T0);
+    assert!(t.dequeue(&[NodeId(2)], via2, at).is_some());
+    // A newer, smaller report releases the classical queue.
+    assert!(b.on_report(NodeId(2), &report(0, 5, 0), at));
+    assert_eq!(
+        b.dequeue(&[NodeId(2)], via2, at).unwrap().next_hop,
+        NodeId(2)
+    );
+    // Nothing queued: nothing to wait for.
+    let empty = bp(BackpressureVariant::Classical);
+    assert_eq!(empty.release_at(at), None);
+}
+
+#[test]
+fn overflow_drops_from_the_largest_flow_queue() {
+    let mut b = bp(BackpressureVariant::TcpAware);
+    fill(&mut b, 0, 5, 12);
+    fill(&mut b, 1, 6, 8);
+    assert!(!b.has_room());
+    // An arrival of the short flow pushes out the long flow's tail.
+    let (gone, reason) = b.enqueue(pkt(1, 6, 100)).unwrap_err();
+    assert_eq!((gone.pkt.flow, gone.pkt.seq), (FlowId(0), 11));
+    assert_eq!(reason, DropReason::QueueOverflow);
+    assert_eq!(
+        (
+            b.queue_len(FlowId(0), NodeId(5)),
+            b.queue_len(FlowId(1), NodeId(6))
+        ),
+        (11, 9)
+    );
+    // An arrival of the longest flow is itself dropped.
+    let (gone, _) = b.enqueue(pkt(0, 5, 200)).unwrap_err();
+    assert_eq!(gone.pkt.seq, 200);
+    assert_eq!(b.len(), 20);
+    let c = b.counters();
+    assert!(c.consistent_with(b.len()), "{c:?}");
+    assert_eq!(b.iter().count(), b.len());
+}
+
+#[test]
+fn ties_between_flows_are_broken_at_random_but_reproducibly() {
+    let picks = |seed: u64| {
+        let rng = RngStream::new(StreamKey::new(seed, 1, "qdisc.backpressure"));
+        let mut b = Backpressure::new(cfg(BackpressureVariant::TcpAware), NodeId(1), 10, rng);
+        let mut out = vec![];
+        for round in 0..40 {
+            b.enqueue(pkt(0, 6, round)).unwrap();
+            b.enqueue(pkt(1, 7, round)).unwrap();
+            out.push(
+                b.dequeue(&[NodeId(6), NodeId(7)], via2, T0)
+                    .unwrap()
+                    .pkt
+                    .flow
+                    .0,
+            );
+            b.dequeue(&[NodeId(6), NodeId(7)], via2, T0).unwrap();
+        }
+        out
+    };
+    let a = picks(1);
+    assert_eq!(a, picks(1));
+    let zeros = a.iter().filter(|f| **f == 0).count();
+    assert!((8..=32).contains(&zeros), "{a:?}");
+}
