@@ -42,6 +42,11 @@ REPRODUCTIONS: dict[str, tuple[str, str, str]] = {
         "Sec. IV-A, IV-C: BASE vs DQM at an 802.11b AP, 2-20 stations; up/down fairness",
         "004",
     ),
+    "bp-tcp-aware": (
+        "airqueue.reproduce.bp_tcp_aware",
+        "Sec. 5, Figs. 6-7: TCP-aware backpressure keeps both TCP flows alive; classical starves",
+        "002",
+    ),
 }
 
 

@@ -1,0 +1,94 @@
+"""``bp-tcp-aware --quick`` (seed 002): rows, figure, the scenarios it builds, its
+parameter checks, and the one qualitative result that holds robustly in our model."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import airqueue
+from airqueue.reproduce import bp_tcp_aware as bpt
+from airqueue.reproduce.registry import REPRODUCTIONS
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+HEAD = "tree, TCP-SACK"
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bp-tcp-aware")
+    return airqueue.reproduce("bp-tcp-aware", quick=True, out=out, serial=True)
+
+
+def test_registered_for_seed_002():
+    assert REPRODUCTIONS["bp-tcp-aware"][0] == "airqueue.reproduce.bp_tcp_aware"
+    assert REPRODUCTIONS["bp-tcp-aware"][2] == "002"
+
+
+def test_quick_rows_are_finite_and_inside_their_intervals(quick):
+    assert quick.params["quick"] is True and quick.params["seeds"] == 2
+    assert quick.params["topologies"] == ("tree",) and quick.params["variants"] == ("sack",)
+    # 3 schemes x (2 flows + Jain + aggregate).
+    assert len(quick.rows) == 12
+    for r in quick.rows:
+        assert r.ours is not None and math.isfinite(r.ours), r.metric
+        assert r.ci_low is not None and r.ci_high is not None, r.metric
+        assert r.ci_low <= r.ours <= r.ci_high, r.metric
+
+
+def test_quick_rows_carry_the_paper_values_only_where_stated(quick):
+    aware = f"{HEAD}, TCP-aware BP"
+    assert quick.row(f"{aware}: flow 1 (A->B, 1 hop) goodput, kb/s (Fig. 6a)").paper == 205.76
+    assert quick.row(f"{aware}: flow 2 (A->D, 2 hops) goodput, kb/s (Fig. 6a)").paper == 203.36
+    others = [r for r in quick.rows if not r.metric.startswith(aware)]
+    assert others and all(r.paper is None for r in others)
+
+
+def test_quick_figure_is_a_png(quick):
+    assert [p.name for p in quick.figures] == ["goodput.png"]
+    for path in quick.figures:
+        assert path.parent == quick.out
+        assert path.read_bytes().startswith(PNG_SIGNATURE)
+
+
+def test_classical_starves_the_two_hop_flow_and_tcp_aware_keeps_it(quick):
+    # Tree, TCP-SACK, 30 s, seeds 1-10: classical BP gives flow 2 0.0 kb/s on every seed
+    # (flow 1 1228-1239); TCP-aware 17-72 kb/s (flow 1 1028-1188). 200 s, seeds 1-10:
+    # classical flow 2 at most 0.3 kb/s, TCP-aware 36-55 kb/s on average. The paper's
+    # even split (205.76 / 203.36) is not met; only the direction is asserted.
+    flow2 = "flow 2 (A->D, 2 hops) goodput, kb/s"
+    classical = quick.row(f"{HEAD}, classical BP: {flow2} (no number in the paper)")
+    aware = quick.row(f"{HEAD}, TCP-aware BP: {flow2} (Fig. 6a)")
+    assert classical.ci_high < 1.0, classical
+    assert aware.ours > 10.0, aware
+
+
+def test_scenarios_match_the_rust_test_geometry():
+    config = bpt.Config.make(False, None)
+    assert config.seeds == 10 and config.duration == 200.0
+    sc = bpt.scenario(config, "tree", "vegas", "tcp_aware")
+    assert sc["topology"]["positions"] == [[0.0, 0.0], [-200.0, 0.0], [200.0, 0.0], [400.0, 0.0]]
+    assert sc["queue"] == {
+        "kind": "backpressure",
+        "variant": "tcp_aware",
+        "capacity": 100,
+        "report_lifetime": 0.05,
+    }
+    assert [(f["src"], f["dst"], f["variant"]) for f in sc["flow"]] == [
+        (0, 1, "vegas"),
+        (0, 3, "vegas"),
+    ]
+    assert bpt.scenario(config, "diamond", "sack", "droptail")["queue"] == {
+        "kind": "droptail",
+        "capacity": 100,
+    }
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{"topologies": ["grid"]}, {"variants": ["reno"]}, {"schemes": ["aodv"]}, {"seeds": 0}],
+)
+def test_bad_parameters_are_refused(params):
+    with pytest.raises(ValueError, match="bp-tcp-aware"):
+        bpt.Config.make(True, params)
