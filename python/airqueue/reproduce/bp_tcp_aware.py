@@ -35,7 +35,7 @@ from typing import Any
 
 import pandas as pd
 
-from airqueue.reproduce.diffq_single_path import _apply
+from airqueue.reproduce.params import apply_params, as_params
 from airqueue.reproduce.report import ReproductionResult, Row, row
 from airqueue.reproduce.runs import Runner
 
@@ -88,7 +88,7 @@ class Config:
             else cls()
         )
         try:
-            config = _apply(base, params)
+            config = apply_params(base, params)
             config = replace(
                 config,
                 topologies=tuple(config.topologies),
@@ -185,7 +185,7 @@ def run(
         rows=rows,
         figures=figures,
         notes=_notes(config, quick, seeds, goodputs),
-        params={"quick": quick, **_plain(config), "seed_list": seeds},
+        params={"quick": quick, **as_params(config), "seed_list": seeds},
         out=out,
     )
 
@@ -308,7 +308,3 @@ def _notes(
                 else f"{_head(case)}: flow 1 / flow 2 = {f1:.0f} / {f2:.0f} kb/s."
             )
     return notes
-
-
-def _plain(config: Config) -> dict[str, Any]:
-    return {k: getattr(config, k) for k in config.__dataclass_fields__}

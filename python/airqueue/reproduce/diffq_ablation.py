@@ -32,9 +32,9 @@ import pandas as pd
 from airqueue.reproduce.diffq_single_path import (
     DIFFQ_D,
     QUEUE_THRESHOLD,
-    _apply,
     scheme_scenario,
 )
+from airqueue.reproduce.params import apply_params, as_params
 from airqueue.reproduce.paths import Routes
 from airqueue.reproduce.report import ReproductionResult, Row, bootstrap_ratio, row
 from airqueue.reproduce.runs import Runner
@@ -71,7 +71,7 @@ class Config:
     @classmethod
     def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
         base = cls(seeds=3, duration=20.0) if quick else cls()
-        return _apply(base, params)
+        return apply_params(base, params)
 
 
 def run(
@@ -216,7 +216,7 @@ def run(
         rows=rows,
         figures=figures,
         notes=notes,
-        params={"quick": quick, **{k: getattr(config, k) for k in Config.__dataclass_fields__}},
+        params={"quick": quick, **as_params(config)},
         out=out,
     )
 

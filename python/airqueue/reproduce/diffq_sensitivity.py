@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from airqueue.reproduce import diffq_ablation, diffq_single_path, diffq_starvation
-from airqueue.reproduce.diffq_single_path import _apply
+from airqueue.reproduce.params import apply_params, as_params
 from airqueue.reproduce.report import ReproductionResult, Row
 from airqueue.sweeps import dask_client
 
@@ -76,7 +76,7 @@ class Config:
             else cls()
         )
         try:
-            config: Config = _apply(base, params)
+            config: Config = apply_params(base, params)
         except ValueError as e:
             raise ValueError(f"{NAME}: {e}") from None
         grid = []
@@ -97,7 +97,7 @@ class Config:
                     f"0 <= queue_threshold < D and max_window >= 1"
                 )
             grid.append((d, t, w))
-        return _apply(config, {"grid": tuple(grid)})
+        return apply_params(config, {"grid": tuple(grid)})
 
 
 def run(
@@ -188,7 +188,7 @@ def _run(config: Config, out: Path, common: dict[str, Any]) -> ReproductionResul
         f"path {config.single_path_seeds} per flow count, ablation {config.ablation_seeds}"
         f" ({'quick' if config.quick else 'full'}).",
     ]
-    params = {k: getattr(config, k) for k in config.__dataclass_fields__}
+    params = as_params(config)
     return ReproductionResult(
         name=NAME, rows=rows, figures=figures, notes=notes, params=params, out=out
     )

@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from airqueue.reproduce.params import apply_params, as_params
 from airqueue.reproduce.paths import Routes
 from airqueue.reproduce.report import ReproductionResult, Row, bootstrap_ratio, row
 from airqueue.reproduce.runs import Runner
@@ -81,35 +82,7 @@ class Config:
     @classmethod
     def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
         base = cls(seeds=3, flow_counts=(4, 8), duration=20.0) if quick else cls()
-        return _apply(base, params)
-
-
-def _apply(base: Any, params: Mapping[str, Any] | None) -> Any:
-    """``base`` (a frozen Config dataclass) with ``params`` replacing fields; each value
-    must have its field's type (a list for a tuple field; an int where a float is
-    expected). Raises ValueError naming the parameter."""
-    params = dict(params or {})
-    fields = type(base).__dataclass_fields__
-    unknown = set(params) - set(fields)
-    if unknown:
-        raise ValueError(f"unknown parameter(s) {sorted(unknown)}; known: {sorted(fields)}")
-    problems = []
-    for key, value in params.items():
-        current = getattr(base, key)
-        if isinstance(current, tuple) and isinstance(value, (list, tuple)):
-            params[key] = value = tuple(value)
-        expected = type(current)
-        ok = isinstance(value, expected) and not (isinstance(value, bool) and expected is not bool)
-        if expected is float and isinstance(value, int) and not isinstance(value, bool):
-            params[key] = float(value)
-            ok = True
-        if not ok:
-            problems.append(
-                f"parameter {key}: expected {expected.__name__} like {current!r}, got {value!r}"
-            )
-    if problems:
-        raise ValueError("; ".join(problems))
-    return replace(base, **params)
+        return apply_params(base, params)
 
 
 def diffq_sections(
@@ -293,7 +266,7 @@ def run(
         rows=rows,
         figures=figures,
         notes=notes,
-        params={"quick": quick, **{k: getattr(config, k) for k in Config.__dataclass_fields__}},
+        params={"quick": quick, **as_params(config)},
         out=out,
     )
 

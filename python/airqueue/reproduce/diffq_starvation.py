@@ -44,9 +44,9 @@ import pandas as pd
 from airqueue.reproduce.diffq_single_path import (
     DIFFQ_D,
     QUEUE_THRESHOLD,
-    _apply,
     diffq_sections,
 )
+from airqueue.reproduce.params import apply_params, as_params
 from airqueue.reproduce.report import ReproductionResult, Row, row
 from airqueue.reproduce.runs import Runner
 
@@ -83,7 +83,7 @@ class Config:
     def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
         base = cls(seeds=3, duration=60.0, starts=(1.0, 10.0, 20.0)) if quick else cls()
         try:
-            return _apply(base, params)
+            return apply_params(base, params)
         except ValueError as e:
             raise ValueError(f"{NAME}: {e}") from None
 
@@ -210,7 +210,7 @@ def run(
         rows=rows,
         figures=figures,
         notes=notes,
-        params={"quick": quick, **_plain(config), "seed_list": seeds},
+        params={"quick": quick, **as_params(config), "seed_list": seeds},
         out=out,
     )
 
@@ -257,7 +257,3 @@ def _bars_figure(win: pd.DataFrame, config: Config, out: Path) -> Path:
         ylabel="goodput (kb/s)",
     )
     return save(fig, out / "window-goodput.png")
-
-
-def _plain(config: Config) -> dict[str, Any]:
-    return {k: getattr(config, k) for k in config.__dataclass_fields__}

@@ -46,8 +46,8 @@ from typing import Any
 
 import pandas as pd
 
-from airqueue.reproduce.diffq_single_path import _apply
 from airqueue.reproduce.diffq_starvation import window_goodputs
+from airqueue.reproduce.params import apply_params, as_params
 from airqueue.reproduce.report import ReproductionResult, Row, bootstrap_ratio, row
 from airqueue.reproduce.runs import Runner
 
@@ -106,7 +106,7 @@ class Config:
             else cls()
         )
         try:
-            config = _apply(base, params)
+            config = apply_params(base, params)
             _check(config)
         except ValueError as e:
             raise ValueError(f"{NAME}: {e}") from None
@@ -290,7 +290,7 @@ def run(
         rows=rows,
         figures=figures,
         notes=notes,
-        params={"quick": quick, **_plain(config), "seed_list": seeds},
+        params={"quick": quick, **as_params(config), "seed_list": seeds},
         out=out,
     )
 
@@ -499,7 +499,3 @@ def _notes(
             f"BASE reaches about {PAPER_BASE_JAIN}."
         )
     return notes
-
-
-def _plain(config: Config) -> dict[str, Any]:
-    return {k: getattr(config, k) for k in config.__dataclass_fields__}

@@ -59,8 +59,8 @@ from typing import Any
 
 import pandas as pd
 
-from airqueue.reproduce.diffq_single_path import _apply
 from airqueue.reproduce.diffq_starvation import window_goodputs
+from airqueue.reproduce.params import apply_params, as_params
 from airqueue.reproduce.report import ReproductionResult, Row, bootstrap_ratio, row
 from airqueue.reproduce.runs import Runner
 
@@ -157,7 +157,7 @@ class Config:
     def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
         base = cls(seeds=2, duration=30.0, schemes=QUICK_SCHEMES) if quick else cls()
         try:
-            config = _apply(base, params)
+            config = apply_params(base, params)
             config = _normalise(config)
             _check(config)
         except ValueError as e:
@@ -367,7 +367,7 @@ def run(
         rows=rows,
         figures=figures,
         notes=notes,
-        params={"quick": quick, **_plain(config), "seed_list": seeds},
+        params={"quick": quick, **as_params(config), "seed_list": seeds},
         out=out,
     )
 
@@ -564,7 +564,3 @@ def _notes(
             "the paper's lowest is 0.10 (drop-tail, retry 7/4)."
         )
     return notes
-
-
-def _plain(config: Config) -> dict[str, Any]:
-    return {k: getattr(config, k) for k in config.__dataclass_fields__}
