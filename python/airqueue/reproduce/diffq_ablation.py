@@ -31,6 +31,8 @@ import pandas as pd
 
 from airqueue.reproduce.diffq_single_path import (
     DIFFQ_D,
+    MADWIFI_IFQ_PACKETS,
+    MADWIFI_TX_ATTEMPTS,
     QUEUE_THRESHOLD,
     scheme_scenario,
 )
@@ -64,7 +66,9 @@ class Config:
     nodes: int = 46
     area: tuple[float, float] = (900.0, 900.0)
     packet_size: int = 1400
-    queue_capacity: int = 50
+    queue_capacity: int = MADWIFI_IFQ_PACKETS
+    #: Transmit attempts per data frame (``mac.short_retry_limit``; MadWiFi's).
+    retry_limit: int = MADWIFI_TX_ATTEMPTS
     diffq_d: int = DIFFQ_D
     queue_threshold: int = QUEUE_THRESHOLD
 
@@ -101,6 +105,7 @@ def run(
                 delayed_ack=False,
                 diffq_d=config.diffq_d,
                 queue_threshold=config.queue_threshold,
+                retry_limit=config.retry_limit,
             )
             base["diffq"].update(switches)
             frames.append(runner.sweep(variant, base, seeds=seeds))

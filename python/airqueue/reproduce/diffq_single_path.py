@@ -8,14 +8,16 @@ without RTS/CTS, and 4, 8, 16 or 32 flows between random (src, dst) pairs drawn 
 seed: one seed is one "scenario" and every scheme runs the same scenarios. 1400-byte
 packets, 60 s runs, flows starting within the first second.
 
-Schemes: TCP-SACK and TCP-FeW (drop-tail queue of 50, DCF), DiffQ-TCP (SACK reliability,
+Schemes: TCP-SACK and TCP-FeW (drop-tail interface queue of 199, DCF), DiffQ-TCP (SACK reliability,
 congestion control off, paced by DiffQ's source rate control; DiffQ destination queues of
 ``D = 40`` packets without a binding node-wide limit, as in the paper's Forwarder
 Algorithm; EDCA with DiffQ's eight levels), UDP (saturating, drop-tail, DCF) and
 DiffQ-UDP (saturating UDP paced by DiffQ), and TFRC-ECN (section 6: TFRC with its loss
-response off; drop-tail queues of 50 mark CE above 75% of their capacity and marks within
+response off; drop-tail queues of 199 mark CE above 75% of their capacity and marks within
 an RTT are one congestion event; DCF), compared against DiffQ-UDP as in Fig. 13. Delayed
-ACKs are on for every TCP scheme (Linux default, the paper's testbed).
+ACKs are on for every TCP scheme (Linux default, the paper's testbed). The driver's
+constants are MadWiFi's (``MADWIFI_TX_ATTEMPTS``, ``MADWIFI_IFQ_PACKETS``): 11 transmit
+attempts per frame at a fixed rate, and an interface queue of 199 packets.
 
 Metrics per flow count and scheme, mean and 95% interval over scenarios: Jain's index,
 log utility (sum of ln per-flow goodput in bit/s), aggregate goodput, starved fraction
@@ -57,6 +59,15 @@ TABLE3 = {4: 1.96, 8: 3.45, 16: 4.35, 32: 8.18}
 DIFFQ_D = 40
 QUEUE_THRESHOLD = 10
 
+#: The testbed's driver (section 6.1: Atheros cards, MadWiFi, PHY rate fixed at 11 Mb/s).
+#: With a fixed rate MadWiFi's rate modules give every unicast data frame
+#: ``ATH_TXMAXTRY = 11`` transmit attempts (the standard's dot11ShortRetryLimit is 7);
+#: its interface queue, the Linux qdisc in front of the driver, holds
+#: ``tx_queue_len = ATH_TXBUF - 1 = 199`` packets (ns-2's 50 has no basis in the
+#: testbed). The driver's own 200 transmit buffers behind that queue are not modelled.
+MADWIFI_TX_ATTEMPTS = 11
+MADWIFI_IFQ_PACKETS = 199
+
 
 @dataclass(frozen=True)
 class Config:
@@ -68,7 +79,10 @@ class Config:
     nodes: int = 46
     area: tuple[float, float] = (900.0, 900.0)
     packet_size: int = 1400
-    queue_capacity: int = 50
+    #: Drop-tail interface queue of the non-DiffQ schemes, packets (MadWiFi's).
+    queue_capacity: int = MADWIFI_IFQ_PACKETS
+    #: Transmit attempts per data frame (``mac.short_retry_limit``; MadWiFi's).
+    retry_limit: int = MADWIFI_TX_ATTEMPTS
     delayed_ack: bool = True
     #: TCP timestamps (RFC 7323), on by default in Linux, the paper's testbed: RTT samples
     #: from every ACK and the Eifel undo of spurious timeouts (RFC 3522/4015).
@@ -101,6 +115,14 @@ def diffq_sections(
     }
 
 
+def mac_section(diffq: bool, retry_limit: int) -> dict[str, Any]:
+    """``[mac]`` of a scheme: EDCA with DiffQ's eight levels (Table 1) or plain DCF, both
+    without RTS/CTS and with ``retry_limit`` transmit attempts per data frame."""
+    mac: dict[str, Any] = {"kind": "edca", "levels": "diffq8"} if diffq else {"kind": "dcf"}
+    mac["short_retry_limit"] = retry_limit
+    return mac
+
+
 def scheme_scenario(
     scheme: str,
     *,
@@ -116,6 +138,7 @@ def scheme_scenario(
     diffq_d: int = DIFFQ_D,
     queue_threshold: int = QUEUE_THRESHOLD,
     max_window: int = 64,
+    retry_limit: int = MADWIFI_TX_ATTEMPTS,
 ) -> dict[str, Any]:
     """The scenario of one scheme on the random mesh (shared with ``diffq-ablation``)."""
     diffq = scheme.startswith("DiffQ")
@@ -140,7 +163,7 @@ def scheme_scenario(
         "seed": 1,
         "topology": {"kind": "random", "nodes": nodes, "area": list(area), "connected": True},
         "radio": {"data_rate": 11e6},
-        "mac": {"kind": "edca", "levels": "diffq8"} if diffq else {"kind": "dcf"},
+        "mac": mac_section(diffq, retry_limit),
         "routing": {"kind": "static", "metric": "etx"},
         "queue": queue,
         "tcp": {"delayed_ack": delayed_ack, "timestamps": timestamps, "max_window": max_window},
@@ -184,6 +207,7 @@ def run(
                 diffq_d=config.diffq_d,
                 queue_threshold=config.queue_threshold,
                 max_window=config.max_window,
+                retry_limit=config.retry_limit,
             )
             frames.append(runner.sweep(s, base, seeds=seeds, grid=grid))
         flows = pd.concat(frames, ignore_index=True)

@@ -18,13 +18,15 @@ paper's explanation of Fig. 2, B's channel accesses contend with four other send
 400 m from B. The paper's own topology is a building testbed (Fig. 5/10: flow 1 is five
 hops, flow 2 two); this is the same mechanism on a chain.
 
-Schemes: TCP-SACK (drop-tail queue of 50, DCF) and DiffQ-TCP (TCP-SACK reliability with
-its congestion control off, paced by DiffQ's source rate control; DiffQ destination
-queues of ``diffq_d`` = 40 packets without a binding node-wide limit, source threshold
-``queue_threshold`` = 10; EDCA with DiffQ's eight levels; receive window ``max_window``
-= 64 segments for both schemes), every flow the same scheme. Delayed ACKs are a parameter of
-the reproduction applied to both schemes alike: on by default (Linux, the paper's
-testbed, acknowledges every other segment), and the reproduction also reports them off.
+Schemes: TCP-SACK (drop-tail interface queue of 199, MadWiFi's, DCF) and DiffQ-TCP
+(TCP-SACK reliability with its congestion control off, paced by DiffQ's source rate
+control; DiffQ destination queues of ``diffq_d`` = 40 packets without a binding
+node-wide limit, source threshold ``queue_threshold`` = 10; EDCA with DiffQ's eight
+levels; receive window ``max_window`` = 64 segments for both schemes; 11 transmit
+attempts per frame, MadWiFi's at a fixed rate), every flow the same scheme. Delayed
+ACKs are a parameter of the reproduction applied to both schemes alike: on by default
+(Linux, the paper's testbed, acknowledges every other segment), and the reproduction
+also reports them off.
 
 Metrics, over the period when all three flows are active (third start to the end):
 each flow's goodput, the long flow's share of the fair share (its goodput over a third
@@ -43,8 +45,11 @@ import pandas as pd
 
 from airqueue.reproduce.diffq_single_path import (
     DIFFQ_D,
+    MADWIFI_IFQ_PACKETS,
+    MADWIFI_TX_ATTEMPTS,
     QUEUE_THRESHOLD,
     diffq_sections,
+    mac_section,
 )
 from airqueue.reproduce.params import apply_params, as_params
 from airqueue.reproduce.report import ReproductionResult, Row, row
@@ -68,7 +73,10 @@ class Config:
     delayed_ack: tuple[bool, ...] = (True, False)
     spacing: float = 200.0
     packet_size: int = 1400
-    queue_capacity: int = 50
+    #: TCP-SACK's drop-tail interface queue, packets (MadWiFi's ``tx_queue_len``).
+    queue_capacity: int = MADWIFI_IFQ_PACKETS
+    #: Transmit attempts per data frame (``mac.short_retry_limit``; MadWiFi's).
+    retry_limit: int = MADWIFI_TX_ATTEMPTS
     #: TCP timestamps (RFC 7323), on by default in Linux, the paper's testbed: RTT samples
     #: from every ACK and the Eifel undo of spurious timeouts (RFC 3522/4015).
     timestamps: bool = True
@@ -110,7 +118,7 @@ def scenario(config: Config, scheme: str) -> dict[str, Any]:
         "seed": 1,
         "topology": {"kind": "explicit", "positions": positions},
         "radio": {"data_rate": 11e6},
-        "mac": {"kind": "edca", "levels": "diffq8"} if diffq else {"kind": "dcf"},
+        "mac": mac_section(diffq, config.retry_limit),
         "routing": {"kind": "static", "metric": "etx"},
         "queue": {"kind": "droptail", "capacity": config.queue_capacity},
         "tcp": {
