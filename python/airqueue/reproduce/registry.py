@@ -32,6 +32,11 @@ REPRODUCTIONS: dict[str, tuple[str, str, str]] = {
         "DiffQ's unpublished constants (D, queue threshold, TCP window) vs the headline results",
         "000",
     ),
+    "diffq-tcp-chain": (
+        "airqueue.reproduce.diffq_tcp_chain",
+        "Table 2: one TCP flow alone over 1-4 hops, the testbed's throughput (calibration)",
+        "000",
+    ),
     "fq-protection": (
         "airqueue.reproduce.fq_protection",
         "Sec. 3.3, 4.3-4.5: fair queuing and back-pressure protect 8 TCP flows from UDP",
