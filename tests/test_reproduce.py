@@ -293,3 +293,36 @@ def test_routes_refuse_what_they_cannot_mirror():
     assert Routes.of_run(nodes, {"routing": {"metric": "etx"}}).path(0, 2) == [0, 2]
     with pytest.raises(ValueError, match="fading"):
         Routes.of_run(nodes, {"radio": {"fading": "rayleigh"}, "routing": {"metric": "etx"}})
+
+
+def test_reproduce_all_runs_the_named_ones_and_writes_one_summary(tmp_path):
+    results = airqueue.reproduce_all(
+        quick=True, out=tmp_path, serial=True, names=["diffq-tcp-chain"]
+    )
+    assert list(results) == ["diffq-tcp-chain"]
+    chain = results["diffq-tcp-chain"]
+    assert (tmp_path / "diffq-tcp-chain" / "rows.json").is_file()
+    md = (tmp_path / "summary.md").read_text()
+    assert "## diffq-tcp-chain (seed 000)" in md
+    assert "| TCP-SACK, 1 hop: goodput, Mb/s (Table 2) | 4.25 |" in md
+    assert "(diffq-tcp-chain/goodput-by-hops.png)" in md
+    doc = json.loads((tmp_path / "summary.json").read_text())
+    assert doc["quick"] is True
+    assert doc["reproductions"]["diffq-tcp-chain"]["rows"] == chain.to_rows()
+
+
+def test_reproduce_all_covers_every_paper_result_but_not_the_sensitivity_grid():
+    from airqueue.reproduce import IN_ALL
+
+    assert set(IN_ALL) == set(NAMES) - {"diffq-sensitivity"}
+    with pytest.raises(airqueue.ConfigError, match="nope"):
+        airqueue.reproduce_all(names=["nope"], serial=True)
+
+
+def test_cli_reproduce_all_refuses_param_with_a_pointer(tmp_path):
+    result = CliRunner().invoke(
+        app, ["reproduce", "all", "--quick", "--out", str(tmp_path), "--param", "seeds=2"]
+    )
+    assert result.exit_code == 2
+    assert "--param" in result.output and "by name" in result.output
+    assert not (tmp_path / "summary.md").exists()

@@ -8,7 +8,7 @@ management in IEEE 802.11 networks.
 
 from airqueue import _core
 from airqueue.errors import AirqueueError, ConfigError, SimulationError
-from airqueue.reproduce import ReproductionResult, reproduce
+from airqueue.reproduce import ReproductionResult, reproduce, reproduce_all
 from airqueue.results import TABLES, Results
 from airqueue.runner import run
 from airqueue.scenario import Scenario, load_scenario
@@ -40,6 +40,7 @@ __all__ = [
     "load_scenario",
     "plot",
     "reproduce",
+    "reproduce_all",
     "run",
     "sweep",
 ]

@@ -1,17 +1,20 @@
 """``airqueue reproduce NAME [--quick] [--out DIR] [--json] [--workers N] [--serial]
-[--param KEY=VALUE ...]``."""
+[--param KEY=VALUE ...]``, and ``airqueue reproduce all``: every paper result in turn."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from airqueue.cli_common import EXIT_CONFIG, app, fail, reporting_errors
-from airqueue.reproduce import NAMES, default_out, reproduce
+from airqueue.reproduce import IN_ALL, NAMES, ReproductionResult, default_out, reproduce
+from airqueue.reproduce import reproduce_all as run_all
 from airqueue.reproduce.registry import REPRODUCTIONS
 
 #: Exit code of a reproduction stopped by Ctrl-C (128 + SIGINT), as shells report it.
@@ -22,18 +25,25 @@ def _names_help() -> str:
     return "; ".join(f"{n}: {REPRODUCTIONS[n][1]}" for n in NAMES)
 
 
-@app.command("reproduce", help=f"Reproduce a seed paper's result. Names: {_names_help()}.")
+@app.command(
+    "reproduce",
+    help=f"Reproduce a seed paper's result. Names: {_names_help()}; all: every one of "
+    f"them but diffq-sensitivity, with one summary (OUT/summary.md).",
+)
 def reproduce_command(
     name: Annotated[
         str,
-        typer.Argument(help=f"Reproduction: {' | '.join(NAMES)}.", show_default=False),
+        typer.Argument(help=f"Reproduction: {' | '.join(NAMES)} | all.", show_default=False),
     ],
     quick: Annotated[
         bool, typer.Option(help="Reduced configuration: fewer seeds, shorter runs.")
     ] = False,
     out: Annotated[
         Path | None,
-        typer.Option(help="Output directory (store, plots, rows) (default: out/reproduce/NAME)."),
+        typer.Option(
+            help="Output directory (store, plots, rows) (default: out/reproduce/NAME; "
+            "for all: out/reproduce, one directory per reproduction)."
+        ),
     ] = None,
     json_output: Annotated[
         bool,
@@ -63,34 +73,103 @@ def reproduce_command(
     ] = None,
 ) -> None:
     """Reproduce a seed paper's result: a table of paper value vs ours, and plots."""
-    if name not in NAMES:
-        fail([f"unknown reproduction {name!r}; expected one of {', '.join(NAMES)}"], EXIT_CONFIG)
+    if name not in NAMES and name != "all":
+        fail(
+            [f"unknown reproduction {name!r}; expected one of {', '.join(NAMES)}, or all"],
+            EXIT_CONFIG,
+        )
     if workers is not None and workers < 1:
         fail([f"--workers: expected an integer >= 1, got {workers}"], EXIT_CONFIG)
+    if name == "all":
+        if param:
+            fail(
+                [
+                    "--param: overrides one reproduction's Config and does not apply to "
+                    "all; run that reproduction by name with --param instead"
+                ],
+                EXIT_CONFIG,
+            )
+        _reproduce_all(
+            quick=quick,
+            out=out,
+            json_output=json_output,
+            workers=workers,
+            serial=serial,
+            progress=progress,
+        )
+        return
     params = _params(param or [])
     target = out if out is not None else default_out(name)
-    with reporting_errors():
-        try:
-            result = reproduce(
-                name,
-                quick=quick,
-                out=target,
-                workers=workers,
-                serial=serial,
-                progress=progress and not json_output and sys.stderr.isatty(),
-                params=params,
-            )
-        except KeyboardInterrupt:
-            print(
-                f"interrupted: finished runs are kept in {target / 'store'}; rerun the same "
-                "command to finish the rest",
-                file=sys.stderr,
-            )
-            raise typer.Exit(EXIT_INTERRUPTED) from None
+    with reporting_errors(), _interruptible(f"in {target / 'store'}"):
+        result = reproduce(
+            name,
+            quick=quick,
+            out=target,
+            workers=workers,
+            serial=serial,
+            progress=progress and not json_output and sys.stderr.isatty(),
+            params=params,
+        )
     if json_output:
         typer.echo(json.dumps(result.to_rows(), indent=2, allow_nan=False))
     else:
         result.render()
+
+
+def _reproduce_all(
+    *,
+    quick: bool,
+    out: Path | None,
+    json_output: bool,
+    workers: int | None,
+    serial: bool,
+    progress: bool,
+) -> None:
+    """Runs ``IN_ALL`` in turn: each table as it finishes (or, with ``--json``, one JSON
+    object of rows by name at the end), then where the summary went."""
+    target = out if out is not None else default_out("all").parent
+    bars = progress and not json_output and sys.stderr.isatty()
+
+    def started(i: int, n: int, name: str) -> None:
+        print(f"[{i}/{n}] {name}: {REPRODUCTIONS[name][1]}", file=sys.stderr, flush=True)
+
+    def finished(result: ReproductionResult) -> None:
+        if not json_output:
+            result.render()
+
+    with reporting_errors(), _interruptible(f"under {target}"):
+        results = run_all(
+            quick=quick,
+            out=target,
+            workers=workers,
+            serial=serial,
+            progress=bars,
+            on_start=started,
+            on_result=finished,
+        )
+    if json_output:
+        rows = {name: r.to_rows() for name, r in results.items()}
+        typer.echo(json.dumps(rows, indent=2, allow_nan=False))
+    else:
+        total = sum(r.wall_seconds for r in results.values())
+        typer.echo(
+            f"{len(results)} reproductions ({', '.join(IN_ALL)}) in {total:.0f} s; "
+            f"summary: {target / 'summary.md'}"
+        )
+
+
+@contextlib.contextmanager
+def _interruptible(where: str) -> Iterator[None]:
+    """Turns Ctrl-C into a one-line note of where the finished runs are and exit 130."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        print(
+            f"interrupted: finished runs are kept {where}; rerun the same command to "
+            "finish the rest",
+            file=sys.stderr,
+        )
+        raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
 def _params(items: list[str]) -> dict[str, object]:

@@ -13,17 +13,26 @@ they run.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from airqueue.errors import ConfigError
-from airqueue.reproduce.registry import REPRODUCTIONS
+from airqueue.reproduce.registry import IN_ALL, REPRODUCTIONS
 from airqueue.reproduce.report import ReproductionResult, Row
 
-__all__ = ["NAMES", "ReproductionResult", "Row", "default_out", "reproduce"]
+__all__ = [
+    "IN_ALL",
+    "NAMES",
+    "ReproductionResult",
+    "Row",
+    "default_out",
+    "reproduce",
+    "reproduce_all",
+]
 
 #: The names ``reproduce`` accepts.
 NAMES: tuple[str, ...] = tuple(REPRODUCTIONS)
@@ -57,18 +66,97 @@ def reproduce(
     """
     if name not in REPRODUCTIONS:
         raise ConfigError(f"unknown reproduction {name!r}; expected one of {', '.join(NAMES)}")
+    target = Path(out) if out is not None else default_out(name)
+    return _run_one(
+        name,
+        quick=quick,
+        out=target,
+        workers=workers,
+        serial=serial,
+        progress=progress,
+        params=params,
+        client=None,
+    )
+
+
+def reproduce_all(
+    *,
+    quick: bool = False,
+    out: str | os.PathLike[str] | None = None,
+    workers: int | None = None,
+    serial: bool = False,
+    progress: bool = False,
+    names: Iterable[str] | None = None,
+    on_start: Callable[[int, int, str], None] | None = None,
+    on_result: Callable[[ReproductionResult], None] | None = None,
+) -> dict[str, ReproductionResult]:
+    """Runs every reproduction of a paper result (``IN_ALL``, or ``names``) one after
+    another on one local Dask cluster, each into ``out/NAME`` (default
+    ``out/reproduce/NAME``, where ``reproduce(NAME)`` writes too, so finished runs are
+    shared), and writes ``out/summary.md`` and ``out/summary.json``: every table of paper
+    value vs ours in one place. ``on_start(i, n, name)`` is called before each
+    reproduction and ``on_result(result)`` after it. Returns the results by name.
+    Raises ConfigError for an unknown name, SimulationError if a run failed (the
+    reproductions finished before it keep their outputs)."""
+    from airqueue.reproduce.summary import write_summary
+    from airqueue.sweeps import dask_client
+
+    chosen = list(IN_ALL if names is None else names)
+    unknown = [n for n in chosen if n not in REPRODUCTIONS]
+    if unknown or not chosen:
+        raise ConfigError(
+            f"reproductions {unknown or chosen!r}: expected names among {', '.join(NAMES)}"
+        )
+    root = Path(out) if out is not None else default_out("x").parent
+    results: dict[str, ReproductionResult] = {}
+    start = time.perf_counter()
+    with contextlib.ExitStack() as stack:
+        client = None
+        if not serial:
+            client = stack.enter_context(dask_client(workers=workers, scheduler=None, runs=64))
+        for i, name in enumerate(chosen):
+            if on_start is not None:
+                on_start(i + 1, len(chosen), name)
+            result = _run_one(
+                name,
+                quick=quick,
+                out=root / name,
+                workers=workers,
+                serial=serial,
+                progress=progress,
+                params=None,
+                client=client,
+            )
+            results[name] = result
+            if on_result is not None:
+                on_result(result)
+    write_summary(results, root, quick=quick, wall_seconds=time.perf_counter() - start)
+    return results
+
+
+def _run_one(
+    name: str,
+    *,
+    quick: bool,
+    out: Path,
+    workers: int | None,
+    serial: bool,
+    progress: bool,
+    params: Mapping[str, Any] | None,
+    client: Any,
+) -> ReproductionResult:
     from airqueue.reproduce.registry import module
 
-    target = Path(out) if out is not None else default_out(name)
     start = time.perf_counter()
     try:
         result: ReproductionResult = module(name).run(
             quick=quick,
-            out=target,
+            out=out,
             workers=workers,
             serial=serial,
             progress=progress,
             params=params,
+            client=client,
         )
     except ValueError as e:
         raise ConfigError(str(e)) from None
