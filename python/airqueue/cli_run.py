@@ -68,6 +68,7 @@ def _print_summary(console: Console, s: dict[str, Any]) -> None:
         ("log utility", _num(s.get("log_utility"), "{:.3f}")),
         ("starved flows", _starved(s.get("starved_flows"), s.get("starved_flow_ids"))),
         ("drops", ", ".join(f"{k}: {v}" for k, v in drops.items() if v) or "none"),
+        *_routing_line(s.get("routing")),
         (
             "simulated",
             f"{_num(s.get('simulated_seconds'), '{:g}')} s in "
@@ -76,6 +77,21 @@ def _print_summary(console: Console, s: dict[str, Any]) -> None:
     ]
     for label, value in lines:
         console.print(f"{label + ':':<19} {escape(value)}", soft_wrap=True)
+
+
+def _routing_line(r: Any) -> list[tuple[str, str]]:
+    """One line of AODV overhead; nothing for static routing."""
+    if not isinstance(r, dict) or r.get("kind") != "aodv":
+        return []
+    return [
+        (
+            "aodv",
+            f"discoveries {r.get('discoveries_succeeded')}/{r.get('discoveries_started')} "
+            f"(failed {r.get('discoveries_failed')}), link breaks {r.get('link_breaks')}, "
+            f"RREQ {r.get('rreq_originated')} + {r.get('rreq_forwarded')} relayed, "
+            f"RREP {r.get('rrep_sent')}, RERR {r.get('rerr_sent')}",
+        )
+    ]
 
 
 def _starved(count: Any, ids: Any) -> str:

@@ -32,6 +32,7 @@ TABLES = (
     "tcp",
     "cwnd",
     "tfrc",
+    "routing",
 )
 
 
@@ -131,6 +132,13 @@ class Results:
     def tfrc(self) -> pd.DataFrame:
         """One row per TFRC flow: final allowed rate, RTT, loss-event rate, events."""
         return self.table("tfrc")
+
+    @property
+    def routing(self) -> pd.DataFrame:
+        """AODV counters per node (requests originated and relayed, replies, errors,
+        discoveries started, succeeded and failed, link breaks, control packets lost);
+        empty with static routing."""
+        return self.table("routing")
 
     @property
     def cwnd(self) -> pd.DataFrame:

@@ -4,13 +4,14 @@
 use crate::schema::{
     BackpressureVariantKind, CcKind, DiffqUtilityKind, FadingKind, FlowKind, FlowSpec,
     FqClassifyKind, Level, Mac, Medium, PreambleKind, PropagationKind, QueueKind, Radio, Rate,
-    RateControlKind, RoutingMetric, Scenario, TcpVariantKind, Topology,
+    RateControlKind, RoutingKind, RoutingMetric, Scenario, TcpVariantKind, Topology,
 };
 use crate::topology::adjacency;
 use airqueue_kernel::Time;
 use airqueue_phy::{Dbm, DsssRate, EdcaLevel, Preamble, Propagation};
 use airqueue_sim::app::UdpRate;
 use airqueue_sim::medium::wifi::{Fading, RateControl, WifiConfig};
+use airqueue_sim::net::aodv::AodvConfig;
 use airqueue_sim::net::routing::{etx, GraphEdge};
 use airqueue_sim::net::RoutingTable;
 use airqueue_sim::qdisc::dqm::Link as AirtimeLink;
@@ -341,9 +342,32 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
         link_loss: directed_link_loss(s),
         medium,
         routing,
+        aodv: aodv_config(s),
         qdisc,
         flows,
     }
+}
+
+/// AODV's settings from `[routing]`, `None` for static routing. Validation keeps the
+/// hop counts within 1..=255.
+fn aodv_config(s: &Scenario) -> Option<AodvConfig> {
+    if s.routing.kind != RoutingKind::Aodv {
+        return None;
+    }
+    let a = &s.routing.aodv;
+    let hops = |x: u32| x.min(u8::MAX as u32) as u8;
+    Some(AodvConfig {
+        active_route_timeout: Time::from_secs_f64(a.active_route_timeout_s),
+        net_diameter: hops(a.net_diameter),
+        node_traversal_time: Time::from_secs_f64(a.node_traversal_time_s),
+        rreq_retries: a.rreq_retries,
+        ttl_start: hops(a.ttl_start),
+        ttl_increment: hops(a.ttl_increment),
+        ttl_threshold: hops(a.ttl_threshold),
+        buffer_capacity: a.buffer_capacity_pkts as usize,
+        buffer_timeout: Time::from_secs_f64(a.buffer_timeout_s),
+        ..AodvConfig::default()
+    })
 }
 
 /// The TCP settings of flow `f`: its variant and transfer size, `[tcp]` for the rest.
@@ -407,6 +431,35 @@ mod tests {
             MediumConfig::Wifi(w) => w,
             other => panic!("expected the wifi medium, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn aodv_keys_reach_the_core_in_its_units() {
+        let (s, pos) = placed("");
+        assert_eq!(world_config(&s, &pos).aodv, None, "static by default");
+        let (s, pos) = placed("[routing]\nkind = \"aodv\"\n");
+        assert_eq!(world_config(&s, &pos).aodv, Some(AodvConfig::default()));
+        let (s, pos) = placed(
+            "[routing]\nkind = \"aodv\"\nactive_route_timeout = 1.5\nnet_diameter = 20\n\
+             node_traversal_time = 0.01\nrreq_retries = 4\nttl_start = 2\nttl_increment = 3\n\
+             ttl_threshold = 9\nbuffer_capacity = 10\nbuffer_timeout = 5\n",
+        );
+        let a = world_config(&s, &pos).aodv.unwrap();
+        assert_eq!(
+            a,
+            AodvConfig {
+                active_route_timeout: Time::from_millis(1500),
+                net_diameter: 20,
+                node_traversal_time: Time::from_millis(10),
+                rreq_retries: 4,
+                ttl_start: 2,
+                ttl_increment: 3,
+                ttl_threshold: 9,
+                buffer_capacity: 10,
+                buffer_timeout: Time::from_secs(5),
+                ..AodvConfig::default()
+            }
+        );
     }
 
     #[test]

@@ -26,7 +26,7 @@ use serde_json::Value;
 
 use crate::error::{ConfigError, ConfigErrors};
 use crate::schema::{
-    BackpressureVariantKind, CcKind, DiffqSpec, DiffqUtilityKind, FlowKind, FlowSpec,
+    AodvSpec, BackpressureVariantKind, CcKind, DiffqSpec, DiffqUtilityKind, FlowKind, FlowSpec,
     FqClassifyKind, LinkSpec, Medium, Outputs, QueueKind, QueueSpec, Rate, Routing, RoutingKind,
     RoutingMetric, Scenario, TcpSpec, TcpVariantKind, Topology,
 };
@@ -321,6 +321,48 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
                         "node {host} is a wired host of the bss topology, not on the 802.11 \
                          channel; [[link]] loss applies to radio links between nodes 0..={}",
                         radios - 1
+                    ),
+                ));
+            }
+        }
+    }
+    // AODV's control messages and link breaks come from the 802.11 MAC; its link breaks
+    // take packets out of drop-tail and fair queues, and the other disciplines read the
+    // static table for their neighbours.
+    if let Some(Routing {
+        kind: RoutingKind::Aodv,
+        ..
+    }) = &routing
+    {
+        if let Some(Medium::Wired { .. }) = &medium {
+            errs.push(ConfigError::new(
+                "routing.kind",
+                "\"aodv\" needs medium.kind = \"wifi\": its messages and link breaks come \
+                 from the 802.11 MAC; use routing.kind = \"static\" on wired links",
+            ));
+        }
+        if let Some(Topology::Bss { .. }) = &topology {
+            errs.push(ConfigError::new(
+                "routing.kind",
+                "\"aodv\" does not go with topology.kind = \"bss\", whose wired hosts are not \
+                 on the 802.11 channel; use routing.kind = \"static\"",
+            ));
+        }
+        if let Some(q) = &queue {
+            if !matches!(q.kind, QueueKind::Droptail | QueueKind::Fq) {
+                let name = match q.kind {
+                    QueueKind::Diffq => "diffq",
+                    QueueKind::Red => "red",
+                    QueueKind::Pi => "pi",
+                    QueueKind::Dqm => "dqm",
+                    _ => "backpressure",
+                };
+                errs.push(ConfigError::new(
+                    "routing.kind",
+                    format!(
+                        "\"aodv\" does not go with queue.kind = \"{name}\", which reads the \
+                         static routing table; use queue.kind = \"droptail\" or \"fq\", or \
+                         routing.kind = \"static\""
                     ),
                 ));
             }
@@ -713,12 +755,38 @@ fn read_links(items: &[Value], nodes: Option<u32>, errs: &mut Errs) -> Option<Ve
     all_ok.then_some(links)
 }
 
+/// `[routing]` keys that only some routing kinds take.
+const ROUTING_KEYS: [(&str, &[&str]); 10] = [
+    ("metric", &["static"]),
+    ("active_route_timeout", &["aodv"]),
+    ("net_diameter", &["aodv"]),
+    ("node_traversal_time", &["aodv"]),
+    ("rreq_retries", &["aodv"]),
+    ("ttl_start", &["aodv"]),
+    ("ttl_increment", &["aodv"]),
+    ("ttl_threshold", &["aodv"]),
+    ("buffer_capacity", &["aodv"]),
+    ("buffer_timeout", &["aodv"]),
+];
+
 fn read_routing(mut f: Fields, errs: &mut Errs) -> Option<Routing> {
-    let kind = f.choice(errs, "kind", Some("static"), &["static"], &[]);
-    let metric = f.choice(errs, "metric", Some("hops"), &["hops", "etx"], &[]);
+    let kind = f.choice(errs, "kind", Some("static"), &["static", "aodv"], &[]);
+    let given = f.has("kind");
+    f.only_for(errs, "kind", kind, given, &ROUTING_KEYS);
+    let metric = if kind == Some("static") {
+        f.choice(errs, "metric", Some("hops"), &["hops", "etx"], &[])
+    } else {
+        Some("hops")
+    };
+    let aodv = if kind == Some("aodv") {
+        read_aodv(&mut f, errs)
+    } else {
+        Some(AodvSpec::default())
+    };
     f.finish(errs);
     let kind = match kind? {
         "static" => RoutingKind::Static,
+        "aodv" => RoutingKind::Aodv,
         _ => return None,
     };
     let metric = match metric? {
@@ -726,7 +794,95 @@ fn read_routing(mut f: Fields, errs: &mut Errs) -> Option<Routing> {
         "etx" => RoutingMetric::Etx,
         _ => return None,
     };
-    Some(Routing { kind, metric })
+    Some(Routing {
+        kind,
+        metric,
+        aodv: aodv?,
+    })
+}
+
+/// The AODV keys of `[routing]` (RFC 3561 section 10 defaults).
+fn read_aodv(f: &mut Fields, errs: &mut Errs) -> Option<AodvSpec> {
+    let d = AodvSpec::default();
+    let seconds = |hi: f64| move |x: f64| x > 0.0 && x <= hi;
+    let art = f.number(
+        errs,
+        "active_route_timeout",
+        Some(d.active_route_timeout_s),
+        "seconds in (0, 3600]",
+        seconds(3600.0),
+    );
+    let hops = |f: &mut Fields, errs: &mut Errs, key: &'static str, default: u32| {
+        f.integer(
+            errs,
+            key,
+            Some(default.into()),
+            "an integer number of hops in 1..=255",
+            1..=255,
+        )
+        .map(|x| x as u32)
+    };
+    let diameter = hops(f, errs, "net_diameter", d.net_diameter);
+    let ntt = f.number(
+        errs,
+        "node_traversal_time",
+        Some(d.node_traversal_time_s),
+        "seconds in (0, 10]",
+        seconds(10.0),
+    );
+    let retries = f
+        .integer(
+            errs,
+            "rreq_retries",
+            Some(d.rreq_retries.into()),
+            "an integer in 0..=16",
+            0..=16,
+        )
+        .map(|x| x as u32);
+    let ttl_start = hops(f, errs, "ttl_start", d.ttl_start);
+    let ttl_increment = hops(f, errs, "ttl_increment", d.ttl_increment);
+    let ttl_threshold = hops(f, errs, "ttl_threshold", d.ttl_threshold);
+    let buffer = f.packets(errs, "buffer_capacity", Some(d.buffer_capacity_pkts));
+    let buffer_timeout = f.number(
+        errs,
+        "buffer_timeout",
+        Some(d.buffer_timeout_s),
+        "seconds in (0, 3600]",
+        seconds(3600.0),
+    );
+    if let (Some(start), Some(threshold), Some(diameter)) = (ttl_start, ttl_threshold, diameter) {
+        if start > threshold {
+            errs.push(ConfigError::new(
+                f.path("ttl_start"),
+                format!(
+                    "must be at most ttl_threshold ({threshold}), got {start}: the expanding \
+                     ring starts at ttl_start and widens up to ttl_threshold"
+                ),
+            ));
+            return None;
+        }
+        if threshold > diameter {
+            errs.push(ConfigError::new(
+                f.path("ttl_threshold"),
+                format!(
+                    "must be at most net_diameter ({diameter}), got {threshold}: past the \
+                     threshold requests cover the whole network with TTL = net_diameter"
+                ),
+            ));
+            return None;
+        }
+    }
+    Some(AodvSpec {
+        active_route_timeout_s: art?,
+        net_diameter: diameter?,
+        node_traversal_time_s: ntt?,
+        rreq_retries: retries?,
+        ttl_start: ttl_start?,
+        ttl_increment: ttl_increment?,
+        ttl_threshold: ttl_threshold?,
+        buffer_capacity_pkts: buffer?,
+        buffer_timeout_s: buffer_timeout?,
+    })
 }
 
 fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<QueueSpec> {

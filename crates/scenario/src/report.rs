@@ -3,6 +3,7 @@
 
 use crate::schema::{FlowKind, Scenario};
 use airqueue_sim::metrics::{jain_index, log_utility};
+use airqueue_sim::net::aodv::AodvStats;
 use airqueue_sim::net::DropReason;
 use airqueue_sim::RunOutcome;
 use serde_json::{json, Map, Value};
@@ -61,6 +62,7 @@ pub fn summary(s: &Scenario, out: &RunOutcome, wall_seconds: f64) -> Value {
     }
     let simulated = out.simulated.as_secs_f64();
     let c = out.conservation;
+    let routing = routing_totals(out);
     json!({
         "name": s.name,
         "seed": s.seed,
@@ -75,6 +77,7 @@ pub fn summary(s: &Scenario, out: &RunOutcome, wall_seconds: f64) -> Value {
         "starved_flows": starved.len(),
         "starved_flow_ids": starved,
         "drops": drops,
+        "routing": routing,
         "conservation": {
             "created": c.created,
             "delivered": c.delivered,
@@ -85,13 +88,51 @@ pub fn summary(s: &Scenario, out: &RunOutcome, wall_seconds: f64) -> Value {
     })
 }
 
+/// The AODV counters of every node, by name (what the `routing` table has per node).
+fn aodv_counters(s: &AodvStats) -> [(&'static str, u64); 14] {
+    [
+        ("rreq_originated", s.rreq_originated),
+        ("rreq_forwarded", s.rreq_forwarded),
+        ("rreq_duplicates", s.rreq_duplicates),
+        ("rrep_by_destination", s.rrep_by_destination),
+        ("rrep_by_intermediate", s.rrep_by_intermediate),
+        ("rrep_forwarded", s.rrep_forwarded),
+        ("rrep_sent", s.rrep_by_destination + s.rrep_by_intermediate),
+        ("rerr_sent", s.rerr_sent),
+        ("rerr_rate_limited", s.rerr_rate_limited),
+        ("discoveries_started", s.discoveries_started),
+        ("discoveries_succeeded", s.discoveries_succeeded),
+        ("discoveries_failed", s.discoveries_failed),
+        ("link_breaks", s.link_breaks),
+        ("control_drops", s.control_drops),
+    ]
+}
+
+/// Summary `routing`: `{"kind": "static"}`, or for AODV the kind and every counter
+/// summed over the nodes.
+fn routing_totals(out: &RunOutcome) -> Value {
+    if out.routing.is_empty() {
+        return json!({ "kind": "static" });
+    }
+    let mut m = Map::new();
+    m.insert("kind".into(), json!("aodv"));
+    for st in &out.routing {
+        for (name, v) in aodv_counters(st) {
+            let e = m.entry(name).or_insert(json!(0u64));
+            *e = json!(e.as_u64().unwrap_or(0) + v);
+        }
+    }
+    Value::Object(m)
+}
+
 /// Column-oriented tables: `flows`, `timeseries`, `drops`, `flow_drops` (drops of flows'
 /// packets by flow, node, reason and whether the node is the packet's origin),
 /// `queues` (per node, the radio's queue plus the queues of the wires leaving it),
 /// `nodes` (positions; null for a BSS's wired hosts, which are not on the channel),
 /// `mac` (802.11 counters per node; empty for the wired medium), `mac_levels`
 /// (802.11 data frames, failed attempts and retry-limit drops per node and priority
-/// level), `tcp` (one row per TCP flow: final
+/// level), `routing` (AODV counters per node; empty with static routing), `tcp` (one
+/// row per TCP flow: final
 /// window, RTT, retransmissions, timeouts), `cwnd` (TCP windows per bin) and `tfrc` (one
 /// row per TFRC flow: final allowed rate, RTT, loss-event rate, events, feedback).
 pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
@@ -232,6 +273,17 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         tfrc.push("nofeedback_expiries", json!(t.sender.nofeedback_expiries));
     }
 
+    let mut routing = Columns::default();
+    for (node, st) in out.routing.iter().enumerate() {
+        routing.push("node", json!(node));
+        for (name, v) in aodv_counters(st) {
+            routing.push(name, json!(v));
+        }
+    }
+    let routing_columns: Vec<&str> = std::iter::once("node")
+        .chain(aodv_counters(&AodvStats::default()).map(|(n, _)| n))
+        .collect();
+
     let mut nodes = Columns::default();
     for (i, p) in positions.iter().enumerate() {
         nodes.push("node", json!(i));
@@ -256,6 +308,7 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         ]),
         "tcp": tcp.finish(&TCP_COLUMNS),
         "tfrc": tfrc.finish(&TFRC_COLUMNS),
+        "routing": routing.finish(&routing_columns),
         "cwnd": cwnd.finish(&[
             "flow",
             "t_s",

@@ -224,7 +224,10 @@ pub enum RateControlKind {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Routing {
     pub kind: RoutingKind,
+    /// `metric` (static only): default hops.
     pub metric: RoutingMetric,
+    /// The keys of kind = "aodv" (defaults for static).
+    pub aodv: AodvSpec,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -232,6 +235,49 @@ pub struct Routing {
 pub enum RoutingKind {
     /// Shortest paths computed once before the run.
     Static,
+    /// AODV (RFC 3561): routes discovered on demand, broken by MAC retry-limit failures.
+    /// Needs medium.kind = "wifi" and queue.kind = "droptail" or "fq".
+    Aodv,
+}
+
+/// `[routing]` keys of kind = "aodv", RFC 3561 section 10 names in SI seconds.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AodvSpec {
+    /// `active_route_timeout` seconds in (0, 3600]; default 3.
+    pub active_route_timeout_s: f64,
+    /// `net_diameter` hops in 1..=255; default 35.
+    pub net_diameter: u32,
+    /// `node_traversal_time` seconds in (0, 10]; default 0.04.
+    pub node_traversal_time_s: f64,
+    /// `rreq_retries` in 0..=16; default 2.
+    pub rreq_retries: u32,
+    /// `ttl_start` in 1..=net_diameter; default 1.
+    pub ttl_start: u32,
+    /// `ttl_increment` in 1..=255; default 2.
+    pub ttl_increment: u32,
+    /// `ttl_threshold` in ttl_start..=net_diameter; default 7.
+    pub ttl_threshold: u32,
+    /// `buffer_capacity`: packets a node holds awaiting route discovery, >= 1; default
+    /// 64 (ns-2).
+    pub buffer_capacity_pkts: u32,
+    /// `buffer_timeout` seconds in (0, 3600]; default 30 (ns-2).
+    pub buffer_timeout_s: f64,
+}
+
+impl Default for AodvSpec {
+    fn default() -> Self {
+        AodvSpec {
+            active_route_timeout_s: 3.0,
+            net_diameter: 35,
+            node_traversal_time_s: 0.04,
+            rreq_retries: 2,
+            ttl_start: 1,
+            ttl_increment: 2,
+            ttl_threshold: 7,
+            buffer_capacity_pkts: 64,
+            buffer_timeout_s: 30.0,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

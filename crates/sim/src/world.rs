@@ -2,14 +2,16 @@
 //! loop. This is the one place where layers meet (STYLE.md): media pull from queue
 //! disciplines, arrivals go to forwarding, deliveries go to metrics or to the transport
 //! endpoints (TCP glue in `world/tcp.rs`, TFRC glue in `world/tfrc.rs`), DiffQ and
-//! fair-queuing queue reports to the queue disciplines, and DiffQ-paced sources to their
-//! rate controllers (`world/diffq.rs`).
+//! fair-queuing queue reports to the queue disciplines, DiffQ-paced sources to their
+//! rate controllers (`world/diffq.rs`), and AODV messages and MAC failures to the AODV
+//! state machines (`world/aodv.rs`).
 
 use crate::app::{UdpRate, UdpSource};
 use crate::ids::{FlowId, LinkId, NodeId};
 use crate::medium::wifi::{MacStats, WifiConfig, WifiEvent, WifiNet, WifiOutput};
 use crate::medium::WiredNet;
 use crate::metrics::{Conservation, Metrics, QueueSample};
+use crate::net::aodv::{AodvConfig, AodvStats, AodvTimer};
 use crate::net::packet::DEFAULT_TTL;
 use crate::net::{DiffqHeader, DropReason, Packet, RoutingTable, TransportHeader};
 use crate::qdisc::{
@@ -22,9 +24,12 @@ use crate::transport::tfrc::{TfrcFlow, TfrcFlowConfig, TfrcFlowStats};
 use airqueue_kernel::{EventQueue, RngStream, StreamKey, Time, TimerEvent, Timers};
 use airqueue_tcp::{Outbox, TcpAck, TcpData, TfrcData, TfrcFeedback};
 
+mod aodv;
 mod diffq;
 mod tcp;
 mod tfrc;
+
+use aodv::AodvNet;
 
 pub use diffq::DiffqView;
 
@@ -227,7 +232,12 @@ pub struct WorldConfig {
     /// listed are loss-free.
     pub link_loss: Vec<(NodeId, NodeId, f64)>,
     pub medium: MediumConfig,
+    /// Static next hops. With `aodv` set they serve only the queue disciplines that read
+    /// a table when they dequeue (AODV runs with drop-tail and fair queuing, which do not).
     pub routing: RoutingTable,
+    /// AODV (RFC 3561) instead of the static table, on the wifi medium: routes are
+    /// discovered on demand and break on MAC retry-limit failures (`world/aodv.rs`).
+    pub aodv: Option<AodvConfig>,
     pub qdisc: QdiscConfig,
     pub flows: Vec<FlowConfig>,
 }
@@ -251,6 +261,8 @@ enum Event {
     Wake(Iface),
     /// Time-series sample at a bin boundary.
     Sample,
+    /// An AODV timer of a node.
+    Aodv(NodeId, AodvTimer),
 }
 
 impl From<WifiEvent> for Event {
@@ -347,6 +359,8 @@ pub struct World {
     /// The 802.11 channel (`None` on a pure wired world).
     wifi: Option<WifiMedium>,
     routing: RoutingTable,
+    /// AODV state when routes are discovered on demand; `None`: the static table.
+    aodv: Option<Box<AodvNet>>,
     flows: Vec<FlowState>,
     metrics: Metrics,
     next_uid: u64,
@@ -376,6 +390,8 @@ pub struct RunOutcome {
     pub tfrc: Vec<Option<TfrcFlowStats>>,
     /// Final state of each flow's DiffQ rate controller; `None` for flows without one.
     pub diffq_rate: Vec<Option<DiffqRate>>,
+    /// Per-node AODV counters (empty with static routing).
+    pub routing: Vec<AodvStats>,
 }
 
 impl World {
@@ -490,6 +506,7 @@ impl World {
             wires,
             wifi,
             routing: cfg.routing,
+            aodv: cfg.aodv.map(|a| Box::new(AodvNet::new(a, n, cfg.seed))),
             flows,
             metrics,
             next_uid: 0,
@@ -543,7 +560,9 @@ impl World {
         let tcp = self.tcp_stats();
         let tfrc = self.tfrc_stats();
         let diffq_rate = self.flows.iter().map(|f| f.pacer.clone()).collect();
+        let routing = self.aodv.as_ref().map_or_else(Vec::new, |a| a.stats());
         RunOutcome {
+            routing,
             tcp,
             tfrc,
             diffq_rate,
@@ -588,6 +607,7 @@ impl World {
             },
             Event::Pace(f) => self.pace(f),
             Event::Wake(iface) => self.kick(iface),
+            Event::Aodv(node, t) => self.aodv_timer(node, t),
             Event::Timer(t) => {
                 if let Some(owner) = self.timers.fire(t, &mut self.events, Event::Timer) {
                     self.tcp_timer(owner);
@@ -616,6 +636,9 @@ impl World {
             let mut outs = std::mem::take(&mut net.out);
             for o in outs.drain(..) {
                 match o {
+                    WifiOutput::Received { node, from, pkt } if pkt.transport.is_control() => {
+                        self.aodv_receive(node, from, pkt)
+                    }
                     WifiOutput::Received { node, from, pkt } => {
                         let now = self.events.now();
                         self.qdisc_mut(Iface::Wifi(node)).on_received(&pkt, now);
@@ -625,12 +648,19 @@ impl World {
                     WifiOutput::Overheard {
                         node, from, pkt, ..
                     } => self.diffq_report(node, from, &pkt),
+                    WifiOutput::RetryLimitDrop { node, pkt } if pkt.transport.is_control() => {
+                        self.aodv_control_lost(node)
+                    }
                     WifiOutput::RetryLimitDrop { node, pkt } => {
                         self.metrics
                             .on_packet_dropped(node, DropReason::MacRetryLimit, &pkt)
                     }
                     WifiOutput::WantFrame(node) => self.kick(Iface::Wifi(node)),
-                    WifiOutput::TxStatus(_) => {}
+                    WifiOutput::TxStatus(st) => {
+                        if !st.success && self.aodv.is_some() {
+                            self.aodv_link_break(st.node, st.next_hop);
+                        }
+                    }
                 }
             }
             let Some(WifiMedium { net, .. }) = &mut self.wifi else {
@@ -713,12 +743,15 @@ impl World {
         if !self.udp(f).active(now) {
             return;
         }
-        let Some((next, iface)) = self
-            .routing
-            .next_hop(src, dst)
-            .and_then(|next| Some((next, self.iface_towards(src, next)?)))
+        let next = match &self.aodv {
+            None => self.routing.next_hop(src, dst),
+            Some(a) => a.next_hop(src, dst, now),
+        };
+        let Some((next, iface)) =
+            next.and_then(|next| Some((next, self.iface_towards(src, next)?)))
         else {
-            // Unroutable: one packet is created and dropped so the failure shows in drops.
+            // Unroutable: one packet is created and dropped so the failure shows in drops
+            // (with AODV, it waits for a route discovery).
             self.send_app_packet(f);
             return;
         };
@@ -756,6 +789,9 @@ impl World {
     /// A packet arrived at `node` from its neighbour `from`.
     fn receive(&mut self, node: NodeId, from: NodeId, mut pkt: Packet) {
         if pkt.dst == node {
+            if self.aodv.is_some() {
+                self.aodv_delivered(node, from, &pkt);
+            }
             self.deliver(node, pkt);
             return;
         }
@@ -777,6 +813,8 @@ impl World {
             TransportHeader::TfrcData(_) | TransportHeader::TfrcFeedback(_) => {
                 self.tfrc_deliver(node, pkt)
             }
+            // Control messages are handed to AODV on reception and never forwarded.
+            TransportHeader::Aodv(_) => {}
         }
     }
 
@@ -792,16 +830,21 @@ impl World {
             self.deliver(node, pkt);
             return;
         }
-        let Some((next, iface)) = self
-            .routing
-            .next_hop(node, pkt.dst)
-            .and_then(|next| Some((next, self.iface_towards(node, next)?)))
+        let now = self.events.now();
+        let next = match &mut self.aodv {
+            None => self.routing.next_hop(node, pkt.dst),
+            Some(a) => a.use_route(node, &pkt, prev_hop, now),
+        };
+        let Some((next, iface)) =
+            next.and_then(|next| Some((next, self.iface_towards(node, next)?)))
         else {
+            if self.aodv.is_some() {
+                return self.aodv_no_route(node, prev_hop, pkt);
+            }
             self.metrics
                 .on_packet_dropped(node, DropReason::NoRoute, &pkt);
             return;
         };
-        let now = self.events.now();
         let uid = pkt.uid;
         match self.qdisc_mut(iface).enqueue(
             Queued {
@@ -843,6 +886,11 @@ impl World {
                 };
                 if !net.wants_frame(node) {
                     return;
+                }
+                // AODV control packets go ahead of the data (ns-2's PriQueue).
+                if let Some(d) = self.aodv.as_mut().and_then(|a| a.pop_control(node, now)) {
+                    net.push_frame(node, d, &mut self.events);
+                    continue;
                 }
                 let Some(d) = qdiscs[node.index()].dequeue(&self.routing, now) else {
                     // Held back by back-pressure: try again when the report expires.
@@ -893,7 +941,8 @@ impl World {
         let radio = self.wifi.as_ref().map_or(0, |w| {
             w.qdiscs.iter().map(|q| q.len()).sum::<usize>() + w.net.in_flight()
         });
-        let in_flight = wired + radio;
+        let waiting = self.aodv.as_ref().map_or(0, |a| a.buffered());
+        let in_flight = wired + radio + waiting;
         Conservation {
             created: self.metrics.created,
             delivered: self.metrics.delivered,

@@ -66,6 +66,7 @@ fn world(wifi: WifiConfig, qdisc: QdiscConfig, flows: Vec<FlowConfig>, secs: u64
         bin: Time::from_secs(1),
         node_count: positions.len(),
         routing: routing(&positions),
+        aodv: None,
         positions,
         link_loss: vec![],
         medium: MediumConfig::Wifi(wifi),

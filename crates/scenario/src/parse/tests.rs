@@ -114,7 +114,8 @@ fn defaults_fill_every_optional_section() {
         s.routing,
         Routing {
             kind: RoutingKind::Static,
-            metric: RoutingMetric::Hops
+            metric: RoutingMetric::Hops,
+            aodv: AodvSpec::default(),
         }
     );
     assert_eq!(

@@ -1,5 +1,6 @@
-//! Network layer: packets and headers, drop reasons, routing.
+//! Network layer: packets and headers, drop reasons, routing (static tables and AODV).
 
+pub mod aodv;
 pub mod packet;
 pub mod routing;
 

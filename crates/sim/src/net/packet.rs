@@ -6,6 +6,7 @@
 //! so air time follows from it.
 
 use crate::ids::{FlowId, NodeId};
+use crate::net::aodv::AodvMsg;
 use airqueue_kernel::Time;
 use airqueue_tcp::tfrc::{TFRC_DATA_HEADER_BYTES, TFRC_FEEDBACK_BYTES};
 use airqueue_tcp::{SackBlocks, TcpAck, TcpData, TfrcData, TfrcFeedback};
@@ -42,6 +43,9 @@ pub enum TransportHeader {
     TfrcData(TfrcData),
     /// A TFRC feedback report over UDP (no payload), from receiver to sender.
     TfrcFeedback(TfrcFeedbackHeader),
+    /// An AODV control message over UDP (RFC 3561 section 4: port 654). Such packets
+    /// belong to no flow (`FlowId::NONE`) and are counted apart from data packets.
+    Aodv(AodvMsg),
 }
 
 impl TransportHeader {
@@ -55,7 +59,14 @@ impl TransportHeader {
             TransportHeader::TcpAck(a) => a.size_bytes(),
             TransportHeader::TfrcData(_) => UDP_HEADER_BYTES + TFRC_DATA_HEADER_BYTES,
             TransportHeader::TfrcFeedback(_) => UDP_HEADER_BYTES + TFRC_FEEDBACK_BYTES,
+            TransportHeader::Aodv(m) => UDP_HEADER_BYTES + m.size_bytes(),
         }
+    }
+
+    /// Whether this is a routing control message (not part of any flow).
+    #[inline]
+    pub fn is_control(&self) -> bool {
+        matches!(self, TransportHeader::Aodv(_))
     }
 
     /// Whether this header belongs to TCP (data or ACK).
@@ -251,16 +262,30 @@ pub enum DropReason {
     Ttl,
     /// A network-coding layer discarded a packet that brought no new degree of freedom.
     CodingRedundancy,
+    /// AODV: the source's buffer of packets awaiting route discovery was full (the
+    /// oldest packet makes room, as in ns-2).
+    NoRouteBufferFull,
+    /// AODV: a packet waited longer than the buffer timeout for a route.
+    NoRouteTimeout,
+    /// AODV: route discovery gave up after its retries.
+    RouteDiscoveryFailed,
+    /// AODV: a forwarded packet was queued for a neighbour the MAC found unreachable
+    /// (no local repair, as ns-2's AODV without it).
+    LinkBroken,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 6] = [
+    pub const ALL: [DropReason; 10] = [
         DropReason::QueueOverflow,
         DropReason::Aqm,
         DropReason::MacRetryLimit,
         DropReason::NoRoute,
         DropReason::Ttl,
         DropReason::CodingRedundancy,
+        DropReason::NoRouteBufferFull,
+        DropReason::NoRouteTimeout,
+        DropReason::RouteDiscoveryFailed,
+        DropReason::LinkBroken,
     ];
 
     /// The name used in reports and tables.
@@ -272,6 +297,10 @@ impl DropReason {
             DropReason::NoRoute => "no_route",
             DropReason::Ttl => "ttl",
             DropReason::CodingRedundancy => "coding_redundancy",
+            DropReason::NoRouteBufferFull => "no_route_buffer_full",
+            DropReason::NoRouteTimeout => "no_route_timeout",
+            DropReason::RouteDiscoveryFailed => "route_discovery_failed",
+            DropReason::LinkBroken => "link_broken",
         }
     }
 

@@ -9,6 +9,7 @@
 //! arrival and hand it over with [`DropTail::enqueue_judged`].
 
 use super::{Dequeued, QueueCounters, Queued};
+use crate::ids::NodeId;
 use crate::net::DropReason;
 use std::collections::VecDeque;
 
@@ -120,6 +121,21 @@ impl DropTail {
     pub fn iter(&self) -> impl Iterator<Item = &Queued> {
         self.queue.iter()
     }
+
+    /// Moves every packet waiting for neighbour `next` to `out`, in queue order (a
+    /// routing protocol found the link broken). They count as dequeued.
+    pub fn remove_next_hop(&mut self, next: NodeId, out: &mut Vec<Queued>) {
+        let before = out.len();
+        let mut i = 0;
+        while i < self.queue.len() {
+            if self.queue[i].next_hop == next {
+                out.extend(self.queue.remove(i));
+            } else {
+                i += 1;
+            }
+        }
+        self.counters.dequeued += (out.len() - before) as u64;
+    }
 }
 
 #[cfg(test)]
@@ -206,6 +222,24 @@ pub(in crate::qdisc) mod tests {
             next_hop: NodeId(1),
             prev_hop: NodeId(0),
         }
+    }
+
+    #[test]
+    fn removes_the_packets_of_one_next_hop() {
+        let mut q = DropTail::new(10);
+        for s in 0..6 {
+            let mut p = queued(s);
+            p.next_hop = NodeId(1 + (s % 2) as u32);
+            q.enqueue(p).unwrap();
+        }
+        let mut out = Vec::new();
+        q.remove_next_hop(NodeId(2), &mut out);
+        let seqs: Vec<u64> = out.iter().map(|p| p.pkt.seq).collect();
+        assert_eq!(seqs, [1, 3, 5]);
+        assert_eq!(q.len(), 3);
+        assert!(q.counters().consistent_with(q.len()));
+        assert_eq!(q.dequeue().unwrap().pkt.seq, 0);
+        assert_eq!(q.dequeue().unwrap().pkt.seq, 2);
     }
 
     #[test]

@@ -274,6 +274,42 @@ impl FairQueue {
     pub fn iter(&self) -> impl Iterator<Item = &Queued> {
         self.classes.iter().flat_map(|q| q.iter())
     }
+
+    /// Moves every packet waiting for neighbour `next` to `out`, class by class in
+    /// round-robin order (a routing protocol found the link broken). They count as
+    /// dequeued; a class left empty leaves the round robin, whose next turn stays with
+    /// the class that had it.
+    pub fn remove_next_hop(&mut self, next: NodeId, out: &mut Vec<Queued>) {
+        let before = out.len();
+        let mut idx = 0;
+        while idx < self.active.len() {
+            let queue = &mut self.classes[self.active[idx].index()];
+            let mut i = 0;
+            while i < queue.len() {
+                if queue[i].next_hop == next {
+                    out.extend(queue.remove(i));
+                } else {
+                    i += 1;
+                }
+            }
+            if queue.is_empty() {
+                self.active.remove(idx);
+                if idx < self.rr_next {
+                    self.rr_next -= 1;
+                }
+            } else {
+                idx += 1;
+            }
+        }
+        if self.active.is_empty() {
+            self.rr_next = 0;
+        } else {
+            self.rr_next %= self.active.len();
+        }
+        let removed = out.len() - before;
+        self.total -= removed;
+        self.counters.dequeued += removed as u64;
+    }
 }
 
 #[cfg(test)]
@@ -316,6 +352,25 @@ mod tests {
 
     fn fq(c: FqConfig) -> FairQueue {
         FairQueue::new(c, NodeId(1), 10)
+    }
+
+    #[test]
+    fn removes_the_packets_of_one_next_hop_and_keeps_the_round_robin() {
+        let mut q = fq(cfg(Classify::Source));
+        // Classes by source: 0 all via 2; 3 via 2 then 4; 5 via 4.
+        for (src, next, seq) in [(0, 2, 0), (3, 2, 1), (3, 4, 2), (5, 4, 3), (0, 2, 4)] {
+            q.enqueue(pkt(src, 9, next, Some(0), seq)).unwrap();
+        }
+        assert_eq!(q.dequeue(T0).unwrap().pkt.seq, 0); // class 0's turn; 3 is next
+        let mut out = Vec::new();
+        q.remove_next_hop(NodeId(2), &mut out);
+        let seqs: Vec<u64> = out.iter().map(|p| p.pkt.seq).collect();
+        assert_eq!(seqs, [4, 1]);
+        assert_eq!(q.len(), 2);
+        assert!(q.counters().consistent_with(q.len()));
+        let rest: Vec<u64> = (0..2).map(|_| q.dequeue(T0).unwrap().pkt.seq).collect();
+        assert_eq!(rest, [2, 3]);
+        assert!(q.dequeue(T0).is_none());
     }
 
     #[test]

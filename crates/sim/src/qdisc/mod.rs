@@ -266,6 +266,17 @@ impl Qdisc {
         }
     }
 
+    /// Moves the packets waiting for neighbour `next` to `out` (AODV found the link to
+    /// it broken). Drop-tail and fair queuing implement it; the other disciplines keep
+    /// their packets (AODV runs only with those two).
+    pub fn remove_next_hop(&mut self, next: NodeId, out: &mut Vec<Queued>) {
+        match self {
+            Qdisc::DropTail(d) => d.remove_next_hop(next, out),
+            Qdisc::FairQueue(d) => d.remove_next_hop(next, out),
+            _ => {}
+        }
+    }
+
     /// Every packet still held, for end-of-run accounting.
     pub fn packets(&self) -> Box<dyn Iterator<Item = &Packet> + '_> {
         match self {

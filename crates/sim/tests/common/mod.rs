@@ -63,6 +63,7 @@ pub fn wifi_world(
         bin: Time::from_secs(1),
         node_count: positions.len(),
         routing: unit_disk_routing(&positions, DECODE_RANGE_M),
+        aodv: None,
         positions,
         link_loss: vec![],
         medium: MediumConfig::Wifi(wifi),
@@ -118,6 +119,7 @@ pub fn wired_world(
             links,
         },
         routing: RoutingTable::shortest_paths(&graph),
+        aodv: None,
         qdisc: QdiscConfig::DropTail {
             capacity_pkts: 50,
             ecn_mark_fraction: None,

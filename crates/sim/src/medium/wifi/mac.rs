@@ -302,13 +302,14 @@ impl WifiNet {
         self.stations[node.index()].buffered < self.cfg.tx_buffer_frames
     }
 
-    /// Packets held by MACs that no next hop has accepted yet (end-of-run accounting).
+    /// Data packets held by MACs that no next hop has accepted yet (end-of-run
+    /// accounting; routing control packets are not counted).
     pub fn in_flight(&self) -> usize {
         self.stations
             .iter()
             .flat_map(|s| s.acs.iter())
             .flat_map(|a| a.queue.iter())
-            .filter(|f| !f.handed_over)
+            .filter(|f| !f.handed_over && !f.pkt.transport.is_control())
             .count()
     }
 

@@ -1,0 +1,240 @@
+//! AODV (RFC 3561) end to end through scenario files: discovery on a chain, determinism,
+//! link breaks under congestion, and the configuration errors.
+
+use airqueue_kernel::Time;
+use airqueue_scenario::api::{run_json, run_value, Run};
+use airqueue_scenario::build::world_config;
+use airqueue_scenario::parse::toml_to_json;
+use airqueue_scenario::validate_and_place;
+use airqueue_sim::net::DropReason;
+use airqueue_sim::{NodeId, World};
+use serde_json::Value;
+
+fn run(text: &str) -> Run {
+    run_value(toml_to_json(text).unwrap(), None, None).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+fn errors(text: &str) -> Vec<String> {
+    match run_value(toml_to_json(text).unwrap(), None, None) {
+        Ok(_) => panic!("expected an error for\n{text}"),
+        Err(e) => e,
+    }
+}
+
+/// Six nodes 200 m apart (250 m range), one CBR flow from end to end.
+fn chain(routing: &str) -> String {
+    format!(
+        "duration = 10.0\nseed = 3\n[topology]\nkind = \"chain\"\nnodes = 6\nspacing = 200.0\n\
+         [routing]\n{routing}\n\
+         [[flow]]\nkind = \"udp\"\nsrc = 0\ndst = 5\nstart = 1.0\npacket_size = 512\nrate = 100e3\n"
+    )
+}
+
+#[test]
+fn a_chain_discovers_the_static_route_and_delivers() {
+    let aodv = run(&chain("kind = \"aodv\""));
+    let stat = run(&chain("kind = \"static\""));
+    let out = &aodv.outcome;
+    assert!(out.conservation.holds(), "{:?}", out.conservation);
+    let r = &out.routing;
+    assert_eq!(r.len(), 6);
+    // One discovery by the source, answered by the destination; the middle nodes relay.
+    assert_eq!(r[0].discoveries_started, 1);
+    assert_eq!(r[0].discoveries_succeeded, 1);
+    assert_eq!(r[5].rrep_by_destination, 1);
+    assert!((1..5).all(|i| r[i].rreq_forwarded >= 1 && r[i].rrep_forwarded == 1));
+    // Expanding ring: TTL 1 and 3 fall short of the 5 hops, TTL 5 reaches node 5
+    // (TTL_START 1, TTL_INCREMENT 2).
+    assert_eq!(r[0].rreq_originated, 3);
+    let f = &out.metrics.flows[0];
+    assert!(
+        f.packets_delivered as f64 >= 0.95 * f.packets_sent as f64,
+        "{f:?}"
+    );
+    // The first packets waited for the discovery: mean delay above the static one.
+    let (d_aodv, d_static) = (
+        f.mean_delay_s().unwrap(),
+        stat.outcome.metrics.flows[0].mean_delay_s().unwrap(),
+    );
+    assert!(d_aodv > d_static, "aodv {d_aodv} static {d_static}");
+    // No breaks on an uncongested chain.
+    assert_eq!(r.iter().map(|s| s.link_breaks).sum::<u64>(), 0);
+}
+
+#[test]
+fn the_route_found_has_the_static_hop_count_and_the_first_packet_waits() {
+    // One packet only (the rate allows no second one in the run): its delay is the
+    // discovery's. The rings TTL 1 and 3 time out (RING_TRAVERSAL_TIME 0.24 s and 0.4 s)
+    // before TTL 5 reaches node 5, and five hops of a 512-byte frame take a few ms.
+    let text = chain("kind = \"aodv\"").replace("rate = 100e3", "rate = 400.0");
+    let out = run(&text).outcome;
+    let f = &out.metrics.flows[0];
+    assert_eq!((f.packets_sent, f.packets_delivered), (1, 1));
+    let delay = f.mean_delay_s().unwrap();
+    assert!(delay > 0.64 && delay < 0.75, "first packet delay {delay}");
+    let stat = run(&chain("kind = \"static\"").replace("rate = 100e3", "rate = 400.0"));
+    let d_static = stat.outcome.metrics.flows[0].mean_delay_s().unwrap();
+    assert!(d_static < 0.05, "{d_static}");
+    // The source's route, one second in, against the static table.
+    let (scenario, positions) = validate_and_place(&toml_to_json(&text).unwrap()).unwrap();
+    let cfg = world_config(&scenario, &positions);
+    let table = cfg.routing.clone();
+    let mut world = World::new(cfg);
+    world.run_until(Time::from_secs(3));
+    let (next, hops) = world.aodv_route(NodeId(0), NodeId(5)).expect("route to 5");
+    assert_eq!(Some(next), table.next_hop(NodeId(0), NodeId(5)));
+    assert_eq!(Some(hops as u32), table.hop_count(NodeId(0), NodeId(5)));
+    assert_eq!(hops, 5);
+    // And the reverse route the request left at the destination.
+    let (back, back_hops) = world.aodv_route(NodeId(5), NodeId(0)).expect("route to 0");
+    assert_eq!((back, back_hops), (NodeId(4), 5));
+}
+
+#[test]
+fn same_scenario_and_seed_give_identical_outputs() {
+    let text = toml_to_json(&grid(10.0)).unwrap().to_string();
+    let strip = |s: String| {
+        let mut v: Value = serde_json::from_str(&s).unwrap();
+        let m = v["summary"].as_object_mut().unwrap();
+        m.remove("wall_seconds");
+        m.remove("events_per_second");
+        v
+    };
+    let a = strip(run_json(&text, None, None));
+    let b = strip(run_json(&text, None, None));
+    assert_eq!(a["ok"], true);
+    assert_eq!(a, b);
+    let c = strip(run_json(&text, Some(2), None));
+    assert_ne!(
+        a["summary"]["routing"], c["summary"]["routing"],
+        "another seed, another run"
+    );
+}
+
+/// A 5x5 grid 200 m apart with four saturating flows crossing it; carrier sense
+/// reaches 400 m (two hops), so hidden terminals make frames fail.
+fn grid(duration: f64) -> String {
+    let mut s = format!(
+        "duration = {duration}\nseed = 1\n[topology]\nkind = \"grid\"\nrows = 5\ncols = 5\n\
+         spacing = 200.0\n[radio]\ncs_range = 400.0\n[routing]\nkind = \"aodv\"\n\
+         [queue]\nkind = \"droptail\"\n"
+    );
+    for (src, dst) in [(0, 24), (20, 4), (10, 14), (2, 22)] {
+        s += &format!(
+            "[[flow]]\nkind = \"udp\"\nsrc = {src}\ndst = {dst}\nstart = 0.5\n\
+             packet_size = 1000\nrate = \"saturate\"\n"
+        );
+    }
+    s
+}
+
+#[test]
+fn a_congested_grid_breaks_links_and_rediscovers_routes() {
+    let out = run(&grid(20.0)).outcome;
+    assert!(out.conservation.holds(), "{:?}", out.conservation);
+    let total = |f: fn(&airqueue_sim::net::aodv::AodvStats) -> u64| -> u64 {
+        out.routing.iter().map(f).sum()
+    };
+    let breaks = total(|s| s.link_breaks);
+    let rerrs = total(|s| s.rerr_sent);
+    let started = total(|s| s.discoveries_started);
+    let succeeded = total(|s| s.discoveries_succeeded);
+    assert!(breaks >= 5, "{breaks} link breaks");
+    assert!(rerrs >= 5, "{rerrs} route errors");
+    // Four flows need four discoveries; the others follow breaks.
+    assert!(
+        started > 8 && succeeded > 8,
+        "{started} started, {succeeded} found"
+    );
+    let drops = out.metrics.drops_by_reason();
+    assert!(drops[DropReason::MacRetryLimit.index()] > 0);
+    assert!(drops[DropReason::LinkBroken.index()] > 0);
+    assert!(drops[DropReason::NoRoute.index()] > 0);
+    assert!(out.metrics.delivered > 0);
+}
+
+#[test]
+fn tcp_runs_over_aodv_on_a_chain() {
+    let text = chain("kind = \"aodv\"").replace(
+        "kind = \"udp\"\nsrc = 0\ndst = 5\nstart = 1.0\npacket_size = 512\nrate = 100e3",
+        "kind = \"tcp\"\nsrc = 0\ndst = 5\nstart = 1.0\npacket_size = 512",
+    );
+    let out = run(&text).outcome;
+    assert!(out.conservation.holds(), "{:?}", out.conservation);
+    assert!(out.metrics.flows[0].packets_delivered > 100);
+    // The ACKs found their way back on the reverse route: no second discovery needed.
+    assert_eq!(out.routing[5].discoveries_started, 0);
+}
+
+#[test]
+fn fair_queuing_runs_with_aodv() {
+    let text = grid(5.0).replace(
+        "kind = \"droptail\"",
+        "kind = \"fq\"\nclassify = \"source\"",
+    );
+    let out = run(&text).outcome;
+    assert!(out.conservation.holds(), "{:?}", out.conservation);
+    assert!(out.metrics.delivered > 0);
+}
+
+#[test]
+fn bad_aodv_configurations_are_refused_with_the_keys_named() {
+    let base = chain("kind = \"aodv\"");
+    let e = errors(&base.replace("kind = \"aodv\"", "kind = \"aodv\"\nttl_strat = 2"));
+    assert!(
+        e.iter()
+            .any(|m| m.contains("routing.ttl_strat") && m.contains("ttl_start")),
+        "{e:?}"
+    );
+    let e = errors(&base.replace("kind = \"aodv\"", "kind = \"aodv\"\nnet_diameter = 0"));
+    assert!(
+        e.iter().any(|m| m.starts_with("routing.net_diameter")),
+        "{e:?}"
+    );
+    let e = errors(&base.replace(
+        "kind = \"aodv\"",
+        "kind = \"aodv\"\nactive_route_timeout = -1",
+    ));
+    assert!(
+        e.iter()
+            .any(|m| m.starts_with("routing.active_route_timeout")),
+        "{e:?}"
+    );
+    let e = errors(&base.replace("kind = \"aodv\"", "kind = \"aodv\"\nttl_threshold = 40"));
+    assert!(
+        e.iter()
+            .any(|m| m.starts_with("routing.ttl_threshold") && m.contains("net_diameter")),
+        "{e:?}"
+    );
+    let e = errors(&base.replace("kind = \"aodv\"", "kind = \"aodv\"\nmetric = \"etx\""));
+    assert!(
+        e.iter()
+            .any(|m| m.starts_with("routing.metric") && m.contains("static")),
+        "{e:?}"
+    );
+    let e = errors(&base.replace("kind = \"aodv\"", "kind = \"static\"\nbuffer_timeout = 3"));
+    assert!(
+        e.iter()
+            .any(|m| m.starts_with("routing.buffer_timeout") && m.contains("aodv")),
+        "{e:?}"
+    );
+    let e = errors(&base.replace("kind = \"aodv\"", "kind = \"aodvv\""));
+    assert!(
+        e.iter().any(|m| m.contains("did you mean \"aodv\"")),
+        "{e:?}"
+    );
+    let e = errors(&format!("{base}[queue]\nkind = \"red\"\n"));
+    assert!(
+        e.iter()
+            .any(|m| m.starts_with("routing.kind") && m.contains("queue.kind = \"red\"")),
+        "{e:?}"
+    );
+    let e = errors(&format!(
+        "{base}[medium]\nkind = \"wired\"\nbandwidth = 1e6\ndelay = 0.001\n"
+    ));
+    assert!(
+        e.iter()
+            .any(|m| m.starts_with("routing.kind") && m.contains("medium.kind")),
+        "{e:?}"
+    );
+}

@@ -1,0 +1,351 @@
+//! AODV glue (RFC 3561): carries the control messages of `net::aodv` over the 802.11
+//! MAC, holds the packets that wait for a route, and turns MAC feedback into link breaks.
+//!
+//! * Control packets go out through the node's own MAC at level 0, ahead of the queue
+//!   discipline's data (ns-2's PriQueue puts routing packets at the head of the interface
+//!   queue): the MAC pulls from a per-node control FIFO first. Relayed broadcasts wait a
+//!   uniform jitter of up to `max_jitter` first, drawn from the node's "aodv.jitter"
+//!   stream.
+//! * Control packets belong to no flow: they are not counted as created, delivered or
+//!   dropped packets (the conservation law is about data), but their bytes take air
+//!   time and the MAC counters include them. Their losses are counted in
+//!   `AodvStats::control_drops`.
+//! * A unicast frame that reaches the MAC retry limit is a link break (link-layer
+//!   feedback instead of hello messages, as ns-2's AODV does). The routes through that
+//!   neighbour break and the packets queued for it leave the queue: those this node
+//!   generated wait for a new route, the others are dropped (`DropReason::LinkBroken`;
+//!   no local repair). The frame itself stays a `MacRetryLimit` drop.
+
+use super::{Event, FlowApp, Iface, World};
+use crate::app::UdpRate;
+use crate::ids::{FlowId, NodeId};
+use crate::net::aodv::{Action, AodvConfig, AodvMsg, AodvNode, AodvStats, AodvTimer, Buffer};
+use crate::net::{DropReason, Packet, TransportHeader};
+use crate::qdisc::{Dequeued, Queued};
+use airqueue_kernel::{RngStream, StreamKey, Time};
+use std::collections::VecDeque;
+
+/// A control packet waiting for the MAC.
+struct ControlFrame {
+    pkt: Packet,
+    to: NodeId,
+    /// Not before this time (jitter).
+    ready: Time,
+}
+
+/// Every node's AODV state and what the world keeps for it.
+pub(super) struct AodvNet {
+    cfg: AodvConfig,
+    nodes: Vec<AodvNode>,
+    buffers: Vec<Buffer>,
+    control: Vec<VecDeque<ControlFrame>>,
+    jitter: Vec<RngStream>,
+    /// Scratch lists, reused.
+    actions: Vec<Action>,
+    packets: Vec<Packet>,
+    removed: Vec<Queued>,
+}
+
+impl AodvNet {
+    pub(super) fn new(cfg: AodvConfig, node_count: usize, seed: u64) -> Self {
+        AodvNet {
+            cfg,
+            nodes: (0..node_count)
+                .map(|i| AodvNode::new(NodeId(i as u32), node_count, cfg))
+                .collect(),
+            buffers: (0..node_count)
+                .map(|_| Buffer::new(cfg.buffer_capacity))
+                .collect(),
+            control: (0..node_count).map(|_| VecDeque::new()).collect(),
+            jitter: (0..node_count)
+                .map(|i| RngStream::new(StreamKey::new(seed, i as u32, "aodv.jitter")))
+                .collect(),
+            actions: Vec::new(),
+            packets: Vec::new(),
+            removed: Vec::new(),
+        }
+    }
+
+    /// The next hop of `node`'s active route to `dst`, without refreshing it.
+    #[inline]
+    pub(super) fn next_hop(&self, node: NodeId, dst: NodeId, now: Time) -> Option<NodeId> {
+        self.nodes[node.index()].next_hop(dst, now)
+    }
+
+    /// The next hop for a data packet, refreshing the routes it uses (RFC 3561 6.2).
+    #[inline]
+    pub(super) fn use_route(
+        &mut self,
+        node: NodeId,
+        pkt: &Packet,
+        prev: NodeId,
+        now: Time,
+    ) -> Option<NodeId> {
+        self.nodes[node.index()].use_route(pkt.src, pkt.dst, prev, now)
+    }
+
+    /// Data packets waiting for routes (they count as in flight).
+    pub(super) fn buffered(&self) -> usize {
+        self.buffers.iter().map(Buffer::len).sum()
+    }
+
+    /// The first control packet of `node` due at `now`, for its MAC (level 0).
+    #[inline]
+    pub(super) fn pop_control(&mut self, node: NodeId, now: Time) -> Option<Dequeued> {
+        let q = &mut self.control[node.index()];
+        let i = q.iter().position(|f| f.ready <= now)?;
+        let f = q.remove(i)?;
+        Some(Dequeued {
+            pkt: f.pkt,
+            next_hop: f.to,
+            priority: 0,
+        })
+    }
+
+    pub(super) fn stats(&self) -> Vec<AodvStats> {
+        self.nodes.iter().map(|n| n.stats).collect()
+    }
+}
+
+impl World {
+    /// With AODV: the next hop and hop count of `node`'s active route to `dst` now.
+    pub fn aodv_route(&self, node: NodeId, dst: NodeId) -> Option<(NodeId, u8)> {
+        let now = self.events.now();
+        let r = self.aodv.as_ref()?.nodes.get(node.index())?;
+        r.table()
+            .active(dst, now)
+            .map(|r| (r.next_hop, r.hop_count))
+    }
+
+    fn aodv(&mut self) -> &mut AodvNet {
+        self.aodv.as_mut().expect("AODV glue called without AODV")
+    }
+
+    /// `node` has no route for `pkt`, which came from `prev` (`node` itself: generated
+    /// here). A source buffers it and looks for a route; a forwarder drops it and reports
+    /// the destination unreachable (RFC 3561 6.11 case ii).
+    pub(super) fn aodv_no_route(&mut self, node: NodeId, prev: NodeId, pkt: Packet) {
+        let now = self.events.now();
+        let dst = pkt.dst;
+        if prev != node {
+            self.metrics
+                .on_packet_dropped(node, DropReason::NoRoute, &pkt);
+            let a = self.aodv();
+            let mut out = std::mem::take(&mut a.actions);
+            a.nodes[node.index()].on_no_route(dst, prev, now, &mut out);
+            return self.aodv_act(node, out);
+        }
+        let a = self.aodv();
+        let expires = now + a.cfg.buffer_timeout;
+        let evicted = a.buffers[node.index()].push(pkt, expires);
+        let mut out = std::mem::take(&mut a.actions);
+        a.nodes[node.index()].start_discovery(dst, now, &mut out);
+        out.push(Action::Arm {
+            at: expires,
+            timer: AodvTimer::Buffer,
+        });
+        if let Some(p) = evicted {
+            self.metrics
+                .on_packet_dropped(node, DropReason::NoRouteBufferFull, &p);
+        }
+        self.aodv_act(node, out);
+    }
+
+    /// An AODV message `pkt` from neighbour `from` reached `node`.
+    pub(super) fn aodv_receive(&mut self, node: NodeId, from: NodeId, pkt: Packet) {
+        let now = self.events.now();
+        let TransportHeader::Aodv(msg) = pkt.transport else {
+            return;
+        };
+        let a = self.aodv();
+        let mut out = std::mem::take(&mut a.actions);
+        let n = &mut a.nodes[node.index()];
+        match msg {
+            AodvMsg::Rreq(r) => n.on_rreq(from, pkt.ttl, r, now, &mut out),
+            AodvMsg::Rrep(r) => n.on_rrep(from, r, now, &mut out),
+            AodvMsg::Rerr(r) => n.on_rerr(from, r, now, &mut out),
+        }
+        self.aodv_act(node, out);
+    }
+
+    /// A data packet from `from` reached its destination `node`: the routes back to its
+    /// source are in use (RFC 3561 6.2).
+    pub(super) fn aodv_delivered(&mut self, node: NodeId, from: NodeId, pkt: &Packet) {
+        let now = self.events.now();
+        if let Some(a) = &mut self.aodv {
+            a.nodes[node.index()].refresh_reverse(pkt.src, from, now);
+        }
+    }
+
+    /// One of `node`'s AODV timers fired.
+    pub(super) fn aodv_timer(&mut self, node: NodeId, timer: AodvTimer) {
+        let now = self.events.now();
+        match timer {
+            AodvTimer::Discovery { dst, generation } => {
+                let a = self.aodv();
+                let mut out = std::mem::take(&mut a.actions);
+                a.nodes[node.index()].on_discovery_timeout(dst, generation, now, &mut out);
+                self.aodv_act(node, out);
+            }
+            AodvTimer::Jitter => self.kick(Iface::Wifi(node)),
+            AodvTimer::Buffer => {
+                let a = self.aodv();
+                let mut pkts = std::mem::take(&mut a.packets);
+                a.buffers[node.index()].take_expired(now, &mut pkts);
+                let any = !pkts.is_empty();
+                for p in pkts.drain(..) {
+                    self.metrics
+                        .on_packet_dropped(node, DropReason::NoRouteTimeout, &p);
+                }
+                self.aodv().packets = pkts;
+                if any {
+                    self.restart_saturating(node);
+                }
+            }
+        }
+    }
+
+    /// The MAC of `node` gave up on a unicast frame to `next`: a link break (RFC 3561
+    /// 6.11 case i).
+    pub(super) fn aodv_link_break(&mut self, node: NodeId, next: NodeId) {
+        let now = self.events.now();
+        let a = self.aodv();
+        let mut out = std::mem::take(&mut a.actions);
+        a.nodes[node.index()].on_link_break(next, now, &mut out);
+        // Control packets for that neighbour will not get through either.
+        let before = a.control[node.index()].len();
+        a.control[node.index()].retain(|f| f.to != next);
+        let lost = before - a.control[node.index()].len();
+        a.nodes[node.index()].stats.control_drops += lost as u64;
+        let mut removed = std::mem::take(&mut a.removed);
+        if let Some(w) = &mut self.wifi {
+            w.qdiscs[node.index()].remove_next_hop(next, &mut removed);
+        }
+        self.aodv_act(node, out);
+        for q in removed.drain(..) {
+            if q.prev_hop == node {
+                // Generated here: look for a new route.
+                self.forward(node, q.pkt);
+            } else {
+                self.metrics
+                    .on_packet_dropped(node, DropReason::LinkBroken, &q.pkt);
+            }
+        }
+        self.aodv().removed = removed;
+    }
+
+    /// Carries out what `node`'s state machine asked for, then hands `out` back for
+    /// reuse.
+    fn aodv_act(&mut self, node: NodeId, mut out: Vec<Action>) {
+        let now = self.events.now();
+        for act in out.drain(..) {
+            match act {
+                Action::Send {
+                    msg,
+                    to,
+                    ttl,
+                    jitter,
+                } => self.aodv_send(node, msg, to, ttl, jitter),
+                Action::Arm { at, timer } => {
+                    self.events
+                        .schedule_in(at.saturating_sub(now), Event::Aodv(node, timer));
+                }
+                Action::RouteFound(dst) => {
+                    let a = self.aodv();
+                    let mut pkts = std::mem::take(&mut a.packets);
+                    a.buffers[node.index()].take_for(dst, &mut pkts);
+                    // A nested call finding the scratch list taken gets a new one.
+                    for p in pkts.drain(..) {
+                        self.forward(node, p);
+                    }
+                    self.aodv().packets = pkts;
+                }
+                Action::DiscoveryFailed(dst) => {
+                    let a = self.aodv();
+                    let mut pkts = std::mem::take(&mut a.packets);
+                    a.buffers[node.index()].take_for(dst, &mut pkts);
+                    for p in pkts.drain(..) {
+                        self.metrics
+                            .on_packet_dropped(node, DropReason::RouteDiscoveryFailed, &p);
+                    }
+                    self.aodv().packets = pkts;
+                    self.restart_saturating(node);
+                }
+            }
+        }
+        let a = self.aodv();
+        if a.actions.is_empty() {
+            a.actions = out; // keep the allocation
+        }
+    }
+
+    /// Puts a control message in `node`'s control queue and lets the MAC pull it.
+    fn aodv_send(&mut self, node: NodeId, msg: AodvMsg, to: NodeId, ttl: u8, jitter: bool) {
+        let now = self.events.now();
+        let pkt = Packet {
+            uid: self.next_uid,
+            flow: FlowId::NONE,
+            src: node,
+            dst: to,
+            seq: 0,
+            payload_bytes: 0,
+            transport: TransportHeader::Aodv(msg),
+            ttl,
+            priority: 0,
+            created: now,
+            diffq: None,
+        };
+        self.next_uid += 1;
+        let a = self.aodv();
+        let cap = a.cfg.control_queue_capacity;
+        let max_jitter = a.cfg.max_jitter.as_nanos();
+        let delay = if jitter && max_jitter > 0 {
+            let x = a.jitter[node.index()].uniform();
+            Time::from_nanos((x * max_jitter as f64) as u64)
+        } else {
+            Time::ZERO
+        };
+        let q = &mut a.control[node.index()];
+        if q.len() >= cap {
+            a.nodes[node.index()].stats.control_drops += 1;
+            return;
+        }
+        q.push_back(ControlFrame {
+            pkt,
+            to,
+            ready: now + delay,
+        });
+        if delay > Time::ZERO {
+            self.events
+                .schedule_in(delay, Event::Aodv(node, AodvTimer::Jitter));
+        } else {
+            self.kick(Iface::Wifi(node));
+        }
+    }
+
+    /// A control packet was lost by the MAC.
+    pub(super) fn aodv_control_lost(&mut self, node: NodeId) {
+        if let Some(a) = &mut self.aodv {
+            a.nodes[node.index()].stats.control_drops += 1;
+        }
+    }
+
+    /// Saturating UDP sources at `node` whose waiting packets were dropped offer a new
+    /// one (which starts a new discovery), as a source that always has data would.
+    fn restart_saturating(&mut self, node: NodeId) {
+        for i in 0..self.flows.len() {
+            let f = &self.flows[i];
+            if f.src != node || f.pacer.is_some() {
+                continue;
+            }
+            let FlowApp::Udp(udp) = &f.app else { continue };
+            let waiting = self
+                .aodv
+                .as_ref()
+                .is_some_and(|a| a.buffers[node.index()].has_packets_for(f.dst));
+            if udp.rate == UdpRate::Saturate && !waiting {
+                self.top_up(FlowId(i as u32));
+            }
+        }
+    }
+}
