@@ -109,3 +109,13 @@ def test_bad_parameters_are_named(tmp_path, params, message):
         airqueue.reproduce("fq-protection", quick=True, out=tmp_path, params=params)
     assert message in str(e.value)
     assert not any(tmp_path.iterdir())
+
+
+def test_routing_parameter_reaches_the_scenario_and_is_checked(tmp_path):
+    config = fqp.Config.make(False, {"routing": "aodv"})
+    assert fqp.scenario(config, "droptail", udp=True)["routing"] == {"kind": "aodv"}
+    assert fqp.scenario(fqp.Config.make(False, None), "droptail", udp=True)["routing"] == {
+        "kind": "static"
+    }
+    with pytest.raises(airqueue.ConfigError, match="routing: expected one of static, aodv"):
+        airqueue.reproduce("fq-protection", quick=True, out=tmp_path, params={"routing": "olsr"})
