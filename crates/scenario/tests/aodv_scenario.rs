@@ -238,3 +238,30 @@ fn bad_aodv_configurations_are_refused_with_the_keys_named() {
         "{e:?}"
     );
 }
+
+/// Two sources in each other's range that start at the same instant: their first RREQs
+/// would go on the air together and collide, and with the same deterministic retry
+/// schedule collide again on every retry, so neither ever found a route. Originated
+/// RREQs are jittered like relayed ones (RFC 5148 section 5), which breaks the tie.
+#[test]
+fn simultaneous_sources_that_hear_each_other_both_find_routes() {
+    let text = "duration = 5.0\nseed = 1\n[topology]\nkind = \"star\"\nnodes = 3\nradius = 100.0\n\
+                [routing]\nkind = \"aodv\"\n\
+                [[flow]]\nkind = \"udp\"\nsrc = 1\ndst = 0\nstart = 1.0\npacket_size = 512\nrate = 100e3\n\
+                [[flow]]\nkind = \"udp\"\nsrc = 2\ndst = 0\nstart = 1.0\npacket_size = 512\nrate = 100e3\n";
+    let out = run(text).outcome;
+    assert!(out.conservation.holds(), "{:?}", out.conservation);
+    for src in [1, 2] {
+        assert_eq!(
+            out.routing[src].discoveries_succeeded, 1,
+            "{:?}",
+            out.routing[src]
+        );
+    }
+    for f in &out.metrics.flows {
+        assert!(
+            f.packets_delivered as f64 >= 0.9 * f.packets_sent as f64,
+            "{f:?}"
+        );
+    }
+}

@@ -3,9 +3,9 @@
 //!
 //! * Control packets go out through the node's own MAC at level 0, ahead of the queue
 //!   discipline's data (ns-2's PriQueue puts routing packets at the head of the interface
-//!   queue): the MAC pulls from a per-node control FIFO first. Relayed broadcasts wait a
-//!   uniform jitter of up to `max_jitter` first, drawn from the node's "aodv.jitter"
-//!   stream.
+//!   queue): the MAC pulls from a per-node control FIFO first. Broadcasts (RREQs,
+//!   originated or relayed, and RERRs) wait a uniform jitter of up to `max_jitter`
+//!   first, drawn from the node's "aodv.jitter" stream.
 //! * Control packets belong to no flow: they are not counted as created, delivered or
 //!   dropped packets (the conservation law is about data), but their bytes take air
 //!   time and the MAC counters include them. Their losses are counted in

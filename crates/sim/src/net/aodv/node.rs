@@ -41,7 +41,7 @@ pub enum AodvTimer {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {
     /// Send `msg` to neighbour `to` ([`BROADCAST`]: to every neighbour) with IP TTL
-    /// `ttl`; `jitter`: after a random delay (relayed broadcasts).
+    /// `ttl`; `jitter`: after a random delay (broadcast RREQs and RERRs).
     Send {
         msg: AodvMsg,
         to: NodeId,
@@ -243,11 +243,15 @@ impl AodvNode {
             orig_seq: self.seq,
         };
         self.stats.rreq_originated += 1;
+        // Jittered like a relayed RREQ (RFC 5148 section 5: event-triggered MANET
+        // messages are jittered too). Without it two neighbours that start discoveries at
+        // the same instant put their RREQs on the air together, and their identical
+        // retry schedules make them collide again on every try.
         out.push(Action::Send {
             msg: AodvMsg::Rreq(rreq),
             to: BROADCAST,
             ttl,
-            jitter: false,
+            jitter: true,
         });
         out.push(Action::Arm {
             at: now + wait,

@@ -11,13 +11,14 @@ fn ms(x: u64) -> Time {
     Time::from_millis(x)
 }
 
-/// The (TTL, timeout) of the request in `out`, which must be one Send and one Arm.
+/// The (TTL, timeout) of the request in `out`, which must be one jittered broadcast Send
+/// and one Arm.
 fn request(out: &[Action], now: Time) -> (u8, Time, u32, Rreq) {
     let [Action::Send {
         msg: AodvMsg::Rreq(r),
         to,
         ttl,
-        jitter: false,
+        jitter: true,
     }, Action::Arm {
         at,
         timer: AodvTimer::Discovery { generation, .. },
