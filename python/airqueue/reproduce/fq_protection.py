@@ -25,11 +25,10 @@ Scenario (seed 001, section 3.1 and Table 1; the text extraction loses Fig. 1)::
 - UDP: CBR at 800 KB/s = 6.4 Mb/s (Table 1's "optimal" generation rate), 1460-byte
   packets, starting 12 s after TCP (Table 1), far above what an 8-hop path of a 2 Mb/s
   channel carries: the sources saturate.
-- Routing: static shortest paths by default; ``routing = "aodv"`` runs AODV (RFC 3561,
-  link-layer detection, the paper's footnote 5). With AODV, 5 seeds, TCP keeps 0.38
-  [0.26, 0.50] of its goodput under drop-tail 7/4 (static 0.48; paper 0.10) but 0.74 under
-  21/12 (static 0.63; paper 0.33), and the variance across seeds grows several-fold;
-  static stays the default (see the notes).
+- Routing: AODV (RFC 3561) with link-layer detection, ns-2's default that the paper ran
+  (footnote 5): a frame that reaches the retry limit breaks the link, which is how UDP's
+  congestion costs TCP its routes. No hello messages (Table 1 lists them for later runs)
+  and no local repair. ``routing = "static"`` runs fixed shortest paths instead.
 - 802.11 (footnote 5: ns-2's defaults, DSSS): 2 Mb/s data, 1 Mb/s control frames,
   RTS/CTS before every unicast frame (ns-2's ``RTSThreshold_ 0``), retry limits 7/4 or
   21/12 (section 3.3, Table 1), interface queue of 50 packets (ns-2). 150 s runs (3.1).
@@ -74,7 +73,7 @@ SUMMARY = "Sec. 3.3, 4.3-4.5: fair queuing and back-pressure protect 8 TCP flows
 
 #: Routing choices (``Config.routing``).
 ROUTINGS = ("static", "aodv")
-ROUTING_DEFAULT = "static"
+ROUTING_DEFAULT = "aodv"
 
 #: Section 3.3's configurations, then section 4's back-pressure thresholds.
 FULL_SCHEMES = (
@@ -159,9 +158,9 @@ class Config:
     #: How long an overheard queue report may hold a class (the model's; the paper reads
     #: an exact global array).
     report_lifetime: float = 0.05
-    #: ``"static"`` (shortest paths, ties to the lowest node id) or ``"aodv"`` (RFC 3561
-    #: with link-layer detection, the paper's "default settings", footnote 5; no local
-    #: repair). Every configuration and both runs of it (with and without UDP) use it.
+    #: ``"aodv"`` (RFC 3561 with link-layer detection, the paper's "default settings",
+    #: footnote 5; no local repair) or ``"static"`` (shortest paths, ties to the lowest
+    #: node id). Every configuration and both runs of it (with and without UDP) use it.
     routing: str = ROUTING_DEFAULT
     bin: float = 1.0
     extra: dict[str, Any] = field(default_factory=dict)
