@@ -1054,9 +1054,13 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
 }
 
 fn read_tcp(mut f: Fields, errs: &mut Errs) -> Option<TcpSpec> {
-    let min_rto = f.number(errs, "min_rto", Some(0.2), "a number of seconds > 0", |x| {
-        x > 0.0 && x <= 3600.0
-    });
+    let min_rto = f.number(
+        errs,
+        "min_rto",
+        Some(0.2),
+        "a number of seconds in (0, 3600]",
+        |x| x > 0.0 && x <= 3600.0,
+    );
     let delayed_ack = f.boolean(errs, "delayed_ack", false);
     let max_window = to_u32(f.integer(
         errs,
@@ -1108,6 +1112,13 @@ fn read_diffq(mut f: Fields, data_rate_bps: Option<f64>, errs: &mut Errs) -> Opt
             errs.push(ConfigError::new(
                 f.path("min_rate"),
                 format!("must be at most max_rate ({hi} bit/s), got {lo}"),
+            ));
+        } else if let Some(x) = initial.filter(|x| !(lo..=hi).contains(x)) {
+            // The controller would clamp it silently; a start outside the bounds is
+            // almost certainly a unit slip (kb/s for bit/s).
+            errs.push(ConfigError::new(
+                f.path("initial_rate"),
+                format!("must lie in [min_rate, max_rate] = [{lo}, {hi}] bit/s, got {x}"),
             ));
         }
     }

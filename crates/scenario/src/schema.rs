@@ -293,8 +293,9 @@ pub enum RoutingMetric {
 pub struct QueueSpec {
     pub kind: QueueKind,
     /// `capacity` in packets, >= 1: the interface queue (drop-tail; RED's and PI's hard
-    /// limit) or the node buffer over all destinations (diffq) or flows (backpressure,
-    /// default 100: seed 002's buffer).
+    /// limit) or the node buffer over all destinations (diffq) or flows (backpressure).
+    /// Default 100 for dqm (seed 004's Table II) and backpressure (seed 002's buffer),
+    /// 50 (ns-2's interface queue) for the other kinds.
     pub capacity_pkts: u32,
     /// `per_dest_capacity`: DiffQ's `D`, the limit of one destination queue, packets;
     /// default 40, at most `capacity`. Only for kind = "diffq".
@@ -315,7 +316,7 @@ pub struct QueueSpec {
     pub backpressure_threshold_pkts: Option<u32>,
     /// `report_lifetime` (fq and backpressure): seconds an overheard queue report may
     /// hold a class back (fq) or counts as the neighbour's backlog (backpressure);
-    /// default 0.05, > 0. Not in seed 001 (which reads a global array): without it
+    /// default 0.05, in (0, 3600]. Not in seed 001 (which reads a global array): without it
     /// a missed last report holds a class for ever.
     pub report_lifetime_s: f64,
     /// `variant` (backpressure only): the backlog difference of seed 002's eq. (2),
@@ -433,7 +434,7 @@ pub enum QueueKind {
 /// `[tcp]`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TcpSpec {
-    /// `min_rto` seconds (RFC 6298 (2.4) floor); default 0.2, > 0.
+    /// `min_rto` seconds (RFC 6298 (2.4) floor); default 0.2, in (0, 3600].
     pub min_rto_s: f64,
     /// `delayed_ack` (RFC 5681 4.2); default false.
     pub delayed_ack: bool,

@@ -769,7 +769,7 @@ fn tcp_and_udp_keys_do_not_mix() {
     assert_eq!(
         errors_of("[tcp]\nmax_window = 0\nmin_rto = -1\n"),
         vec![
-            "tcp.min_rto: expected a number of seconds > 0, got -1",
+            "tcp.min_rto: expected a number of seconds in (0, 3600], got -1",
             "tcp.max_window: expected an integer number of packets in 1..=10000, got 0",
         ]
     );
@@ -829,6 +829,14 @@ fn diffq_mistakes_are_named() {
             "diffq.beta: expected a factor in (0, 1), got 1.5",
             "diffq.min_rate: must be at most max_rate (1000000 bit/s), got 2000000",
         ]
+    );
+    assert_eq!(
+        errors_of("[diffq]\ninitial_rate = 100\n"),
+        vec!["diffq.initial_rate: must lie in [min_rate, max_rate] = [10000, 11000000] bit/s, got 100"]
+    );
+    assert_eq!(
+        errors_of("[tcp]\nmin_rto = 4000\n"),
+        vec!["tcp.min_rto: expected a number of seconds in (0, 3600], got 4000"]
     );
     // AIMD with a threshold the destination queue cannot exceed never slows down; the
     // log rule has no threshold, and without a DiffQ flow the key is harmless.
