@@ -8,6 +8,7 @@ import math
 import pytest
 
 import airqueue
+from airqueue import _core
 from airqueue.reproduce import dqm_fairness as dqm
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -45,7 +46,11 @@ def test_quick_rows_carry_the_paper_values(quick):
 
 
 def test_quick_figures_are_pngs(quick):
-    assert [p.name for p in quick.figures] == ["fairness.png", "throughput.png"]
+    assert [p.name for p in quick.figures] == [
+        "fairness.png",
+        "throughput.png",
+        "rate-change.png",
+    ]
     for path in quick.figures:
         assert path.parent == quick.out
         assert path.read_bytes().startswith(PNG_SIGNATURE)
@@ -98,3 +103,66 @@ def test_bad_parameters_are_refused():
         dqm.Config.make(True, {"cases": [3]})
     with pytest.raises(ValueError, match="unknown parameter"):
         dqm.Config.make(True, {"nope": 1})
+
+
+RATE_HEAD = "Sec. IV-B, 2 down + 2 up, uplink 11 -> 2 Mb/s at 15 s"
+
+
+def test_quick_rate_change_rows(quick):
+    # Seeds 1-8 of the quick scenario (4 stations, 2 Mb/s from 15 s of 30): R_up/R_dn
+    # after the drop 0.37-0.38 under DQM against 4.0-4.3 under BASE; DQM's uplink share
+    # of the channel time 0.48, BASE's 0.91; before the drop DQM's ratio is 1.0-1.2.
+    rows = [r for r in quick.rows if r.metric.startswith("Sec. IV-B")]
+    assert len(rows) == 2 * 8 + 1
+    gamma = "R_up/R_dn from 20 s"
+    fair = quick.row(
+        f"{RATE_HEAD}, DQM: {gamma} (Fig. 4a: uplink 'converge to lower' throughput, no number)"
+    )
+    base = quick.row(f"{RATE_HEAD}, BASE: {gamma}")
+    assert fair.paper is None and base.paper is None
+    ideal = next(r for r in rows if r.metric.startswith("Sec. IV-B reference"))
+    # (T_pkt(1040 B) + T_pkt(40 B)) at 11 Mb/s over the same at 2 Mb/s: 2571 / 6340 us.
+    assert ideal.ours == pytest.approx(2571 / 6340)
+    assert ideal.ci_low == ideal.ci_high == ideal.ours
+    # Temporal fairness: DQM's ratio near the time-fair one, far below BASE's.
+    assert 0.7 * ideal.ours < fair.ours < 1.3 * ideal.ours
+    assert fair.ci_high < 1.0 < base.ci_low
+    share = "uplink share of the flows' channel time from 20 s (estimate: goodput x DQM's "
+    share += "T_pkt per segment; temporal fairness: 0.5)"
+    dqm_share = quick.row(f"{RATE_HEAD}, DQM: {share}")
+    assert 0.4 < dqm_share.ours < 0.6
+    assert quick.row(f"{RATE_HEAD}, BASE: {share}").ours > 0.8
+    # The uplink flows lose throughput at the drop under either scheme.
+    for scheme in ("BASE", "DQM"):
+        before = quick.row(f"{RATE_HEAD}, {scheme}: R_up before t0, kb/s")
+        after = quick.row(f"{RATE_HEAD}, {scheme}: R_up from 20 s, kb/s")
+        assert after.ours < 0.6 * before.ours, scheme
+
+
+def test_rate_scenario_drops_the_uplink_stations():
+    config = dqm.Config.make(False, None)
+    assert (config.rate_stations, config.rate_time, config.low_rate) == (8, 100.0, 2e6)
+    sc = dqm.rate_scenario(config, "DQM")
+    assert sc["duration"] == 200.0
+    assert sc["rate_change"] == [{"at": 100.0, "nodes": [5, 6, 7, 8], "data_rate": 2e6}]
+    # Uplink flows are the ones from stations 5-8 to the wired host (node 9).
+    assert [(f["src"], f["dst"]) for f in sc["flow"][4:]] == [(s, 9) for s in range(5, 9)]
+    airqueue.Scenario.from_dict(sc).validate()
+
+
+def test_dqm_t_pkt_is_the_queues_estimate():
+    # The values crates/sim/src/qdisc/dqm.rs's unit tests check.
+    assert _core.dqm_t_pkt(1040, 11e6) == pytest.approx(1649e-6)
+    assert _core.dqm_t_pkt(40, 11e6) == pytest.approx(922e-6)
+    assert _core.dqm_t_pkt(1040, 2e6) == pytest.approx(5170e-6)
+    with pytest.raises(ValueError, match="not an 802.11b rate"):
+        _core.dqm_t_pkt(1040, 3e6)
+
+
+def test_bad_rate_parameters_are_refused():
+    with pytest.raises(ValueError, match="rate_stations"):
+        dqm.Config.make(False, {"rate_stations": 3})
+    with pytest.raises(ValueError, match="rate_time"):
+        dqm.Config.make(True, {"rate_time": 40.0})
+    with pytest.raises(ValueError, match="low_rate"):
+        dqm.Config.make(True, {"low_rate": 3e6})

@@ -6,6 +6,10 @@ def run(scenario_json: str, seed: int | None = None, duration: float | None = No
 def validate(scenario_json: str) -> str:
     """Validates a scenario given as JSON text; returns ``{"ok": ..., ...}`` as JSON text."""
 
+def dqm_t_pkt(msdu_bytes: int, data_rate: float, basic_rate: float = 1e6) -> float:
+    """DQM's T_pkt (one 802.11b channel access) of an MSDU, seconds; ValueError for a
+    rate that is not 1e6, 2e6, 5.5e6 or 11e6."""
+
 def version() -> str:
     """The crate version."""
 

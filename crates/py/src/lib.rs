@@ -82,6 +82,36 @@ mod _core {
         py.detach(move || guarded(move || airqueue_scenario::api::validate_json(&scenario_json)))
     }
 
+    /// DQM's `T_pkt` (seed 004, III-B.1) of an MSDU of `msdu_bytes` at `data_rate`, the
+    /// Ack at `basic_rate` (bit/s, 802.11b rates), with the scenario defaults' framing
+    /// (long preamble, MAC header + FCS + LLC/SNAP): one channel access, seconds.
+    /// Reproductions compute time-fair references from it.
+    #[pyfunction]
+    #[pyo3(signature = (msdu_bytes, data_rate, basic_rate=1e6))]
+    fn dqm_t_pkt(msdu_bytes: u32, data_rate: f64, basic_rate: f64) -> PyResult<f64> {
+        use airqueue_phy::DsssRate;
+        use airqueue_sim::medium::wifi::WifiConfig;
+        use airqueue_sim::qdisc::dqm::{t_pkt_on, Link};
+        let rate = |bps: f64| {
+            DsssRate::ALL
+                .into_iter()
+                .find(|r| r.bps() as f64 == bps)
+                .ok_or_else(|| {
+                    pyo3::exceptions::PyValueError::new_err(format!(
+                        "{bps} b/s is not an 802.11b rate; use 1e6, 2e6, 5.5e6 or 11e6"
+                    ))
+                })
+        };
+        let framing = WifiConfig::dsss_default();
+        let link = Link {
+            data_rate: rate(data_rate)?,
+            basic_rate: rate(basic_rate)?,
+            preamble: framing.preamble,
+            mac_overhead_bytes: framing.data_overhead_bytes,
+        };
+        Ok(t_pkt_on(msdu_bytes, &link).as_secs_f64())
+    }
+
     /// The crate version, e.g. "0.1.0".
     #[pyfunction]
     fn version() -> &'static str {

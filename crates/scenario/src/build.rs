@@ -10,7 +10,7 @@ use crate::topology::adjacency;
 use airqueue_kernel::Time;
 use airqueue_phy::{Dbm, DsssRate, EdcaLevel, Preamble, Propagation};
 use airqueue_sim::app::UdpRate;
-use airqueue_sim::medium::wifi::{Fading, RateControl, WifiConfig};
+use airqueue_sim::medium::wifi::{Fading, RateChange, RateControl, WifiConfig};
 use airqueue_sim::net::aodv::AodvConfig;
 use airqueue_sim::net::routing::{etx, GraphEdge};
 use airqueue_sim::net::RoutingTable;
@@ -176,6 +176,22 @@ pub fn routing_table(s: &Scenario, positions: &[[f64; 2]], adjacency: &[Vec<u32>
     RoutingTable::shortest_paths(&graph)
 }
 
+/// The 802.11 medium of scenario `s`: [`wifi_config`] plus its `[[rate_change]]`s.
+fn wifi_medium(s: &Scenario) -> WifiConfig {
+    WifiConfig {
+        rate_changes: s
+            .rate_changes
+            .iter()
+            .map(|c| RateChange {
+                at: Time::from_secs_f64(c.at_s),
+                nodes: c.nodes.iter().map(|&n| NodeId(n)).collect(),
+                rate: dsss_rate(c.data_rate_bps),
+            })
+            .collect(),
+        ..wifi_config(&s.radio, &s.mac)
+    }
+}
+
 /// Assembles the world configuration.
 pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
     let adjacency = neighbour_graph(s, positions);
@@ -192,7 +208,7 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
         ) => {
             let radios = s.topology.radio_nodes() as usize;
             MediumConfig::WifiAndWires {
-                wifi: wifi_config(&s.radio, &s.mac),
+                wifi: wifi_medium(s),
                 radio: (0..positions.len()).map(|i| i < radios).collect(),
                 wires: WiresConfig {
                     bandwidth_bps: wire_bandwidth_bps,
@@ -204,7 +220,7 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
                 },
             }
         }
-        (Medium::Wifi, _) => MediumConfig::Wifi(wifi_config(&s.radio, &s.mac)),
+        (Medium::Wifi, _) => MediumConfig::Wifi(wifi_medium(s)),
         (
             Medium::Wired {
                 bandwidth_bps,

@@ -14,6 +14,9 @@ mod fields;
 mod random_flows;
 #[cfg(test)]
 mod random_flows_tests;
+mod rate_change;
+#[cfg(test)]
+mod rate_change_tests;
 #[cfg(test)]
 mod tests;
 mod wifi;
@@ -263,6 +266,13 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
     let diffq = read_diffq(top.section("diffq", errs), data_rate, errs);
     let flows = read_flows(top.tables(errs, "flow"), nodes, duration, errs);
     let outputs = read_outputs(top.section("outputs", errs), errs);
+    let rate_changes = rate_change::read_and_check(
+        top.tables(errs, "rate_change"),
+        topology.as_ref(),
+        duration,
+        (medium.as_ref(), mac.as_ref()),
+        errs,
+    );
 
     let random_flows = random_flows::read(top.take("flows"), duration, errs);
     top.finish(errs);
@@ -445,6 +455,7 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         seed: seed?,
         topology: topology?,
         links: links?,
+        rate_changes: rate_changes?,
         medium: medium?,
         radio: radio?,
         mac: mac?,

@@ -21,6 +21,8 @@ pub struct Scenario {
     pub topology: Topology,
     /// `[[link]]`: per-pair settings.
     pub links: Vec<LinkSpec>,
+    /// `[[rate_change]]`: scheduled data-rate changes of 802.11 links, in file order.
+    pub rate_changes: Vec<RateChangeSpec>,
     pub medium: Medium,
     pub radio: Radio,
     pub mac: Mac,
@@ -87,6 +89,20 @@ pub struct LinkSpec {
     pub b: u32,
     /// `loss`: frame erasure probability in [0, 1), both directions.
     pub loss: f64,
+}
+
+/// `[[rate_change]]`: from `at` on, every unicast data frame to or from one of `nodes`
+/// (both directions of each of their links) goes at `data_rate`; control frames keep
+/// `radio.basic_rate`. Positions and radio ranges do not change. Seed 004, section IV-B:
+/// uplink stations moving away from the AP drop from 11 to 2 Mb/s at 100 s.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RateChangeSpec {
+    /// `at` seconds, in [0, duration).
+    pub at_s: f64,
+    /// `nodes`: distinct ids of nodes with a radio, at least one.
+    pub nodes: Vec<u32>,
+    /// `data_rate` bit/s, one of 1e6, 2e6, 5.5e6, 11e6.
+    pub data_rate_bps: f64,
 }
 
 /// `[medium]`.

@@ -26,6 +26,7 @@ use airqueue_tcp::{Outbox, TcpAck, TcpData, TfrcData, TfrcFeedback};
 
 mod aodv;
 mod diffq;
+mod rates;
 mod tcp;
 mod tfrc;
 
@@ -109,7 +110,8 @@ impl QdiscConfig {
             QdiscConfig::Pi(cfg) => Qdisc::Pi(Box::new(Pi::new(cfg.clone(), stream("qdisc.pi")))),
             QdiscConfig::Dqm { cfg, access_point } => {
                 if node == *access_point && link_to.is_none() {
-                    Qdisc::Dqm(Box::new(Dqm::new(cfg.clone(), stream("qdisc.dqm"))))
+                    let rng = stream("qdisc.dqm");
+                    Qdisc::Dqm(Box::new(Dqm::new(cfg.clone(), node, node_count, rng)))
                 } else {
                     Qdisc::DropTail(DropTail::new(cfg.capacity_pkts as usize))
                 }
@@ -263,6 +265,8 @@ enum Event {
     Sample,
     /// An AODV timer of a node.
     Aodv(NodeId, AodvTimer),
+    /// The wifi medium's scheduled rate change number `k` takes effect (`world/rates.rs`).
+    RateChange(u32),
 }
 
 impl From<WifiEvent> for Event {
@@ -486,6 +490,7 @@ impl World {
             })
             .collect();
         let mut events = EventQueue::with_capacity(1024);
+        rates::schedule(&cfg, &mut events);
         for (i, f) in cfg.flows.iter().enumerate() {
             let tcp = matches!(f.kind, FlowKindConfig::Tcp(_) | FlowKindConfig::Tfrc(_));
             if f.start < cfg.duration && !(tcp && f.stop <= f.start) {
@@ -613,6 +618,7 @@ impl World {
                     self.tcp_timer(owner);
                 }
             }
+            Event::RateChange(k) => self.rate_change(k),
             Event::Sample => {
                 self.sample_queues(now);
                 self.tcp_sample(now);
@@ -641,7 +647,8 @@ impl World {
                     }
                     WifiOutput::Received { node, from, pkt } => {
                         let now = self.events.now();
-                        self.qdisc_mut(Iface::Wifi(node)).on_received(&pkt, now);
+                        self.qdisc_mut(Iface::Wifi(node))
+                            .on_received(from, &pkt, now);
                         self.diffq_report(node, from, &pkt);
                         self.receive(node, from, pkt)
                     }

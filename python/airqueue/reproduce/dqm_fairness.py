@@ -27,13 +27,28 @@ Experiments:
   means over seeds with a bootstrap interval, since a starved downlink makes one seed's
   ratio unbounded), Jain's index over all flows, the aggregate goodput ``R_total``; and
   DQM / BASE aggregate goodput (paired bootstrap over seeds).
+- Section IV-B (Fig. 4a): ``rate_stations`` stations, half each way, all at 11 Mb/s
+  until ``rate_time`` (t0 = 100 s), when the uplink stations "move far away from the
+  AP" and their links drop to 2 Mb/s: a scenario ``[[rate_change]]`` on both directions
+  of their links (positions and radio ranges stay: the stations remain associated).
+  DQM then plans with the real rates: ``T_pkt`` of each packet at its link's rate, and
+  the faster head first while both classes are within their share (III-B.2). Rows per
+  scheme: R_up and R_dn before and after t0, gamma before and after, the aggregate
+  after, and the uplink share of the channel time after t0, estimated from the goodputs
+  and DQM's own ``T_pkt`` per segment (data plus TCP ACK); and one reference row, the
+  time-fair gamma (equal channel time per flow at those ``T_pkt``). The paper only
+  plots these (Fig. 4a): with DQM the uplink flows "converge to lower average
+  throughput based on the temporal fairness rule"; with BASE one expects the
+  performance anomaly (all flows pulled to the slow stations' throughput). A figure
+  shows the per-flow throughput of each class over time (``rate-change.png``).
 - Section IV-C (Fig. 4b): downlink flows from the start, the uplink flows joining at
   100 s (``join_stations`` stations, half each way), 11 Mb/s: Jain's index of the
   downlink flows before the join, gamma and Jain's index after it.
 
 Goodputs are measured after a warm-up (``warmup``), as ns-2 traces usually are; the paper
 states neither its run length nor its measurement window. ``--quick``: 2 seeds of 30 s
-runs, Case 1, N in {4, 8}, no join experiment. Deviations are in the result's notes.
+runs, Case 1, N in {4, 8}, the rate change with 4 stations at 15 s of a 30 s run, no
+join experiment. Deviations are in the result's notes.
 """
 
 from __future__ import annotations
@@ -46,13 +61,14 @@ from typing import Any
 
 import pandas as pd
 
+from airqueue import _core
 from airqueue.reproduce.diffq_starvation import window_goodputs
 from airqueue.reproduce.params import apply_params, as_params
 from airqueue.reproduce.report import ReproductionResult, Row, bootstrap_ratio, row
 from airqueue.reproduce.runs import Runner
 
 NAME = "dqm-fairness"
-SUMMARY = "Sec. IV-A, IV-C: BASE vs DQM at an 802.11b AP, 2-20 stations; up/down fairness"
+SUMMARY = "Sec. IV-A-C: BASE vs DQM at an 802.11b AP, 2-20 stations, 11 -> 2 Mb/s; up/down fairness"
 
 SCHEMES = ("BASE", "DQM")
 CASES = (1, 2)
@@ -95,13 +111,32 @@ class Config:
     join_duration: float = 200.0
     #: After the join, goodputs are measured from ``join_time + join_settle``.
     join_settle: float = 20.0
+    #: Section IV-B: the uplink stations' links drop to ``low_rate`` at ``rate_time``;
+    #: 0 stations: not run.
+    rate_stations: int = 8
+    rate_time: float = 100.0
+    rate_duration: float = 200.0
+    low_rate: float = 2e6
+    #: After the drop, goodputs are measured from ``rate_time + rate_settle``.
+    rate_settle: float = 20.0
     bin: float = 1.0
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
         base = (
-            cls(seeds=2, duration=30.0, warmup=5.0, cases=(1,), stations=(4, 8), join_stations=0)
+            cls(
+                seeds=2,
+                duration=30.0,
+                warmup=5.0,
+                cases=(1,),
+                stations=(4, 8),
+                join_stations=0,
+                rate_stations=4,
+                rate_time=15.0,
+                rate_duration=30.0,
+                rate_settle=5.0,
+            )
             if quick
             else cls()
         )
@@ -135,6 +170,17 @@ def _check(config: Config) -> None:
         and config.join_time + config.join_settle < config.join_duration
     ):
         problems.append("join: need warmup < join_time < join_time + join_settle < join_duration")
+    if config.rate_stations and (config.rate_stations < 2 or config.rate_stations % 2):
+        problems.append(f"rate_stations: an even number >= 2 or 0, got {config.rate_stations}")
+    if config.rate_stations and not (
+        config.warmup < config.rate_time < config.rate_time + config.rate_settle
+        and config.rate_time + config.rate_settle < config.rate_duration
+    ):
+        problems.append(
+            "rate change: need warmup < rate_time < rate_time + rate_settle < rate_duration"
+        )
+    if config.low_rate not in (1e6, 2e6, 5.5e6, 11e6):
+        problems.append(f"low_rate: one of 1e6, 2e6, 5.5e6, 11e6 (bit/s), got {config.low_rate:g}")
     if problems:
         raise ValueError("; ".join(problems))
 
@@ -203,6 +249,40 @@ def scenario(
     return sc
 
 
+def rate_scenario(config: Config, scheme: str) -> dict[str, Any]:
+    """Section IV-B: ``rate_stations`` stations, half down and half up; from
+    ``rate_time`` the uplink stations' links (both directions) run at ``low_rate``."""
+    half = config.rate_stations // 2
+    sc = scenario(
+        config,
+        scheme,
+        half,
+        half,
+        duration=config.rate_duration,
+        name=f"{NAME}-rate-{scheme.lower()}-{half}dn-{half}up",
+    )
+    up_stations = list(range(half + 1, 2 * half + 1))
+    sc["rate_change"] = [
+        {"at": config.rate_time, "nodes": up_stations, "data_rate": config.low_rate}
+    ]
+    return sc
+
+
+def segment_time(config: Config, rate: float) -> float:
+    """DQM's channel time for one TCP segment of a flow whose station link runs at
+    ``rate``: ``T_pkt`` of the data packet plus ``T_pkt`` of its TCP ACK (one ACK per
+    segment, no delayed ACKs; 40 bytes of IP and TCP headers), seconds."""
+    data = _core.dqm_t_pkt(config.packet_size + 40, rate, config.basic_rate)
+    ack = _core.dqm_t_pkt(40, rate, config.basic_rate)
+    return data + ack
+
+
+def time_fair_gamma(config: Config) -> float:
+    """R_up/R_dn when every flow gets the same channel time (temporal fairness) and the
+    uplink stations run at ``low_rate``, the downlink ones at ``data_rate``."""
+    return segment_time(config, config.data_rate) / segment_time(config, config.low_rate)
+
+
 @dataclass
 class _Point:
     """Per-seed numbers of one (case, N, scheme) (index: seed)."""
@@ -246,6 +326,8 @@ def run(
     seeds = list(range(1, config.seeds + 1))
     points: dict[tuple[int, int, str], _Point] = {}
     join: dict[str, tuple[_Point, _Point]] = {}
+    rate: dict[str, tuple[_Point, _Point]] = {}
+    rate_ts: dict[str, pd.DataFrame] = {}
     with Runner(out, workers=workers, serial=serial, progress=progress, client=client) as runner:
         for case in config.cases:
             for n in config.stations:
@@ -277,13 +359,27 @@ def run(
                     _measure(before[before["flow"] < half], half),
                     _measure(after, half),
                 )
+        if config.rate_stations:
+            half = config.rate_stations // 2
+            for scheme in config.schemes:
+                flows = runner.sweep(f"rate|{scheme}", rate_scenario(config, scheme), seeds=seeds)
+                ts = runner.table(flows, "timeseries")
+                before = window_goodputs(ts, config.warmup, config.rate_time)
+                after = window_goodputs(
+                    ts, config.rate_time + config.rate_settle, config.rate_duration
+                )
+                rate[scheme] = (_measure(before, half), _measure(after, half))
+                rate_ts[scheme] = ts
 
     rows: list[Row] = []
     for case in config.cases:
         for n in config.stations:
             rows += _point_rows(config, case, n, points)
+    rows += _rate_rows(config, rate)
     rows += _join_rows(config, join)
     figures = [_fairness_figure(config, points, out), _throughput_figure(config, points, out)]
+    if rate_ts:
+        figures.append(_rate_figure(config, rate_ts, out))
     notes = _notes(config, quick, seeds, points)
     return ReproductionResult(
         name=NAME,
@@ -347,6 +443,74 @@ def _point_rows(
     return rows
 
 
+def _rate_rows(config: Config, rate: Mapping[str, tuple[_Point, _Point]]) -> list[Row]:
+    if not rate:
+        return []
+    half = config.rate_stations // 2
+    t0, settle = config.rate_time, config.rate_settle
+    fast, slow = config.data_rate / 1e6, config.low_rate / 1e6
+    t_up, t_dn = segment_time(config, config.low_rate), segment_time(config, config.data_rate)
+    rows: list[Row] = []
+    for scheme, (before, after) in rate.items():
+        head = (
+            f"Sec. IV-B, {half} down + {half} up, uplink {fast:g} -> {slow:g} Mb/s at "
+            f"{t0:g} s, {scheme}"
+        )
+        dqm = scheme == "DQM"
+        rows.append(row(f"{head}: R_up before t0, kb/s", list(before.up), scale=1e3))
+        rows.append(row(f"{head}: R_dn before t0, kb/s", list(before.dn), scale=1e3))
+        rows.append(
+            _ratio_row(
+                f"{head}: R_up/R_dn before t0" + (" (Fig. 4a: 'very similar')" if dqm else ""),
+                _gamma(before),
+                1.0 if dqm else None,
+            )
+        )
+        rows.append(row(f"{head}: R_up from {t0 + settle:g} s, kb/s", list(after.up), scale=1e3))
+        rows.append(row(f"{head}: R_dn from {t0 + settle:g} s, kb/s", list(after.dn), scale=1e3))
+        rows.append(
+            _ratio_row(
+                f"{head}: R_up/R_dn from {t0 + settle:g} s"
+                + (" (Fig. 4a: uplink 'converge to lower' throughput, no number)" if dqm else ""),
+                _gamma(after),
+                None,
+            )
+        )
+        # Channel time per second of each class: goodput / payload bits x T per segment.
+        seg_bits = config.packet_size * 8
+        up_time = after.up * half * t_up / seg_bits
+        dn_time = after.dn * half * t_dn / seg_bits
+        share = (up_time / (up_time + dn_time)).dropna()
+        rows.append(
+            row(
+                f"{head}: uplink share of the flows' channel time from {t0 + settle:g} s "
+                "(estimate: goodput x DQM's T_pkt per segment; temporal fairness: 0.5)",
+                list(share),
+                high=1.0,
+            )
+        )
+        rows.append(
+            row(
+                f"{head}: aggregate goodput from {t0 + settle:g} s, Mb/s",
+                list(after.total),
+                scale=1e6,
+            )
+        )
+    ideal = time_fair_gamma(config)
+    rows.append(
+        Row(
+            f"Sec. IV-B reference: time-fair R_up/R_dn after t0, equal channel time per flow "
+            f"at DQM's T_pkt per segment ({t_dn * 1e3:.3f} ms at {fast:g} Mb/s, "
+            f"{t_up * 1e3:.3f} ms at {slow:g} Mb/s; analytic, no interval)",
+            None,
+            ideal,
+            ideal,
+            ideal,
+        )
+    )
+    return rows
+
+
 def _join_rows(config: Config, join: Mapping[str, tuple[_Point, _Point]]) -> list[Row]:
     rows: list[Row] = []
     half = config.join_stations // 2
@@ -385,6 +549,32 @@ def _join_rows(config: Config, join: Mapping[str, tuple[_Point, _Point]]) -> lis
             )
         )
     return rows
+
+
+def _rate_figure(config: Config, rate_ts: Mapping[str, pd.DataFrame], out: Path) -> Path:
+    """Fig. 4a: mean per-flow goodput of each class over time, mean over seeds."""
+    from airqueue.reproduce.figures import save, timeseries_panels
+
+    half = config.rate_stations // 2
+    panels: dict[str, dict[str, tuple[list[float], list[float]]]] = {}
+    for scheme, ts in rate_ts.items():
+        cls = ts.assign(up=ts["flow"] >= half)
+        mean = cls.groupby(["up", "t_start_s", "t_end_s"], sort=True)["goodput_bps"].mean()
+        series = {}
+        for up, g in mean.groupby(level="up"):
+            g = g.reset_index()
+            mid = (g["t_start_s"] + g["t_end_s"]) / 2
+            label = "uplink" if up else "downlink"
+            series[f"{label}, per flow"] = (list(mid), list(g["goodput_bps"] / 1e3))
+        panels[f"{scheme}, mean of {config.seeds} seeds"] = series
+    t0 = config.rate_time
+    fast, slow = config.data_rate / 1e6, config.low_rate / 1e6
+    fig = timeseries_panels(
+        panels,
+        title=f"{NAME}: throughput evolution, uplink {fast:g} -> {slow:g} Mb/s (Fig. 4a)",
+        marks=[(t0, f"t0: uplink at {slow:g} Mb/s")],
+    )
+    return save(fig, out / "rate-change.png")
 
 
 def _series(
@@ -456,9 +646,10 @@ def _notes(
         f"{config.warmup:g} s; N in {list(config.stations)}, Case(s) {list(config.cases)}; "
         f"{len(seeds)} seeds ({'quick' if quick else 'full'}).",
         "DQM as Table II: (a, b) = (1.822e-5, 1.816e-5) at 160 Hz, D_ref = 0.05 s, "
-        "T_fair = 0.005 s. With one data rate for every station the opportunistic "
-        "(rate-based) choice between the queues is a tie and the two queues are served in "
-        "arrival order while both classes are under their share (the model's DQM).",
+        "T_fair = 0.005 s. In section IV-A every link runs at one data rate, so the "
+        "opportunistic (rate-based) choice between the queues is a tie and the two queues "
+        "are served in arrival order while both classes are under their share; in IV-B the "
+        "head on the faster link goes first.",
         "Paper values: the text gives only qualitative results besides FI ~0.203 for BASE "
         "at large N (Sec. IV-A); 'very close to 1' (DQM's ratio and Jain's index) is put as "
         "1.0. The paper's N range and run length are in the lost figures: we use N = 2-20 "
@@ -471,11 +662,27 @@ def _notes(
         "errors in the model at 10 m).",
         "Deviation: TCP SACK (the paper's ns-2 agent is not named); ECN on for BASE too "
         "(drop-tail never marks, so BASE behaves as without ECN).",
-        "Not reproduced: section IV-B (uplink stations dropping from 11 to 2 Mb/s at "
-        "100 s, Fig. 4a, 5a): the simulator has no time-varying data rate; the queue "
-        "size and queueing delay evolution of Fig. 5; the multi-rate opportunistic "
-        "scheduling gain.",
+        "Not reproduced: the queue size, q.ref and queueing delay evolution of Fig. 5 "
+        "(the outputs have no per-instant q.ref or delay of the AP's queue).",
     ]
+    if config.rate_stations:
+        half = config.rate_stations // 2
+        notes.append(
+            f"Section IV-B: {half} downlink and {half} uplink stations (the paper does not "
+            f"give the counts), {config.rate_duration:g} s runs; at {config.rate_time:g} s the "
+            f"uplink stations' links drop from {config.data_rate / 1e6:g} to "
+            f"{config.low_rate / 1e6:g} Mb/s in both directions (a scheduled rate change at a "
+            "fixed position, where the paper moves the stations and lets AARF find the rate; "
+            "MAC ACKs stay at the basic rate). 'Before' is "
+            f"{config.warmup:g}-{config.rate_time:g} s, 'after' "
+            f"{config.rate_time + config.rate_settle:g}-{config.rate_duration:g} s. The AP's "
+            "DQM knows each link's current rate (III-B), as the paper assumes. The uplink "
+            "channel-time share is an estimate from goodputs and DQM's T_pkt (no "
+            "retransmissions, collisions or TCP retransmissions counted), not a measured "
+            "airtime; the time-fair reference uses the same T_pkt."
+        )
+    else:
+        notes.append("Section IV-B (uplink rate drop at 100 s) not run (rate_stations = 0).")
     if config.join_stations:
         notes.append(
             f"Section IV-C: {config.join_stations // 2} downlink flows from "

@@ -44,7 +44,7 @@ REPRODUCTIONS: dict[str, tuple[str, str, str]] = {
     ),
     "dqm-fairness": (
         "airqueue.reproduce.dqm_fairness",
-        "Sec. IV-A, IV-C: BASE vs DQM at an 802.11b AP, 2-20 stations; up/down fairness",
+        "Sec. IV-A-C: BASE vs DQM at an 802.11b AP, 2-20 stations, 11 -> 2 Mb/s; up/down fairness",
         "004",
     ),
     "bp-tcp-aware": (

@@ -8,7 +8,7 @@
 //! receives over its radio and the ACKs it sends back. So `qData` holds downlink packets
 //! and `qAck` uplink ones; every packet that is not a pure TCP ACK counts as data. The AP
 //! learns what it receives through [`Dqm::on_received`], which the world calls for every
-//! packet the node decodes over the radio.
+//! packet the node decodes over the radio, with the neighbour it came from.
 //!
 //! State per class, no per-flow queues (III.B: "we do not keep per-flow state but only
 //! the states of two classes"):
@@ -19,11 +19,22 @@
 //!   `T_w = (N_up + N_dn) * T_fair` (III.B.1; at least one `T_fair`). Windows tumble: the
 //!   first touch at or after a window's end opens the next one at that instant, with
 //!   fresh counts and both times at zero. A packet's channel time `T_pkt` is the expected
-//!   cost of one access, `DIFS + CWmin/2 slots + DATA + SIFS + ACK` at the configured
-//!   rates ([`airqueue_analytic::airtime::access_time`]): III.B.1 prescribes that
-//!   estimate for incoming packets; for outgoing ones the paper would use the AP's actual
-//!   backoff and retries, which the queue does not see, so the same estimate is used. The
-//!   AP's own packets are charged when the MAC pulls them, received ones on reception.
+//!   cost of one access, `DIFS + CWmin/2 slots + DATA + SIFS + ACK`
+//!   ([`airqueue_analytic::airtime::access_time`]), with DATA at the bit rate of the
+//!   packet's link: towards its next hop for a packet leaving the AP, from the neighbour
+//!   it came from for a received one (III.B: the AP "is also aware of the bit-rates
+//!   towards different destinations"), the ACK at the basic rate. III.B.1 prescribes
+//!   that estimate for incoming packets; for outgoing ones the paper would use the AP's
+//!   actual backoff and retries, which the queue does not see, so the same estimate is
+//!   used. The AP's own packets are charged when the MAC pulls them, received ones on
+//!   reception.
+//!
+//! Link rates: the queue keeps the current rate of each of its access point's links in a
+//! dense vector over node ids, starting at the configured data rate; the world updates it
+//! through [`Dqm::set_link_rates`] whenever a scheduled rate change
+//! ([`crate::medium::wifi::RateChange`]) takes effect, so the hot path only indexes it.
+//! Under AARF the MAC moves rates on its own and the queue does not follow (it keeps
+//! the configured and scheduled rates).
 //!
 //! Enqueue (Algorithm 1, lines 1-13, 31-47): an arrival that finds `capacity` packets
 //! queued is dropped. Otherwise, with the probability `p` of the PI controller (the same
@@ -48,22 +59,31 @@
 //!
 //! Dequeue (Algorithm 1, lines 14-30): while both classes are under their fair share
 //! (`T_up < N_up * T_fair` and `T_dn < N_dn * T_fair`) the head with the higher bit rate
-//! goes first; else the class under its share; else the one with less channel time per
-//! flow. The MAC's data rate is one configured rate (AARF changes it per destination, but
-//! the queue cannot see that), so the rate comparison is always a tie, and the tie goes to
-//! the earlier arrival: the opportunistic part reduces to FIFO order between the classes.
-//! When the chosen queue is empty the other is served (work conservation).
+//! goes first (III.B.2, opportunistic scheduling: the rate of each head's link to its
+//! next hop); else the class under its share; else the one with less channel time per
+//! flow. A tie on rate goes to the earlier arrival (Algorithm 1 would take `qAck`), so
+//! with one rate for every link the opportunistic part is FIFO order between the
+//! classes. When the chosen queue is empty the other is served (work conservation).
 
 use super::pi::PiController;
 use super::{Dequeued, QueueCounters, Queued};
+use crate::ids::NodeId;
 use crate::net::{DropReason, Packet, TransportHeader};
 use airqueue_analytic::airtime::access_time;
 /// The rates and framing `T_pkt` is computed at.
 pub use airqueue_analytic::airtime::Link;
 use airqueue_kernel::{RngStream, Time};
 use airqueue_phy::dsss::CW_MIN;
+use airqueue_phy::DsssRate;
 use std::cmp::Ordering;
 use std::collections::VecDeque;
+
+/// `T_pkt` of an MSDU of `msdu_bytes` over `link` (III-B.1): one access without retries,
+/// `DIFS + CWmin/2 slots + DATA + SIFS + ACK`, DATA at `link.data_rate`. What DQM charges
+/// a class for each packet, so also what its temporal fairness equalises.
+pub fn t_pkt_on(msdu_bytes: u32, link: &Link) -> Time {
+    access_time(msdu_bytes, link, CW_MIN)
+}
 
 /// DQM's settings (seed 004, Table II for the defaults).
 #[derive(Clone, Debug, PartialEq)]
@@ -81,7 +101,8 @@ pub struct DqmConfig {
     pub t_fair: Time,
     /// A flow with no packet seen for this long no longer counts in `N_up`/`N_dn`.
     pub flow_timeout: Time,
-    /// Rates and framing for `T_pkt`.
+    /// Rates and framing for `T_pkt`; `link.data_rate` is every link's rate until a
+    /// scheduled change moves it (see [`Dqm::set_link_rates`]).
     pub link: Link,
 }
 
@@ -155,6 +176,11 @@ impl ClassState {
 #[derive(Clone, Debug)]
 pub struct Dqm {
     cfg: DqmConfig,
+    /// The access point this queue belongs to.
+    node: NodeId,
+    /// Current data rate of the link between the access point and each node (both
+    /// directions), indexed by node id.
+    rates: Vec<DsssRate>,
     ctl: PiController,
     /// `qAck` and `qData`, each packet with its arrival number (for FIFO order between
     /// them).
@@ -178,8 +204,11 @@ impl Dqm {
     /// paper gives none).
     pub const T_PKT_WEIGHT: f64 = 0.125;
 
-    pub fn new(cfg: DqmConfig, rng: RngStream) -> Self {
+    /// The queue of access point `node` in a world of `node_count` nodes.
+    pub fn new(cfg: DqmConfig, node: NodeId, node_count: usize, rng: RngStream) -> Self {
         Dqm {
+            node,
+            rates: vec![cfg.link.data_rate; node_count],
             ctl: PiController::new(cfg.a, cfg.b, cfg.period),
             ack: VecDeque::new(),
             data: VecDeque::new(),
@@ -201,9 +230,37 @@ impl Dqm {
         &self.cfg
     }
 
-    /// `T_pkt` of `pkt`: one access without retries at the configured rates.
-    pub fn t_pkt(&self, pkt: &Packet) -> Time {
-        access_time(pkt.size_bytes(), &self.cfg.link, CW_MIN)
+    /// The current data rate of the link between the access point and `peer`.
+    #[inline]
+    pub fn link_rate(&self, peer: NodeId) -> DsssRate {
+        self.rates
+            .get(peer.index())
+            .copied()
+            .unwrap_or(self.cfg.link.data_rate)
+    }
+
+    /// From now on the links of each of `nodes` run at `rate` (both directions): the
+    /// link to that node, or every link when the access point itself is listed. Called
+    /// by the world when a scheduled rate change takes effect, in the same order as the
+    /// MAC applies it, so the two agree.
+    pub fn set_link_rates(&mut self, nodes: &[NodeId], rate: DsssRate) {
+        for &v in nodes {
+            if v == self.node {
+                self.rates.fill(rate);
+            } else if let Some(r) = self.rates.get_mut(v.index()) {
+                *r = rate;
+            }
+        }
+    }
+
+    /// `T_pkt` of `pkt` over the link to or from `peer`: one access without retries,
+    /// DATA at that link's current rate.
+    pub fn t_pkt(&self, pkt: &Packet, peer: NodeId) -> Time {
+        let link = Link {
+            data_rate: self.link_rate(peer),
+            ..self.cfg.link
+        };
+        t_pkt_on(pkt.size_bytes(), &link)
     }
 
     /// Eq. (1) as we read it: packets that drain in `D_ref` at the mean `T_pkt`.
@@ -275,8 +332,9 @@ impl Dqm {
         matches!(pkt.transport, TransportHeader::TcpAck(_))
     }
 
-    /// A packet the AP decoded over its radio: an uplink data packet or a downlink ACK.
-    pub fn on_received(&mut self, pkt: &Packet, now: Time) {
+    /// A packet the AP decoded over its radio from neighbour `from`: an uplink data
+    /// packet or a downlink ACK.
+    pub fn on_received(&mut self, from: NodeId, pkt: &Packet, now: Time) {
         self.touch(now);
         let class = if Self::is_ack(pkt) {
             Class::Dn
@@ -284,7 +342,7 @@ impl Dqm {
             Class::Up
         };
         self.see(pkt, class, now);
-        let t = self.t_pkt(pkt);
+        let t = self.t_pkt(pkt, from);
         self.charge(class, t);
     }
 
@@ -339,8 +397,14 @@ impl Dqm {
         };
         let (s, t_fair) = (&self.state, self.cfg.t_fair);
         match (s.under(Class::Up, t_fair), s.under(Class::Dn, t_fair)) {
-            // One rate: a tie on bit rate, the earlier arrival goes first.
-            (true, true) => a.0 < d.0,
+            // The head on the faster link first; on a tie, the earlier arrival.
+            (true, true) => {
+                let (ra, rd) = (self.link_rate(a.1.next_hop), self.link_rate(d.1.next_hop));
+                match ra.bps().cmp(&rd.bps()) {
+                    Ordering::Equal => a.0 < d.0,
+                    faster => faster == Ordering::Greater,
+                }
+            }
             (true, false) => true,
             (false, true) => false,
             (false, false) => s.per_flow() == Ordering::Less,
@@ -357,7 +421,7 @@ impl Dqm {
             self.data.pop_front()?
         };
         self.counters.dequeued += 1;
-        let t = self.t_pkt(&q.pkt);
+        let t = self.t_pkt(&q.pkt, q.next_hop);
         self.charge(if ack { Class::Up } else { Class::Dn }, t);
         let w = Self::T_PKT_WEIGHT;
         let mean = self.mean_t_pkt.as_nanos() as f64;
@@ -421,8 +485,19 @@ mod tests {
         }
     }
 
+    /// The access point and one of its stations (all at the configured rate unless a
+    /// test changes it).
+    const AP: NodeId = NodeId(0);
+    const STA: NodeId = NodeId(1);
+    const NODES: usize = 10;
+
     fn dqm(cfg: DqmConfig) -> Dqm {
-        Dqm::new(cfg, RngStream::new(StreamKey::new(1, 0, "qdisc.dqm")))
+        Dqm::new(
+            cfg,
+            AP,
+            NODES,
+            RngStream::new(StreamKey::new(1, 0, "qdisc.dqm")),
+        )
     }
 
     /// Downlink TCP data of `flow` (ECN-capable), 1000 bytes of payload.
@@ -475,9 +550,9 @@ mod tests {
         let q = dqm(c);
         // 1040-byte datagram + 36 = 1076 bytes at 11 Mb/s: 192 + ceil(8 * 1076 / 11) =
         // 975 us; T_pkt = DIFS 50 + 15.5 slots 310 + 975 + SIFS 10 + Ack 304 = 1649 us.
-        assert_eq!(q.t_pkt(&data(0, 0).pkt), Time::from_micros(1649));
+        assert_eq!(q.t_pkt(&data(0, 0).pkt, STA), Time::from_micros(1649));
         // 40-byte ACK: 192 + ceil(8 * 76 / 11) = 248; 50 + 310 + 248 + 10 + 304 = 922 us.
-        assert_eq!(q.t_pkt(&ack(0, 0).pkt), Time::from_micros(922));
+        assert_eq!(q.t_pkt(&ack(0, 0).pkt, STA), Time::from_micros(922));
         // Before any departure the mean is a 1500-byte datagram's: 192 + 1118 = 1310 us,
         // T_pkt 1984 us; q.ref = 0.05 / 1.984e-3 = 25.2 packets.
         assert!(
@@ -503,10 +578,10 @@ mod tests {
         let mut q = dqm(DqmConfig::table_ii(link()));
         q.enqueue(data(0, 0), Time::ZERO).unwrap(); // downlink flow 0
         q.enqueue(ack(1, 0), Time::ZERO).unwrap(); // uplink flow 1 (the AP acks it)
-        q.on_received(&data(2, 0).pkt, Time::ZERO); // uplink flow 2
-        q.on_received(&ack(3, 0).pkt, Time::ZERO); // downlink flow 3
-                                                   // The first window (one T_fair) knew no flows; the next one counts them, with
-                                                   // channel time only from what happens in it.
+        q.on_received(STA, &data(2, 0).pkt, Time::ZERO); // uplink flow 2
+        q.on_received(STA, &ack(3, 0).pkt, Time::ZERO); // downlink flow 3
+                                                        // The first window (one T_fair) knew no flows; the next one counts them, with
+                                                        // channel time only from what happens in it.
         let s = q.class_state(Time::ZERO);
         assert_eq!((s.n_up, s.n_dn), (0, 0));
         assert_eq!(s.t_up, Time::from_micros(1649));
@@ -521,7 +596,7 @@ mod tests {
             }
         );
         // T_w = 4 T_fair = 20 ms: the window opened at 5 ms runs until 25 ms.
-        q.on_received(&data(2, 1).pkt, ms(24));
+        q.on_received(STA, &data(2, 1).pkt, ms(24));
         assert_eq!(q.class_state(ms(24)).t_up, Time::from_micros(1649));
         assert_eq!(q.class_state(ms(25)).t_up, Time::ZERO);
         // Flow 2 was seen at 24 ms, the others at 0: 1 s later only flow 2 counts.
@@ -549,7 +624,7 @@ mod tests {
         // Uplink is over its share, downlink (1649 us) under: data first, though the ACK
         // arrived earlier.
         for s in 0..3 {
-            q.on_received(&data(1, s).pkt, ms(6));
+            q.on_received(STA, &data(1, s).pkt, ms(6));
         }
         assert_eq!(kinds(&mut q, 2, ms(6)), [false, false]);
         // Downlink has 3 x 1649 = 4947 us < 5 ms: still under, so data still goes first
@@ -560,22 +635,137 @@ mod tests {
         assert!(q.counters().consistent_with(q.len()));
     }
 
+    /// `q` bound for (or coming from) `node`.
+    fn via(mut q: Queued, node: u32) -> Queued {
+        q.next_hop = NodeId(node);
+        q
+    }
+
+    /// Whether each dequeued packet is an ACK, for `n` dequeues at `at`.
+    fn kinds(q: &mut Dqm, n: usize, at: Time) -> Vec<bool> {
+        (0..n)
+            .map(|_| Dqm::is_ack(&q.dequeue(at).unwrap().pkt))
+            .collect()
+    }
+
+    /// Section III-B.1: T_pkt at the rate of the packet's link; 2 Mb/s costs more.
+    #[test]
+    fn t_pkt_uses_the_rate_of_the_link() {
+        let mut q = dqm(DqmConfig::table_ii(link()));
+        let slow = NodeId(2);
+        q.set_link_rates(&[slow], DsssRate::Mbps2);
+        assert_eq!(q.link_rate(slow), DsssRate::Mbps2);
+        assert_eq!(q.link_rate(STA), DsssRate::Mbps11);
+        // 1076 bytes at 2 Mb/s: 192 + 8 * 1076 / 2 = 4496 us; 50 + 310 + 4496 + 10 + 304.
+        assert_eq!(q.t_pkt(&data(0, 0).pkt, slow), Time::from_micros(5170));
+        assert_eq!(q.t_pkt(&data(0, 0).pkt, STA), Time::from_micros(1649));
+        // 76 bytes at 2 Mb/s: 192 + 304 = 496 us; 50 + 310 + 496 + 10 + 304.
+        assert_eq!(q.t_pkt(&ack(0, 0).pkt, slow), Time::from_micros(1170));
+        // A received packet is charged at the rate of the link it came over.
+        q.on_received(slow, &data(1, 0).pkt, Time::ZERO);
+        q.on_received(STA, &ack(0, 0).pkt, Time::ZERO);
+        let s = q.class_state(Time::ZERO);
+        assert_eq!(
+            (s.t_up, s.t_dn),
+            (Time::from_micros(5170), Time::from_micros(922))
+        );
+        // Listing the access point moves every one of its links.
+        q.set_link_rates(&[AP], DsssRate::Mbps5_5);
+        assert!((0..NODES as u32).all(|n| q.link_rate(NodeId(n)) == DsssRate::Mbps5_5));
+    }
+
+    /// Algorithm 1, lines 15-20: while both classes are within their share, the head on
+    /// the faster link goes first, whatever the arrival order.
+    #[test]
+    fn the_faster_head_goes_first_while_both_are_within_their_share() {
+        let mut q = dqm(DqmConfig::table_ii(link()));
+        q.set_link_rates(&[NodeId(2)], DsssRate::Mbps2);
+        // Flow 1 is uplink via slow station 2 (ACKs to it), flow 0 downlink to fast
+        // station 1. The ACKs arrive first.
+        for s in 0..2 {
+            q.enqueue(via(ack(1, s), 2), Time::ZERO).unwrap();
+            q.enqueue(via(data(0, s), 1), Time::ZERO).unwrap();
+        }
+        // From 5 ms one flow per class, windows of 10 ms, shares of 5 ms each; two data
+        // packets (3.3 ms) keep the downlink within its share.
+        assert_eq!(kinds(&mut q, 4, ms(5)), [false, false, true, true]);
+        // The other way round: data to the slow station waits behind the fast ACKs.
+        let mut q = dqm(DqmConfig::table_ii(link()));
+        q.set_link_rates(&[NodeId(2)], DsssRate::Mbps2);
+        for s in 0..2 {
+            q.enqueue(via(data(0, s), 2), Time::ZERO).unwrap();
+            q.enqueue(via(ack(1, s), 1), Time::ZERO).unwrap();
+        }
+        assert_eq!(kinds(&mut q, 4, ms(5)), [true, true, false, false]);
+        assert!(q.counters().consistent_with(q.len()));
+    }
+
+    /// Algorithm 1, lines 21-24: a class over its share is held back, even when its head
+    /// is on the faster link.
+    #[test]
+    fn a_class_over_its_share_waits_whatever_its_rate() {
+        let mut q = dqm(DqmConfig::table_ii(link()));
+        q.set_link_rates(&[NodeId(2)], DsssRate::Mbps2);
+        // ACK heads go to fast station 1 (uplink flow 1), data to slow station 2.
+        for s in 0..2 {
+            q.enqueue(via(ack(1, s), 1), Time::ZERO).unwrap();
+            q.enqueue(via(data(0, s), 2), Time::ZERO).unwrap();
+        }
+        // Within the window from 5 ms the AP receives uplink data: 4 x 1649 us > 5 ms.
+        for s in 0..4 {
+            q.on_received(STA, &data(1, s).pkt, ms(5));
+        }
+        let s = q.class_state(ms(5));
+        assert!(s.t_up > ms(5) && s.t_dn < ms(5), "{s:?}");
+        // The downlink head at 2 Mb/s goes first. Its 5170 us take the downlink over its
+        // share too, and then the class with less time per flow, still the downlink
+        // (5170 < 6596 us), goes on; the fast ACKs wait.
+        assert_eq!(kinds(&mut q, 2, ms(5)), [false, false]);
+        assert_eq!(q.lens(), (2, 0));
+    }
+
+    /// Fig. 5(a): q.ref falls after the rate drop, as the mean T_pkt grows.
+    #[test]
+    fn q_ref_falls_after_a_rate_drop() {
+        let mut q = dqm(DqmConfig::table_ii(link()));
+        let mut seq = 0;
+        let mut drain = |q: &mut Dqm, n: usize| {
+            for _ in 0..n {
+                seq += 1;
+                q.enqueue(via(ack(1, seq), 2), MS).unwrap();
+                q.enqueue(via(data(0, seq), 1), MS).unwrap();
+                q.dequeue(MS).unwrap();
+                q.dequeue(MS).unwrap();
+            }
+        };
+        drain(&mut q, 100);
+        let before = q.q_ref();
+        // Mean of 1649 and 922 us (the EWMA sees them alternate): q.ref near 39.
+        assert!((before - 50_000.0 / 1285.5).abs() < 1.0, "{before}");
+        q.set_link_rates(&[NodeId(2)], DsssRate::Mbps2);
+        drain(&mut q, 100);
+        let after = q.q_ref();
+        // ACKs now cost 1170 us: the mean is near 1409.5 us, q.ref near 35.5.
+        assert!((after - 50_000.0 / 1409.5).abs() < 1.0, "{after}");
+        assert!(after < before - 3.0, "{before} -> {after}");
+    }
+
     #[test]
     fn marks_the_head_of_the_heavier_class() {
         let mut q = dqm(always_marks());
         // Uplink flow 1 (ECN-capable data received), downlink flow 0.
-        q.on_received(&data(1, 0).pkt, Time::ZERO);
+        q.on_received(STA, &data(1, 0).pkt, Time::ZERO);
         q.enqueue(ack(1, 0), Time::ZERO).unwrap();
         q.enqueue(data(0, 0), Time::ZERO).unwrap();
         assert_eq!(q.probability(ms(10)), 1.0);
         // Window from 10 ms: uplink heavier after one more received data packet.
-        q.on_received(&data(1, 1).pkt, ms(10));
+        q.on_received(STA, &data(1, 1).pkt, ms(10));
         q.enqueue(data(0, 1), ms(10)).unwrap();
         assert_eq!(q.marked(), (0, 1));
         // Two downlink ACKs received (2 x 922 us > 1649 us): downlink is heavier now,
         // and the next arrival marks the head of the data queue.
-        q.on_received(&ack(0, 1).pkt, ms(10));
-        q.on_received(&ack(0, 2).pkt, ms(10));
+        q.on_received(STA, &ack(0, 1).pkt, ms(10));
+        q.on_received(STA, &ack(0, 2).pkt, ms(10));
         q.enqueue(data(0, 2), ms(11)).unwrap();
         assert_eq!(q.marked(), (1, 1));
         let marks: Vec<(u64, bool, bool)> = (0..4)
@@ -606,12 +796,12 @@ mod tests {
         if let TransportHeader::TcpData(d) = &mut plain.transport {
             d.ect = false;
         }
-        q.on_received(&plain, Time::ZERO);
-        q.on_received(&plain, Time::ZERO);
+        q.on_received(STA, &plain, Time::ZERO);
+        q.on_received(STA, &plain, Time::ZERO);
         q.enqueue(ack(1, 0), Time::ZERO).unwrap();
         q.enqueue(ack(1, 1), Time::ZERO).unwrap();
         assert_eq!(q.probability(ms(10)), 1.0);
-        q.on_received(&plain, ms(10));
+        q.on_received(STA, &plain, ms(10));
         let (back, reason) = q.enqueue(data(0, 0), ms(10)).unwrap_err();
         assert_eq!((back.pkt.flow, reason), (FlowId(0), DropReason::Aqm));
         assert!(!q.has_room(), "p = 1 refuses every arrival");
@@ -643,6 +833,8 @@ mod tests {
                 d_ref: ms(10),
                 ..DqmConfig::table_ii(link())
             },
+            AP,
+            NODES,
             RngStream::new(StreamKey::new(seed, 0, "qdisc.dqm")),
         );
         let mut script = RngStream::new(StreamKey::new(7, 0, "script"));
@@ -660,7 +852,7 @@ mod tests {
                     let ok = q.enqueue(ack(flow, seq), t).is_ok();
                     log.push((t.as_nanos(), 1, ok));
                 }
-                6 => q.on_received(&data(flow, seq).pkt, t),
+                6 => q.on_received(STA, &data(flow, seq).pkt, t),
                 _ => {
                     if let Some(d) = q.dequeue(t) {
                         log.push((t.as_nanos(), 2, ce(&d.pkt) || ece(&d.pkt)));

@@ -167,13 +167,23 @@ impl Qdisc {
         }
     }
 
-    /// Observes a packet the node decoded over its radio at `now`, whoever it was for
-    /// and wherever it goes next: DQM counts the channel time and flows of what its
-    /// access point receives. A no-op for the other disciplines.
+    /// Observes a packet the node decoded over its radio from neighbour `from` at `now`,
+    /// whoever it was for and wherever it goes next: DQM counts the channel time (at the
+    /// rate of the link from `from`) and flows of what its access point receives. A
+    /// no-op for the other disciplines.
     #[inline]
-    pub fn on_received(&mut self, pkt: &Packet, now: Time) {
+    pub fn on_received(&mut self, from: NodeId, pkt: &Packet, now: Time) {
         if let Qdisc::Dqm(d) = self {
-            d.on_received(pkt, now);
+            d.on_received(from, pkt, now);
+        }
+    }
+
+    /// A scheduled rate change moved the links of `nodes` to `rate` (both directions;
+    /// `crate::medium::wifi::RateChange`). DQM plans with link rates (seed 004, III-B);
+    /// the other disciplines ignore it.
+    pub fn on_link_rates(&mut self, nodes: &[NodeId], rate: airqueue_phy::DsssRate) {
+        if let Qdisc::Dqm(d) = self {
+            d.set_link_rates(nodes, rate);
         }
     }
 

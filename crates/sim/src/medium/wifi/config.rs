@@ -1,5 +1,6 @@
 //! Settings of the 802.11 medium, as the core sees them (the scenario layer fills them in).
 
+use crate::ids::NodeId;
 use airqueue_kernel::Time;
 use airqueue_phy::{DsssRate, EdcaLevel, Preamble, Propagation};
 
@@ -18,6 +19,22 @@ pub enum RateControl {
     Constant,
     /// Adaptive ARF (Lacage, Manshaei, Turletti, MSWiM 2004), starting at `data_rate`.
     Aarf,
+}
+
+/// A scheduled change of data rate (seed 004, section IV-B: the uplink stations "move far
+/// away from the AP at t0 = 100 s, hence their bit-rates change from 11 Mbps to 2 Mbps").
+/// From `at` on, every unicast data frame to or from one of `nodes` is sent at `rate`:
+/// both directions of every link of a listed node. Control frames (RTS, CTS, ACK) and
+/// broadcasts keep the basic rate. Only the rate moves: positions, radio ranges and
+/// reception thresholds stay, so the paper's stations stay associated and decodable,
+/// just slower. A later change overrides an earlier one on the links they share. Meant
+/// for [`RateControl::Constant`]; under AARF the adaptation towards each affected peer
+/// restarts at `rate` (the scenario layer refuses that combination).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RateChange {
+    pub at: Time,
+    pub nodes: Vec<NodeId>,
+    pub rate: DsssRate,
 }
 
 /// Everything the radio and MAC need.
@@ -53,6 +70,9 @@ pub struct WifiConfig {
     /// Bytes of MAC framing added to each network packet in a data frame: the MAC header
     /// and FCS (28) plus LLC/SNAP encapsulation (8).
     pub data_overhead_bytes: u32,
+    /// Scheduled per-link data-rate changes, applied by the world in time order (ties
+    /// in list order).
+    pub rate_changes: Vec<RateChange>,
 }
 
 impl WifiConfig {
@@ -84,6 +104,7 @@ impl WifiConfig {
             tx_buffer_frames: 1,
             data_overhead_bytes: airqueue_phy::dsss::DATA_OVERHEAD_BYTES
                 + airqueue_phy::dsss::LLC_SNAP_BYTES,
+            rate_changes: Vec::new(),
         }
     }
 

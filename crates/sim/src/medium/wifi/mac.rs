@@ -247,7 +247,7 @@ impl WifiNet {
                     next_seq: 0,
                     last_seq: Vec::new(),
                     rates: match cfg.rate_control {
-                        RateControl::Constant => RateTable::Constant(cfg.data_rate),
+                        RateControl::Constant => RateTable::constant(cfg.data_rate),
                         RateControl::Aarf => RateTable::Aarf {
                             start: cfg.data_rate,
                             peers: Vec::new(),
@@ -295,6 +295,32 @@ impl WifiNet {
 
     pub fn stats(&self, node: NodeId) -> MacStats {
         self.stations[node.index()].stats
+    }
+
+    /// The rate of `from`'s next unicast data frame to `to` (what the queue discipline at
+    /// either end may plan with; seed 004, III-B: the AP "is also aware of the bit-rates
+    /// towards different destinations").
+    pub fn link_rate(&self, from: NodeId, to: NodeId) -> DsssRate {
+        self.stations[from.index()].rates.current(to)
+    }
+
+    /// Sets the data rate of both directions of every link of each of `nodes` (see
+    /// [`super::config::RateChange`]): on each listed node's table towards every other
+    /// station with a radio, and on theirs towards it. Frames already on the air or
+    /// between attempts keep nothing of the old rate: each attempt reads the table.
+    pub fn set_link_rates(&mut self, nodes: &[NodeId], rate: DsssRate) {
+        for &v in nodes {
+            if !self.channel.has_radio(v) {
+                continue;
+            }
+            for u in (0..self.stations.len() as u32).map(NodeId) {
+                if u == v || !self.channel.has_radio(u) {
+                    continue;
+                }
+                self.stations[u.index()].rates.set_rate(v, rate);
+                self.stations[v.index()].rates.set_rate(u, rate);
+            }
+        }
     }
 
     /// Whether the station would accept another frame from its queue discipline.

@@ -1,4 +1,5 @@
-//! Per-destination data-rate choice: constant, or Adaptive ARF.
+//! Per-destination data-rate choice: constant (with per-destination overrides set by
+//! scheduled rate changes, [`super::config::RateChange`]), or Adaptive ARF.
 //!
 //! AARF (Lacage, Manshaei, Turletti, "IEEE 802.11 rate adaptation: a practical approach",
 //! MSWiM 2004, section 4.1): like ARF, move up one rate after `success_threshold`
@@ -75,7 +76,12 @@ impl Aarf {
 /// A station's rate choice for every destination it has sent to.
 #[derive(Clone, Debug)]
 pub enum RateTable {
-    Constant(DsssRate),
+    /// `rate` to every destination except those in `overrides`, sorted by node id (set
+    /// only by scheduled rate changes, so looked up by binary search without allocating).
+    Constant {
+        rate: DsssRate,
+        overrides: Vec<(NodeId, DsssRate)>,
+    },
     /// Small list keyed by destination: a station talks to a handful of neighbours.
     Aarf {
         start: DsssRate,
@@ -84,9 +90,16 @@ pub enum RateTable {
 }
 
 impl RateTable {
+    pub fn constant(rate: DsssRate) -> Self {
+        RateTable::Constant {
+            rate,
+            overrides: Vec::new(),
+        }
+    }
+
     fn peer(&mut self, dst: NodeId) -> Option<&mut Aarf> {
         match self {
-            RateTable::Constant(_) => None,
+            RateTable::Constant { .. } => None,
             RateTable::Aarf { start, peers } => {
                 let i = match peers.iter().position(|(n, _)| *n == dst) {
                     Some(i) => i,
@@ -103,8 +116,40 @@ impl RateTable {
     /// Rate for the next data frame to `dst`.
     pub fn rate_for(&mut self, dst: NodeId) -> DsssRate {
         match self {
-            RateTable::Constant(r) => *r,
+            RateTable::Constant { .. } => self.current(dst),
             _ => self.peer(dst).map_or(DsssRate::Mbps1, |a| a.rate()),
+        }
+    }
+
+    /// The rate the next data frame to `dst` would use, without creating AARF state.
+    pub fn current(&self, dst: NodeId) -> DsssRate {
+        match self {
+            RateTable::Constant { rate, overrides } => overrides
+                .binary_search_by_key(&dst, |o| o.0)
+                .map_or(*rate, |i| overrides[i].1),
+            RateTable::Aarf { start, peers } => peers
+                .iter()
+                .find(|(n, _)| *n == dst)
+                .map_or(*start, |(_, a)| a.rate()),
+        }
+    }
+
+    /// From now on, data frames to `dst` go at `rate`. Under AARF the adaptation towards
+    /// `dst` restarts at `rate` (success count and probing threshold reset), which is
+    /// what a scheduled change can mean for a rate the MAC chooses itself.
+    pub fn set_rate(&mut self, dst: NodeId, rate: DsssRate) {
+        match self {
+            RateTable::Constant { overrides, .. } => {
+                match overrides.binary_search_by_key(&dst, |o| o.0) {
+                    Ok(i) => overrides[i].1 = rate,
+                    Err(i) => overrides.insert(i, (dst, rate)),
+                }
+            }
+            RateTable::Aarf { .. } => {
+                if let Some(a) = self.peer(dst) {
+                    *a = Aarf::new(rate);
+                }
+            }
         }
     }
 
@@ -122,6 +167,35 @@ impl RateTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn constant_overrides_apply_per_destination_and_the_last_wins() {
+        let mut t = RateTable::constant(DsssRate::Mbps11);
+        t.set_rate(NodeId(7), DsssRate::Mbps2);
+        t.set_rate(NodeId(3), DsssRate::Mbps5_5);
+        assert_eq!(t.rate_for(NodeId(7)), DsssRate::Mbps2);
+        assert_eq!(t.rate_for(NodeId(3)), DsssRate::Mbps5_5);
+        assert_eq!(t.rate_for(NodeId(4)), DsssRate::Mbps11);
+        t.set_rate(NodeId(7), DsssRate::Mbps1);
+        assert_eq!(t.current(NodeId(7)), DsssRate::Mbps1);
+        assert!(matches!(&t, RateTable::Constant { overrides, .. } if overrides.len() == 2));
+    }
+
+    #[test]
+    fn aarf_restarts_at_a_set_rate() {
+        let mut t = RateTable::Aarf {
+            start: DsssRate::Mbps11,
+            peers: Vec::new(),
+        };
+        assert_eq!(t.current(NodeId(1)), DsssRate::Mbps11);
+        t.set_rate(NodeId(1), DsssRate::Mbps2);
+        assert_eq!(t.rate_for(NodeId(1)), DsssRate::Mbps2);
+        // Ten successes climb one step from there, as from any AARF start.
+        for _ in 0..10 {
+            t.report(NodeId(1), true);
+        }
+        assert_eq!(t.rate_for(NodeId(1)), DsssRate::Mbps5_5);
+    }
 
     #[test]
     fn climbs_after_ten_successes_each_step() {
