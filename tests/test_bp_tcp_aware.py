@@ -29,9 +29,10 @@ def test_registered_for_seed_002():
 def test_quick_rows_are_finite_and_inside_their_intervals(quick):
     assert quick.params["quick"] is True and quick.params["seeds"] == 2
     assert quick.params["topologies"] == ("tree",) and quick.params["variants"] == ("sack",)
-    # 3 schemes x (2 flows + Jain + aggregate).
-    assert len(quick.rows) == 12
-    for r in quick.rows:
+    # 3 schemes x (2 flows + Jain + aggregate), then the Fig. 9 sweep at losses 0 and 0.5:
+    # 2 schemes x (2 flows + Jain) + 2 ratios per loss.
+    assert len(quick.rows) == 12 + 2 * 8
+    for r in quick.rows[:12]:
         assert r.ours is not None and math.isfinite(r.ours), r.metric
         assert r.ci_low is not None and r.ci_high is not None, r.metric
         assert r.ci_low <= r.ours <= r.ci_high, r.metric
@@ -41,12 +42,41 @@ def test_quick_rows_carry_the_paper_values_only_where_stated(quick):
     aware = f"{HEAD}, TCP-aware BP"
     assert quick.row(f"{aware}: flow 1 (A->B, 1 hop) goodput, kb/s (Fig. 6a)").paper == 205.76
     assert quick.row(f"{aware}: flow 2 (A->D, 2 hops) goodput, kb/s (Fig. 6a)").paper == 203.36
-    others = [r for r in quick.rows if not r.metric.startswith(aware)]
+    others = [
+        r for r in quick.rows if not r.metric.startswith(aware) and "loss 0.5" not in r.metric
+    ]
     assert others and all(r.paper is None for r in others)
 
 
+def test_quick_loss_sweep_rows_and_paper_values_at_half_loss(quick):
+    assert quick.params["losses"] == (0.0, 0.5)
+    for p in ("0", "0.5"):
+        for label in ("AODV", "TCP-aware BP"):
+            head = f"Fig. 9, diamond, TCP-SACK, loss {p} on A-B, {label}"
+            for what in ("flow 1 (A->B)", "flow 2 (A->D)"):
+                r = quick.row(f"{head}: {what} goodput, kb/s")
+                assert r.ours is not None and r.ours >= 0 and r.paper is None
+    half = "Fig. 9, diamond, TCP-SACK, loss 0.5 on A-B"
+    assert quick.row(f"{half}, TCP-aware BP: Jain's index (Sec. 5 text at loss 0.5)").paper == 0.94
+    assert quick.row(f"{half}, AODV: Jain's index (Sec. 5 text at loss 0.5)").paper == 0.98
+    gain = "goodput, TCP-aware BP / AODV (Sec. 5 text, as we read it at loss 0.5)"
+    assert quick.row(f"Fig. 9, loss 0.5: flow 1 {gain}").paper == 1.10
+    assert quick.row(f"Fig. 9, loss 0.5: flow 2 {gain}").paper == 1.40
+    assert quick.row("Fig. 9, loss 0: flow 2 goodput, TCP-aware BP / AODV").paper is None
+
+
+def test_loss_sweep_scenarios_put_the_loss_on_link_a_b():
+    config = bpt.Config.make(True, None)
+    aodv = bpt.scenario(config, "diamond", "sack", "aodv", loss=0.3)
+    assert aodv["routing"] == {"kind": "aodv"} and aodv["queue"]["kind"] == "droptail"
+    assert aodv["link"] == [{"a": 0, "b": 1, "loss": 0.3}]
+    bp = bpt.scenario(config, "diamond", "sack", "tcp_aware", loss=0.3)
+    assert bp["queue"]["kind"] == "backpressure" and "routing" not in bp
+    assert "link" not in bpt.scenario(config, "diamond", "sack", "tcp_aware")
+
+
 def test_quick_figure_is_a_png(quick):
-    assert [p.name for p in quick.figures] == ["goodput.png"]
+    assert [p.name for p in quick.figures] == ["goodput.png", "loss-sweep.png"]
     for path in quick.figures:
         assert path.parent == quick.out
         assert path.read_bytes().startswith(PNG_SIGNATURE)
@@ -87,7 +117,14 @@ def test_scenarios_match_the_rust_test_geometry():
 
 @pytest.mark.parametrize(
     "params",
-    [{"topologies": ["grid"]}, {"variants": ["reno"]}, {"schemes": ["aodv"]}, {"seeds": 0}],
+    [
+        {"topologies": ["grid"]},
+        {"variants": ["reno"]},
+        {"schemes": ["aodv"]},
+        {"seeds": 0},
+        {"losses": [0.2, 1.0]},
+        {"losses": ["high"]},
+    ],
 )
 def test_bad_parameters_are_refused(params):
     with pytest.raises(ValueError, match="bp-tcp-aware"):
