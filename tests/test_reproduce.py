@@ -304,7 +304,13 @@ def test_reproduce_all_runs_the_named_ones_and_writes_one_summary(tmp_path):
     assert (tmp_path / "diffq-tcp-chain" / "rows.json").is_file()
     md = (tmp_path / "summary.md").read_text()
     assert "## diffq-tcp-chain (seed 000)" in md
-    assert "| TCP-SACK, 1 hop: goodput, Mb/s (Table 2) | 4.25 |" in md
+    one_hop = next(line for line in md.splitlines() if "| TCP-SACK, 1 hop: goodput" in line)
+    cells = [c.strip() for c in one_hop.strip("|").split("|")]
+    assert cells[1] == "4.25"
+    ours = chain.row("TCP-SACK, 1 hop: goodput, Mb/s (Table 2)").ours
+    assert cells[4] == f"{ours / 4.25:.2f}"  # ours / paper, outside our narrow interval
+    no_paper = next(line for line in md.splitlines() if "| DiffQ-TCP, 1 hop: goodput" in line)
+    assert no_paper.rstrip().endswith("|  |")
     assert "(diffq-tcp-chain/goodput-by-hops.png)" in md
     doc = json.loads((tmp_path / "summary.json").read_text())
     assert doc["quick"] is True
@@ -326,3 +332,22 @@ def test_cli_reproduce_all_refuses_param_with_a_pointer(tmp_path):
     assert result.exit_code == 2
     assert "--param" in result.output and "by name" in result.output
     assert not (tmp_path / "summary.md").exists()
+
+
+def test_summary_says_how_close_where_the_paper_gives_a_number(tmp_path):
+    from airqueue.reproduce import ReproductionResult, Row
+    from airqueue.reproduce.summary import markdown
+
+    result = ReproductionResult(
+        name="diffq-tcp-chain",
+        rows=[
+            Row("inside", 2.0, 2.2, 1.9, 2.5),
+            Row("outside", 2.0, 3.0, 2.9, 3.1),
+            Row("no paper number", None, 1.0, 0.9, 1.1),
+        ],
+    )
+    md = markdown({"diffq-tcp-chain": result}, tmp_path, quick=True, wall_seconds=1.0)
+    lines = {line.split("|")[1].strip(): line for line in md.splitlines() if line.startswith("|")}
+    assert lines["inside"].endswith("| 1.10 (in CI) |")
+    assert lines["outside"].endswith("| 1.50 |")
+    assert lines["no paper number"].endswith("|  |")

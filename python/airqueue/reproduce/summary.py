@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from airqueue.reproduce.registry import REPRODUCTIONS
-from airqueue.reproduce.report import ReproductionResult
+from airqueue.reproduce.report import ReproductionResult, Row
 
 __all__ = ["markdown", "write_summary"]
 
@@ -64,14 +64,19 @@ def markdown(
         "",
         f"{'Quick' if quick else 'Full'} configurations, airqueue {_version()}, "
         f"{len(results)} reproductions in {wall_seconds:.0f} s. Each row: the paper's "
-        "number where it gives one, ours (mean over seeds or scenarios) and its 95% "
-        "interval. Rerun one with `airqueue reproduce NAME`.",
+        "number where it gives one, ours (mean over seeds or scenarios), its 95% "
+        "interval, and where the paper gives a number how close we come (ours / paper; "
+        '"in CI" when our interval contains the paper\'s value). Rerun one with '
+        "`airqueue reproduce NAME`.",
         "",
     ]
     for name, r in results.items():
         _, summary, seed = REPRODUCTIONS[name]
         lines += [f"## {name} (seed {seed})", "", summary, ""]
-        lines += ["| metric | paper | ours | 95% CI |", "|---|---:|---:|---|"]
+        lines += [
+            "| metric | paper | ours | 95% CI | ours / paper |",
+            "|---|---:|---:|---|---:|",
+        ]
         for row in r.rows:
             ci = (
                 f"[{_num(row.ci_low)}, {_num(row.ci_high)}]"
@@ -79,13 +84,30 @@ def markdown(
                 else ""
             )
             metric = row.metric.replace("|", "/")
-            lines.append(f"| {metric} | {_num(row.paper)} | {_num(row.ours)} | {ci} |")
+            lines.append(
+                f"| {metric} | {_num(row.paper)} | {_num(row.ours)} | {ci} | {_closeness(row)} |"
+            )
         lines.append("")
         lines += [f"- {note}" for note in r.notes]
         for fig in r.figures:
             lines.append(f"- figure: [{Path(fig).name}]({_relative(Path(fig), root)})")
         lines += [f"- wall time {r.wall_seconds:.1f} s", ""]
     return "\n".join(lines)
+
+
+def _closeness(row: Row) -> str:
+    """How close we come where the paper gives a number: ours / paper, and whether our
+    95% interval contains the paper's value (marked "in CI")."""
+    if row.paper is None or row.ours is None or row.paper == 0:
+        return ""
+    if not (math.isfinite(row.paper) and math.isfinite(row.ours)):
+        return ""
+    inside = (
+        row.ci_low is not None
+        and row.ci_high is not None
+        and row.ci_low <= row.paper <= row.ci_high
+    )
+    return f"{row.ours / row.paper:.2f}" + (" (in CI)" if inside else "")
 
 
 def _num(x: float | None) -> str:
