@@ -80,7 +80,18 @@ def _print_summary(console: Console, s: dict[str, Any]) -> None:
 
 
 def _routing_line(r: Any) -> list[tuple[str, str]]:
-    """One line of AODV overhead; nothing for static routing."""
+    """One line of AODV or OLSR overhead; nothing for static routing."""
+    if isinstance(r, dict) and r.get("kind") == "olsr":
+        return [
+            (
+                "olsr",
+                f"HELLO {r.get('hellos_sent')}, TC {r.get('tcs_originated')} + "
+                f"{r.get('tcs_forwarded')} relayed, recalculations "
+                f"{r.get('route_recomputations')}, route changes {r.get('route_changes')}, "
+                f"min LQ {_num(r.get('min_lq'), '{:.2f}')}, mean link ETX "
+                f"{_num(r.get('mean_link_etx'), '{:.3f}')}",
+            )
+        ]
     if not isinstance(r, dict) or r.get("kind") != "aodv":
         return []
     return [

@@ -135,9 +135,12 @@ class Results:
 
     @property
     def routing(self) -> pd.DataFrame:
-        """AODV counters per node (requests originated and relayed, replies, errors,
-        discoveries started, succeeded and failed, link breaks, control packets lost);
-        empty with static routing."""
+        """Routing counters per node; empty with static routing. AODV: requests
+        originated and relayed, replies, errors, discoveries started, succeeded and
+        failed, link breaks, control packets lost. OLSR: HELLOs and TCs sent, relayed and
+        received, duplicates, route recalculations and changes, control packets lost,
+        and the final symmetric neighbours, MPRs, MPR selectors, mean link ETX, lowest
+        LQ and mean ETX of the next-hop links (docs/routing.md)."""
         return self.table("routing")
 
     @property

@@ -12,13 +12,15 @@ use airqueue_phy::{Dbm, DsssRate, EdcaLevel, Preamble, Propagation};
 use airqueue_sim::app::UdpRate;
 use airqueue_sim::medium::wifi::{Fading, RateChange, RateControl, WifiConfig};
 use airqueue_sim::net::aodv::AodvConfig;
+use airqueue_sim::net::olsr::OlsrConfig;
 use airqueue_sim::net::routing::{etx, GraphEdge};
 use airqueue_sim::net::RoutingTable;
 use airqueue_sim::qdisc::dqm::Link as AirtimeLink;
 use airqueue_sim::{
     BackpressureConfig, BackpressureVariant, Classify, DiffQConfig, DiffqRateConfig, DiffqUtility,
-    DqmConfig, FlowCc, FlowConfig, FlowKindConfig, FqConfig, MediumConfig, NodeId, PiConfig,
-    QdiscConfig, RedConfig, TcpFlowConfig, TcpVariant, TfrcFlowConfig, WiresConfig, WorldConfig,
+    DqmConfig, FlowCc, FlowConfig, FlowKindConfig, FqConfig, MediumConfig, NodeId, OlsrSetup,
+    PiConfig, QdiscConfig, RedConfig, TcpFlowConfig, TcpVariant, TfrcFlowConfig, WiresConfig,
+    WorldConfig,
 };
 
 /// Erasure probability configured for the directed pair (a, b) by `[[link]]`.
@@ -359,9 +361,45 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
         medium,
         routing,
         aodv: aodv_config(s),
+        olsr: olsr_setup(s, positions, &adjacency),
         qdisc,
         flows,
     }
+}
+
+/// OLSR's settings from `[routing]`, `None` for the other kinds. The warm start's idle
+/// network is the neighbour graph with, for each direction, the delivery ratio of a
+/// broadcast: `[[link]] loss` and fading, as static ETX routing counts them.
+fn olsr_setup(s: &Scenario, positions: &[[f64; 2]], adjacency: &[Vec<u32>]) -> Option<OlsrSetup> {
+    if s.routing.kind != RoutingKind::Olsr {
+        return None;
+    }
+    let o = &s.routing.olsr;
+    let cfg = OlsrConfig {
+        etx: s.routing.metric == RoutingMetric::Etx,
+        hello_interval: Time::from_secs_f64(o.hello_interval_s),
+        tc_interval: Time::from_secs_f64(o.tc_interval_s),
+        neighb_hold_time: Time::from_secs_f64(o.neighb_hold_time_s),
+        top_hold_time: Time::from_secs_f64(o.top_hold_time_s),
+        lq_window: o.lq_window,
+        max_jitter: Time::from_secs_f64(o.jitter_s),
+        warm_start: o.warm_start,
+        ..OlsrConfig::default()
+    };
+    // `adjacency[a]` lists the nodes a hears.
+    let neighbours = adjacency
+        .iter()
+        .enumerate()
+        .map(|(a, ns)| {
+            ns.iter()
+                .map(|&b| {
+                    let fading = fading_delivery(s, positions, b as usize, a);
+                    (NodeId(b), (1.0 - link_loss(s, b, a as u32)) * fading)
+                })
+                .collect()
+        })
+        .collect();
+    Some(OlsrSetup { cfg, neighbours })
 }
 
 /// AODV's settings from `[routing]`, `None` for static routing. Validation keeps the

@@ -30,8 +30,8 @@ use serde_json::Value;
 use crate::error::{ConfigError, ConfigErrors};
 use crate::schema::{
     AodvSpec, BackpressureVariantKind, CcKind, DiffqSpec, DiffqUtilityKind, FlowKind, FlowSpec,
-    FqClassifyKind, LinkSpec, Medium, Outputs, QueueKind, QueueSpec, Rate, Routing, RoutingKind,
-    RoutingMetric, Scenario, TcpSpec, TcpVariantKind, Topology,
+    FqClassifyKind, LinkSpec, Medium, OlsrSpec, Outputs, QueueKind, QueueSpec, Rate, Routing,
+    RoutingKind, RoutingMetric, Scenario, TcpSpec, TcpVariantKind, Topology,
 };
 use fields::{describe, number, Errs, Fields};
 
@@ -336,28 +336,42 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
             }
         }
     }
-    // AODV's control messages and link breaks come from the 802.11 MAC; its link breaks
-    // take packets out of drop-tail and fair queues, and the other disciplines read the
-    // static table for their neighbours.
-    if let Some(Routing {
-        kind: RoutingKind::Aodv,
-        ..
-    }) = &routing
-    {
+    // AODV's and OLSR's control messages (and AODV's link breaks) come from the 802.11
+    // MAC. AODV's link breaks take packets out of drop-tail and fair queues, and the other
+    // disciplines read the static table for their neighbours; OLSR keeps that table up to
+    // date, so it goes with every discipline.
+    let dynamic = match &routing {
+        Some(Routing {
+            kind: RoutingKind::Aodv,
+            ..
+        }) => Some("aodv"),
+        Some(Routing {
+            kind: RoutingKind::Olsr,
+            ..
+        }) => Some("olsr"),
+        _ => None,
+    };
+    if let Some(kind) = dynamic {
         if let Some(Medium::Wired { .. }) = &medium {
             errs.push(ConfigError::new(
                 "routing.kind",
-                "\"aodv\" needs medium.kind = \"wifi\": its messages and link breaks come \
-                 from the 802.11 MAC; use routing.kind = \"static\" on wired links",
+                format!(
+                    "\"{kind}\" needs medium.kind = \"wifi\": its messages travel over the \
+                     802.11 MAC; use routing.kind = \"static\" on wired links"
+                ),
             ));
         }
         if let Some(Topology::Bss { .. }) = &topology {
             errs.push(ConfigError::new(
                 "routing.kind",
-                "\"aodv\" does not go with topology.kind = \"bss\", whose wired hosts are not \
-                 on the 802.11 channel; use routing.kind = \"static\"",
+                format!(
+                    "\"{kind}\" does not go with topology.kind = \"bss\", whose wired hosts \
+                     are not on the 802.11 channel; use routing.kind = \"static\""
+                ),
             ));
         }
+    }
+    if dynamic == Some("aodv") {
         if let Some(q) = &queue {
             if !matches!(q.kind, QueueKind::Droptail | QueueKind::Fq) {
                 let name = match q.kind {
@@ -767,8 +781,15 @@ fn read_links(items: &[Value], nodes: Option<u32>, errs: &mut Errs) -> Option<Ve
 }
 
 /// `[routing]` keys that only some routing kinds take.
-const ROUTING_KEYS: [(&str, &[&str]); 10] = [
-    ("metric", &["static"]),
+const ROUTING_KEYS: [(&str, &[&str]); 17] = [
+    ("metric", &["static", "olsr"]),
+    ("hello_interval", &["olsr"]),
+    ("tc_interval", &["olsr"]),
+    ("neighb_hold_time", &["olsr"]),
+    ("top_hold_time", &["olsr"]),
+    ("lq_window", &["olsr"]),
+    ("jitter", &["olsr"]),
+    ("warm_start", &["olsr"]),
     ("active_route_timeout", &["aodv"]),
     ("net_diameter", &["aodv"]),
     ("node_traversal_time", &["aodv"]),
@@ -781,23 +802,35 @@ const ROUTING_KEYS: [(&str, &[&str]); 10] = [
 ];
 
 fn read_routing(mut f: Fields, errs: &mut Errs) -> Option<Routing> {
-    let kind = f.choice(errs, "kind", Some("static"), &["static", "aodv"], &[]);
+    let kind = f.choice(
+        errs,
+        "kind",
+        Some("static"),
+        &["static", "aodv", "olsr"],
+        &[],
+    );
     let given = f.has("kind");
     f.only_for(errs, "kind", kind, given, &ROUTING_KEYS);
-    let metric = if kind == Some("static") {
-        f.choice(errs, "metric", Some("hops"), &["hops", "etx"], &[])
-    } else {
-        Some("hops")
+    let metric = match kind {
+        Some("static") => f.choice(errs, "metric", Some("hops"), &["hops", "etx"], &[]),
+        Some("olsr") => f.choice(errs, "metric", Some("etx"), &["hops", "etx"], &[]),
+        _ => Some("hops"),
     };
     let aodv = if kind == Some("aodv") {
         read_aodv(&mut f, errs)
     } else {
         Some(AodvSpec::default())
     };
+    let olsr = if kind == Some("olsr") {
+        read_olsr(&mut f, errs)
+    } else {
+        Some(OlsrSpec::default())
+    };
     f.finish(errs);
     let kind = match kind? {
         "static" => RoutingKind::Static,
         "aodv" => RoutingKind::Aodv,
+        "olsr" => RoutingKind::Olsr,
         _ => return None,
     };
     let metric = match metric? {
@@ -809,6 +842,76 @@ fn read_routing(mut f: Fields, errs: &mut Errs) -> Option<Routing> {
         kind,
         metric,
         aodv: aodv?,
+        olsr: olsr?,
+    })
+}
+
+/// The OLSR keys of `[routing]` (RFC 3626 section 18 defaults, olsrd's LQ window,
+/// RFC 5148's jitter bound).
+fn read_olsr(f: &mut Fields, errs: &mut Errs) -> Option<OlsrSpec> {
+    let d = OlsrSpec::default();
+    let seconds = |x: f64| x > 0.0 && x <= 3600.0;
+    let hello = f.number(
+        errs,
+        "hello_interval",
+        Some(d.hello_interval_s),
+        "seconds in (0, 3600]",
+        seconds,
+    );
+    let tc = f.number(
+        errs,
+        "tc_interval",
+        Some(d.tc_interval_s),
+        "seconds in (0, 3600]",
+        seconds,
+    );
+    // With an invalid interval (already reported), check the rest against the default.
+    let (hello_ok, tc_ok) = (hello, tc);
+    let hello = hello.unwrap_or(d.hello_interval_s);
+    let tc = tc.unwrap_or(d.tc_interval_s);
+    let neighb = f.number(
+        errs,
+        "neighb_hold_time",
+        Some(3.0 * hello),
+        &format!("seconds in ({hello}, 3600], more than hello_interval"),
+        |x| x > hello && x <= 3600.0,
+    );
+    let top = f.number(
+        errs,
+        "top_hold_time",
+        Some(3.0 * tc),
+        &format!("seconds in ({tc}, 3600], more than tc_interval"),
+        |x| x > tc && x <= 3600.0,
+    );
+    let window = f
+        .integer(
+            errs,
+            "lq_window",
+            Some(d.lq_window.into()),
+            "an integer number of HELLOs in 1..=64",
+            1..=64,
+        )
+        .map(|x| x as u32);
+    let max_jitter = hello.min(tc) / 4.0;
+    let jitter = f.number(
+        errs,
+        "jitter",
+        Some(max_jitter),
+        &format!(
+            "seconds in [0, {max_jitter}], at most a quarter of the shorter of \
+             hello_interval and tc_interval (RFC 5148)"
+        ),
+        |x| (0.0..=max_jitter).contains(&x),
+    );
+    let warm = f.boolean(errs, "warm_start", d.warm_start);
+    Some(OlsrSpec {
+        hello_interval_s: hello_ok?,
+        tc_interval_s: tc_ok?,
+        neighb_hold_time_s: neighb?,
+        top_hold_time_s: top?,
+        lq_window: window?,
+        jitter_s: jitter?,
+        warm_start: warm?,
     })
 }
 

@@ -4,6 +4,7 @@
 use crate::schema::{FlowKind, Scenario};
 use airqueue_sim::metrics::{jain_index, log_utility};
 use airqueue_sim::net::aodv::AodvStats;
+use airqueue_sim::net::olsr::OlsrStats;
 use airqueue_sim::net::DropReason;
 use airqueue_sim::RunOutcome;
 use serde_json::{json, Map, Value};
@@ -108,9 +109,77 @@ fn aodv_counters(s: &AodvStats) -> [(&'static str, u64); 14] {
     ]
 }
 
+/// The OLSR counters of every node, by name (what the `routing` table has per node).
+fn olsr_counters(s: &OlsrStats) -> [(&'static str, u64); 13] {
+    [
+        ("hellos_sent", s.hellos_sent),
+        ("hellos_received", s.hellos_received),
+        ("tcs_originated", s.tcs_originated),
+        ("tcs_forwarded", s.tcs_forwarded),
+        ("tcs_received", s.tcs_received),
+        ("tc_duplicates", s.tc_duplicates),
+        ("tc_ignored", s.tc_ignored),
+        ("route_recomputations", s.route_recomputations),
+        ("route_changes", s.route_changes),
+        ("control_drops", s.control_drops),
+        ("sym_neighbors", s.sym_neighbors),
+        ("mprs", s.mprs),
+        ("mpr_selectors", s.mpr_selectors),
+    ]
+}
+
+/// The OLSR gauges of every node's final link state, by name.
+fn olsr_gauges(s: &OlsrStats) -> [(&'static str, f64); 3] {
+    [
+        ("mean_link_etx", s.mean_link_etx),
+        ("min_lq", s.min_lq),
+        ("mean_next_hop_etx", s.mean_next_hop_etx),
+    ]
+}
+
+/// Summary `routing` for OLSR: the counters summed over the nodes; `mean_link_etx` and
+/// `mean_next_hop_etx` averaged over the nodes with symmetric neighbours, `min_lq` the
+/// lowest LQ of any symmetric link at the end.
+fn olsr_totals(stats: &[OlsrStats]) -> Value {
+    let mut m = Map::new();
+    m.insert("kind".into(), json!("olsr"));
+    for st in stats {
+        for (name, v) in olsr_counters(st) {
+            let e = m.entry(name).or_insert(json!(0u64));
+            *e = json!(e.as_u64().unwrap_or(0) + v);
+        }
+    }
+    let linked: Vec<&OlsrStats> = stats.iter().filter(|s| s.sym_neighbors > 0).collect();
+    let mean = |f: fn(&OlsrStats) -> f64| {
+        if linked.is_empty() {
+            Value::Null
+        } else {
+            num(linked.iter().map(|s| f(s)).sum::<f64>() / linked.len() as f64)
+        }
+    };
+    m.insert("mean_link_etx".into(), mean(|s| s.mean_link_etx));
+    m.insert("mean_next_hop_etx".into(), mean(|s| s.mean_next_hop_etx));
+    let min_lq = linked
+        .iter()
+        .map(|s| s.min_lq)
+        .fold(f64::INFINITY, f64::min);
+    m.insert(
+        "min_lq".into(),
+        if linked.is_empty() {
+            Value::Null
+        } else {
+            num(min_lq)
+        },
+    );
+    Value::Object(m)
+}
+
 /// Summary `routing`: `{"kind": "static"}`, or for AODV the kind and every counter
-/// summed over the nodes.
+/// summed over the nodes (for OLSR see [`olsr_totals`]).
 fn routing_totals(out: &RunOutcome) -> Value {
+    if !out.olsr.is_empty() {
+        return olsr_totals(&out.olsr);
+    }
     if out.routing.is_empty() {
         return json!({ "kind": "static" });
     }
@@ -131,9 +200,8 @@ fn routing_totals(out: &RunOutcome) -> Value {
 /// `nodes` (positions; null for a BSS's wired hosts, which are not on the channel),
 /// `mac` (802.11 counters per node; empty for the wired medium), `mac_levels`
 /// (802.11 data frames, failed attempts and retry-limit drops per node and priority
-/// level), `routing` (AODV counters per node; empty with static routing), `tcp` (one
-/// row per TCP flow: final
-/// window, RTT, retransmissions, timeouts), `cwnd` (TCP windows per bin) and `tfrc` (one
+/// level), `routing` (AODV or OLSR counters per node; empty with static routing),
+/// `tcp` (one row per TCP flow: final window, RTT, retransmissions, timeouts), `cwnd` (TCP windows per bin) and `tfrc` (one
 /// row per TFRC flow: final allowed rate, RTT, loss-event rate, events, feedback).
 pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
     let m = &out.metrics;
@@ -280,9 +348,25 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
             routing.push(name, json!(v));
         }
     }
-    let routing_columns: Vec<&str> = std::iter::once("node")
+    let mut routing_columns: Vec<&str> = std::iter::once("node")
         .chain(aodv_counters(&AodvStats::default()).map(|(n, _)| n))
         .collect();
+    if !out.olsr.is_empty() {
+        for (node, st) in out.olsr.iter().enumerate() {
+            routing.push("node", json!(node));
+            for (name, v) in olsr_counters(st) {
+                routing.push(name, json!(v));
+            }
+            for (name, v) in olsr_gauges(st) {
+                routing.push(name, num(v));
+            }
+        }
+        let d = OlsrStats::default();
+        routing_columns = std::iter::once("node")
+            .chain(olsr_counters(&d).map(|(n, _)| n))
+            .chain(olsr_gauges(&d).map(|(n, _)| n))
+            .collect();
+    }
 
     let mut nodes = Columns::default();
     for (i, p) in positions.iter().enumerate() {

@@ -240,10 +240,12 @@ pub enum RateControlKind {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Routing {
     pub kind: RoutingKind,
-    /// `metric` (static only): default hops.
+    /// `metric` (static and olsr): default hops for static, etx for olsr.
     pub metric: RoutingMetric,
-    /// The keys of kind = "aodv" (defaults for static).
+    /// The keys of kind = "aodv" (defaults for the other kinds).
     pub aodv: AodvSpec,
+    /// The keys of kind = "olsr" (defaults for the other kinds).
+    pub olsr: OlsrSpec,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -254,6 +256,43 @@ pub enum RoutingKind {
     /// AODV (RFC 3561): routes discovered on demand, broken by MAC retry-limit failures.
     /// Needs medium.kind = "wifi" and queue.kind = "droptail" or "fq".
     Aodv,
+    /// OLSR (RFC 3626) with olsrd's ETX: periodic HELLOs and TCs keep every node's row
+    /// of the routing table up to date. Needs medium.kind = "wifi"; any queue kind.
+    Olsr,
+}
+
+/// `[routing]` keys of kind = "olsr", RFC 3626 section 18 names in SI seconds.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OlsrSpec {
+    /// `hello_interval` seconds in (0, 3600]; default 2.
+    pub hello_interval_s: f64,
+    /// `tc_interval` seconds in (0, 3600]; default 5.
+    pub tc_interval_s: f64,
+    /// `neighb_hold_time` seconds, more than hello_interval; default 3 x hello_interval.
+    pub neighb_hold_time_s: f64,
+    /// `top_hold_time` seconds, more than tc_interval; default 3 x tc_interval.
+    pub top_hold_time_s: f64,
+    /// `lq_window`: HELLOs in the link-quality window, 1..=64; default 10 (olsrd).
+    pub lq_window: u32,
+    /// `jitter`: MAXJITTER seconds (RFC 5148), in [0, min(hello_interval,
+    /// tc_interval) / 4]; default that bound.
+    pub jitter_s: f64,
+    /// `warm_start`: begin from the converged routes of the idle network; default true.
+    pub warm_start: bool,
+}
+
+impl Default for OlsrSpec {
+    fn default() -> Self {
+        OlsrSpec {
+            hello_interval_s: 2.0,
+            tc_interval_s: 5.0,
+            neighb_hold_time_s: 6.0,
+            top_hold_time_s: 15.0,
+            lq_window: 10,
+            jitter_s: 0.5,
+            warm_start: true,
+        }
+    }
 }
 
 /// `[routing]` keys of kind = "aodv", RFC 3561 section 10 names in SI seconds.

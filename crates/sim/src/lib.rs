@@ -21,6 +21,6 @@ pub use transport::{
     TfrcFlowStats,
 };
 pub use world::{
-    DiffqView, FlowCc, FlowConfig, FlowKindConfig, MediumConfig, QdiscConfig, RunOutcome,
-    WiresConfig, World, WorldConfig,
+    DiffqView, FlowCc, FlowConfig, FlowKindConfig, MediumConfig, OlsrSetup, QdiscConfig,
+    RunOutcome, WiresConfig, World, WorldConfig,
 };

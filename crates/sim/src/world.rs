@@ -3,8 +3,9 @@
 //! disciplines, arrivals go to forwarding, deliveries go to metrics or to the transport
 //! endpoints (TCP glue in `world/tcp.rs`, TFRC glue in `world/tfrc.rs`), DiffQ and
 //! fair-queuing queue reports to the queue disciplines, DiffQ-paced sources to their
-//! rate controllers (`world/diffq.rs`), and AODV messages and MAC failures to the AODV
-//! state machines (`world/aodv.rs`).
+//! rate controllers (`world/diffq.rs`), AODV messages and MAC failures to the AODV
+//! state machines (`world/aodv.rs`), and OLSR messages to the OLSR state machines, which
+//! rewrite the routing table (`world/olsr.rs`).
 
 use crate::app::{UdpRate, UdpSource};
 use crate::ids::{FlowId, LinkId, NodeId};
@@ -12,6 +13,7 @@ use crate::medium::wifi::{MacStats, WifiConfig, WifiEvent, WifiNet, WifiOutput};
 use crate::medium::WiredNet;
 use crate::metrics::{Conservation, Metrics, QueueSample};
 use crate::net::aodv::{AodvConfig, AodvStats, AodvTimer};
+use crate::net::olsr::OlsrStats;
 use crate::net::packet::DEFAULT_TTL;
 use crate::net::{DiffqHeader, DropReason, Packet, RoutingTable, TransportHeader};
 use crate::qdisc::{
@@ -26,11 +28,15 @@ use airqueue_tcp::{Outbox, TcpAck, TcpData, TfrcData, TfrcFeedback};
 
 mod aodv;
 mod diffq;
+mod olsr;
 mod rates;
 mod tcp;
 mod tfrc;
 
 use aodv::AodvNet;
+use olsr::{OlsrNet, OlsrTimer};
+
+pub use olsr::OlsrSetup;
 
 pub use diffq::DiffqView;
 
@@ -240,6 +246,10 @@ pub struct WorldConfig {
     /// AODV (RFC 3561) instead of the static table, on the wifi medium: routes are
     /// discovered on demand and break on MAC retry-limit failures (`world/aodv.rs`).
     pub aodv: Option<AodvConfig>,
+    /// OLSR (RFC 3626) on the wifi medium: each node's periodic HELLOs and TCs keep its
+    /// row of `routing` up to date (`world/olsr.rs`); the table given here is replaced
+    /// (by the warm start's routes, or by none). Ignored when `aodv` is set.
+    pub olsr: Option<OlsrSetup>,
     pub qdisc: QdiscConfig,
     pub flows: Vec<FlowConfig>,
 }
@@ -265,6 +275,8 @@ enum Event {
     Sample,
     /// An AODV timer of a node.
     Aodv(NodeId, AodvTimer),
+    /// An OLSR timer of a node.
+    Olsr(NodeId, OlsrTimer),
     /// The wifi medium's scheduled rate change number `k` takes effect (`world/rates.rs`).
     RateChange(u32),
 }
@@ -365,6 +377,8 @@ pub struct World {
     routing: RoutingTable,
     /// AODV state when routes are discovered on demand; `None`: the static table.
     aodv: Option<Box<AodvNet>>,
+    /// OLSR state when it maintains `routing`.
+    olsr: Option<Box<OlsrNet>>,
     flows: Vec<FlowState>,
     metrics: Metrics,
     next_uid: u64,
@@ -394,8 +408,10 @@ pub struct RunOutcome {
     pub tfrc: Vec<Option<TfrcFlowStats>>,
     /// Final state of each flow's DiffQ rate controller; `None` for flows without one.
     pub diffq_rate: Vec<Option<DiffqRate>>,
-    /// Per-node AODV counters (empty with static routing).
+    /// Per-node AODV counters (empty with static routing and OLSR).
     pub routing: Vec<AodvStats>,
+    /// Per-node OLSR counters (empty unless OLSR ran).
+    pub olsr: Vec<OlsrStats>,
 }
 
 impl World {
@@ -503,6 +519,12 @@ impl World {
             }
         }
         events.schedule_in(cfg.bin.min(cfg.duration), Event::Sample);
+        let mut routing = cfg.routing;
+        let olsr = cfg
+            .olsr
+            .as_ref()
+            .filter(|_| cfg.aodv.is_none())
+            .map(|o| Box::new(OlsrNet::new(o, n, cfg.seed, &mut routing, &mut events)));
         World {
             events,
             duration: cfg.duration,
@@ -510,7 +532,8 @@ impl World {
             node_count: n,
             wires,
             wifi,
-            routing: cfg.routing,
+            routing,
+            olsr,
             aodv: cfg.aodv.map(|a| Box::new(AodvNet::new(a, n, cfg.seed))),
             flows,
             metrics,
@@ -566,8 +589,14 @@ impl World {
         let tfrc = self.tfrc_stats();
         let diffq_rate = self.flows.iter().map(|f| f.pacer.clone()).collect();
         let routing = self.aodv.as_ref().map_or_else(Vec::new, |a| a.stats());
+        let now = self.events.now();
+        let olsr = match &mut self.olsr {
+            Some(o) => o.stats(now, &self.routing),
+            None => Vec::new(),
+        };
         RunOutcome {
             routing,
+            olsr,
             tcp,
             tfrc,
             diffq_rate,
@@ -613,6 +642,7 @@ impl World {
             Event::Pace(f) => self.pace(f),
             Event::Wake(iface) => self.kick(iface),
             Event::Aodv(node, t) => self.aodv_timer(node, t),
+            Event::Olsr(node, t) => self.olsr_timer(node, t),
             Event::Timer(t) => {
                 if let Some(owner) = self.timers.fire(t, &mut self.events, Event::Timer) {
                     self.tcp_timer(owner);
@@ -643,7 +673,10 @@ impl World {
             for o in outs.drain(..) {
                 match o {
                     WifiOutput::Received { node, from, pkt } if pkt.transport.is_control() => {
-                        self.aodv_receive(node, from, pkt)
+                        match pkt.transport {
+                            TransportHeader::Olsr(_) => self.olsr_receive(node, from, pkt),
+                            _ => self.aodv_receive(node, from, pkt),
+                        }
                     }
                     WifiOutput::Received { node, from, pkt } => {
                         let now = self.events.now();
@@ -820,8 +853,8 @@ impl World {
             TransportHeader::TfrcData(_) | TransportHeader::TfrcFeedback(_) => {
                 self.tfrc_deliver(node, pkt)
             }
-            // Control messages are handed to AODV on reception and never forwarded.
-            TransportHeader::Aodv(_) => {}
+            // Control messages are handed to AODV or OLSR on reception.
+            TransportHeader::Aodv(_) | TransportHeader::Olsr(_) => {}
         }
     }
 
@@ -894,8 +927,13 @@ impl World {
                 if !net.wants_frame(node) {
                     return;
                 }
-                // AODV control packets go ahead of the data (ns-2's PriQueue).
-                if let Some(d) = self.aodv.as_mut().and_then(|a| a.pop_control(node, now)) {
+                // AODV and OLSR control packets go ahead of the data (ns-2's PriQueue).
+                let control = match (&mut self.aodv, &mut self.olsr) {
+                    (Some(a), _) => a.pop_control(node, now),
+                    (None, Some(o)) => o.pop_control(node, now),
+                    (None, None) => None,
+                };
+                if let Some(d) = control {
                     net.push_frame(node, d, &mut self.events);
                     continue;
                 }

@@ -17,6 +17,7 @@ fn island(flows: Vec<airqueue_sim::FlowConfig>, aodv: AodvConfig, secs: u64) -> 
     let positions = vec![[0.0, 0.0], [200.0, 0.0], [400.0, 0.0], [5000.0, 0.0]];
     WorldConfig {
         aodv: Some(aodv),
+        olsr: None,
         ..wifi_world(
             WifiConfig::dsss_default(),
             positions,

@@ -67,6 +67,7 @@ fn world(wifi: WifiConfig, qdisc: QdiscConfig, flows: Vec<FlowConfig>, secs: u64
         node_count: positions.len(),
         routing: routing(&positions),
         aodv: None,
+        olsr: None,
         positions,
         link_loss: vec![],
         medium: MediumConfig::Wifi(wifi),

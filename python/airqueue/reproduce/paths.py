@@ -80,12 +80,12 @@ class Routes:
         radio = sc.get("radio") or {}
         routing = sc.get("routing") or {}
         if routing.get("kind", "static") != "static":
-            # AODV's routes change during the run (discoveries, link breaks); no table
+            # AODV's and OLSR's routes change during the run; no table
             # computed from positions describes them.
             raise ValueError(
                 f"routes with routing.kind = {routing.get('kind')!r} are not recomputed in "
                 "Python: only static routes are a function of the topology; use routing.kind "
-                '= "static", or read the run\'s "routing" table for AODV\'s counters'
+                '= "static", or read the run\'s "routing" table for AODV\'s or OLSR\'s counters'
             )
         if radio.get("fading", "none") != "none" and routing.get("metric") == "etx":
             # The core's ETX then also counts each link's fading loss, from the

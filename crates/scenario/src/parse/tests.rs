@@ -116,6 +116,7 @@ fn defaults_fill_every_optional_section() {
             kind: RoutingKind::Static,
             metric: RoutingMetric::Hops,
             aodv: AodvSpec::default(),
+            olsr: OlsrSpec::default(),
         }
     );
     assert_eq!(

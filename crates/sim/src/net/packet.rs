@@ -7,6 +7,7 @@
 
 use crate::ids::{FlowId, NodeId};
 use crate::net::aodv::AodvMsg;
+use crate::net::olsr::OlsrMsg;
 use airqueue_kernel::Time;
 use airqueue_tcp::tfrc::{TFRC_DATA_HEADER_BYTES, TFRC_FEEDBACK_BYTES};
 use airqueue_tcp::{SackBlocks, TcpAck, TcpData, TfrcData, TfrcFeedback};
@@ -46,6 +47,9 @@ pub enum TransportHeader {
     /// An AODV control message over UDP (RFC 3561 section 4: port 654). Such packets
     /// belong to no flow (`FlowId::NONE`) and are counted apart from data packets.
     Aodv(AodvMsg),
+    /// An OLSR packet of one message (RFC 3626 section 3.3) over UDP port 698; like
+    /// AODV's, it belongs to no flow. The packet's `ttl` is the message TTL.
+    Olsr(OlsrMsg),
 }
 
 impl TransportHeader {
@@ -60,13 +64,14 @@ impl TransportHeader {
             TransportHeader::TfrcData(_) => UDP_HEADER_BYTES + TFRC_DATA_HEADER_BYTES,
             TransportHeader::TfrcFeedback(_) => UDP_HEADER_BYTES + TFRC_FEEDBACK_BYTES,
             TransportHeader::Aodv(m) => UDP_HEADER_BYTES + m.size_bytes(),
+            TransportHeader::Olsr(m) => UDP_HEADER_BYTES + m.size_bytes(),
         }
     }
 
     /// Whether this is a routing control message (not part of any flow).
     #[inline]
     pub fn is_control(&self) -> bool {
-        matches!(self, TransportHeader::Aodv(_))
+        matches!(self, TransportHeader::Aodv(_) | TransportHeader::Olsr(_))
     }
 
     /// Whether this header belongs to TCP (data or ACK).

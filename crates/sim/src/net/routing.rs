@@ -9,7 +9,8 @@ use crate::ids::NodeId;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-const NO_ROUTE: u32 = u32::MAX;
+/// The `next_hop` and `hops` entry of an unreachable destination.
+pub const NO_ROUTE: u32 = u32::MAX;
 
 /// A link of the routing graph with its cost.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -89,6 +90,37 @@ impl RoutingTable {
     pub fn node_count(&self) -> usize {
         self.n
     }
+
+    /// A table of `n` nodes without any route (hop count 0 to themselves).
+    pub fn empty(n: usize) -> Self {
+        let mut hops = vec![NO_ROUTE; n * n];
+        for i in 0..n {
+            hops[i * n + i] = 0;
+        }
+        RoutingTable {
+            n,
+            next_hop: vec![NO_ROUTE; n * n],
+            hops,
+        }
+    }
+
+    /// The next hops of `src` by destination (`NO_ROUTE` where there is none).
+    pub fn row(&self, src: NodeId) -> &[u32] {
+        let i = src.index() * self.n;
+        &self.next_hop[i..i + self.n]
+    }
+
+    /// Replaces `src`'s routes (a dynamic protocol's recalculation, e.g. OLSR's): next
+    /// hop and hop count by destination, `NO_ROUTE` where there is none. Both slices
+    /// hold one entry per node; returns how many next hops changed.
+    pub fn set_row(&mut self, src: NodeId, next_hop: &[u32], hops: &[u32]) -> usize {
+        let i = src.index() * self.n;
+        let row = &mut self.next_hop[i..i + self.n];
+        let changed = row.iter().zip(next_hop).filter(|(a, b)| a != b).count();
+        row.copy_from_slice(next_hop);
+        self.hops[i..i + self.n].copy_from_slice(hops);
+        changed
+    }
 }
 
 /// f64 with a total order for the heap (costs are never NaN).
@@ -149,6 +181,19 @@ mod tests {
         let hops =
             RoutingTable::shortest_paths(&undirected(3, &[(0, 2, 1.0), (0, 1, 1.0), (1, 2, 1.0)]));
         assert_eq!(hops.next_hop(NodeId(0), NodeId(2)), Some(NodeId(2)));
+    }
+
+    #[test]
+    fn rows_are_replaced_and_changes_counted() {
+        let mut t = RoutingTable::empty(3);
+        assert_eq!(t.next_hop(NodeId(0), NodeId(2)), None);
+        assert_eq!(t.hop_count(NodeId(1), NodeId(1)), Some(0));
+        assert_eq!(t.set_row(NodeId(0), &[NO_ROUTE, 1, 1], &[0, 1, 2]), 2);
+        assert_eq!(t.next_hop(NodeId(0), NodeId(2)), Some(NodeId(1)));
+        assert_eq!(t.hop_count(NodeId(0), NodeId(2)), Some(2));
+        assert_eq!(t.set_row(NodeId(0), &[NO_ROUTE, 1, 2], &[0, 1, 1]), 1);
+        assert_eq!(t.row(NodeId(0)), &[NO_ROUTE, 1, 2]);
+        assert_eq!(t.row(NodeId(1)), &[NO_ROUTE; 3]);
     }
 
     #[test]

@@ -64,6 +64,7 @@ pub fn wifi_world(
         node_count: positions.len(),
         routing: unit_disk_routing(&positions, DECODE_RANGE_M),
         aodv: None,
+        olsr: None,
         positions,
         link_loss: vec![],
         medium: MediumConfig::Wifi(wifi),
@@ -120,6 +121,7 @@ pub fn wired_world(
         },
         routing: RoutingTable::shortest_paths(&graph),
         aodv: None,
+        olsr: None,
         qdisc: QdiscConfig::DropTail {
             capacity_pkts: 50,
             ecn_mark_fraction: None,

@@ -1,0 +1,264 @@
+//! OLSR (RFC 3626) with ETX end to end through scenario files: convergence on a chain,
+//! determinism, link quality under congestion, DiffQ over OLSR, configuration errors.
+
+use airqueue_kernel::Time;
+use airqueue_scenario::api::{run_json, run_value, Run};
+use airqueue_scenario::build::world_config;
+use airqueue_scenario::parse::toml_to_json;
+use airqueue_scenario::validate_and_place;
+use airqueue_sim::{NodeId, World};
+use serde_json::Value;
+
+fn run(text: &str) -> Run {
+    run_value(toml_to_json(text).unwrap(), None, None).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+fn errors(text: &str) -> Vec<String> {
+    match run_value(toml_to_json(text).unwrap(), None, None) {
+        Ok(_) => panic!("expected an error for\n{text}"),
+        Err(e) => e,
+    }
+}
+
+/// Six nodes 200 m apart (250 m range), one CBR flow from end to end.
+fn chain(routing: &str, duration: f64) -> String {
+    format!(
+        "duration = {duration}\nseed = 3\n[topology]\nkind = \"chain\"\nnodes = 6\n\
+         spacing = 200.0\n[routing]\n{routing}\n\
+         [[flow]]\nkind = \"udp\"\nsrc = 0\ndst = 5\nstart = 1.0\npacket_size = 512\nrate = 100e3\n"
+    )
+}
+
+fn world(text: &str) -> (World, airqueue_sim::net::RoutingTable) {
+    let (scenario, positions) = validate_and_place(&toml_to_json(text).unwrap()).unwrap();
+    let cfg = world_config(&scenario, &positions);
+    let table = cfg.routing.clone();
+    (World::new(cfg), table)
+}
+
+fn same_routes(a: &airqueue_sim::net::RoutingTable, b: &airqueue_sim::net::RoutingTable) {
+    let n = a.node_count();
+    for s in 0..n as u32 {
+        for d in 0..n as u32 {
+            let (s, d) = (NodeId(s), NodeId(d));
+            assert_eq!(a.next_hop(s, d), b.next_hop(s, d), "{s:?} -> {d:?}");
+            assert_eq!(a.hop_count(s, d), b.hop_count(s, d), "{s:?} -> {d:?}");
+        }
+    }
+}
+
+#[test]
+fn a_chain_keeps_the_static_routes_and_delivers() {
+    let text = chain("kind = \"olsr\"", 20.0);
+    let (mut w, table) = world(&text);
+    // Warm start: the converged routes from the first instant.
+    same_routes(w.routing_table(), &table);
+    w.run_until(Time::from_secs(20));
+    same_routes(w.routing_table(), &table);
+    let out = w.finish();
+    assert!(out.conservation.holds(), "{:?}", out.conservation);
+    let f = &out.metrics.flows[0];
+    assert!(
+        f.packets_delivered as f64 >= 0.95 * f.packets_sent as f64,
+        "{f:?}"
+    );
+    let r = &out.olsr;
+    assert_eq!(r.len(), 6);
+    // A HELLO every 2 s minus jitter (up to 0.5 s): 10 to 14 in 20 s.
+    assert!(
+        r.iter().all(|s| (10..=14).contains(&s.hellos_sent)),
+        "{r:?}"
+    );
+    // The inner nodes are MPRs of their neighbours and send TCs; the ends are not.
+    assert!((1..5).all(|i| r[i].tcs_originated >= 3 && r[i].mpr_selectors == 2));
+    assert_eq!(r[0].tcs_originated + r[5].tcs_originated, 0);
+    assert!(r[2].tcs_forwarded > 0 && r[0].tcs_forwarded == 0);
+    // No route moved on an idle-enough chain.
+    assert_eq!(r.iter().map(|s| s.route_changes).sum::<u64>(), 0);
+    assert_eq!(r[0].sym_neighbors, 1);
+    assert_eq!(r[2].sym_neighbors, 2);
+    assert!(r.iter().all(|s| s.min_lq > 0.5), "{r:?}");
+}
+
+#[test]
+fn without_warm_start_the_chain_converges_to_the_static_routes() {
+    let text = chain("kind = \"olsr\"\nwarm_start = false", 20.0);
+    let (mut w, table) = world(&text);
+    assert_eq!(w.routing_table().next_hop(NodeId(0), NodeId(1)), None);
+    w.run_until(Time::from_millis(100));
+    assert_eq!(w.routing_table().next_hop(NodeId(0), NodeId(5)), None);
+    // Links need two HELLO rounds, MPRs a third, TCs 5 s more to spread.
+    w.run_until(Time::from_secs(20));
+    same_routes(w.routing_table(), &table);
+    let out = w.finish();
+    assert!(out.conservation.holds(), "{:?}", out.conservation);
+    let f = &out.metrics.flows[0];
+    // The first packets found no route and were dropped.
+    assert!(f.packets_delivered > 0 && f.packets_delivered < f.packets_sent);
+    let no_route = out.metrics.drops_by_reason()[airqueue_sim::net::DropReason::NoRoute.index()];
+    assert!(no_route > 0);
+}
+
+#[test]
+fn hop_count_metric_routes_like_static_hops() {
+    let text = chain("kind = \"olsr\"\nmetric = \"hops\"", 6.0);
+    let (mut w, table) = world(&text);
+    w.run_until(Time::from_secs(6));
+    same_routes(w.routing_table(), &table);
+}
+
+/// A 5x5 grid 200 m apart with four saturating flows crossing it; carrier sense
+/// reaches 400 m, so hidden terminals collide broadcasts.
+fn grid(duration: f64, queue: &str, flow_extra: &str) -> String {
+    let mut s = format!(
+        "duration = {duration}\nseed = 1\n[topology]\nkind = \"grid\"\nrows = 5\ncols = 5\n\
+         spacing = 200.0\n[radio]\ncs_range = 400.0\n[routing]\nkind = \"olsr\"\n{queue}"
+    );
+    for (src, dst) in [(0, 24), (20, 4), (10, 14), (2, 22)] {
+        s += &format!(
+            "[[flow]]\nkind = \"udp\"\nsrc = {src}\ndst = {dst}\nstart = 0.5\n\
+             packet_size = 1000\nrate = \"saturate\"\n{flow_extra}"
+        );
+    }
+    s
+}
+
+#[test]
+fn a_congested_grid_loses_hellos_and_moves_routes() {
+    let out = run(&grid(30.0, "", "")).outcome;
+    assert!(out.conservation.holds(), "{:?}", out.conservation);
+    let r = &out.olsr;
+    let changes: u64 = r.iter().map(|s| s.route_changes).sum();
+    let min_lq = r.iter().map(|s| s.min_lq).fold(1.0, f64::min);
+    assert!(changes > 0, "{changes} route changes");
+    assert!(min_lq < 1.0, "lowest LQ {min_lq}");
+    let etx = r.iter().map(|s| s.mean_link_etx).fold(0.0, f64::max);
+    assert!(etx > 1.0, "{etx}");
+    assert!(out.metrics.delivered > 0);
+}
+
+#[test]
+fn same_scenario_and_seed_give_identical_outputs() {
+    let text = toml_to_json(&grid(8.0, "", "")).unwrap().to_string();
+    let strip = |s: String| {
+        let mut v: Value = serde_json::from_str(&s).unwrap();
+        let m = v["summary"].as_object_mut().unwrap();
+        m.remove("wall_seconds");
+        m.remove("events_per_second");
+        v
+    };
+    let a = strip(run_json(&text, None, None));
+    let b = strip(run_json(&text, None, None));
+    assert_eq!(a["ok"], true, "{a}");
+    assert_eq!(a["summary"]["routing"]["kind"], "olsr");
+    assert!(a["summary"]["routing"]["hellos_sent"].as_u64().unwrap() > 0);
+    assert_eq!(a, b);
+    let c = strip(run_json(&text, Some(2), None));
+    assert_ne!(a["summary"]["routing"], c["summary"]["routing"]);
+}
+
+#[test]
+fn diffq_runs_over_olsr_and_conserves_packets() {
+    let text = grid(
+        10.0,
+        "[mac]\nkind = \"edca\"\nlevels = \"diffq8\"\n[queue]\nkind = \"diffq\"\n",
+        "cc = \"diffq\"\n",
+    );
+    let out = run(&text).outcome;
+    assert!(out.conservation.holds(), "{:?}", out.conservation);
+    assert!(out.metrics.flows.iter().all(|f| f.packets_delivered > 0));
+    assert!(out.olsr.iter().all(|s| s.hellos_sent > 0));
+    // Backpressure and fair queuing read the table too.
+    for q in [
+        "[queue]\nkind = \"backpressure\"\n",
+        "[queue]\nkind = \"fq\"\nclassify = \"destination\"\nbackpressure_threshold = 1\n",
+    ] {
+        let out = run(&grid(4.0, q, "")).outcome;
+        assert!(out.conservation.holds(), "{q}: {:?}", out.conservation);
+        assert!(out.metrics.delivered > 0, "{q}");
+    }
+}
+
+#[test]
+fn bad_olsr_configurations_are_refused_with_the_keys_named() {
+    let base = chain("kind = \"olsr\"", 5.0);
+    let with = |extra: &str| {
+        errors(&base.replace("kind = \"olsr\"", &format!("kind = \"olsr\"\n{extra}")))
+    };
+    let has = |e: &[String], key: &str, word: &str| {
+        assert!(
+            e.iter().any(|m| m.starts_with(key) && m.contains(word)),
+            "{key} {word}: {e:?}"
+        )
+    };
+    has(
+        &with("hello_interval = 0"),
+        "routing.hello_interval",
+        "(0, 3600]",
+    );
+    has(
+        &with("neighb_hold_time = 1.5"),
+        "routing.neighb_hold_time",
+        "hello_interval",
+    );
+    has(
+        &with("tc_interval = 2\ntop_hold_time = 2"),
+        "routing.top_hold_time",
+        "tc_interval",
+    );
+    has(&with("lq_window = 65"), "routing.lq_window", "1..=64");
+    has(&with("jitter = 0.6"), "routing.jitter", "RFC 5148");
+    has(
+        &with("warm_start = 1"),
+        "routing.warm_start",
+        "true or false",
+    );
+    has(&with("metric = \"ett\""), "routing.metric", "etx");
+    let e = errors(&base.replace("kind = \"olsr\"", "kind = \"static\"\nlq_window = 5"));
+    has(&e, "routing.lq_window", "olsr");
+    let e = errors(&base.replace("kind = \"olsr\"", "kind = \"aodv\"\nhello_interval = 1"));
+    has(&e, "routing.hello_interval", "olsr");
+    let e = errors(&format!(
+        "{base}[medium]\nkind = \"wired\"\nbandwidth = 1e6\ndelay = 0.001\n"
+    ));
+    has(&e, "routing.kind", "medium.kind");
+}
+
+/// A diamond 0 - {1, 2} - 3 (0 and 3 out of range) whose link 0-1 loses half its
+/// frames both ways; a light flow from 0 to 3.
+fn lossy_diamond(routing: &str) -> String {
+    format!(
+        "duration = 40.0\nseed = 5\n[topology]\nkind = \"explicit\"\n\
+         positions = [[0.0, 0.0], [180.0, 100.0], [180.0, -100.0], [360.0, 0.0]]\n\
+         [[link]]\na = 0\nb = 1\nloss = 0.5\n[routing]\n{routing}\n\
+         [[flow]]\nkind = \"udp\"\nsrc = 0\ndst = 3\nstart = 1.0\npacket_size = 512\nrate = 20e3\n"
+    )
+}
+
+#[test]
+fn etx_measured_from_lost_hellos_routes_around_a_lossy_link() {
+    // From empty tables: the LQ of 0-1 is learnt from HELLO gaps alone.
+    let (mut w, table) = world(&lossy_diamond("kind = \"olsr\"\nwarm_start = false"));
+    // Static ETX (from the configured loss) goes through 2; static hops would take 1.
+    assert_eq!(table.next_hop(NodeId(0), NodeId(3)), Some(NodeId(2)));
+    w.run_until(Time::from_secs(40));
+    assert_eq!(
+        w.routing_table().next_hop(NodeId(0), NodeId(3)),
+        Some(NodeId(2))
+    );
+    let now = w.now();
+    let n0 = w.olsr_node(NodeId(0)).unwrap();
+    let lq = n0.link(NodeId(1)).lq.lq();
+    assert!(lq > 0.1 && lq < 0.9, "LQ of 0-1 {lq}");
+    assert!(n0.link_cost(NodeId(1), now) > 1.5);
+    assert_eq!(n0.link_cost(NodeId(2), now), 1.0);
+    let out = w.finish();
+    assert!(out.conservation.holds(), "{:?}", out.conservation);
+    // By hop count the tie goes to the lower id, lossy or not.
+    let (mut w, _) = world(&lossy_diamond("kind = \"olsr\"\nmetric = \"hops\""));
+    w.run_until(Time::from_secs(10));
+    assert_eq!(
+        w.routing_table().next_hop(NodeId(0), NodeId(3)),
+        Some(NodeId(1))
+    );
+}

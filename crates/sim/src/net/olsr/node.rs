@@ -1,0 +1,462 @@
+//! The state machine of one OLSR node (RFC 3626): HELLO generation and link sensing
+//! (6, 7), neighbour detection (8), MPR selection and MPR selectors (8.3, 8.4), TC
+//! generation, processing and forwarding (3.4, 9), route calculation (10).
+//!
+//! The node never sees packets or the channel: the world hands it message contents and
+//! sends what it generates.
+
+use super::link::{link_cost, Link, LqWindow};
+use super::mpr::{self, MprScratch};
+use super::route::{self, RouteScratch};
+use super::topology::{DupEntry, TopoEntry};
+use super::wire::{dequantize, quantize, HelloLink, LinkType, NeighType, TcLink};
+use super::OlsrConfig;
+use crate::ids::NodeId;
+use crate::net::routing::NO_ROUTE;
+use airqueue_kernel::Time;
+
+/// Counters of one node, and a few gauges of its final state.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct OlsrStats {
+    pub hellos_sent: u64,
+    pub hellos_received: u64,
+    pub tcs_originated: u64,
+    pub tcs_forwarded: u64,
+    pub tcs_received: u64,
+    /// TCs dropped as already seen (3.4 step 2).
+    pub tc_duplicates: u64,
+    /// TCs ignored for an older ANSN (9.5 step 2) or a non-symmetric sender (3.4 step 1).
+    pub tc_ignored: u64,
+    pub route_recomputations: u64,
+    /// (destination) entries whose next hop changed, after the node's first table.
+    pub route_changes: u64,
+    /// Control packets lost: refused by a full control queue, or whose body was
+    /// overwritten before they were received.
+    pub control_drops: u64,
+    /// At the end of the run: symmetric neighbours, MPRs, MPR selectors.
+    pub sym_neighbors: u64,
+    pub mprs: u64,
+    pub mpr_selectors: u64,
+    /// At the end: mean ETX of the symmetric links (0 without any) and lowest LQ.
+    pub mean_link_etx: f64,
+    pub min_lq: f64,
+    /// At the end: mean ETX of the link to the next hop over the destinations routed.
+    pub mean_next_hop_etx: f64,
+}
+
+/// One node's OLSR state: dense vectors by node id.
+#[derive(Clone, Debug)]
+pub struct OlsrNode {
+    pub id: NodeId,
+    cfg: OlsrConfig,
+    links: Vec<Link>,
+    mpr: Vec<bool>,
+    topo: Vec<TopoEntry>,
+    dup: Vec<DupEntry>,
+    msg_seq: u16,
+    hello_seq: u16,
+    ansn: u16,
+    /// The neighbours of the last TC, to bump the ANSN when they change (9.3).
+    advertised: Vec<bool>,
+    /// TCs go on until then, empty ones included, after the last MPR selector (9.3).
+    advertise_until: Time,
+    /// Something changed since the last route calculation.
+    pub dirty: bool,
+    mpr_scratch: MprScratch,
+    route_scratch: RouteScratch,
+    pub stats: OlsrStats,
+}
+
+impl OlsrNode {
+    pub fn new(id: NodeId, n: usize, cfg: OlsrConfig) -> Self {
+        OlsrNode {
+            id,
+            cfg,
+            links: vec![Link::default(); n],
+            mpr: vec![false; n],
+            topo: vec![TopoEntry::default(); n],
+            dup: vec![DupEntry::default(); n],
+            msg_seq: 0,
+            hello_seq: 0,
+            ansn: 0,
+            advertised: vec![false; n],
+            advertise_until: Time::ZERO,
+            dirty: false,
+            mpr_scratch: MprScratch::default(),
+            route_scratch: RouteScratch::default(),
+            stats: OlsrStats::default(),
+        }
+    }
+
+    pub fn link(&self, x: NodeId) -> &Link {
+        &self.links[x.index()]
+    }
+
+    pub fn is_mpr(&self, x: NodeId) -> bool {
+        self.mpr[x.index()]
+    }
+
+    pub fn topology(&self, orig: NodeId) -> &TopoEntry {
+        &self.topo[orig.index()]
+    }
+
+    /// The cost of `self`'s link to `x` now (infinite unless symmetric).
+    pub fn link_cost(&self, x: NodeId, now: Time) -> f64 {
+        let l = &self.links[x.index()];
+        if !l.is_sym(now) {
+            return f64::INFINITY;
+        }
+        link_cost(self.cfg.etx, l.lq.lq(), l.nlq)
+    }
+
+    fn next_seq(&mut self) -> u16 {
+        self.msg_seq = self.msg_seq.wrapping_add(1);
+        self.msg_seq
+    }
+
+    /// Builds a HELLO (6.2) into `out`; returns its message and HELLO sequence numbers.
+    pub fn hello(&mut self, now: Time, out: &mut Vec<HelloLink>) -> (u16, u16) {
+        self.select_mprs(now);
+        out.clear();
+        for (x, l) in self.links.iter().enumerate() {
+            if x == self.id.index() || !l.exists(now) {
+                continue;
+            }
+            let sym = l.is_sym(now);
+            let link = if sym {
+                LinkType::Sym
+            } else if l.asym_until > now {
+                LinkType::Asym
+            } else {
+                LinkType::Lost
+            };
+            let neigh = match (sym, self.mpr[x]) {
+                (true, true) => NeighType::Mpr,
+                (true, false) => NeighType::Sym,
+                _ => NeighType::Not,
+            };
+            out.push(HelloLink {
+                neighbor: NodeId(x as u32),
+                link,
+                neigh,
+                lq: quantize(l.lq.lq()),
+                nlq: quantize(l.nlq),
+            });
+        }
+        self.hello_seq = self.hello_seq.wrapping_add(1);
+        self.stats.hellos_sent += 1;
+        (self.next_seq(), self.hello_seq)
+    }
+
+    /// A HELLO from neighbour `from` (link sensing 7.1.1, 2-hop neighbours 8.2.1, MPR
+    /// selectors 8.4.1). Validity times are this node's own hold times: every node runs
+    /// the same configuration, so they equal the Vtime the message would carry.
+    pub fn on_hello(&mut self, from: NodeId, hello_seq: u16, body: &[HelloLink], now: Time) {
+        if from == self.id {
+            return;
+        }
+        self.stats.hellos_received += 1;
+        let hold = self.cfg.neighb_hold_time;
+        let (etx, window, me) = (self.cfg.etx, self.cfg.lq_window, self.id);
+        let l = &mut self.links[from.index()];
+        if !l.exists(now) {
+            l.lq = LqWindow::default();
+            l.nlq = 0.0;
+            l.sym_until = Time::ZERO;
+            l.selector_until = Time::ZERO;
+            l.two_hop_until = Time::ZERO;
+            l.two_hop.clear();
+        }
+        l.lq.on_hello(hello_seq, window);
+        l.asym_until = now + hold;
+        match body.iter().find(|e| e.neighbor == me) {
+            Some(e) => {
+                if e.link == LinkType::Lost {
+                    l.sym_until = now;
+                } else {
+                    l.sym_until = now + hold;
+                    l.until = l.sym_until + hold;
+                }
+                l.nlq = dequantize(e.lq);
+                // The HELLO lists the sender's current MPR set: being left out of it ends
+                // the selector tuple at once rather than at MS_time.
+                l.selector_until = if e.neigh == NeighType::Mpr {
+                    now + hold
+                } else {
+                    Time::ZERO
+                };
+            }
+            None => l.selector_until = Time::ZERO,
+        }
+        l.until = l.until.max(l.asym_until);
+        l.two_hop.clear();
+        if l.is_sym(now) {
+            for e in body {
+                if e.neighbor != me && e.neigh != NeighType::Not {
+                    let cost = link_cost(etx, dequantize(e.lq), dequantize(e.nlq));
+                    l.two_hop.push((e.neighbor, cost));
+                }
+            }
+            l.two_hop_until = now + hold;
+        }
+        self.dirty = true;
+    }
+
+    /// Builds a TC (9.3) advertising the MPR selectors into `out`; `None` when there is
+    /// nothing to advertise. Returns the message sequence number and ANSN.
+    pub fn tc(&mut self, now: Time, out: &mut Vec<TcLink>) -> Option<(u16, u16)> {
+        out.clear();
+        let mut changed = false;
+        for x in 0..self.links.len() {
+            let sel = self.links[x].is_selector(now);
+            changed |= sel != self.advertised[x];
+            self.advertised[x] = sel;
+            if sel {
+                let l = &self.links[x];
+                out.push(TcLink {
+                    neighbor: NodeId(x as u32),
+                    lq: quantize(l.lq.lq()),
+                    nlq: quantize(l.nlq),
+                });
+            }
+        }
+        if changed {
+            self.ansn = self.ansn.wrapping_add(1);
+        }
+        if !out.is_empty() {
+            self.advertise_until = now + self.cfg.top_hold_time;
+        } else if now >= self.advertise_until {
+            return None;
+        }
+        self.stats.tcs_originated += 1;
+        Some((self.next_seq(), self.ansn))
+    }
+
+    /// A TC of `orig` with sequence number `seq` and message TTL `ttl` arrived from the
+    /// neighbour `from` (3.4 default forwarding, 9.5 processing). Returns whether to
+    /// forward it.
+    #[allow(clippy::too_many_arguments)]
+    pub fn on_tc(
+        &mut self,
+        from: NodeId,
+        orig: NodeId,
+        seq: u16,
+        ansn: u16,
+        ttl: u8,
+        body: &[TcLink],
+        now: Time,
+    ) -> bool {
+        if orig == self.id {
+            return false;
+        }
+        self.stats.tcs_received += 1;
+        // 3.4 step 1: only from symmetric neighbours.
+        if !self.links[from.index()].is_sym(now) {
+            self.stats.tc_ignored += 1;
+            return false;
+        }
+        let o = orig.index();
+        if self.dup[o].lookup(seq, now).is_some() {
+            self.stats.tc_duplicates += 1;
+            return false;
+        }
+        let t = &mut self.topo[o];
+        if t.is_stale(ansn, now) {
+            self.stats.tc_ignored += 1;
+        } else {
+            let etx = self.cfg.etx;
+            let same = t.valid(now)
+                && t.ansn == ansn
+                && t.dests.len() == body.len()
+                && t.dests.iter().zip(body).all(|(d, b)| {
+                    d.0 == b.neighbor && d.1 == link_cost(etx, dequantize(b.lq), dequantize(b.nlq))
+                });
+            t.until = now + self.cfg.top_hold_time;
+            if !same {
+                t.ansn = ansn;
+                t.dests.clear();
+                t.dests.extend(body.iter().map(|b| {
+                    let c = link_cost(etx, dequantize(b.lq), dequantize(b.nlq));
+                    (b.neighbor, c)
+                }));
+                self.dirty = true;
+            }
+        }
+        // 3.4.1: forward if the sender selected this node as MPR and the TTL allows.
+        let forward = self.links[from.index()].is_selector(now) && ttl > 1;
+        self.dup[o].record(seq, forward, now + self.cfg.dup_hold_time, now);
+        if forward {
+            self.stats.tcs_forwarded += 1;
+        }
+        forward
+    }
+
+    /// Recomputes the MPR set (8.3.1) from the current neighbourhood.
+    pub fn select_mprs(&mut self, now: Time) {
+        mpr::select(
+            self.id,
+            &self.links,
+            now,
+            &mut self.mpr_scratch,
+            &mut self.mpr,
+        );
+    }
+
+    /// The routing table calculation (10) into `next_hop` and `hops` (length n).
+    pub fn compute_routes(&mut self, now: Time, next_hop: &mut [u32], hops: &mut [u32]) {
+        self.select_mprs(now);
+        route::compute(
+            self.id,
+            self.cfg.etx,
+            &self.links,
+            &self.topo,
+            now,
+            &mut self.route_scratch,
+            next_hop,
+            hops,
+        );
+        self.dirty = false;
+        self.stats.route_recomputations += 1;
+    }
+
+    /// Fills the gauges of `stats` from the state at `now`; `next_hop` is the node's
+    /// row of the routing table.
+    pub fn close_stats(&mut self, now: Time, next_hop: &[u32]) {
+        let me = self.id.index();
+        let s = &mut self.stats;
+        let (mut sum, mut count, mut min_lq) = (0.0, 0u64, f64::INFINITY);
+        s.mprs = 0;
+        s.mpr_selectors = 0;
+        for (x, l) in self.links.iter().enumerate() {
+            if x == me || !l.is_sym(now) {
+                continue;
+            }
+            let lq = l.lq.lq();
+            let c = link_cost(true, lq, l.nlq);
+            if c.is_finite() {
+                sum += c;
+            }
+            count += 1;
+            min_lq = min_lq.min(lq);
+            s.mprs += self.mpr[x] as u64;
+            s.mpr_selectors += l.is_selector(now) as u64;
+        }
+        s.sym_neighbors = count;
+        s.mean_link_etx = if count > 0 { sum / count as f64 } else { 0.0 };
+        s.min_lq = if count > 0 { min_lq } else { 0.0 };
+        let (mut sum, mut routed) = (0.0, 0u64);
+        for (d, &nh) in next_hop.iter().enumerate() {
+            if d == me || nh == NO_ROUTE {
+                continue;
+            }
+            let l = &self.links[nh as usize];
+            let c = link_cost(true, l.lq.lq(), l.nlq);
+            if c.is_finite() {
+                sum += c;
+                routed += 1;
+            }
+        }
+        s.mean_next_hop_etx = if routed > 0 { sum / routed as f64 } else { 0.0 };
+    }
+}
+
+/// Puts every node in the state the idle network converges to (the warm start):
+/// `graph[i]` lists i's neighbours j with the delivery ratio of j's frames at i. Links
+/// become symmetric with LQ windows filled at those ratios, MPRs are selected and every
+/// node learns every TC, as if HELLOs and TCs had been exchanged without loss. Routes
+/// are then computed by the caller.
+pub fn warm_start(nodes: &mut [OlsrNode], graph: &[Vec<(NodeId, f64)>], now: Time) {
+    let n = nodes.len().min(graph.len());
+    let nodes = &mut nodes[..n];
+    let delivery = |at: usize, from: NodeId| {
+        graph[at]
+            .iter()
+            .find(|(j, _)| *j == from)
+            .map_or(0.0, |e| e.1)
+    };
+    for (i, node) in nodes.iter_mut().enumerate() {
+        let cfg = node.cfg;
+        // Delivery ratios outside [0, 1] (not a probability) count as 0 and 1.
+        let hold = cfg.neighb_hold_time;
+        for &(j, ratio) in &graph[i] {
+            if j.index() == i || j.index() >= n {
+                continue;
+            }
+            let back = delivery(j.index(), NodeId(i as u32)).clamp(0.0, 1.0);
+            let ratio = ratio.clamp(0.0, 1.0);
+            let w = cfg.lq_window;
+            let (fwd, rev) = (
+                (ratio * w as f64).round() as u32,
+                (back * w as f64).round() as u32,
+            );
+            if fwd == 0 || rev == 0 {
+                continue; // no HELLO would get through: no link
+            }
+            let l = &mut node.links[j.index()];
+            l.lq = LqWindow::filled(fwd, w);
+            // What j would report: its window of i's HELLOs, quantised as on the air.
+            let j_lq = LqWindow::filled(rev, w).lq();
+            l.nlq = dequantize(quantize(j_lq));
+            l.asym_until = now + hold;
+            l.sym_until = now + hold;
+            l.until = now + hold + hold;
+        }
+    }
+    // 2-hop sets from the neighbours' would-be HELLOs.
+    for i in 0..n {
+        let now_hold = now + nodes[i].cfg.neighb_hold_time;
+        for k in 0..graph[i].len() {
+            let j = graph[i][k].0.index();
+            if j == i || j >= n || !nodes[i].links[j].is_sym(now) {
+                continue;
+            }
+            let mut list = std::mem::take(&mut nodes[i].links[j].two_hop);
+            list.clear();
+            for &(y, _) in &graph[j] {
+                if y.index() != i && y.index() < n && nodes[j].links[y.index()].is_sym(now) {
+                    let l = &nodes[j].links[y.index()];
+                    let lq = dequantize(quantize(l.lq.lq()));
+                    let nlq = dequantize(quantize(l.nlq));
+                    list.push((y, link_cost(nodes[i].cfg.etx, lq, nlq)));
+                }
+            }
+            nodes[i].links[j].two_hop = list;
+            nodes[i].links[j].two_hop_until = now_hold;
+        }
+    }
+    for node in nodes.iter_mut() {
+        node.select_mprs(now);
+    }
+    for i in 0..n {
+        for m in 0..n {
+            if nodes[i].mpr[m] {
+                let hold = nodes[m].cfg.neighb_hold_time;
+                nodes[m].links[i].selector_until = now + hold;
+            }
+        }
+    }
+    let mut body = Vec::new();
+    for o in 0..n {
+        let Some((_, ansn)) = nodes[o].tc(now, &mut body) else {
+            continue;
+        };
+        nodes[o].stats.tcs_originated = 0;
+        nodes[o].msg_seq = 0;
+        for (i, node) in nodes.iter_mut().enumerate() {
+            if i == o {
+                continue;
+            }
+            let etx = node.cfg.etx;
+            let t = &mut node.topo[o];
+            t.ansn = ansn;
+            t.until = now + node.cfg.top_hold_time;
+            t.dests.clear();
+            t.dests.extend(body.iter().map(|b| {
+                (
+                    b.neighbor,
+                    link_cost(etx, dequantize(b.lq), dequantize(b.nlq)),
+                )
+            }));
+        }
+    }
+}

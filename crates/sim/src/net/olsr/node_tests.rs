@@ -1,0 +1,301 @@
+//! Unit tests of one OLSR node's state machine, messages handed in by hand.
+
+use super::wire::{HelloLink, LinkType, NeighType, TcLink};
+use super::{warm_start, OlsrConfig, OlsrNode};
+use crate::ids::NodeId;
+use crate::net::routing::NO_ROUTE;
+use airqueue_kernel::Time;
+
+fn t(ms: u64) -> Time {
+    Time::from_millis(ms)
+}
+
+fn cfg() -> OlsrConfig {
+    OlsrConfig::default()
+}
+
+/// The HELLO `node` would send now.
+fn hello_of(node: &mut OlsrNode, now: Time) -> (u16, Vec<HelloLink>) {
+    let mut body = Vec::new();
+    let (_, seq) = node.hello(now, &mut body);
+    (seq, body)
+}
+
+/// Exchanges HELLOs among `nodes` over the undirected `edges`, `rounds` times.
+fn exchange(nodes: &mut [OlsrNode], edges: &[(u32, u32)], rounds: u32, start: Time) -> Time {
+    let mut now = start;
+    for _ in 0..rounds {
+        for i in 0..nodes.len() {
+            let (seq, body) = hello_of(&mut nodes[i], now);
+            for &(a, b) in edges {
+                let other = match (a as usize == i, b as usize == i) {
+                    (true, _) => b,
+                    (_, true) => a,
+                    _ => continue,
+                };
+                nodes[other as usize].on_hello(NodeId(i as u32), seq, &body, now);
+            }
+        }
+        now += Time::from_secs(2);
+    }
+    now
+}
+
+fn nodes(n: usize, c: OlsrConfig) -> Vec<OlsrNode> {
+    (0..n)
+        .map(|i| OlsrNode::new(NodeId(i as u32), n, c))
+        .collect()
+}
+
+#[test]
+fn a_heard_hello_makes_the_link_asymmetric_then_symmetric() {
+    let mut ns = nodes(2, cfg());
+    // 0 hears 1, but 1 has not heard 0: asymmetric at 0.
+    let (seq, body) = hello_of(&mut ns[1], t(0));
+    ns[0].on_hello(NodeId(1), seq, &body, t(0));
+    let l = ns[0].link(NodeId(1));
+    assert!(l.exists(t(1)) && !l.is_sym(t(1)));
+    // 0's HELLO lists 1 as ASYM.
+    let (seq0, body0) = hello_of(&mut ns[0], t(10));
+    assert_eq!(body0.len(), 1);
+    assert_eq!(
+        (body0[0].link, body0[0].neigh),
+        (LinkType::Asym, NeighType::Not)
+    );
+    // 1 hears it: it is listed, so 1's link is symmetric; then 0 hears 1 list it.
+    ns[1].on_hello(NodeId(0), seq0, &body0, t(10));
+    assert!(ns[1].link(NodeId(0)).is_sym(t(11)));
+    let (seq, body) = hello_of(&mut ns[1], t(20));
+    assert_eq!(body[0].link, LinkType::Sym);
+    ns[0].on_hello(NodeId(1), seq, &body, t(20));
+    assert!(ns[0].link(NodeId(1)).is_sym(t(21)));
+    // Symmetric for NEIGHB_HOLD_TIME without news, gone after L_time.
+    assert!(ns[0].link(NodeId(1)).is_sym(t(6019)));
+    assert!(!ns[0].link(NodeId(1)).is_sym(t(6020)));
+    assert!(!ns[0].link(NodeId(1)).exists(t(12020)));
+}
+
+#[test]
+fn a_one_way_link_never_becomes_symmetric() {
+    // 0 hears 1, 1 never hears 0.
+    let mut ns = nodes(2, cfg());
+    for k in 0..5u64 {
+        let (seq, body) = hello_of(&mut ns[1], t(2000 * k));
+        ns[0].on_hello(NodeId(1), seq, &body, t(2000 * k));
+        let _ = hello_of(&mut ns[0], t(2000 * k + 1));
+    }
+    assert!(!ns[0].link(NodeId(1)).is_sym(t(10_000)));
+    let mut next = vec![0; 2];
+    let mut hops = vec![0; 2];
+    ns[0].compute_routes(t(10_000), &mut next, &mut hops);
+    assert_eq!(
+        next,
+        [NO_ROUTE, NO_ROUTE],
+        "no route over an asymmetric link"
+    );
+}
+
+#[test]
+fn a_lost_link_in_a_hello_ends_symmetry() {
+    let mut ns = nodes(2, cfg());
+    let now = exchange(&mut ns, &[(0, 1)], 2, t(0));
+    assert!(ns[0].link(NodeId(1)).is_sym(now));
+    let lost = [HelloLink {
+        neighbor: NodeId(0),
+        link: LinkType::Lost,
+        neigh: NeighType::Not,
+        lq: 255,
+        nlq: 255,
+    }];
+    ns[0].on_hello(NodeId(1), 9, &lost, now);
+    assert!(!ns[0].link(NodeId(1)).is_sym(now));
+    assert!(ns[0].link(NodeId(1)).exists(now));
+}
+
+#[test]
+fn etx_follows_the_hello_gaps_and_what_the_neighbour_reports() {
+    let mut ns = nodes(2, cfg());
+    let now = exchange(&mut ns, &[(0, 1)], 2, t(0));
+    // 1's HELLOs 3..=12 at 0, with 5 and 6 lost: LQ 8/10 once the window is full.
+    for seq in (3..=12u16).filter(|s| *s != 5 && *s != 6) {
+        let body = [HelloLink {
+            neighbor: NodeId(0),
+            link: LinkType::Sym,
+            neigh: NeighType::Sym,
+            lq: 128, // 1 heard 128/255 of 0's HELLOs: NLQ at 0
+            nlq: 255,
+        }];
+        ns[0].on_hello(NodeId(1), seq, &body, now);
+    }
+    let l = ns[0].link(NodeId(1));
+    assert!((l.lq.lq() - 0.8).abs() < 1e-12, "{}", l.lq.lq());
+    let nlq = 128.0 / 255.0;
+    assert!((l.nlq - nlq).abs() < 1e-12);
+    let etx = ns[0].link_cost(NodeId(1), now);
+    assert!((etx - 1.0 / (0.8 * nlq)).abs() < 1e-9, "{etx}");
+}
+
+#[test]
+fn mprs_are_announced_and_selectors_recorded() {
+    // Chain 0 - 1 - 2: 1 is 0's MPR (the only way to 2) and 2's.
+    let mut ns = nodes(3, cfg());
+    let now = exchange(&mut ns, &[(0, 1), (1, 2)], 3, t(0));
+    assert!(ns[0].is_mpr(NodeId(1)) && ns[2].is_mpr(NodeId(1)));
+    assert!(!ns[1].is_mpr(NodeId(0)) && !ns[1].is_mpr(NodeId(2)));
+    assert!(ns[1].link(NodeId(0)).is_selector(now));
+    assert!(ns[1].link(NodeId(2)).is_selector(now));
+    assert!(!ns[0].link(NodeId(1)).is_selector(now));
+    // Only 1 has something to advertise.
+    let mut body = Vec::new();
+    assert!(ns[0].tc(now, &mut body).is_none());
+    let (_, ansn) = ns[1]
+        .tc(now, &mut body)
+        .expect("1 advertises its selectors");
+    assert_eq!(
+        body.iter().map(|l| l.neighbor).collect::<Vec<_>>(),
+        [NodeId(0), NodeId(2)]
+    );
+    // Same selectors, same ANSN.
+    assert_eq!(ns[1].tc(now, &mut body).map(|x| x.1), Some(ansn));
+}
+
+#[test]
+fn tcs_are_processed_once_and_forwarded_by_mprs_only() {
+    // Chain 0 - 1 - 2 - 3: 1 selected 2 as MPR (to reach 3) and 3 selected 2 (to reach
+    // 1), so 2 forwards what it hears first from 1 or 3.
+    let mut ns = nodes(4, cfg());
+    let now = exchange(&mut ns, &[(0, 1), (1, 2), (2, 3)], 3, t(0));
+    assert!(ns[1].is_mpr(NodeId(2)) && ns[3].is_mpr(NodeId(2)));
+    let adv = [TcLink {
+        neighbor: NodeId(1),
+        lq: 255,
+        nlq: 255,
+    }];
+    // A TC of 0 relayed by 1 (which selected 2 as MPR) reaches 2: processed, forwarded.
+    assert!(ns[2].on_tc(NodeId(1), NodeId(0), 40, 1, 254, &adv, now));
+    assert_eq!(ns[2].topology(NodeId(0)).dests(now), &[(NodeId(1), 1.0)]);
+    // The same message again, from 3: a duplicate, neither processed nor forwarded.
+    assert!(!ns[2].on_tc(NodeId(3), NodeId(0), 40, 1, 253, &adv, now));
+    assert_eq!(ns[2].stats.tc_duplicates, 1);
+    assert_eq!(ns[2].stats.tcs_forwarded, 1);
+    // From a node that is not a symmetric neighbour of 2: ignored (3.4 step 1).
+    assert!(!ns[2].on_tc(NodeId(0), NodeId(3), 41, 1, 254, &adv, now));
+    assert_eq!(ns[2].stats.tc_ignored, 1);
+    // 0 selected 1 (its only way to 2): 1 forwards 0's own TC.
+    assert!(ns[1].on_tc(NodeId(0), NodeId(0), 40, 1, 255, &adv, now));
+    // TTL 1: processed but not forwarded.
+    assert!(!ns[1].on_tc(NodeId(0), NodeId(0), 41, 2, 1, &adv, now));
+    // An older ANSN is ignored.
+    assert!(!ns[2].on_tc(NodeId(1), NodeId(0), 42, 0, 1, &[], now));
+    assert_eq!(ns[2].topology(NodeId(0)).dests(now), &[(NodeId(1), 1.0)]);
+    // Topology tuples expire after TOP_HOLD_TIME.
+    assert!(ns[2]
+        .topology(NodeId(0))
+        .dests(now + Time::from_secs(15))
+        .is_empty());
+}
+
+/// Node 0 with neighbours 1 and 2 that both reach 3; 1 and 2's links to 3 carry the
+/// costs given (ETX from LQ/NLQ bytes).
+fn diamond(lq_13: u8, lq_23: u8) -> OlsrNode {
+    let mut ns = nodes(4, cfg());
+    let now = exchange(&mut ns, &[(0, 1), (0, 2)], 2, t(0));
+    let mut me = ns.swap_remove(0);
+    for (x, lq, seq) in [(1u32, lq_13, 50u16), (2, lq_23, 50)] {
+        let body = [
+            HelloLink {
+                neighbor: NodeId(0),
+                link: LinkType::Sym,
+                neigh: NeighType::Sym,
+                lq: 255,
+                nlq: 255,
+            },
+            HelloLink {
+                neighbor: NodeId(3),
+                link: LinkType::Sym,
+                neigh: NeighType::Sym,
+                lq,
+                nlq: 255,
+            },
+        ];
+        me.on_hello(NodeId(x), seq, &body, now);
+    }
+    me
+}
+
+#[test]
+fn routes_take_the_lower_etx_path_and_ties_the_lowest_next_hop() {
+    let now = t(4000);
+    let mut next = vec![0; 4];
+    let mut hops = vec![0; 4];
+    // Through 1 the second link has LQ 0.5 (ETX 2), through 2 it is clean.
+    let mut me = diamond(128, 255);
+    me.compute_routes(now, &mut next, &mut hops);
+    assert_eq!(next[3], 2);
+    assert_eq!(hops[3], 2);
+    assert_eq!((next[1], next[2], next[0]), (1, 2, NO_ROUTE));
+    // Equal costs: the lower id.
+    let mut me = diamond(255, 255);
+    me.compute_routes(now, &mut next, &mut hops);
+    assert_eq!(next[3], 1);
+    // The other way round.
+    let mut me = diamond(255, 128);
+    me.compute_routes(now, &mut next, &mut hops);
+    assert_eq!(next[3], 1);
+}
+
+#[test]
+fn hop_count_ignores_link_quality() {
+    let c = OlsrConfig {
+        etx: false,
+        ..cfg()
+    };
+    let mut ns = nodes(3, c);
+    let now = exchange(&mut ns, &[(0, 1), (1, 2), (0, 2)], 3, t(0));
+    let mut next = vec![0; 3];
+    let mut hops = vec![0; 3];
+    ns[0].compute_routes(now, &mut next, &mut hops);
+    assert_eq!((next[2], hops[2]), (2, 1));
+}
+
+#[test]
+fn warm_start_matches_a_lossless_exchange() {
+    // Chain 0 - 1 - 2 - 3 - 4.
+    let edges = [(0u32, 1u32), (1, 2), (2, 3), (3, 4)];
+    let graph: Vec<Vec<(NodeId, f64)>> = (0..5u32)
+        .map(|i| {
+            edges
+                .iter()
+                .filter_map(|&(a, b)| match (a == i, b == i) {
+                    (true, _) => Some((NodeId(b), 1.0)),
+                    (_, true) => Some((NodeId(a), 1.0)),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect();
+    let mut ns = nodes(5, cfg());
+    warm_start(&mut ns, &graph, Time::ZERO);
+    let mut next = vec![0; 5];
+    let mut hops = vec![0; 5];
+    for i in 0..5 {
+        ns[i].compute_routes(Time::ZERO, &mut next, &mut hops);
+        for d in 0..5u32 {
+            if d as usize == i {
+                assert_eq!(next[i], NO_ROUTE);
+                continue;
+            }
+            let want = if (d as usize) > i { i + 1 } else { i - 1 };
+            assert_eq!(next[d as usize], want as u32, "{i} -> {d}");
+            assert_eq!(
+                hops[d as usize],
+                (d as i64 - i as i64).unsigned_abs() as u32
+            );
+        }
+    }
+    assert!(ns[1].link(NodeId(0)).is_selector(Time::ZERO));
+    assert_eq!(
+        ns[0].stats.tcs_originated, 0,
+        "the warm start sends nothing"
+    );
+}

@@ -1,0 +1,108 @@
+//! Routing table calculation (RFC 3626 section 10) as shortest paths over what one node
+//! knows: its symmetric links, its 2-hop neighbours' links and the topology set. The
+//! cost of a path is its hop count or, as olsrd does with link quality, the sum of its
+//! links' ETX. Ties go to the lowest next-hop id so the result is a pure function of
+//! the node's state.
+
+use super::link::{link_cost, Link};
+use super::topology::TopoEntry;
+use crate::ids::NodeId;
+use crate::net::routing::NO_ROUTE;
+use airqueue_kernel::Time;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Dijkstra's scratch, reused.
+#[derive(Clone, Debug, Default)]
+pub struct RouteScratch {
+    dist: Vec<f64>,
+    done: Vec<bool>,
+    heap: BinaryHeap<Reverse<(OrdF64, u32)>>,
+}
+
+/// Fills `next_hop[d]` and `hops[d]` (length n) with `me`'s route to every node `d`
+/// (`NO_ROUTE` where there is none; `hops[me] = 0`) and returns the path costs in the
+/// scratch (see [`RouteScratch::cost`]).
+#[allow(clippy::too_many_arguments)]
+pub fn compute(
+    me: NodeId,
+    etx: bool,
+    links: &[Link],
+    topo: &[TopoEntry],
+    now: Time,
+    s: &mut RouteScratch,
+    next_hop: &mut [u32],
+    hops: &mut [u32],
+) {
+    let n = links.len();
+    s.dist.clear();
+    s.dist.resize(n, f64::INFINITY);
+    s.done.clear();
+    s.done.resize(n, false);
+    s.heap.clear();
+    next_hop.iter_mut().for_each(|x| *x = NO_ROUTE);
+    hops.iter_mut().for_each(|x| *x = NO_ROUTE);
+    let m = me.index();
+    s.dist[m] = 0.0;
+    hops[m] = 0;
+    s.heap.push(Reverse((OrdF64(0.0), me.0)));
+    while let Some(Reverse((OrdF64(du), u))) = s.heap.pop() {
+        let u = u as usize;
+        if s.done[u] {
+            continue;
+        }
+        s.done[u] = true;
+        let mut relax = |v: NodeId, c: f64, s: &mut RouteScratch| {
+            let v = v.index();
+            if v == m || s.done[v] || !c.is_finite() {
+                return;
+            }
+            let nd = du + c;
+            let first = if u == m { v as u32 } else { next_hop[u] };
+            let better =
+                nd < s.dist[v] - 1e-9 || ((nd - s.dist[v]).abs() <= 1e-9 && first < next_hop[v]);
+            if better {
+                s.dist[v] = nd;
+                next_hop[v] = first;
+                hops[v] = hops[u] + 1;
+                s.heap.push(Reverse((OrdF64(nd), v as u32)));
+            }
+        };
+        if u == m {
+            for (x, l) in links.iter().enumerate() {
+                if x != m && l.is_sym(now) {
+                    relax(NodeId(x as u32), link_cost(etx, l.lq.lq(), l.nlq), s);
+                }
+            }
+            continue;
+        }
+        for &(v, c) in links[u].two_hops(now) {
+            relax(v, c, s);
+        }
+        for &(v, c) in topo[u].dests(now) {
+            relax(v, c, s);
+        }
+    }
+}
+
+impl RouteScratch {
+    /// The cost of the last computed path to `d` (infinite if none).
+    pub fn cost(&self, d: NodeId) -> f64 {
+        self.dist.get(d.index()).copied().unwrap_or(f64::INFINITY)
+    }
+}
+
+/// f64 with a total order for the heap (costs are never NaN).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct OrdF64(f64);
+impl Eq for OrdF64 {}
+impl PartialOrd for OrdF64 {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for OrdF64 {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
