@@ -27,6 +27,7 @@ use airqueue_kernel::{EventQueue, RngStream, StreamKey, Time, TimerEvent, Timers
 use airqueue_tcp::{Outbox, TcpAck, TcpData, TfrcData, TfrcFeedback};
 
 mod aodv;
+mod control;
 mod diffq;
 mod olsr;
 mod rates;

@@ -123,9 +123,10 @@ impl RoutingTable {
     }
 }
 
-/// f64 with a total order for the heap (costs are never NaN).
-#[derive(Clone, Copy, PartialEq)]
-struct OrdF64(f64);
+/// f64 with a total order for the heap (costs are never NaN); shared with OLSR's route
+/// calculation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct OrdF64(pub(crate) f64);
 impl Eq for OrdF64 {}
 impl PartialOrd for OrdF64 {
     fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {

@@ -16,30 +16,21 @@
 //!   generated wait for a new route, the others are dropped (`DropReason::LinkBroken`;
 //!   no local repair). The frame itself stays a `MacRetryLimit` drop.
 
+use super::control::ControlQueues;
 use super::{Event, FlowApp, Iface, World};
 use crate::app::UdpRate;
 use crate::ids::{FlowId, NodeId};
 use crate::net::aodv::{Action, AodvConfig, AodvMsg, AodvNode, AodvStats, AodvTimer, Buffer};
 use crate::net::{DropReason, Packet, TransportHeader};
 use crate::qdisc::{Dequeued, Queued};
-use airqueue_kernel::{RngStream, StreamKey, Time};
-use std::collections::VecDeque;
-
-/// A control packet waiting for the MAC.
-struct ControlFrame {
-    pkt: Packet,
-    to: NodeId,
-    /// Not before this time (jitter).
-    ready: Time,
-}
+use airqueue_kernel::Time;
 
 /// Every node's AODV state and what the world keeps for it.
 pub(super) struct AodvNet {
     cfg: AodvConfig,
     nodes: Vec<AodvNode>,
     buffers: Vec<Buffer>,
-    control: Vec<VecDeque<ControlFrame>>,
-    jitter: Vec<RngStream>,
+    control: ControlQueues,
     /// Scratch lists, reused.
     actions: Vec<Action>,
     packets: Vec<Packet>,
@@ -56,10 +47,12 @@ impl AodvNet {
             buffers: (0..node_count)
                 .map(|_| Buffer::new(cfg.buffer_capacity))
                 .collect(),
-            control: (0..node_count).map(|_| VecDeque::new()).collect(),
-            jitter: (0..node_count)
-                .map(|i| RngStream::new(StreamKey::new(seed, i as u32, "aodv.jitter")))
-                .collect(),
+            control: ControlQueues::new(
+                node_count,
+                seed,
+                "aodv.jitter",
+                cfg.control_queue_capacity,
+            ),
             actions: Vec::new(),
             packets: Vec::new(),
             removed: Vec::new(),
@@ -92,14 +85,7 @@ impl AodvNet {
     /// The first control packet of `node` due at `now`, for its MAC (level 0).
     #[inline]
     pub(super) fn pop_control(&mut self, node: NodeId, now: Time) -> Option<Dequeued> {
-        let q = &mut self.control[node.index()];
-        let i = q.iter().position(|f| f.ready <= now)?;
-        let f = q.remove(i)?;
-        Some(Dequeued {
-            pkt: f.pkt,
-            next_hop: f.to,
-            priority: 0,
-        })
+        self.control.pop(node, now)
     }
 
     pub(super) fn stats(&self) -> Vec<AodvStats> {
@@ -213,9 +199,7 @@ impl World {
         let mut out = std::mem::take(&mut a.actions);
         a.nodes[node.index()].on_link_break(next, now, &mut out);
         // Control packets for that neighbour will not get through either.
-        let before = a.control[node.index()].len();
-        a.control[node.index()].retain(|f| f.to != next);
-        let lost = before - a.control[node.index()].len();
+        let lost = a.control.remove_to(node, next);
         a.nodes[node.index()].stats.control_drops += lost as u64;
         let mut removed = std::mem::take(&mut a.removed);
         if let Some(w) = &mut self.wifi {
@@ -282,39 +266,18 @@ impl World {
     /// Puts a control message in `node`'s control queue and lets the MAC pull it.
     fn aodv_send(&mut self, node: NodeId, msg: AodvMsg, to: NodeId, ttl: u8, jitter: bool) {
         let now = self.events.now();
-        let pkt = Packet {
-            uid: self.next_uid,
-            flow: FlowId::NONE,
-            src: node,
-            dst: to,
-            seq: 0,
-            payload_bytes: 0,
-            transport: TransportHeader::Aodv(msg),
-            ttl,
-            priority: 0,
-            created: now,
-            diffq: None,
-        };
-        self.next_uid += 1;
+        let pkt = self.control_packet(node, to, TransportHeader::Aodv(msg), ttl);
         let a = self.aodv();
-        let cap = a.cfg.control_queue_capacity;
-        let max_jitter = a.cfg.max_jitter.as_nanos();
-        let delay = if jitter && max_jitter > 0 {
-            let x = a.jitter[node.index()].uniform();
-            Time::from_nanos((x * max_jitter as f64) as u64)
+        let max_jitter = a.cfg.max_jitter;
+        let delay = if jitter && max_jitter > Time::ZERO {
+            a.control.jitter(node, max_jitter)
         } else {
             Time::ZERO
         };
-        let q = &mut a.control[node.index()];
-        if q.len() >= cap {
+        if !a.control.push(node, pkt, to, now + delay) {
             a.nodes[node.index()].stats.control_drops += 1;
             return;
         }
-        q.push_back(ControlFrame {
-            pkt,
-            to,
-            ready: now + delay,
-        });
         if delay > Time::ZERO {
             self.events
                 .schedule_in(delay, Event::Aodv(node, AodvTimer::Jitter));

@@ -18,6 +18,7 @@
 //! * Control packets belong to no flow and are not in the data conservation law; their
 //!   bytes take air time and the MAC counters include them.
 
+use super::control::ControlQueues;
 use super::{Event, FlowApp, Iface, World};
 use crate::app::UdpRate;
 use crate::ids::{FlowId, NodeId};
@@ -26,8 +27,7 @@ use crate::net::olsr::wire::{hello_bytes, tc_bytes};
 use crate::net::olsr::{warm_start, Bodies, MsgKind, OlsrConfig, OlsrMsg, OlsrNode, OlsrStats};
 use crate::net::{Packet, RoutingTable, TransportHeader};
 use crate::qdisc::Dequeued;
-use airqueue_kernel::{RngStream, StreamKey, Time};
-use std::collections::VecDeque;
+use airqueue_kernel::Time;
 
 /// OLSR's settings and, for the warm start, the idle network: `neighbours[i]` lists
 /// the nodes i hears with the delivery ratio of their broadcasts at i.
@@ -48,19 +48,12 @@ pub enum OlsrTimer {
     Jitter,
 }
 
-/// A control packet waiting for the MAC.
-struct ControlFrame {
-    pkt: Packet,
-    ready: Time,
-}
-
 /// Every node's OLSR state and what the world keeps for it.
 pub(super) struct OlsrNet {
     cfg: OlsrConfig,
     nodes: Vec<OlsrNode>,
     bodies: Bodies,
-    control: Vec<VecDeque<ControlFrame>>,
-    jitter: Vec<RngStream>,
+    control: ControlQueues,
     /// A route recalculation is scheduled.
     pending: Vec<bool>,
     /// The node has its first table (route changes count after it).
@@ -88,10 +81,7 @@ impl OlsrNet {
                 .collect(),
             // Room for a minute of HELLOs at 1/s per node, and no less than 4096.
             bodies: Bodies::new((64 * n).max(4096)),
-            control: (0..n).map(|_| VecDeque::new()).collect(),
-            jitter: (0..n)
-                .map(|i| RngStream::new(StreamKey::new(seed, i as u32, "olsr.jitter")))
-                .collect(),
+            control: ControlQueues::new(n, seed, "olsr.jitter", cfg.control_queue_capacity),
             pending: vec![false; n],
             has_table: vec![false; n],
             next_hop: vec![0; n],
@@ -120,21 +110,13 @@ impl OlsrNet {
 
     /// A uniform delay in [0, max) from `node`'s jitter stream.
     fn uniform(&mut self, node: NodeId, max: Time) -> Time {
-        let x = self.jitter[node.index()].uniform();
-        Time::from_nanos((x * max.as_nanos() as f64) as u64)
+        self.control.jitter(node, max)
     }
 
     /// The first control packet of `node` due at `now`, for its MAC (level 0).
     #[inline]
     pub(super) fn pop_control(&mut self, node: NodeId, now: Time) -> Option<Dequeued> {
-        let q = &mut self.control[node.index()];
-        let i = q.iter().position(|f| f.ready <= now)?;
-        let f = q.remove(i)?;
-        Some(Dequeued {
-            next_hop: f.pkt.dst,
-            pkt: f.pkt,
-            priority: 0,
-        })
+        self.control.pop(node, now)
     }
 
     /// Every node's counters, with the gauges of the state at `now`.
@@ -314,30 +296,12 @@ impl World {
     /// Puts an OLSR packet in `node`'s control queue, ready after `delay`.
     fn olsr_send(&mut self, node: NodeId, msg: OlsrMsg, ttl: u8, delay: Time) {
         let now = self.events.now();
-        let pkt = Packet {
-            uid: self.next_uid,
-            flow: FlowId::NONE,
-            src: node,
-            dst: BROADCAST,
-            seq: 0,
-            payload_bytes: 0,
-            transport: TransportHeader::Olsr(msg),
-            ttl,
-            priority: 0,
-            created: now,
-            diffq: None,
-        };
-        self.next_uid += 1;
+        let pkt = self.control_packet(node, BROADCAST, TransportHeader::Olsr(msg), ttl);
         let o = self.olsr();
-        let q = &mut o.control[node.index()];
-        if q.len() >= o.cfg.control_queue_capacity {
+        if !o.control.push(node, pkt, BROADCAST, now + delay) {
             o.nodes[node.index()].stats.control_drops += 1;
             return;
         }
-        q.push_back(ControlFrame {
-            pkt,
-            ready: now + delay,
-        });
         if delay > Time::ZERO {
             self.events
                 .schedule_in(delay, Event::Olsr(node, OlsrTimer::Jitter));

@@ -7,7 +7,7 @@
 use super::link::{link_cost, Link};
 use super::topology::TopoEntry;
 use crate::ids::NodeId;
-use crate::net::routing::NO_ROUTE;
+use crate::net::routing::{OrdF64, NO_ROUTE};
 use airqueue_kernel::Time;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -89,20 +89,5 @@ impl RouteScratch {
     /// The cost of the last computed path to `d` (infinite if none).
     pub fn cost(&self, d: NodeId) -> f64 {
         self.dist.get(d.index()).copied().unwrap_or(f64::INFINITY)
-    }
-}
-
-/// f64 with a total order for the heap (costs are never NaN).
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct OrdF64(f64);
-impl Eq for OrdF64 {}
-impl PartialOrd for OrdF64 {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for OrdF64 {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&other.0)
     }
 }
