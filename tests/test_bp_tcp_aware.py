@@ -30,8 +30,9 @@ def test_quick_rows_are_finite_and_inside_their_intervals(quick):
     assert quick.params["quick"] is True and quick.params["seeds"] == 2
     assert quick.params["topologies"] == ("tree",) and quick.params["variants"] == ("sack",)
     # 3 schemes x (2 flows + Jain + aggregate), then the Fig. 9 sweep at losses 0 and 0.5:
-    # 2 schemes x (2 flows + Jain) + 2 ratios per loss.
-    assert len(quick.rows) == 12 + 2 * 8
+    # 2 schemes x (2 flows + Jain) + 2 ratios per loss; then Fig. 12, 4 schemes x (2 flows
+    # + aggregate + Jain), and Fig. 13 at losses 0 and 0.5, 2 schemes x 4 rows per loss.
+    assert len(quick.rows) == 12 + 2 * 8 + 4 * 4 + 2 * 8
     for r in quick.rows[:12]:
         assert r.ours is not None and math.isfinite(r.ours), r.metric
         assert r.ci_low is not None and r.ci_high is not None, r.metric
@@ -76,7 +77,12 @@ def test_loss_sweep_scenarios_put_the_loss_on_link_a_b():
 
 
 def test_quick_figure_is_a_png(quick):
-    assert [p.name for p in quick.figures] == ["goodput.png", "loss-sweep.png"]
+    assert [p.name for p in quick.figures] == [
+        "goodput.png",
+        "loss-sweep.png",
+        "nontcp-over-time.png",
+        "nontcp-loss.png",
+    ]
     for path in quick.figures:
         assert path.parent == quick.out
         assert path.read_bytes().startswith(PNG_SIGNATURE)
@@ -92,6 +98,75 @@ def test_classical_starves_the_two_hop_flow_and_tcp_aware_keeps_it(quick):
     aware = quick.row(f"{HEAD}, TCP-aware BP: {flow2} (Fig. 6a)")
     assert classical.ci_high < 1.0, classical
     assert aware.ours > 10.0, aware
+
+
+FIG12 = "Fig. 12, diamond, TCP + non-TCP, no loss"
+
+
+def test_quick_nontcp_rows_have_no_paper_values_and_stay_in_range(quick):
+    assert quick.params["nontcp"] is True and quick.params["nontcp_losses"] == (0.0, 0.5)
+    assert quick.params["log_weight"] == 4e6
+    new = [r for r in quick.rows if r.metric.startswith(("Fig. 12", "Fig. 13"))]
+    assert len(new) == 32 and all(r.paper is None for r in new)
+    for r in new:
+        assert r.ours is not None and r.ours >= 0, r.metric
+        if "Jain" in r.metric:
+            assert 0.5 - 1e-9 <= r.ours <= 1.0 + 1e-9, r
+    for p in ("0", "0.5"):
+        for label in ("AODV, uncontrolled UDP", "TCP-aware BP + flow control"):
+            head = f"Fig. 13, diamond, TCP + non-TCP, loss {p} on A-B, {label}"
+            assert quick.row(f"{head}: Jain's index").ours is not None
+
+
+def test_flow_control_keeps_the_tcp_flow_alive_where_uncontrolled_udp_starves_it(quick):
+    # Diamond, 30 s, seeds 1-2: TCP-aware BP + flow control 661-725 / 331-345 kb/s
+    # (TCP / UDP); AODV with saturating UDP 65-96 / 661-806; TCP-aware BP with the
+    # UDP flow uncontrolled about 82 kb/s of TCP on average. Fig. 12's direction:
+    tcp = "flow 1 (TCP, A->B) goodput, kb/s"
+    udp = "flow 2 (non-TCP, A->D) goodput, kb/s"
+    fc = f"{FIG12}, TCP-aware BP + flow control"
+    aodv = f"{FIG12}, AODV, uncontrolled UDP"
+    assert quick.row(f"{fc}: {tcp}").ci_low > 400.0
+    assert quick.row(f"{fc}: {udp}").ci_low > 150.0
+    assert quick.row(f"{aodv}: {tcp}").ci_high < 0.25 * quick.row(f"{fc}: {tcp}").ci_low
+    assert quick.row(f"{aodv}: {udp}").ours > 600.0
+    assert quick.row(f"{fc}: Jain's index").ours > quick.row(f"{aodv}: Jain's index").ours
+
+
+def test_nontcp_scenarios_pace_flow_2_only_under_backpressure():
+    config = bpt.Config.make(True, None)
+    fc = bpt.nontcp_scenario(config, "tcp_aware_fc", loss=0.3)
+    assert fc["queue"]["kind"] == "backpressure" and fc["queue"]["variant"] == "tcp_aware"
+    assert fc["backpressure"] == {"log_weight": 4e6}
+    assert fc["link"] == [{"a": 0, "b": 1, "loss": 0.3}]
+    tcp, udp = fc["flow"]
+    assert (tcp["kind"], tcp["variant"], tcp["dst"]) == ("tcp", "sack", 1)
+    assert (udp["kind"], udp["rate"], udp["cc"], udp["src"], udp["dst"]) == (
+        "udp",
+        "saturate",
+        "backpressure",
+        0,
+        3,
+    )
+    assert bpt.nontcp_scenario(config, "classical_fc")["queue"]["variant"] == "classical"
+    aodv = bpt.nontcp_scenario(config, "aodv_udp")
+    assert aodv["routing"] == {"kind": "aodv"} and aodv["flow"][1]["cc"] == "none"
+    assert "backpressure" not in aodv and "link" not in aodv
+    assert bpt.nontcp_scenario(config, "tcp_aware_udp")["flow"][1]["cc"] == "none"
+    names = {bpt.nontcp_scenario(config, s)["name"] for s in bpt.NONTCP_SCHEMES}
+    assert len(names) == len(bpt.NONTCP_SCHEMES)
+
+
+def test_nontcp_experiment_can_be_switched_off(tmp_path):
+    r = airqueue.reproduce(
+        "bp-tcp-aware",
+        quick=True,
+        out=tmp_path,
+        serial=True,
+        params={"nontcp": False, "losses": [], "seeds": 1, "duration": 5.0},
+    )
+    assert not [x for x in r.rows if x.metric.startswith(("Fig. 12", "Fig. 13"))]
+    assert [p.name for p in r.figures] == ["goodput.png"]
 
 
 def test_scenarios_match_the_rust_test_geometry():
@@ -124,6 +199,10 @@ def test_scenarios_match_the_rust_test_geometry():
         {"seeds": 0},
         {"losses": [0.2, 1.0]},
         {"losses": ["high"]},
+        {"nontcp_losses": [0.6, 1.0]},
+        {"nontcp": "yes"},
+        {"log_weight": 0},
+        {"log_weight": -1e6},
     ],
 )
 def test_bad_parameters_are_refused(params):

@@ -339,6 +339,11 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
             cc: match f.cc {
                 CcKind::None => FlowCc::None,
                 CcKind::Diffq => FlowCc::DiffQ(diffq_rate(s)),
+                CcKind::Backpressure => FlowCc::Backpressure(DiffqRateConfig::flow_control(
+                    s.backpressure.log_weight,
+                    s.backpressure.r_max_bps,
+                    s.backpressure.min_bps,
+                )),
             },
             kind: match f.kind {
                 FlowKind::Udp => FlowKindConfig::Udp(match f.rate {

@@ -7,6 +7,8 @@
 
 mod aqm;
 #[cfg(test)]
+mod bp_flow_control_tests;
+#[cfg(test)]
 mod bss_tests;
 #[cfg(test)]
 mod dqm_tests;
@@ -29,9 +31,9 @@ use serde_json::Value;
 
 use crate::error::{ConfigError, ConfigErrors};
 use crate::schema::{
-    AodvSpec, BackpressureVariantKind, CcKind, DiffqSpec, DiffqUtilityKind, FlowKind, FlowSpec,
-    FqClassifyKind, LinkSpec, Medium, OlsrSpec, Outputs, QueueKind, QueueSpec, Rate, Routing,
-    RoutingKind, RoutingMetric, Scenario, TcpSpec, TcpVariantKind, Topology,
+    AodvSpec, BackpressureSpec, BackpressureVariantKind, CcKind, DiffqSpec, DiffqUtilityKind,
+    FlowKind, FlowSpec, FqClassifyKind, LinkSpec, Medium, OlsrSpec, Outputs, QueueKind, QueueSpec,
+    Rate, Routing, RoutingKind, RoutingMetric, Scenario, TcpSpec, TcpVariantKind, Topology,
 };
 use fields::{describe, number, Errs, Fields};
 
@@ -264,6 +266,7 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
     let tcp = read_tcp(top.section("tcp", errs), errs);
     let data_rate = radio.as_ref().map(|r| r.data_rate_bps);
     let diffq = read_diffq(top.section("diffq", errs), data_rate, errs);
+    let backpressure = read_backpressure(top.section("backpressure", errs), data_rate, errs);
     let flows = read_flows(top.tables(errs, "flow"), nodes, duration, errs);
     let outputs = read_outputs(top.section("outputs", errs), errs);
     let rate_changes = rate_change::read_and_check(
@@ -437,6 +440,13 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
                 ));
             }
             rate_controlled |= f.cc == CcKind::Diffq;
+            if f.cc == CcKind::Backpressure && q.kind != QueueKind::Backpressure {
+                errs.push(ConfigError::new(
+                    format!("{path}.cc"),
+                    "\"backpressure\" flow control reads the source's backpressure queue for \
+                     the flow (seed 002, eq. (5)); set queue.kind = \"backpressure\"",
+                ));
+            }
             if f.cc == CcKind::Diffq && q.kind != QueueKind::Diffq {
                 errs.push(ConfigError::new(
                     format!("{path}.cc"),
@@ -477,6 +487,7 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         queue: queue?,
         tcp: tcp?,
         diffq: diffq?,
+        backpressure: backpressure?,
         flows: flows?,
         random_flows: random_flows?,
         outputs: outputs?,
@@ -1254,6 +1265,53 @@ fn read_diffq(mut f: Fields, data_rate_bps: Option<f64>, errs: &mut Errs) -> Opt
     })
 }
 
+/// Default `M` of backpressure flow control (`[backpressure] log_weight`), bit/s x
+/// packets, from seed 002's eq. (6) (section 4.3): `M = U x`, `x` the TCP-friendly rate
+/// `sqrt((1 - q) / (T^3 beta q))` of a TCP flow at the same source. In the diamond of
+/// `airqueue reproduce bp-tcp-aware` (2 Mb/s, 1000-byte packets) TCP-SACK under TCP-aware
+/// backpressure sees `T ~ 0.5 s` and `q ~ 0.01`; with `beta = 0.5`, `x ~ 40` packets/s
+/// (320 kb/s); a backlog of `U = 12` packets (a quarter of `K = 50`, what TCP-aware
+/// backpressure grants each of two flows) gives `M ~ 3.8e6`, rounded to 4e6.
+pub const DEFAULT_BP_LOG_WEIGHT: f64 = 4e6;
+
+/// `[backpressure]`: seed 002's flow control for non-TCP flows (eq. (5), `g = log`).
+fn read_backpressure(
+    mut f: Fields,
+    data_rate_bps: Option<f64>,
+    errs: &mut Errs,
+) -> Option<BackpressureSpec> {
+    let positive = |x: f64| x > 0.0;
+    let m = f.number(
+        errs,
+        "log_weight",
+        Some(DEFAULT_BP_LOG_WEIGHT),
+        "bit/s x packets > 0",
+        positive,
+    );
+    let r_max = f.number(
+        errs,
+        "r_max",
+        data_rate_bps.or(Some(11e6)),
+        "bit/s > 0",
+        positive,
+    );
+    let min = f.number(errs, "min_rate", Some(10e3), "bit/s > 0", positive);
+    if let (Some(lo), Some(hi)) = (min, r_max) {
+        if lo > hi {
+            errs.push(ConfigError::new(
+                f.path("min_rate"),
+                format!("must be at most r_max ({hi} bit/s), got {lo}"),
+            ));
+        }
+    }
+    f.finish(errs);
+    Some(BackpressureSpec {
+        log_weight: m?,
+        r_max_bps: r_max?,
+        min_bps: min?,
+    })
+}
+
 fn read_flows(
     items: &[Value],
     nodes: Option<u32>,
@@ -1369,7 +1427,32 @@ fn read_flow(
         }
     };
     let cc = match kind {
-        Some("udp" | "tcp") => f.choice(errs, "cc", Some("none"), &["none", "diffq"], &[]),
+        Some("udp") => f.choice(
+            errs,
+            "cc",
+            Some("none"),
+            &["none", "diffq", "backpressure"],
+            &[],
+        ),
+        Some("tcp") => {
+            let cc = f.choice(
+                errs,
+                "cc",
+                Some("none"),
+                &["none", "diffq", "backpressure"],
+                &[],
+            );
+            if cc == Some("backpressure") {
+                errs.push(ConfigError::new(
+                    f.path("cc"),
+                    "\"backpressure\" flow control is for non-TCP flows (seed 002, eq. (5)); \
+                     a TCP flow keeps its own window control: use kind = \"udp\" or cc = \"none\"",
+                ));
+                None
+            } else {
+                cc
+            }
+        }
         _ => Some("none"),
     };
     let ecn = match kind {
@@ -1399,6 +1482,7 @@ fn read_flow(
     };
     let cc = match cc? {
         "diffq" => CcKind::Diffq,
+        "backpressure" => CcKind::Backpressure,
         _ => CcKind::None,
     };
     match (src, dst) {

@@ -32,6 +32,8 @@ pub struct Scenario {
     pub tcp: TcpSpec,
     /// `[diffq]`: DiffQ scheduler switches and source rate control.
     pub diffq: DiffqSpec,
+    /// `[backpressure]`: flow control of non-TCP flows under backpressure (seed 002).
+    pub backpressure: BackpressureSpec,
     /// `[[flow]]`, then (once placed, see `topology::validate_and_place`) the flows drawn
     /// by `[flows]`.
     pub flows: Vec<FlowSpec>,
@@ -529,6 +531,22 @@ pub struct DiffqSpec {
     pub max_bps: f64,
 }
 
+/// `[backpressure]`: the flow control that complements backpressure for non-TCP flows
+/// (seed 002, section 3, eq. (5), with `g = log`): a source admits flow `s` at
+/// `M / max(U, 1)` bit/s of payload, `U` its own queue for the flow, clipped to
+/// `[min_rate, r_max]`, updated once per packet it sends. Read by flows with
+/// `cc = "backpressure"`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BackpressureSpec {
+    /// `log_weight`: eq. (5)'s `M`, bit/s x packets, > 0; default
+    /// `DEFAULT_BP_LOG_WEIGHT` in parse.rs (section 4.3, eq. (6)).
+    pub log_weight: f64,
+    /// `r_max`: eq. (5)'s `R_i^max`, bit/s, > 0; default the radio's data rate.
+    pub r_max_bps: f64,
+    /// `min_rate`: floor, bit/s, > 0 and at most `r_max`; default 10e3.
+    pub min_bps: f64,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DiffqUtilityKind {
@@ -554,6 +572,9 @@ pub enum CcKind {
     None,
     /// DiffQ source rate control (DiffQ-UDP, DiffQ-TCP); needs queue.kind = "diffq".
     Diffq,
+    /// Backpressure flow control of a non-TCP (UDP) flow, seed 002's eq. (5) with the
+    /// settings of `[backpressure]`; needs queue.kind = "backpressure".
+    Backpressure,
 }
 
 /// `[[flow]]`.

@@ -212,6 +212,25 @@ pub enum FlowCc {
     /// neighbours about the reverse path. The paper's Netfilter implementation
     /// encapsulates what the DiffQ socket sends, and leaves this point open.
     DiffQ(DiffqRateConfig),
+    /// Backpressure flow control for a non-TCP flow (seed 002, section 3, eq. (5) with
+    /// `g = log`, section 4.3): a UDP source paced like DiffQ-UDP by the same controller
+    /// (a [`DiffqUtility::Log`](crate::transport::DiffqUtility::Log) config, see
+    /// [`DiffqRateConfig::flow_control`]), reading `U_i^s`, its backpressure queue for
+    /// the flow's commodity (flow, destination), instead of a destination queue. Its
+    /// packets carry no header of their own: backpressure writes its report when it
+    /// hands a packet to the MAC. Meant for UDP flows under `QdiscConfig::Backpressure`;
+    /// a TCP flow with it is paced like DiffQ-TCP.
+    Backpressure(DiffqRateConfig),
+}
+
+/// Which of its source's queues a paced flow's controller reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PacedBy {
+    /// DiffQ: `|Q_src(dst)|`, the destination queue (seed 000, section 4.1).
+    Destination,
+    /// Backpressure flow control: `U_src^s`, the (flow, destination) commodity's queue
+    /// (seed 002, eq. (5)).
+    Commodity,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -298,15 +317,21 @@ struct FlowState {
     stop: Time,
     payload_bytes: u32,
     app: FlowApp,
-    /// DiffQ source rate control; its packets carry a DiffQ header.
+    /// Source rate control: DiffQ's, whose packets carry a DiffQ header, or
+    /// backpressure flow control's (`paced_by`).
     pacer: Option<DiffqRate>,
+    /// The queue the pacer reads.
+    paced_by: PacedBy,
 }
 
 impl FlowState {
-    /// The DiffQ header a new packet of this flow carries.
+    /// The DiffQ header a new packet of this flow carries (DiffQ-paced flows only).
     #[inline]
     fn diffq_header(&self) -> Option<DiffqHeader> {
-        self.pacer.as_ref().map(|_| DiffqHeader::default())
+        match (&self.pacer, self.paced_by) {
+            (Some(_), PacedBy::Destination) => Some(DiffqHeader::default()),
+            _ => None,
+        }
     }
 }
 
@@ -407,7 +432,8 @@ pub struct RunOutcome {
     pub tcp: Vec<Option<TcpFlowStats>>,
     /// Per-flow TFRC traces, indexed by flow; `None` for non-TFRC flows.
     pub tfrc: Vec<Option<TfrcFlowStats>>,
-    /// Final state of each flow's DiffQ rate controller; `None` for flows without one.
+    /// Final state of each flow's rate controller (DiffQ's, or backpressure flow
+    /// control's); `None` for flows without one.
     pub diffq_rate: Vec<Option<DiffqRate>>,
     /// Per-node AODV counters (empty with static routing and OLSR).
     pub routing: Vec<AodvStats>,
@@ -459,9 +485,14 @@ impl World {
             .iter()
             .enumerate()
             .map(|(i, f)| {
-                let pacer = match (f.cc, &f.kind) {
-                    (FlowCc::None, _) | (_, FlowKindConfig::Tfrc(_)) => None,
-                    (FlowCc::DiffQ(rate), _) => Some(DiffqRate::new(rate)),
+                let (pacer, paced_by) = match (f.cc, &f.kind) {
+                    (FlowCc::None, _) | (_, FlowKindConfig::Tfrc(_)) => {
+                        (None, PacedBy::Destination)
+                    }
+                    (FlowCc::DiffQ(rate), _) => (Some(DiffqRate::new(rate)), PacedBy::Destination),
+                    (FlowCc::Backpressure(rate), _) => {
+                        (Some(DiffqRate::new(rate)), PacedBy::Commodity)
+                    }
                 };
                 let app = match &f.kind {
                     FlowKindConfig::Udp(rate) => {
@@ -503,6 +534,7 @@ impl World {
                     payload_bytes: f.payload_bytes,
                     app,
                     pacer,
+                    paced_by,
                 }
             })
             .collect();

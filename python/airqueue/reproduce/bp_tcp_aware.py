@@ -30,7 +30,17 @@ average loss), p = 0, 0.2, 0.3, 0.4, 0.5; TCP-aware backpressure against AODV (R
 drop-tail queues), the paper's baseline. Rows per p: each flow's goodput, Jain's index,
 and TCP-aware BP over AODV per flow (bootstrap ratio of means).
 
-``--quick``: 2 seeds of 30 s, tree and TCP-SACK only, the sweep at p = 0 and 0.5.
+Non-TCP flow (Figs. 12-13): the diamond with TCP-SACK flow 1 A -> B and a non-TCP
+flow 2 A -> D, a UDP source with always data to send. Schemes: TCP-aware and classical
+backpressure with flow 2 paced by the flow control of eq. (5) (``cc = "backpressure"``,
+``x = M / U``, ``M`` = ``log_weight``), AODV with flow 2 uncontrolled (saturating its
+drop-tail queue, the paper's "uncontrolled non-TCP flows"), and, as an ablation the paper
+does not run, TCP-aware backpressure with flow 2 uncontrolled. Fig. 12 is the loss-free
+case; Fig. 13 sweeps the loss of link A-B (``nontcp_losses``) for TCP-aware BP with flow
+control against AODV. Rows: each flow's goodput, the aggregate and Jain's index; the
+paper only plots, so its column is blank.
+
+``--quick``: 2 seeds of 30 s, tree and TCP-SACK only, the sweeps at p = 0 and 0.5.
 Deviations are in the notes of the result.
 """
 
@@ -77,6 +87,19 @@ _SWEEP_LABEL = {"aodv": "AODV", "tcp_aware": "TCP-aware BP"}
 _SWEEP_PAPER_JAIN = {"tcp_aware": 0.94, "aodv": 0.98}
 _SWEEP_PAPER_GAIN = (1.10, 1.40)
 
+#: Figs. 12-13: scheme -> (queue scheme of ``scenario``, flow 2's ``cc``, label).
+NONTCP_SCHEMES: dict[str, tuple[str, str, str]] = {
+    "tcp_aware_fc": ("tcp_aware", "backpressure", "TCP-aware BP + flow control"),
+    "classical_fc": ("classical", "backpressure", "classical BP + flow control"),
+    "aodv_udp": ("aodv", "none", "AODV, uncontrolled UDP"),
+    "tcp_aware_udp": ("tcp_aware", "none", "TCP-aware BP, uncontrolled UDP (ablation)"),
+}
+#: Fig. 13 compares these two over the loss of link A-B.
+NONTCP_SWEEP = ("aodv_udp", "tcp_aware_fc")
+#: M of eq. (5) for the flow-controlled runs, bit/s x packets: the scenario default
+#: (section 4.3's eq. (6), see docs/scenario.md, ``[backpressure]``).
+LOG_WEIGHT = 4e6
+
 
 @dataclass(frozen=True)
 class Config:
@@ -97,6 +120,12 @@ class Config:
     report_lifetime: float = 0.05
     #: Fig. 9: loss probabilities of link A-B in the diamond (empty: no sweep).
     losses: tuple[float, ...] = LOSSES
+    #: Figs. 12-13: run the non-TCP flow experiment.
+    nontcp: bool = True
+    #: Fig. 13: loss probabilities of link A-B (0 is Fig. 12's case).
+    nontcp_losses: tuple[float, ...] = LOSSES
+    #: M of eq. (5) (``[backpressure] log_weight``), bit/s x packets.
+    log_weight: float = LOG_WEIGHT
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -108,6 +137,7 @@ class Config:
                 topologies=("tree",),
                 variants=("sack",),
                 losses=(0.0, 0.5),
+                nontcp_losses=(0.0, 0.5),
             )
             if quick
             else cls()
@@ -120,6 +150,7 @@ class Config:
                 variants=tuple(config.variants),
                 schemes=tuple(config.schemes),
                 losses=tuple(config.losses),
+                nontcp_losses=tuple(config.nontcp_losses),
             )
             _check(config)
         except ValueError as e:
@@ -149,6 +180,18 @@ def _check(config: Config) -> None:
     ]
     if bad:
         problems.append(f"losses {bad}: expected probabilities in [0, 1)")
+    bad = [
+        p
+        for p in config.nontcp_losses
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 <= p < 1
+    ]
+    if bad:
+        problems.append(f"nontcp_losses {bad}: expected probabilities in [0, 1)")
+    if not isinstance(config.nontcp, bool):
+        problems.append(f"nontcp {config.nontcp!r}: expected true or false")
+    w = config.log_weight
+    if isinstance(w, bool) or not isinstance(w, (int, float)) or not 0 < w < float("inf"):
+        problems.append(f"log_weight {w!r}: expected bit/s x packets > 0")
     if problems:
         raise ValueError("; ".join(problems))
 
@@ -199,6 +242,27 @@ def scenario(
     return sc
 
 
+def nontcp_scenario(config: Config, scheme: str, loss: float = 0.0) -> dict[str, Any]:
+    """Figs. 12-13: the diamond, flow 1 TCP-SACK A -> B, flow 2 a saturating UDP source
+    A -> D, paced by eq. (5) or uncontrolled as ``NONTCP_SCHEMES[scheme]`` says."""
+    queue_scheme, cc, _ = NONTCP_SCHEMES[scheme]
+    sc = scenario(config, "diamond", "sack", queue_scheme, loss=loss)
+    tcp = sc["flow"][1]
+    sc["flow"][1] = {
+        "kind": "udp",
+        "rate": "saturate",
+        "cc": cc,
+        "src": tcp["src"],
+        "dst": tcp["dst"],
+        "packet_size": tcp["packet_size"],
+        "start": tcp["start"],
+    }
+    if cc == "backpressure":
+        sc["backpressure"] = {"log_weight": config.log_weight}
+    sc["name"] = sc["name"].replace(f"-{queue_scheme}", f"-{scheme}", 1)
+    return sc
+
+
 def run(
     *,
     quick: bool,
@@ -220,19 +284,26 @@ def run(
         goodputs = {case: _per_flow(flows[flows["scheme"] == "|".join(case)]) for case in cases}
 
         sweep = _run_sweep(config, runner, seeds)
+        nontcp, nontcp_ts = _run_nontcp(config, runner, seeds) if config.nontcp else ({}, None)
 
     rows: list[Row] = []
     for case in cases:
         rows += _rows(case, goodputs[case])
     rows += _sweep_rows(config, sweep)
+    rows += _nontcp_rows(config, nontcp)
     figures = [_figure(config, cases, goodputs, out)]
     if sweep:
         figures.append(_sweep_figure(config, sweep, out))
+    if nontcp_ts is not None:
+        figures.append(_nontcp_time_figure(config, nontcp_ts, out))
+        figures.append(_nontcp_loss_figure(config, nontcp, out))
     return ReproductionResult(
         name=NAME,
         rows=rows,
         figures=figures,
-        notes=_notes(config, quick, seeds, goodputs) + _sweep_notes(sweep),
+        notes=_notes(config, quick, seeds, goodputs)
+        + _sweep_notes(sweep)
+        + _nontcp_notes(config, nontcp),
         params={"quick": quick, **as_params(config), "seed_list": seeds},
         out=out,
     )
@@ -248,6 +319,172 @@ def _run_sweep(
             sc = scenario(config, "diamond", "sack", s, loss=float(p))
             out[(s, float(p))] = _per_flow(runner.sweep(f"sweep|{s}|{p:g}", sc, seeds=seeds))
     return out
+
+
+def _nontcp_cases(config: Config) -> list[tuple[str, float]]:
+    """(scheme, loss) of the Figs. 12-13 runs: every scheme loss-free, Fig. 13's two at
+    every other loss."""
+    cases = [(s, 0.0) for s in NONTCP_SCHEMES]
+    for p in config.nontcp_losses:
+        if p > 0:
+            cases += [(s, float(p)) for s in NONTCP_SWEEP]
+    return cases
+
+
+def _run_nontcp(
+    config: Config, runner: Runner, seeds: list[int]
+) -> tuple[dict[tuple[str, float], pd.DataFrame], pd.DataFrame]:
+    """Figs. 12-13: (scheme, loss) -> per-flow goodput per seed; and the loss-free runs'
+    goodput time series (Fig. 12 plots throughput over time)."""
+    out: dict[tuple[str, float], pd.DataFrame] = {}
+    loss_free = []
+    for s, p in _nontcp_cases(config):
+        flows = runner.sweep(f"nontcp|{s}|{p:g}", nontcp_scenario(config, s, p), seeds=seeds)
+        out[(s, p)] = _per_flow(flows)
+        if p == 0:
+            loss_free.append(flows)
+    ts = runner.table(pd.concat(loss_free, ignore_index=True), "timeseries")
+    return out, ts
+
+
+def _nontcp_label(scheme: str) -> str:
+    return NONTCP_SCHEMES[scheme][2]
+
+
+def _nontcp_block(head: str, g: pd.DataFrame) -> list[Row]:
+    return [
+        row(f"{head}: flow 1 (TCP, A->B) goodput, kb/s", list(g[0]), scale=1e3),
+        row(f"{head}: flow 2 (non-TCP, A->D) goodput, kb/s", list(g[1]), scale=1e3),
+        row(f"{head}: aggregate goodput, kb/s", list(g.sum(axis=1)), scale=1e3),
+        row(f"{head}: Jain's index", list(jain(g)), high=1.0),
+    ]
+
+
+def _nontcp_rows(config: Config, nontcp: Mapping[tuple[str, float], pd.DataFrame]) -> list[Row]:
+    """Fig. 12 (loss-free, every scheme), then Fig. 13 (per loss, TCP-aware BP with flow
+    control and AODV; loss 0 repeats Fig. 12's runs). The paper only plots: no numbers."""
+    if not nontcp:
+        return []
+    rows: list[Row] = []
+    for s in NONTCP_SCHEMES:
+        head = f"Fig. 12, diamond, TCP + non-TCP, no loss, {_nontcp_label(s)}"
+        rows += _nontcp_block(head, nontcp[(s, 0.0)])
+    for p in config.nontcp_losses:
+        for s in NONTCP_SWEEP:
+            head = f"Fig. 13, diamond, TCP + non-TCP, loss {p:g} on A-B, {_nontcp_label(s)}"
+            rows += _nontcp_block(head, nontcp[(s, float(p))])
+    return rows
+
+
+def _nontcp_time_figure(config: Config, ts: pd.DataFrame, out: Path) -> Path:
+    """Fig. 12: per-flow goodput over time, mean over seeds, one panel per scheme."""
+    from airqueue.reproduce.figures import save, timeseries_panels
+
+    panels: dict[str, dict[str, tuple[list[float], list[float]]]] = {}
+    for s in NONTCP_SCHEMES:
+        g = ts[ts["scheme"] == f"nontcp|{s}|0"]
+        mean = g.groupby(["flow", "t_start_s", "t_end_s"], sort=True)["goodput_bps"].mean()
+        series = {}
+        for flow, f in mean.groupby(level="flow"):
+            f = f.reset_index()
+            mid = (f["t_start_s"] + f["t_end_s"]) / 2
+            what = "flow 1 (TCP)" if int(flow) == 0 else "flow 2 (non-TCP)"
+            series[what] = (list(mid), list(f["goodput_bps"] / 1e3))
+        panels[f"{_nontcp_label(s)}, mean of {config.seeds} seeds"] = series
+    fig = timeseries_panels(
+        panels, title=f"{NAME}: Fig. 12, diamond, TCP-SACK A->B and non-TCP A->D, no loss"
+    )
+    return save(fig, out / "nontcp-over-time.png")
+
+
+def _nontcp_loss_figure(
+    config: Config, nontcp: Mapping[tuple[str, float], pd.DataFrame], out: Path
+) -> Path:
+    """Fig. 13: each flow's goodput, the aggregate and Jain's index against the loss."""
+    from airqueue.reproduce.figures import lines_with_ci, save
+
+    def series(f: Any) -> dict[str, dict[Any, list[float]]]:
+        return {
+            _nontcp_label(s): {
+                f"{p:g}": list(f(nontcp[(s, float(p))])) for p in config.nontcp_losses
+            }
+            for s in NONTCP_SWEEP
+        }
+
+    panels = {
+        "flow 1 (TCP), kb/s": series(lambda g: g[0] / 1e3),
+        "flow 2 (non-TCP), kb/s": series(lambda g: g[1] / 1e3),
+        "aggregate, kb/s": series(lambda g: g.sum(axis=1) / 1e3),
+        "Jain's index": series(jain),
+    }
+    fig = lines_with_ci(
+        panels,
+        title=f"{NAME}: Fig. 13, diamond, TCP + non-TCP, against loss on A-B",
+        xlabel="loss probability of link A-B",
+    )
+    return save(fig, out / "nontcp-loss.png")
+
+
+def _nontcp_notes(config: Config, nontcp: Mapping[tuple[str, float], pd.DataFrame]) -> list[str]:
+    if not nontcp:
+        return []
+    notes = [
+        "Figs. 12-13: flow 2 is a UDP source with always data to send (the paper's "
+        "'non-TCP flow'; its rate and packet size are not given: 1000 B like TCP). With "
+        f"backpressure it is paced by eq. (5) with g = log: x = M / max(U, 1), M = "
+        f"{config.log_weight:g} bit/s x packets, U its own per-flow queue at A, capped at "
+        f"R_max = the data rate ({config.data_rate:g} b/s), floored at 10 kb/s, updated per "
+        "packet sent. M is the scenario default, from eq. (6) (section 4.3): T ~ 0.5 s, "
+        "q ~ 1% (TCP-SACK's RTT and retransmitted fraction in this diamond under TCP-aware "
+        "BP) and beta = 0.5 give x ~ 40 packets/s; times a backlog U = 12 (a quarter of "
+        "K = 50) gives 3.8e6, rounded to 4e6. It was not tuned against these results.",
+        "Figs. 12-13 deviations: no network coding (the paper applies it to every scheme, "
+        "AODV included); AODV's flow 2 fills its drop-tail queue (100 packets) and is "
+        "refilled as packets leave; the paper's Rayleigh fading on A-B is independent "
+        "frame erasures in both directions; the TCP-aware BP + uncontrolled UDP runs are "
+        "an ablation the paper does not show.",
+    ]
+    for s in NONTCP_SCHEMES:
+        g = nontcp[(s, 0.0)]
+        f1, f2 = g[0].mean() / 1e3, g[1].mean() / 1e3
+        notes.append(
+            f"Fig. 12, {_nontcp_label(s)}: TCP / non-TCP = {f1:.0f} / {f2:.0f} kb/s, Jain "
+            f"{jain(g).mean():.2f}."
+        )
+    for p in config.nontcp_losses:
+        bp, aodv = nontcp[("tcp_aware_fc", float(p))], nontcp[("aodv_udp", float(p))]
+        notes.append(
+            f"Fig. 13, loss {p:g}: aggregate TCP-aware BP + flow control "
+            f"{bp.sum(axis=1).mean() / 1e3:.0f} kb/s (Jain {jain(bp).mean():.2f}), AODV "
+            f"{aodv.sum(axis=1).mean() / 1e3:.0f} kb/s (Jain {jain(aodv).mean():.2f})."
+        )
+    classical = nontcp[("classical_fc", 0.0)]
+    if classical[0].mean() > 0.1 * max(classical[1].mean(), 1.0):
+        u = config.log_weight / max(classical[1].mean(), 1.0)
+        notes.append(
+            "Fig. 12: the paper's TCP flow does not survive classical BP; here it does. Our "
+            "reading (not instrumented): the flow control holds the UDP backlog at A near "
+            f"M / x, about {u:.0f} packets at the rate it gets, and TCP-SACK's window (up "
+            "to 64 segments) queues more than that at A, so U_i - U_j serves TCP too; the "
+            "packets the paper sees trapped are those of a flow whose queue stays below "
+            "its competitor's."
+        )
+    starved = sorted(
+        p
+        for (s, p), g in nontcp.items()
+        if s == "tcp_aware_fc" and p > 0 and g[0].mean() < 0.05 * max(g[1].mean(), 1.0)
+    )
+    if starved:
+        notes.append(
+            "Fig. 13: TCP-aware BP with flow control starves the TCP flow at loss "
+            f"{', '.join(f'{p:g}' for p in starved)}, where the paper finds it better than "
+            "AODV at high loss; the UDP flow, no longer held back by a large backlog, "
+            "takes the channel. The cause is the one of the Fig. 9 note: on the lossy "
+            "link A-B the TCP flow's weight max(K, U_i) R (1 - p) loses to the UDP flow's "
+            "(K - U_C) R towards C whenever U_C < K p; flow control bounds the UDP "
+            "backlog, not its share of the scheduler."
+        )
+    return notes
 
 
 def _sweep_rows(config: Config, sweep: Mapping[tuple[str, float], pd.DataFrame]) -> list[Row]:
@@ -425,7 +662,8 @@ def _notes(
         "detection, drop-tail queues), the paper's baseline there.",
         "Deviation (Fig. 9): link A-B erases each frame independently with probability p "
         "in both directions, where the paper draws Rayleigh fading with average loss p. "
-        "Not run: the grid topology (Figs. 8, 10, 11) and the non-TCP flow (Figs. 12-13).",
+        "Not run: the grid topology (Figs. 8, 10, 11)"
+        + ("." if config.nontcp else " and the non-TCP flow (Figs. 12-13)."),
         "Deviation: no network coding layer (the paper's rateless code masks losses and "
         "reordering); TCP sees the model's reordering and losses directly.",
         "The paper's numbers are stated only for the tree with TCP-aware BP (Fig. 6a, "

@@ -232,6 +232,18 @@ impl Qdisc {
         }
     }
 
+    /// The queue a packet of `flow` towards `dst` waits in: backpressure's per-flow
+    /// queue `U_i^s` of commodity (flow, dst) (seed 002, eq. (5)); for the other
+    /// disciplines [`Qdisc::queue_len_for`]. Backpressure flow control reads it. No
+    /// allocation: one map lookup.
+    #[inline]
+    pub fn commodity_len(&self, flow: crate::ids::FlowId, dst: NodeId) -> usize {
+        match self {
+            Qdisc::Backpressure(d) => d.queue_len(flow, dst),
+            _ => self.queue_len_for(dst),
+        }
+    }
+
     /// What this node believes neighbour `j`'s queue for `dst` holds (DiffQ, and fair
     /// queuing by destination: its last report for that class).
     pub fn neighbour_len(&self, j: NodeId, dst: NodeId) -> Option<u32> {

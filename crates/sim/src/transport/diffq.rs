@@ -27,6 +27,13 @@
 //! holds at most one packet.
 //!
 //! Both rules clip the rate to `[min_bps, max_bps]`.
+//!
+//! The log rule is also the flow control that complements backpressure for non-TCP flows
+//! (seed 002, section 3, eq. (5), with `g = log` as in section 4.3): the source admits
+//! `x_s = M / U_i^s`, the rate that maximises `M log x_s - U_i^s x_s`, with `U_i^s` its own
+//! backpressure queue for the flow, and `max_bps` standing for `R_i^max`
+//! ([`DiffqRateConfig::flow_control`]). The world paces both kinds of source with this one
+//! controller and differs only in the queue it reads (`world/diffq.rs`).
 
 use airqueue_kernel::Time;
 
@@ -88,6 +95,22 @@ impl DiffqRateConfig {
     pub fn log() -> Self {
         DiffqRateConfig {
             utility: DiffqUtility::Log,
+            ..DiffqRateConfig::aimd()
+        }
+    }
+
+    /// Backpressure flow control for a non-TCP source (seed 002, eq. (5) with
+    /// `g = log`): `rate = m / max(U, 1)` clipped to `[min_bps, r_max_bps]`, where
+    /// `m` is eq. (5)'s `M` (bit/s x packets) and `r_max_bps` its `R_i^max`. The first
+    /// update happens as the first packet leaves, so the initial rate only needs to
+    /// lie within the bounds.
+    pub fn flow_control(m: f64, r_max_bps: f64, min_bps: f64) -> Self {
+        DiffqRateConfig {
+            utility: DiffqUtility::Log,
+            log_weight_bps: m,
+            initial_bps: min_bps,
+            min_bps,
+            max_bps: r_max_bps,
             ..DiffqRateConfig::aimd()
         }
     }
@@ -230,6 +253,32 @@ mod tests {
         assert_eq!(r.decreases, 2);
         // Clipped below at the floor.
         assert_eq!(r.on_send(1000), 10e3);
+    }
+
+    #[test]
+    fn flow_control_admits_m_over_the_backlog_within_r_max_and_the_floor() {
+        // Seed 002, eq. (5) with g = log: x = M / U, capped at R_max, floored.
+        let (m, r_max, floor) = (4e6, 2e6, 20e3);
+        let mut r = DiffqRate::new(DiffqRateConfig::flow_control(m, r_max, floor));
+        assert_eq!(
+            r.rate_bps(),
+            floor,
+            "starts at the floor until a packet leaves"
+        );
+        // An empty or one-packet queue asks for M, more than R_max: capped.
+        assert_eq!(r.on_send(0), r_max);
+        assert_eq!(r.on_send(1), r_max);
+        // At and beyond M / R_max = 2 packets the rule itself binds.
+        assert_eq!(r.on_send(2), 2e6);
+        assert_eq!(r.on_send(5), 0.8e6);
+        assert_eq!(r.on_send(40), 100e3);
+        // M / U under the floor is floored: 4e6 / 400 = 10 kb/s < 20 kb/s.
+        assert_eq!(r.on_send(400), floor);
+        // The queue drains: the rate follows U down and back, no memory.
+        assert_eq!(r.on_send(10), 400e3);
+        assert_eq!((r.updates, r.decreases), (7, 3));
+        // 1000-byte packets at 400 kb/s leave every 20 ms.
+        assert_eq!(r.interval(1000, None), Time::from_millis(20));
     }
 
     #[test]

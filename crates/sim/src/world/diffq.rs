@@ -10,7 +10,9 @@
 //!
 //! Pacing: a paced flow has one `Pace` event outstanding. Each tick reads the source's own
 //! queue for the destination, emits one packet and updates the controller; the next tick
-//! is `payload * 8 / rate` later. A DiffQ-UDP tick creates a datagram. DiffQ-TCP paces
+//! is `payload * 8 / rate` later. Backpressure flow control (seed 002, eq. (5)) is the
+//! same pacer on another queue: the source's per-flow queue `U_i^s` instead of its
+//! destination queue (`PacedBy`). A DiffQ-UDP tick creates a datagram. DiffQ-TCP paces
 //! every data segment, retransmissions included (section 6.1: "the TCP source transmits
 //! packets at the rate dictated by the DiffQ source rate control"): the TCP sender is in
 //! paced mode and transmits one segment per tick, chosen by its loss recovery; ACKs and
@@ -19,7 +21,7 @@
 //! TCP decided on it (an earlier version kept emitted segments in a host buffer with
 //! their timers running: throttled flows then timed out on their own buffer).
 
-use super::{Event, FlowApp, World};
+use super::{Event, FlowApp, PacedBy, World};
 use crate::app::UdpRate;
 use crate::ids::{FlowId, NodeId};
 use crate::net::Packet;
@@ -123,13 +125,20 @@ impl World {
         }
     }
 
-    /// `|Q_src(dst)|` of flow `f`: its source's queue for its destination (0 when
-    /// unroutable).
+    /// The queue flow `f`'s controller reads at its source (0 when unroutable): DiffQ's
+    /// `|Q_src(dst)|`, the source's queue for the destination; backpressure flow
+    /// control's `U_src^s`, the source's queue for the flow's commodity (seed 002,
+    /// eq. (5)).
     fn source_queue_len(&self, f: FlowId) -> usize {
         let fl = &self.flows[f.index()];
-        self.routing
+        let q = self
+            .routing
             .next_hop(fl.src, fl.dst)
             .and_then(|next| self.iface_towards(fl.src, next))
-            .map_or(0, |iface| self.qdisc(iface).queue_len_for(fl.dst))
+            .map(|iface| self.qdisc(iface));
+        match fl.paced_by {
+            PacedBy::Destination => q.map_or(0, |q| q.queue_len_for(fl.dst)),
+            PacedBy::Commodity => q.map_or(0, |q| q.commodity_len(f, fl.dst)),
+        }
     }
 }
