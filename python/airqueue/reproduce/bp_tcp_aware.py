@@ -58,7 +58,7 @@ from airqueue.reproduce.report import ReproductionResult, Row, bootstrap_ratio, 
 from airqueue.reproduce.runs import Runner
 
 NAME = "bp-tcp-aware"
-SUMMARY = "Sec. 5, Figs. 6-7: TCP-aware backpressure keeps both TCP flows alive; classical starves"
+SUMMARY = "Sec. 5, Figs. 6-7, 9, 12-13: TCP-aware BP vs classical BP and AODV, TCP and non-TCP"
 
 TOPOLOGIES: dict[str, tuple[tuple[float, float], ...]] = {
     "tree": ((0.0, 0.0), (-200.0, 0.0), (200.0, 0.0), (400.0, 0.0)),

@@ -49,7 +49,7 @@ REPRODUCTIONS: dict[str, tuple[str, str, str]] = {
     ),
     "bp-tcp-aware": (
         "airqueue.reproduce.bp_tcp_aware",
-        "Sec. 5, Figs. 6-7: TCP-aware backpressure keeps both TCP flows alive; classical starves",
+        "Sec. 5, Figs. 6-7, 9, 12-13: TCP-aware BP vs classical BP and AODV, TCP and non-TCP",
         "002",
     ),
 }
