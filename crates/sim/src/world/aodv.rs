@@ -167,10 +167,10 @@ impl World {
     pub(super) fn aodv_timer(&mut self, node: NodeId, timer: AodvTimer) {
         let now = self.events.now();
         match timer {
-            AodvTimer::Discovery { dst, generation } => {
+            AodvTimer::Discovery { generation } => {
                 let a = self.aodv();
                 let mut out = std::mem::take(&mut a.actions);
-                a.nodes[node.index()].on_discovery_timeout(dst, generation, now, &mut out);
+                a.nodes[node.index()].on_discovery_timeout(generation, now, &mut out);
                 self.aodv_act(node, out);
             }
             AodvTimer::Jitter => self.kick(Iface::Wifi(node)),

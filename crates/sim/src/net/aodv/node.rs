@@ -28,9 +28,10 @@ const RERR_RATELIMIT: u32 = 10;
 /// The timers of a node, carried by the world's events.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AodvTimer {
-    /// The wait for a reply to the request for `dst` is over (stale unless
-    /// `generation` is the discovery's current one).
-    Discovery { dst: NodeId, generation: u32 },
+    /// The wait for a reply to a request is over. `generation` names the discovery
+    /// (each request a node sends gets a new one, so a stale timer matches nothing);
+    /// the destination is not carried, which keeps the world's events at 16 bytes.
+    Discovery { generation: u32 },
     /// A jittered broadcast is due.
     Jitter,
     /// A buffered packet's time may be up.
@@ -255,7 +256,7 @@ impl AodvNode {
         });
         out.push(Action::Arm {
             at: now + wait,
-            timer: AodvTimer::Discovery { dst, generation },
+            timer: AodvTimer::Discovery { generation },
         });
     }
 
@@ -271,22 +272,18 @@ impl AodvNode {
         }
     }
 
-    /// The wait for a reply for `dst` is over: widen the ring, retry, or give up.
-    pub fn on_discovery_timeout(
-        &mut self,
-        dst: NodeId,
-        generation: u32,
-        now: Time,
-        out: &mut Vec<Action>,
-    ) {
+    /// The wait for the reply to request `generation` is over: widen the ring, retry,
+    /// or give up.
+    pub fn on_discovery_timeout(&mut self, generation: u32, now: Time, out: &mut Vec<Action>) {
         let c = self.cfg;
         let Some(i) = self
             .discoveries
             .iter()
-            .position(|d| d.dst == dst && d.generation == generation)
+            .position(|d| d.generation == generation)
         else {
             return; // answered, or superseded
         };
+        let dst = self.discoveries[i].dst;
         if self.next_hop(dst, now).is_some() {
             return self.discovered(dst, now, out);
         }

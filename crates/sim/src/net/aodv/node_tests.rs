@@ -55,10 +55,10 @@ fn expanding_ring_then_network_wide_backoff_then_failure() {
         seen.push((ttl, wait));
         out.clear();
         // A stale timer does nothing.
-        a.on_discovery_timeout(NodeId(5), generation.wrapping_sub(1), now + wait, &mut out);
+        a.on_discovery_timeout(generation.wrapping_sub(1), now + wait, &mut out);
         assert!(out.is_empty());
         now += wait;
-        a.on_discovery_timeout(NodeId(5), generation, now, &mut out);
+        a.on_discovery_timeout(generation, now, &mut out);
         if out == [Action::DiscoveryFailed(NodeId(5))] {
             break;
         }
