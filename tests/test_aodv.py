@@ -88,3 +88,16 @@ def test_the_cli_shows_aodv_overhead() -> None:
     assert result.exit_code == 0, result.output
     line = next(ln for ln in result.output.splitlines() if ln.startswith("aodv:"))
     assert "discoveries 2/2 (failed 0)" in line and "link breaks" in line
+
+
+def test_hello_link_detection_shows_hellos_in_the_counters() -> None:
+    sc = airqueue.Scenario.load(EXAMPLE).with_overrides({"routing.link_detection": "hello"})
+    res = airqueue.run(sc, duration=6.0)
+    routing = res.summary["routing"]
+    assert routing["hellos_sent"] > 0
+    assert int(res.routing["hellos_sent"].sum()) == routing["hellos_sent"]
+    assert all(f["packets_delivered"] > 0 for f in res.summary["flows"])
+
+
+def test_mac_link_detection_sends_no_hellos(grid: airqueue.Results) -> None:
+    assert grid.summary["routing"]["hellos_sent"] == 0

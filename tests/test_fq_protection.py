@@ -114,7 +114,18 @@ def test_bad_parameters_are_named(tmp_path, params, message):
 def test_routing_parameter_reaches_the_scenario_and_is_checked(tmp_path):
     # AODV by default, as the paper ran (footnote 5); static on request.
     default = fqp.Config.make(False, None)
-    assert fqp.scenario(default, "droptail", udp=True)["routing"] == {"kind": "aodv"}
+    assert fqp.scenario(default, "droptail", udp=True)["routing"] == {
+        "kind": "aodv",
+        "link_detection": "mac",
+    }
+    hello = fqp.Config.make(False, {"aodv_link_detection": "hello"})
+    assert fqp.scenario(hello, "droptail", udp=True)["routing"] == {
+        "kind": "aodv",
+        "link_detection": "hello",
+    }
+    assert "hello messages (section 6.9" in fqp._routing_note(hello)
+    with pytest.raises(ValueError, match="aodv_link_detection: expected one of mac, hello"):
+        fqp.Config.make(False, {"aodv_link_detection": "hellos"})
     config = fqp.Config.make(False, {"routing": "static"})
     assert fqp.scenario(config, "droptail", udp=True)["routing"] == {"kind": "static"}
     with pytest.raises(airqueue.ConfigError, match="routing: expected one of static, aodv"):

@@ -2,16 +2,16 @@
 //! [`WorldConfig`]. The only place that knows both the file schema and the core's types.
 
 use crate::schema::{
-    BackpressureVariantKind, CcKind, DiffqUtilityKind, FadingKind, FlowKind, FlowSpec,
-    FqClassifyKind, Level, Mac, Medium, PreambleKind, PropagationKind, QueueKind, Radio, Rate,
-    RateControlKind, RoutingKind, RoutingMetric, Scenario, TcpVariantKind, Topology,
+    AodvLinkDetection, BackpressureVariantKind, CcKind, DiffqUtilityKind, FadingKind, FlowKind,
+    FlowSpec, FqClassifyKind, Level, Mac, Medium, PreambleKind, PropagationKind, QueueKind, Radio,
+    Rate, RateControlKind, RoutingKind, RoutingMetric, Scenario, TcpVariantKind, Topology,
 };
 use crate::topology::adjacency;
 use airqueue_kernel::Time;
 use airqueue_phy::{Dbm, DsssRate, EdcaLevel, Preamble, Propagation};
 use airqueue_sim::app::UdpRate;
 use airqueue_sim::medium::wifi::{Fading, RateChange, RateControl, WifiConfig};
-use airqueue_sim::net::aodv::AodvConfig;
+use airqueue_sim::net::aodv::{AodvConfig, LinkDetection};
 use airqueue_sim::net::olsr::OlsrConfig;
 use airqueue_sim::net::routing::{etx, GraphEdge};
 use airqueue_sim::net::RoutingTable;
@@ -425,6 +425,12 @@ fn aodv_config(s: &Scenario) -> Option<AodvConfig> {
         ttl_threshold: hops(a.ttl_threshold),
         buffer_capacity: a.buffer_capacity_pkts as usize,
         buffer_timeout: Time::from_secs_f64(a.buffer_timeout_s),
+        link_detection: match a.link_detection {
+            AodvLinkDetection::Mac => LinkDetection::Mac,
+            AodvLinkDetection::Hello => LinkDetection::Hello,
+        },
+        hello_interval: Time::from_secs_f64(a.hello_interval_s),
+        allowed_hello_loss: hops(a.allowed_hello_loss),
         ..AodvConfig::default()
     })
 }

@@ -31,9 +31,10 @@ use serde_json::Value;
 
 use crate::error::{ConfigError, ConfigErrors};
 use crate::schema::{
-    AodvSpec, BackpressureSpec, BackpressureVariantKind, CcKind, DiffqSpec, DiffqUtilityKind,
-    FlowKind, FlowSpec, FqClassifyKind, LinkSpec, Medium, OlsrSpec, Outputs, QueueKind, QueueSpec,
-    Rate, Routing, RoutingKind, RoutingMetric, Scenario, TcpSpec, TcpVariantKind, Topology,
+    AodvLinkDetection, AodvSpec, BackpressureSpec, BackpressureVariantKind, CcKind, DiffqSpec,
+    DiffqUtilityKind, FlowKind, FlowSpec, FqClassifyKind, LinkSpec, Medium, OlsrSpec, Outputs,
+    QueueKind, QueueSpec, Rate, Routing, RoutingKind, RoutingMetric, Scenario, TcpSpec,
+    TcpVariantKind, Topology,
 };
 use fields::{describe, number, Errs, Fields};
 
@@ -792,9 +793,9 @@ fn read_links(items: &[Value], nodes: Option<u32>, errs: &mut Errs) -> Option<Ve
 }
 
 /// `[routing]` keys that only some routing kinds take.
-const ROUTING_KEYS: [(&str, &[&str]); 17] = [
+const ROUTING_KEYS: [(&str, &[&str]); 19] = [
     ("metric", &["static", "olsr"]),
-    ("hello_interval", &["olsr"]),
+    ("hello_interval", &["olsr", "aodv"]),
     ("tc_interval", &["olsr"]),
     ("neighb_hold_time", &["olsr"]),
     ("top_hold_time", &["olsr"]),
@@ -810,6 +811,8 @@ const ROUTING_KEYS: [(&str, &[&str]); 17] = [
     ("ttl_threshold", &["aodv"]),
     ("buffer_capacity", &["aodv"]),
     ("buffer_timeout", &["aodv"]),
+    ("link_detection", &["aodv"]),
+    ("allowed_hello_loss", &["aodv"]),
 ];
 
 fn read_routing(mut f: Fields, errs: &mut Errs) -> Option<Routing> {
@@ -975,6 +978,23 @@ fn read_aodv(f: &mut Fields, errs: &mut Errs) -> Option<AodvSpec> {
         "seconds in (0, 3600]",
         seconds(3600.0),
     );
+    let detection = f.choice(errs, "link_detection", Some("mac"), &["mac", "hello"], &[]);
+    let hello_interval = f.number(
+        errs,
+        "hello_interval",
+        Some(d.hello_interval_s),
+        "seconds in (0, 3600]",
+        seconds(3600.0),
+    );
+    let hello_loss = f
+        .integer(
+            errs,
+            "allowed_hello_loss",
+            Some(d.allowed_hello_loss.into()),
+            "an integer in 1..=255",
+            1..=255,
+        )
+        .map(|x| x as u32);
     if let (Some(start), Some(threshold), Some(diameter)) = (ttl_start, ttl_threshold, diameter) {
         if start > threshold {
             errs.push(ConfigError::new(
@@ -1007,6 +1027,12 @@ fn read_aodv(f: &mut Fields, errs: &mut Errs) -> Option<AodvSpec> {
         ttl_threshold: ttl_threshold?,
         buffer_capacity_pkts: buffer?,
         buffer_timeout_s: buffer_timeout?,
+        link_detection: match detection? {
+            "hello" => AodvLinkDetection::Hello,
+            _ => AodvLinkDetection::Mac,
+        },
+        hello_interval_s: hello_interval?,
+        allowed_hello_loss: hello_loss?,
     })
 }
 

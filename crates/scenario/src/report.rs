@@ -90,7 +90,7 @@ pub fn summary(s: &Scenario, out: &RunOutcome, wall_seconds: f64) -> Value {
 }
 
 /// The AODV counters of every node, by name (what the `routing` table has per node).
-fn aodv_counters(s: &AodvStats) -> [(&'static str, u64); 14] {
+fn aodv_counters(s: &AodvStats) -> [(&'static str, u64); 15] {
     [
         ("rreq_originated", s.rreq_originated),
         ("rreq_forwarded", s.rreq_forwarded),
@@ -105,6 +105,7 @@ fn aodv_counters(s: &AodvStats) -> [(&'static str, u64); 14] {
         ("discoveries_succeeded", s.discoveries_succeeded),
         ("discoveries_failed", s.discoveries_failed),
         ("link_breaks", s.link_breaks),
+        ("hellos_sent", s.hellos_sent),
         ("control_drops", s.control_drops),
     ]
 }

@@ -319,6 +319,24 @@ pub struct AodvSpec {
     pub buffer_capacity_pkts: u32,
     /// `buffer_timeout` seconds in (0, 3600]; default 30 (ns-2).
     pub buffer_timeout_s: f64,
+    /// `link_detection`: how link breaks are found; default MAC feedback.
+    pub link_detection: AodvLinkDetection,
+    /// `hello_interval` seconds in (0, 3600] (HELLO_INTERVAL); default 1.
+    pub hello_interval_s: f64,
+    /// `allowed_hello_loss` in 1..=255 (ALLOWED_HELLO_LOSS); default 2.
+    pub allowed_hello_loss: u32,
+}
+
+/// `[routing] link_detection` of AODV.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AodvLinkDetection {
+    /// A unicast frame that reaches the MAC retry limit breaks the link (ns-2).
+    #[default]
+    Mac,
+    /// RFC 3561 6.9 hello messages: a next hop silent for allowed_hello_loss *
+    /// hello_interval is gone.
+    Hello,
 }
 
 impl Default for AodvSpec {
@@ -333,6 +351,9 @@ impl Default for AodvSpec {
             ttl_threshold: 7,
             buffer_capacity_pkts: 64,
             buffer_timeout_s: 30.0,
+            link_detection: AodvLinkDetection::Mac,
+            hello_interval_s: 1.0,
+            allowed_hello_loss: 2,
         }
     }
 }

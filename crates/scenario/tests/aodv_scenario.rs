@@ -265,3 +265,130 @@ fn simultaneous_sources_that_hear_each_other_both_find_routes() {
         );
     }
 }
+
+const HELLO: &str = "kind = \"aodv\"\nlink_detection = \"hello\"";
+
+#[test]
+fn hello_detection_on_a_chain_discovers_delivers_and_sends_hellos() {
+    let out = run(&chain(HELLO)).outcome;
+    assert!(out.conservation.holds(), "{:?}", out.conservation);
+    let r = &out.routing;
+    assert_eq!(
+        (r[0].discoveries_started, r[0].discoveries_succeeded),
+        (1, 1)
+    );
+    let f = &out.metrics.flows[0];
+    assert!(
+        f.packets_delivered as f64 >= 0.95 * f.packets_sent as f64,
+        "{f:?}"
+    );
+    // Every node of the route carries data for 9 s: HELLOs from each of them (one per
+    // HELLO_INTERVAL at most), and every next hop stays heard: no breaks.
+    for (i, s) in r.iter().enumerate() {
+        assert!(s.hellos_sent >= 3 && s.hellos_sent <= 10, "node {i}: {s:?}");
+    }
+    assert_eq!(r.iter().map(|s| s.link_breaks).sum::<u64>(), 0);
+    // MAC detection sends none, and the default is MAC detection, bit for bit.
+    let mac = run(&chain("kind = \"aodv\"")).outcome;
+    assert_eq!(mac.routing.iter().map(|s| s.hellos_sent).sum::<u64>(), 0);
+    let explicit = run(&chain("kind = \"aodv\"\nlink_detection = \"mac\"")).outcome;
+    assert_eq!(mac.routing, explicit.routing);
+    assert_eq!(
+        format!("{:?}", mac.metrics.flows),
+        format!("{:?}", explicit.metrics.flows)
+    );
+}
+
+#[test]
+fn hello_detection_is_deterministic() {
+    let text = toml_to_json(&grid(10.0).replace("kind = \"aodv\"", HELLO))
+        .unwrap()
+        .to_string();
+    let strip = |s: String| {
+        let mut v: Value = serde_json::from_str(&s).unwrap();
+        let m = v["summary"].as_object_mut().unwrap();
+        m.remove("wall_seconds");
+        m.remove("events_per_second");
+        v
+    };
+    let a = strip(run_json(&text, None, None));
+    assert_eq!(a["ok"], true);
+    assert!(a["summary"]["routing"]["hellos_sent"].as_u64().unwrap() > 0);
+    assert_eq!(a, strip(run_json(&text, None, None)));
+}
+
+/// The congested grid with both detectors: MAC failures from hidden terminals are
+/// link breaks with MAC detection, only drops with hello detection.
+#[test]
+fn a_congested_grid_breaks_fewer_links_with_hellos() {
+    let count = |text: &str| {
+        let out = run(text).outcome;
+        assert!(out.conservation.holds(), "{:?}", out.conservation);
+        let sum = |f: fn(&airqueue_sim::net::aodv::AodvStats) -> u64| -> u64 {
+            out.routing.iter().map(f).sum()
+        };
+        let drops = out.metrics.drops_by_reason();
+        (
+            sum(|s| s.link_breaks),
+            sum(|s| s.discoveries_started),
+            sum(|s| s.hellos_sent),
+            drops[DropReason::MacRetryLimit.index()],
+            out.metrics.delivered,
+        )
+    };
+    let mac = count(&grid(20.0));
+    let hello = count(&grid(20.0).replace("kind = \"aodv\"", HELLO));
+    eprintln!(
+        "grid 20 s (link_breaks, discoveries, hellos, mac_retry_drops, delivered): \
+         mac {mac:?} hello {hello:?}"
+    );
+    assert_eq!(mac.2, 0);
+    assert!(hello.2 > 0);
+    assert!(hello.0 < mac.0, "mac {mac:?} hello {hello:?}");
+    assert!(hello.4 > 0);
+}
+
+#[test]
+fn bad_hello_configurations_are_refused_with_the_keys_named() {
+    let base = chain("kind = \"aodv\"");
+    let with = |extra: &str| base.replace("kind = \"aodv\"", &format!("kind = \"aodv\"\n{extra}"));
+    let e = errors(&with("link_detection = \"helo\""));
+    assert!(
+        e.iter()
+            .any(|m| m.starts_with("routing.link_detection") && m.contains("\"hello\"")),
+        "{e:?}"
+    );
+    for bad in ["hello_interval = 0", "hello_interval = 3601"] {
+        let e = errors(&with(bad));
+        assert!(
+            e.iter().any(|m| m.starts_with("routing.hello_interval")),
+            "{bad}: {e:?}"
+        );
+    }
+    for bad in ["allowed_hello_loss = 0", "allowed_hello_loss = 256"] {
+        let e = errors(&with(bad));
+        assert!(
+            e.iter()
+                .any(|m| m.starts_with("routing.allowed_hello_loss")),
+            "{bad}: {e:?}"
+        );
+    }
+    let e = errors(&base.replace(
+        "kind = \"aodv\"",
+        "kind = \"static\"\nlink_detection = \"hello\"",
+    ));
+    assert!(
+        e.iter()
+            .any(|m| m.starts_with("routing.link_detection") && m.contains("aodv")),
+        "{e:?}"
+    );
+    let e = errors(&base.replace(
+        "kind = \"aodv\"",
+        "kind = \"static\"\nallowed_hello_loss = 3",
+    ));
+    assert!(
+        e.iter()
+            .any(|m| m.starts_with("routing.allowed_hello_loss") && m.contains("aodv")),
+        "{e:?}"
+    );
+}

@@ -216,7 +216,10 @@ fn bad_olsr_configurations_are_refused_with_the_keys_named() {
     has(&with("metric = \"ett\""), "routing.metric", "etx");
     let e = errors(&base.replace("kind = \"olsr\"", "kind = \"static\"\nlq_window = 5"));
     has(&e, "routing.lq_window", "olsr");
-    let e = errors(&base.replace("kind = \"olsr\"", "kind = \"aodv\"\nhello_interval = 1"));
+    let e = errors(&base.replace("kind = \"olsr\"", "kind = \"aodv\"\ntc_interval = 1"));
+    has(&e, "routing.tc_interval", "olsr");
+    // hello_interval is AODV's too (with link_detection = "hello"), not static routing's.
+    let e = errors(&base.replace("kind = \"olsr\"", "kind = \"static\"\nhello_interval = 1"));
     has(&e, "routing.hello_interval", "olsr");
     let e = errors(&format!(
         "{base}[medium]\nkind = \"wired\"\nbandwidth = 1e6\ndelay = 0.001\n"

@@ -264,7 +264,8 @@ pub struct WorldConfig {
     /// a table when they dequeue (AODV runs with drop-tail and fair queuing, which do not).
     pub routing: RoutingTable,
     /// AODV (RFC 3561) instead of the static table, on the wifi medium: routes are
-    /// discovered on demand and break on MAC retry-limit failures (`world/aodv.rs`).
+    /// discovered on demand and break on MAC retry-limit failures or, with hello
+    /// detection, on silent next hops (`world/aodv.rs`).
     pub aodv: Option<AodvConfig>,
     /// OLSR (RFC 3626) on the wifi medium: each node's periodic HELLOs and TCs keep its
     /// row of `routing` up to date (`world/olsr.rs`); the table given here is replaced
@@ -558,6 +559,9 @@ impl World {
             .as_ref()
             .filter(|_| cfg.aodv.is_none())
             .map(|o| Box::new(OlsrNet::new(o, n, cfg.seed, &mut routing, &mut events)));
+        let aodv = cfg
+            .aodv
+            .map(|a| Box::new(AodvNet::new(a, n, cfg.seed, &mut events)));
         World {
             events,
             duration: cfg.duration,
@@ -567,7 +571,7 @@ impl World {
             wifi,
             routing,
             olsr,
-            aodv: cfg.aodv.map(|a| Box::new(AodvNet::new(a, n, cfg.seed))),
+            aodv,
             flows,
             metrics,
             next_uid: 0,
@@ -658,6 +662,7 @@ impl World {
                 let link = &mut self.wires.links[l.index()];
                 let (from, to) = (link.from, link.to);
                 let pkt = link.arrive();
+                self.aodv_heard(to, from);
                 self.diffq_report(to, from, &pkt);
                 self.receive(to, from, pkt);
             }
@@ -706,12 +711,14 @@ impl World {
             for o in outs.drain(..) {
                 match o {
                     WifiOutput::Received { node, from, pkt } if pkt.transport.is_control() => {
+                        self.aodv_heard(node, from);
                         match pkt.transport {
                             TransportHeader::Olsr(_) => self.olsr_receive(node, from, pkt),
                             _ => self.aodv_receive(node, from, pkt),
                         }
                     }
                     WifiOutput::Received { node, from, pkt } => {
+                        self.aodv_heard(node, from);
                         let now = self.events.now();
                         self.qdisc_mut(Iface::Wifi(node))
                             .on_received(from, &pkt, now);
@@ -720,7 +727,10 @@ impl World {
                     }
                     WifiOutput::Overheard {
                         node, from, pkt, ..
-                    } => self.diffq_report(node, from, &pkt),
+                    } => {
+                        self.aodv_heard(node, from);
+                        self.diffq_report(node, from, &pkt)
+                    }
                     WifiOutput::RetryLimitDrop { node, pkt } if pkt.transport.is_control() => {
                         self.aodv_control_lost(node)
                     }
@@ -731,7 +741,7 @@ impl World {
                     WifiOutput::WantFrame(node) => self.kick(Iface::Wifi(node)),
                     WifiOutput::TxStatus(st) => {
                         if !st.success && self.aodv.is_some() {
-                            self.aodv_link_break(st.node, st.next_hop);
+                            self.aodv_tx_failed(st.node, st.next_hop);
                         }
                     }
                 }

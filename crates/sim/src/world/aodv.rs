@@ -10,20 +10,28 @@
 //!   dropped packets (the conservation law is about data), but their bytes take air
 //!   time and the MAC counters include them. Their losses are counted in
 //!   `AodvStats::control_drops`.
-//! * A unicast frame that reaches the MAC retry limit is a link break (link-layer
-//!   feedback instead of hello messages, as ns-2's AODV does). The routes through that
+//! * Link breaks (`LinkDetection`): by default a unicast frame that reaches the MAC
+//!   retry limit is a link break (link-layer feedback, as ns-2's AODV does). With hello
+//!   detection (RFC 3561 6.9) every packet a node receives or overhears marks its sender
+//!   alive, each node's HELLO_INTERVAL timer sends HELLOs (jittered like the other
+//!   broadcasts) and reports next hops silent for ALLOWED_HELLO_LOSS * HELLO_INTERVAL
+//!   as broken, and MAC failures are only drops. Either way the routes through that
 //!   neighbour break and the packets queued for it leave the queue: those this node
 //!   generated wait for a new route, the others are dropped (`DropReason::LinkBroken`;
-//!   no local repair). The frame itself stays a `MacRetryLimit` drop.
+//!   no local repair). A frame that reached the retry limit stays a `MacRetryLimit`
+//!   drop.
 
 use super::control::ControlQueues;
 use super::{Event, FlowApp, Iface, World};
 use crate::app::UdpRate;
 use crate::ids::{FlowId, NodeId};
-use crate::net::aodv::{Action, AodvConfig, AodvMsg, AodvNode, AodvStats, AodvTimer, Buffer};
+use crate::medium::wifi::BROADCAST;
+use crate::net::aodv::{
+    Action, AodvConfig, AodvMsg, AodvNode, AodvStats, AodvTimer, Buffer, LinkDetection,
+};
 use crate::net::{DropReason, Packet, TransportHeader};
 use crate::qdisc::{Dequeued, Queued};
-use airqueue_kernel::Time;
+use airqueue_kernel::{EventQueue, Time};
 
 /// Every node's AODV state and what the world keeps for it.
 pub(super) struct AodvNet {
@@ -38,7 +46,21 @@ pub(super) struct AodvNet {
 }
 
 impl AodvNet {
-    pub(super) fn new(cfg: AodvConfig, node_count: usize, seed: u64) -> Self {
+    /// With hello detection, arms every node's first HELLO_INTERVAL tick.
+    pub(super) fn new(
+        cfg: AodvConfig,
+        node_count: usize,
+        seed: u64,
+        events: &mut EventQueue<Event>,
+    ) -> Self {
+        if cfg.link_detection == LinkDetection::Hello {
+            for i in 0..node_count {
+                events.schedule_in(
+                    cfg.hello_interval,
+                    Event::Aodv(NodeId(i as u32), AodvTimer::Hello),
+                );
+            }
+        }
         AodvNet {
             cfg,
             nodes: (0..node_count)
@@ -174,6 +196,12 @@ impl World {
                 self.aodv_act(node, out);
             }
             AodvTimer::Jitter => self.kick(Iface::Wifi(node)),
+            AodvTimer::Hello => {
+                let a = self.aodv();
+                let mut out = std::mem::take(&mut a.actions);
+                a.nodes[node.index()].on_hello_timer(now, &mut out);
+                self.aodv_act(node, out);
+            }
             AodvTimer::Buffer => {
                 let a = self.aodv();
                 let mut pkts = std::mem::take(&mut a.packets);
@@ -191,8 +219,29 @@ impl World {
         }
     }
 
-    /// The MAC of `node` gave up on a unicast frame to `next`: a link break (RFC 3561
-    /// 6.11 case i).
+    /// `node` received or overheard a packet from its neighbour `from` (hello
+    /// detection's liveness; nothing without AODV or with MAC detection).
+    #[inline]
+    pub(super) fn aodv_heard(&mut self, node: NodeId, from: NodeId) {
+        let now = self.events.now();
+        if let Some(a) = &mut self.aodv {
+            a.nodes[node.index()].heard(from, now);
+        }
+    }
+
+    /// The MAC of `node` gave up on a unicast frame to `next`: a link break with MAC
+    /// detection, nothing more than the drop with hello detection.
+    pub(super) fn aodv_tx_failed(&mut self, node: NodeId, next: NodeId) {
+        if self
+            .aodv
+            .as_ref()
+            .is_some_and(|a| a.cfg.link_detection == LinkDetection::Mac)
+        {
+            self.aodv_link_break(node, next);
+        }
+    }
+
+    /// The link from `node` to `next` broke (RFC 3561 6.11 case i).
     pub(super) fn aodv_link_break(&mut self, node: NodeId, next: NodeId) {
         let now = self.events.now();
         let a = self.aodv();
@@ -255,6 +304,7 @@ impl World {
                     self.aodv().packets = pkts;
                     self.restart_saturating(node);
                 }
+                Action::LinkBroken(next) => self.aodv_link_break(node, next),
             }
         }
         let a = self.aodv();
@@ -268,6 +318,9 @@ impl World {
         let now = self.events.now();
         let pkt = self.control_packet(node, to, TransportHeader::Aodv(msg), ttl);
         let a = self.aodv();
+        if to == BROADCAST {
+            a.nodes[node.index()].sent_broadcast(now);
+        }
         let max_jitter = a.cfg.max_jitter;
         let delay = if jitter && max_jitter > Time::ZERO {
             a.control.jitter(node, max_jitter)

@@ -8,9 +8,10 @@
 //!   link breaks and route errors (6.11);
 //! * `buffer.rs`: the packets a source holds while it looks for a route.
 //!
-//! The world (`world/aodv.rs`) carries the messages over the 802.11 MAC and turns MAC
-//! feedback into link breaks. What is left out (hello messages, local repair,
-//! gratuitous RREPs, blacklists) is listed in `docs/routing.md`.
+//! The world (`world/aodv.rs`) carries the messages over the 802.11 MAC and detects link
+//! breaks either from MAC feedback (the default) or from hello messages (6.9,
+//! [`LinkDetection::Hello`]). What is left out (local repair, gratuitous RREPs,
+//! blacklists) is listed in `docs/routing.md`.
 
 pub mod buffer;
 pub mod node;
@@ -28,6 +29,19 @@ const TIMEOUT_BUFFER: u64 = 2;
 /// RFC 3561 section 10: K in DELETE_PERIOD = K * max(ACTIVE_ROUTE_TIMEOUT,
 /// HELLO_INTERVAL), 5 when link-layer feedback detects breaks.
 const DELETE_PERIOD_K: u64 = 5;
+
+/// How a node learns that the link to a next hop broke (RFC 3561 6.11 case i).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LinkDetection {
+    /// Link-layer feedback: a unicast frame that reaches the MAC retry limit (ns-2).
+    #[default]
+    Mac,
+    /// Hello messages (6.9): a node on an active route broadcasts a HELLO every
+    /// HELLO_INTERVAL unless it broadcast something else, and a next hop not heard
+    /// from for ALLOWED_HELLO_LOSS * HELLO_INTERVAL is gone. MAC failures are then
+    /// only drops.
+    Hello,
+}
 
 /// AODV parameters (RFC 3561 section 10 names) plus the discovery buffer.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -53,6 +67,12 @@ pub struct AodvConfig {
     pub control_queue_capacity: usize,
     /// Upper bound of the uniform jitter before a broadcast is relayed (RFC 5148 style).
     pub max_jitter: Time,
+    /// How link breaks are detected (default: MAC feedback).
+    pub link_detection: LinkDetection,
+    /// HELLO_INTERVAL (1 s), with [`LinkDetection::Hello`].
+    pub hello_interval: Time,
+    /// ALLOWED_HELLO_LOSS (2), with [`LinkDetection::Hello`].
+    pub allowed_hello_loss: u8,
 }
 
 impl Default for AodvConfig {
@@ -70,6 +90,9 @@ impl Default for AodvConfig {
             buffer_timeout: Time::from_secs(30),
             control_queue_capacity: 64,
             max_jitter: Time::from_millis(10),
+            link_detection: LinkDetection::Mac,
+            hello_interval: Time::from_secs(1),
+            allowed_hello_loss: 2,
         }
     }
 }
@@ -88,6 +111,12 @@ impl AodvConfig {
     /// MY_ROUTE_TIMEOUT = 2 * ACTIVE_ROUTE_TIMEOUT.
     pub fn my_route_timeout(&self) -> Time {
         self.active_route_timeout.times(2)
+    }
+
+    /// ALLOWED_HELLO_LOSS * HELLO_INTERVAL: how long a next hop may stay silent, and the
+    /// lifetime a HELLO advertises (6.9).
+    pub fn hello_loss_time(&self) -> Time {
+        self.hello_interval.times(self.allowed_hello_loss as u64)
     }
 
     /// DELETE_PERIOD with link-layer feedback.

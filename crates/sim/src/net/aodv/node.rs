@@ -16,7 +16,7 @@
 
 use super::table::{seq_at_least, seq_newer, Offer, RouteTable};
 use super::wire::{AodvMsg, Rerr, Rrep, Rreq};
-use super::AodvConfig;
+use super::{AodvConfig, LinkDetection};
 use crate::ids::NodeId;
 use crate::medium::wifi::BROADCAST;
 use airqueue_kernel::Time;
@@ -36,6 +36,9 @@ pub enum AodvTimer {
     Jitter,
     /// A buffered packet's time may be up.
     Buffer,
+    /// Every HELLO_INTERVAL with hello link detection: check the next hops' liveness and
+    /// send a HELLO if due (6.9).
+    Hello,
 }
 
 /// What the state machine asks its caller to do.
@@ -55,6 +58,10 @@ pub enum Action {
     RouteFound(NodeId),
     /// The discovery for this destination gave up: drop what waits for it.
     DiscoveryFailed(NodeId),
+    /// Hello detection: nothing was heard from this next hop for ALLOWED_HELLO_LOSS *
+    /// HELLO_INTERVAL. The caller handles it as a link break (and calls
+    /// [`AodvNode::on_link_break`]).
+    LinkBroken(NodeId),
 }
 
 /// Routing overhead and events of one node.
@@ -75,8 +82,11 @@ pub struct AodvStats {
     pub discoveries_started: u64,
     pub discoveries_succeeded: u64,
     pub discoveries_failed: u64,
-    /// Unicast frames that reached the MAC retry limit (each is a detected break).
+    /// Detected link breaks: unicast frames that reached the MAC retry limit (MAC
+    /// detection), or next hops silent for too long (hello detection).
     pub link_breaks: u64,
+    /// HELLO messages broadcast (hello detection, 6.9).
+    pub hellos_sent: u64,
     /// Control packets lost: refused by a full control queue, dropped by the MAC at
     /// its retry limit or with the link to their neighbour, replies without a reverse
     /// route.
@@ -111,11 +121,25 @@ pub struct AodvNode {
     /// Scratch lists (kept to avoid allocating per message).
     lost: Vec<(NodeId, u32)>,
     recipients: Vec<NodeId>,
+    /// Hello detection only (empty otherwise): when each neighbour was last heard, and
+    /// when this node last handed it a data packet, indexed by node id.
+    last_heard: Vec<Time>,
+    last_used: Vec<Time>,
+    /// When this node last originated, forwarded or received a data packet.
+    last_data: Option<Time>,
+    /// When this node last sent a broadcast.
+    last_broadcast: Option<Time>,
+    /// Scratch list of silent next hops.
+    silent: Vec<NodeId>,
     pub stats: AodvStats,
 }
 
 impl AodvNode {
     pub fn new(id: NodeId, node_count: usize, cfg: AodvConfig) -> Self {
+        let dense = match cfg.link_detection {
+            LinkDetection::Mac => 0,
+            LinkDetection::Hello => node_count,
+        };
         AodvNode {
             id,
             cfg,
@@ -128,6 +152,11 @@ impl AodvNode {
             rerr_window: (Time::ZERO, 0),
             lost: Vec::new(),
             recipients: Vec::new(),
+            last_heard: vec![Time::ZERO; dense],
+            last_used: vec![Time::ZERO; dense],
+            last_data: None,
+            last_broadcast: None,
+            silent: Vec::new(),
             stats: AodvStats::default(),
         }
     }
@@ -167,6 +196,9 @@ impl AodvNode {
         now: Time,
     ) -> Option<NodeId> {
         let next = self.next_hop(dst, now)?;
+        if let Some(t) = self.last_used.get_mut(next.index()) {
+            *t = now;
+        }
         let until = now + self.cfg.active_route_timeout;
         self.table.refresh(dst, now, until);
         self.table.refresh(next, now, until);
@@ -176,6 +208,7 @@ impl AodvNode {
 
     /// A data packet from `src` arrived from `prev`: the routes back are in use (6.2).
     pub fn refresh_reverse(&mut self, src: NodeId, prev: NodeId, now: Time) {
+        self.last_data = Some(now);
         let until = now + self.cfg.active_route_timeout;
         if src != self.id {
             self.table.refresh(src, now, until);
@@ -330,6 +363,95 @@ impl AodvNode {
         self.table.offer(from, o, now);
     }
 
+    /// Hello detection: a packet (data or control, addressed to this node, broadcast or
+    /// overheard) from neighbour `from` arrived, so the link to it is alive.
+    #[inline]
+    pub fn heard(&mut self, from: NodeId, now: Time) {
+        if let Some(t) = self.last_heard.get_mut(from.index()) {
+            *t = now;
+        }
+    }
+
+    /// This node sent a broadcast: no HELLO is due within HELLO_INTERVAL (6.9).
+    #[inline]
+    pub fn sent_broadcast(&mut self, now: Time) {
+        self.last_broadcast = Some(now);
+    }
+
+    /// Whether this node is part of an active route: it originated, forwarded or
+    /// received a data packet within ACTIVE_ROUTE_TIMEOUT (the routes that packet used
+    /// are then active, 6.2).
+    fn on_active_route(&self, now: Time) -> bool {
+        self.last_data
+            .is_some_and(|t| now < t + self.cfg.active_route_timeout)
+    }
+
+    /// The HELLO_INTERVAL tick of hello detection (6.9, 6.11 case i): every next hop of
+    /// an active route this node sent data through within ACTIVE_ROUTE_TIMEOUT that was
+    /// not heard for more than ALLOWED_HELLO_LOSS * HELLO_INTERVAL is reported as
+    /// [`Action::LinkBroken`]; then, if this node is part of an active route and sent no
+    /// broadcast within the last HELLO_INTERVAL, it broadcasts a HELLO (an RREP with TTL
+    /// 1 for itself, with its own sequence number). Re-arms itself.
+    pub fn on_hello_timer(&mut self, now: Time, out: &mut Vec<Action>) {
+        let c = self.cfg;
+        if c.link_detection != LinkDetection::Hello {
+            return;
+        }
+        let loss = c.hello_loss_time();
+        let mut silent = std::mem::take(&mut self.silent);
+        silent.clear();
+        for (_, r) in self.table.iter() {
+            let nb = r.next_hop;
+            let i = nb.index();
+            if r.is_active(now)
+                && now < self.last_used[i] + c.active_route_timeout
+                && now > self.last_heard[i] + loss
+                && !silent.contains(&nb)
+            {
+                silent.push(nb);
+            }
+        }
+        out.extend(silent.iter().map(|&nb| Action::LinkBroken(nb)));
+        self.silent = silent;
+        let quiet = self
+            .last_broadcast
+            .is_none_or(|t| now >= t + c.hello_interval);
+        if self.on_active_route(now) && quiet {
+            let hello = Rrep {
+                hop_count: 0,
+                dst: self.id,
+                dst_seq: self.seq,
+                orig: self.id,
+                lifetime: loss,
+            };
+            self.stats.hellos_sent += 1;
+            self.last_broadcast = Some(now);
+            out.push(Action::Send {
+                msg: AodvMsg::Rrep(hello),
+                to: BROADCAST,
+                ttl: 1,
+                jitter: true,
+            });
+        }
+        out.push(Action::Arm {
+            at: now + c.hello_interval,
+            timer: AodvTimer::Hello,
+        });
+    }
+
+    /// A HELLO from neighbour `from` (6.9): an active route to it, with its latest
+    /// sequence number and a lifetime of at least ALLOWED_HELLO_LOSS * HELLO_INTERVAL.
+    fn on_hello(&mut self, from: NodeId, hello: Rrep, now: Time, out: &mut Vec<Action>) {
+        let o = Offer {
+            next_hop: from,
+            hop_count: 1,
+            seq: Some(hello.dst_seq),
+            lifetime: now + hello.lifetime,
+        };
+        self.table.offer(from, o, now);
+        self.discovered(from, now, out);
+    }
+
     /// A request arrived from neighbour `from` with IP TTL `ttl` (6.5).
     pub fn on_rreq(&mut self, from: NodeId, ttl: u8, rreq: Rreq, now: Time, out: &mut Vec<Action>) {
         let c = self.cfg;
@@ -425,6 +547,10 @@ impl AodvNode {
     /// A reply arrived from neighbour `from` (6.7).
     pub fn on_rrep(&mut self, from: NodeId, rrep: Rrep, now: Time, out: &mut Vec<Action>) {
         self.heard_neighbour(from, now);
+        if rrep.dst == from && rrep.orig == from {
+            // A HELLO: no node asks for a route to itself, so only HELLOs look like this.
+            return self.on_hello(from, rrep, now, out);
+        }
         if rrep.dst == self.id {
             return;
         }

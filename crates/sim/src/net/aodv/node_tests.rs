@@ -426,3 +426,148 @@ fn no_route_at_a_forwarder_tells_the_previous_hop() {
     assert_eq!(c.stats.rerr_sent, RERR_RATELIMIT as u64);
     assert_eq!(c.stats.rerr_rate_limited, 12);
 }
+
+fn hello_node(id: u32) -> AodvNode {
+    let cfg = AodvConfig {
+        link_detection: LinkDetection::Hello,
+        ..AodvConfig::default()
+    };
+    AodvNode::new(NodeId(id), N, cfg)
+}
+
+/// Node 1 with an active route to 3 through its neighbour 2, learnt at `now` from 2's
+/// reply (so 2 was heard then), and one data packet of its own sent along it.
+fn hello_route(now: Time) -> AodvNode {
+    let mut b = hello_node(1);
+    let mut out = Vec::new();
+    b.heard(NodeId(2), now);
+    let reply = Rrep {
+        hop_count: 1,
+        dst: NodeId(3),
+        dst_seq: 4,
+        orig: NodeId(1),
+        lifetime: Time::from_secs(6),
+    };
+    b.on_rrep(NodeId(2), reply, now, &mut out);
+    assert_eq!(
+        b.use_route(NodeId(1), NodeId(3), NodeId(1), now),
+        Some(NodeId(2))
+    );
+    b
+}
+
+fn hellos(out: &[Action]) -> Vec<Rrep> {
+    out.iter()
+        .filter_map(|a| match a {
+            Action::Send {
+                msg: AodvMsg::Rrep(r),
+                to: BROADCAST,
+                ttl: 1,
+                jitter: true,
+            } => Some(*r),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn hellos_only_while_on_an_active_route_and_not_after_a_broadcast() {
+    let mut out = Vec::new();
+    // Idle: the timer only re-arms itself.
+    let mut a = hello_node(1);
+    a.on_hello_timer(Time::from_secs(1), &mut out);
+    assert_eq!(
+        out,
+        [Action::Arm {
+            at: Time::from_secs(2),
+            timer: AodvTimer::Hello
+        }]
+    );
+    // MAC detection: no timer work at all.
+    out.clear();
+    node(1).on_hello_timer(Time::from_secs(1), &mut out);
+    assert!(out.is_empty());
+    // On an active route: a HELLO for itself, its own sequence number, lifetime
+    // ALLOWED_HELLO_LOSS * HELLO_INTERVAL.
+    let t0 = Time::from_secs(10);
+    let mut b = hello_route(t0);
+    out.clear();
+    b.heard(NodeId(2), t0 + ms(900));
+    b.on_hello_timer(t0 + ms(1000), &mut out);
+    let h = hellos(&out);
+    assert_eq!(
+        h,
+        [Rrep {
+            hop_count: 0,
+            dst: NodeId(1),
+            dst_seq: b.seq(),
+            orig: NodeId(1),
+            lifetime: Time::from_secs(2),
+        }]
+    );
+    assert_eq!(b.stats.hellos_sent, 1);
+    // Another broadcast within the interval replaces the next HELLO.
+    out.clear();
+    b.sent_broadcast(t0 + ms(1500));
+    b.heard(NodeId(2), t0 + ms(1900));
+    b.on_hello_timer(t0 + ms(2000), &mut out);
+    assert!(hellos(&out).is_empty());
+    // No data for ACTIVE_ROUTE_TIMEOUT (3 s): no longer part of an active route.
+    out.clear();
+    b.heard(NodeId(2), t0 + ms(2900));
+    b.on_hello_timer(t0 + ms(3000), &mut out);
+    assert!(hellos(&out).is_empty());
+    assert_eq!(b.stats.hellos_sent, 1);
+}
+
+#[test]
+fn silence_beyond_the_allowed_loss_breaks_the_link_and_hearing_refreshes() {
+    let t0 = Time::from_secs(10);
+    let mut out = Vec::new();
+    // Heard 1.5 s later: alive at t0 + 2.5 s.
+    let mut b = hello_route(t0);
+    b.heard(NodeId(2), t0 + ms(1500));
+    b.on_hello_timer(t0 + ms(2500), &mut out);
+    assert!(!out.contains(&Action::LinkBroken(NodeId(2))), "{out:?}");
+    // Exactly ALLOWED_HELLO_LOSS * HELLO_INTERVAL of silence is still allowed.
+    let mut b = hello_route(t0);
+    out.clear();
+    b.on_hello_timer(t0 + ms(2000), &mut out);
+    assert!(!out.contains(&Action::LinkBroken(NodeId(2))), "{out:?}");
+    // More is a break, reported once.
+    out.clear();
+    b.on_hello_timer(t0 + ms(2500), &mut out);
+    let broken: Vec<_> = out
+        .iter()
+        .filter(|a| matches!(a, Action::LinkBroken(_)))
+        .collect();
+    assert_eq!(broken, [&Action::LinkBroken(NodeId(2))]);
+    // The caller's break invalidates the routes through 2; no further report.
+    out.clear();
+    b.on_link_break(NodeId(2), t0 + ms(2500), &mut out);
+    assert!(b.next_hop(NodeId(3), t0 + ms(2500)).is_none());
+    out.clear();
+    b.on_hello_timer(t0 + ms(3500), &mut out);
+    assert!(!out.iter().any(|a| matches!(a, Action::LinkBroken(_))));
+}
+
+#[test]
+fn a_hello_gives_a_route_to_its_sender_and_is_not_relayed() {
+    let mut b = hello_node(1);
+    let mut out = Vec::new();
+    let now = Time::from_secs(5);
+    let hello = Rrep {
+        hop_count: 0,
+        dst: NodeId(2),
+        dst_seq: 9,
+        orig: NodeId(2),
+        lifetime: Time::from_secs(2),
+    };
+    b.on_rrep(NodeId(2), hello, now, &mut out);
+    assert!(out.is_empty(), "{out:?}");
+    let r = b.table().active(NodeId(2), now).unwrap();
+    assert_eq!(
+        (r.next_hop, r.hop_count, r.seq, r.valid_seq),
+        (NodeId(2), 1, 9, true)
+    );
+}

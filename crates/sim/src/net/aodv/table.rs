@@ -154,6 +154,14 @@ impl RouteTable {
     }
 
     /// Every destination with an entry, as (destination, entry).
+    pub fn iter(&self) -> impl Iterator<Item = (NodeId, &Route)> {
+        self.routes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| Some((NodeId(i as u32), r.as_ref()?)))
+    }
+
+    /// Every destination with an entry, as (destination, entry), mutable.
     pub fn iter_mut(&mut self) -> impl Iterator<Item = (NodeId, &mut Route)> {
         self.routes
             .iter_mut()
