@@ -7,8 +7,8 @@
 //! radio range): flow 1 goes A -> B (one hop), flow 2 A -> D (two hops). 802.11b at
 //! 2 Mb/s, 1000-byte packets, 100-packet buffers, loss-free links (section 5).
 
-use airqueue_scenario::api::{run_value, Run};
-use airqueue_scenario::parse::toml_to_json;
+mod common;
+use common::goodputs;
 
 /// The tree with `queue` as the `[queue]` table body, run for `duration` seconds.
 fn tree(queue: &str, duration: f64) -> String {
@@ -39,23 +39,6 @@ fn tree(queue: &str, duration: f64) -> String {
         start = 0.5
         "#
     )
-}
-
-/// Per-flow goodputs (bit/s) of a run, after checking conservation and determinism.
-#[track_caller]
-fn goodputs(text: &str) -> Vec<f64> {
-    let run = || run_value(toml_to_json(text).unwrap(), None, None).unwrap();
-    let (a, b) = (run(), run());
-    let c = &a.outcome.conservation;
-    assert!(c.holds(), "{c:?}");
-    let per_flow = |r: &Run| -> Vec<f64> {
-        let flows = r.outcome.metrics.flows.iter();
-        flows.map(|f| f.goodput_bps()).collect()
-    };
-    let (g, h) = (per_flow(&a), per_flow(&b));
-    assert_eq!(g, h, "same file, same result");
-    assert_eq!(a.outcome.events, b.outcome.events);
-    g
 }
 
 /// Measured with seeds 1-5 over 200 s (goodput in kb/s, flow 1 / flow 2): drop-tail

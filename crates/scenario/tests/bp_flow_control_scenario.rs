@@ -9,8 +9,11 @@
 //! 300 m apart, out of the 250 m range. 802.11b at 2 Mb/s, 1000-byte packets,
 //! 100-packet buffers, loss-free links.
 
-use airqueue_scenario::api::{run_value, Run};
+use airqueue_scenario::api::run_value;
 use airqueue_scenario::parse::toml_to_json;
+
+mod common;
+use common::goodputs;
 
 /// The diamond with `queue` as the `[queue]` table body, `extra` appended (a
 /// `[routing]` or `[backpressure]` table), flow 2's `cc`, run for `duration` s.
@@ -44,23 +47,6 @@ fn diamond(queue: &str, extra: &str, cc: &str, duration: f64, seed: u64) -> Stri
         {extra}
         "#
     )
-}
-
-/// Per-flow goodputs (bit/s) of a run, after checking conservation and determinism.
-#[track_caller]
-fn goodputs(text: &str) -> Vec<f64> {
-    let run = || run_value(toml_to_json(text).unwrap(), None, None).unwrap();
-    let (a, b) = (run(), run());
-    let c = &a.outcome.conservation;
-    assert!(c.holds(), "{c:?}");
-    let per_flow = |r: &Run| -> Vec<f64> {
-        let flows = r.outcome.metrics.flows.iter();
-        flows.map(|f| f.goodput_bps()).collect()
-    };
-    let (g, h) = (per_flow(&a), per_flow(&b));
-    assert_eq!(g, h, "same file, same result");
-    assert_eq!(a.outcome.events, b.outcome.events);
-    g
 }
 
 const TCP_AWARE: &str = "kind = \"backpressure\"";
