@@ -22,9 +22,8 @@
 //!   drop.
 
 use super::control::ControlQueues;
-use super::{Event, FlowApp, Iface, World};
-use crate::app::UdpRate;
-use crate::ids::{FlowId, NodeId};
+use super::{Event, Iface, World};
+use crate::ids::NodeId;
 use crate::medium::wifi::BROADCAST;
 use crate::net::aodv::{
     Action, AodvConfig, AodvMsg, AodvNode, AodvStats, AodvTimer, Buffer, LinkDetection,
@@ -349,19 +348,10 @@ impl World {
     /// Saturating UDP sources at `node` whose waiting packets were dropped offer a new
     /// one (which starts a new discovery), as a source that always has data would.
     fn restart_saturating(&mut self, node: NodeId) {
-        for i in 0..self.flows.len() {
-            let f = &self.flows[i];
-            if f.src != node || f.pacer.is_some() {
-                continue;
-            }
-            let FlowApp::Udp(udp) = &f.app else { continue };
-            let waiting = self
-                .aodv
+        self.refill_saturating_at(node, |w, dst| {
+            !w.aodv
                 .as_ref()
-                .is_some_and(|a| a.buffers[node.index()].has_packets_for(f.dst));
-            if udp.rate == UdpRate::Saturate && !waiting {
-                self.top_up(FlowId(i as u32));
-            }
-        }
+                .is_some_and(|a| a.buffers[node.index()].has_packets_for(dst))
+        });
     }
 }

@@ -11,7 +11,8 @@
 //!   the MAC counters, but stay out of the data packets' conservation law; the protocols
 //!   count their losses themselves.
 
-use super::World;
+use super::{FlowApp, World};
+use crate::app::UdpRate;
 use crate::ids::{FlowId, NodeId};
 use crate::net::{Packet, TransportHeader};
 use crate::qdisc::Dequeued;
@@ -87,6 +88,27 @@ impl ControlQueues {
 }
 
 impl World {
+    /// Saturating UDP sources at `node` (not DiffQ-paced) whose destination passes
+    /// `ready` fill their first queue again. A saturating source only refills when one of
+    /// its packets leaves that queue; after routing dropped or held its packets, nothing
+    /// else would wake it.
+    pub(super) fn refill_saturating_at(
+        &mut self,
+        node: NodeId,
+        ready: impl Fn(&World, NodeId) -> bool,
+    ) {
+        for i in 0..self.flows.len() {
+            let f = &self.flows[i];
+            if f.src != node || f.pacer.is_some() {
+                continue;
+            }
+            let FlowApp::Udp(udp) = &f.app else { continue };
+            if udp.rate == UdpRate::Saturate && ready(self, f.dst) {
+                self.top_up(FlowId(i as u32));
+            }
+        }
+    }
+
     /// A new control packet from `node` to `dst` carrying `transport`.
     pub(super) fn control_packet(
         &mut self,

@@ -19,9 +19,8 @@
 //!   bytes take air time and the MAC counters include them.
 
 use super::control::ControlQueues;
-use super::{Event, FlowApp, Iface, World};
-use crate::app::UdpRate;
-use crate::ids::{FlowId, NodeId};
+use super::{Event, Iface, World};
+use crate::ids::NodeId;
 use crate::medium::wifi::BROADCAST;
 use crate::net::olsr::wire::{hello_bytes, tc_bytes};
 use crate::net::olsr::{warm_start, Bodies, MsgKind, OlsrConfig, OlsrMsg, OlsrNode, OlsrStats};
@@ -233,20 +232,7 @@ impl World {
     /// Saturating UDP sources at `node` that have a route now fill their queue again: a
     /// source that found no route dropped its packet and waits for nothing else.
     fn olsr_restart_saturating(&mut self, node: NodeId) {
-        let now = self.events.now();
-        for i in 0..self.flows.len() {
-            let f = &self.flows[i];
-            if f.src != node || f.pacer.is_some() {
-                continue;
-            }
-            let FlowApp::Udp(udp) = &f.app else { continue };
-            if udp.rate == UdpRate::Saturate
-                && udp.active(now)
-                && self.routing.next_hop(node, f.dst).is_some()
-            {
-                self.top_up(FlowId(i as u32));
-            }
-        }
+        self.refill_saturating_at(node, |w, dst| w.routing.next_hop(node, dst).is_some());
     }
 
     /// An OLSR packet `pkt` from neighbour `from` reached `node`.
