@@ -1,5 +1,6 @@
-//! Routing control packets on their way to the MAC, shared by the AODV and OLSR glue
-//! (`world/aodv.rs`, `world/olsr.rs`).
+//! What the AODV and OLSR glue (`world/aodv.rs`, `world/olsr.rs`) share: routing control
+//! packets on their way to the MAC, and the refill of saturating sources whose packets
+//! routing held back or dropped.
 //!
 //! * One FIFO per node that the MAC pulls before it asks the queue discipline: ns-2's
 //!   PriQueue puts routing packets at the head of the interface queue, so control
