@@ -50,6 +50,7 @@ def test_quick_figures_are_pngs(quick):
         "fairness.png",
         "throughput.png",
         "rate-change.png",
+        "queue-traces.png",
     ]
     for path in quick.figures:
         assert path.parent == quick.out
@@ -113,7 +114,9 @@ def test_quick_rate_change_rows(quick):
     # after the drop 0.37-0.38 under DQM against 4.0-4.3 under BASE; DQM's uplink share
     # of the channel time 0.48, BASE's 0.91; before the drop DQM's ratio is 1.0-1.2.
     rows = [r for r in quick.rows if r.metric.startswith("Sec. IV-B")]
-    assert len(rows) == 2 * 8 + 1
+    # 8 rows per scheme and the time-fair reference, then DQM's Fig. 5 rows (q.ref,
+    # queue length, delay before and after t0; D_ref).
+    assert len(rows) == 2 * 8 + 1 + 7
     gamma = "R_up/R_dn from 20 s"
     fair = quick.row(
         f"{RATE_HEAD}, DQM: {gamma} (Fig. 4a: uplink 'converge to lower' throughput, no number)"
@@ -166,3 +169,50 @@ def test_bad_rate_parameters_are_refused():
         dqm.Config.make(True, {"rate_time": 40.0})
     with pytest.raises(ValueError, match="low_rate"):
         dqm.Config.make(True, {"low_rate": 3e6})
+
+
+def test_quick_queue_trace_rows(quick):
+    # Fig. 5 (a): after the rate drop q.ref falls "due to larger mean transmission time".
+    # Seeds 1-8 of the quick scenario: mean q.ref 38.0-41.2 packets before t0, 32.9-33.6
+    # from 20 s. The measured delay is 121-184 ms before and 132-209 ms after, about
+    # three times D_ref = 50 ms rather than around it (T_pkt counts one uncontended
+    # access, the AP contends with its stations), so the delay is not compared to D_ref.
+    head = f"{RATE_HEAD}, DQM"
+    before, after = "before t0 (5-15 s)", "from 20 s"
+    q_ref = {
+        w: quick.row(f"{head}: mean q.ref {w}, packets (Fig. 5, plotted only)")
+        for w in (before, after)
+    }
+    delay = {
+        w: quick.row(f"{head}: mean queueing delay at the AP {w}, ms (Fig. 5, plotted only)")
+        for w in (before, after)
+    }
+    length = {w: quick.row(f"{head}: mean AP queue length {w}, packets") for w in (before, after)}
+    for r in (*q_ref.values(), *delay.values(), *length.values()):
+        assert r.paper is None
+        assert r.ours > 0
+    # q.ref = D_ref / mean T_pkt lies between 50 ms over an ACK's and a 1500-byte
+    # packet's T_pkt at 11 Mb/s (922 and 1984 us) before, and lower after.
+    assert 25 < q_ref[before].ours < 55
+    assert q_ref[after].ours < 0.95 * q_ref[before].ours
+    # Delays are per packet and of D_ref's order: milliseconds, not seconds.
+    assert all(2 < r.ours < 500 for r in delay.values())
+    d_ref = quick.row(f"{head}: reference: D_ref, ms (Table II; no interval)")
+    assert d_ref.ours == d_ref.ci_low == d_ref.ci_high == 50.0
+    # No BASE rows: drop-tail has no q.ref.
+    assert not any("BASE" in r.metric and "q.ref" in r.metric for r in quick.rows)
+
+
+def test_queues_table_has_dqm_columns_for_the_access_point_only():
+    config = dqm.Config.make(True, {"seeds": 1})
+    sc = dqm.scenario(config, "DQM", 1, 1, duration=8.0)
+    q = airqueue.run(sc).queues
+    assert {"q_ref_pkts", "queue_delay_s"} <= set(q.columns)
+    assert q["q_ref_pkts"].dtype == "float64" and q["queue_delay_s"].dtype == "float64"
+    ap, others = q[q["node"] == 0], q[q["node"] != 0]
+    assert ap["q_ref_pkts"].notna().all() and others["q_ref_pkts"].isna().all()
+    assert others["queue_delay_s"].isna().all()
+    assert (ap["queue_delay_s"].dropna() > 0).all() and ap["queue_delay_s"].notna().any()
+    base = dqm.scenario(config, "BASE", 1, 1, duration=8.0)
+    q = airqueue.run(base).queues
+    assert q["q_ref_pkts"].isna().all() and q["q_ref_pkts"].dtype == "float64"

@@ -104,7 +104,10 @@ class Results:
 
     @property
     def queues(self) -> pd.DataFrame:
-        """Queue length per node, sampled at every time-series bin boundary."""
+        """Queue length per node, sampled at every time-series bin boundary; for a node
+        whose radio queue is DQM (seed 004) also ``q_ref_pkts`` (its reference length
+        q.ref, packets) and ``queue_delay_s`` (mean enqueue-to-dequeue time of the packets
+        that left it during the bin, NaN when none did); NaN for every other node."""
         return self.table("queues")
 
     @property
@@ -202,7 +205,7 @@ def _to_arrow(name: str, columns: Mapping[str, list[Any]]) -> pa.Table:
 
 
 _TEXT_COLUMNS = {"reason", "kind", "name", "scheme", "series", "state"}
-_FLOAT_COLUMNS = {"cwnd_pkts", "ssthresh_pkts", "busy_fraction", "loss_event_rate"}
+_FLOAT_COLUMNS = {"cwnd_pkts", "ssthresh_pkts", "busy_fraction", "loss_event_rate", "q_ref_pkts"}
 _FLOAT_SUFFIXES = ("_s", "_bps", "_m", "_db", "_dbm", "_ratio", "_frac", "_index", "_utility")
 
 

@@ -197,7 +197,8 @@ fn routing_totals(out: &RunOutcome) -> Value {
 
 /// Column-oriented tables: `flows`, `timeseries`, `drops`, `flow_drops` (drops of flows'
 /// packets by flow, node, reason and whether the node is the packet's origin),
-/// `queues` (per node, the radio's queue plus the queues of the wires leaving it),
+/// `queues` (per node, the radio's queue plus the queues of the wires leaving it; for
+/// a DQM access point also `q.ref` and the mean queueing delay of the bin, null elsewhere),
 /// `nodes` (positions; null for a BSS's wired hosts, which are not on the channel),
 /// `mac` (802.11 counters per node; empty for the wired medium), `mac_levels`
 /// (802.11 data frames, failed attempts and retry-limit drops per node and priority
@@ -262,6 +263,8 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         queues.push("t_s", json!(q.at.as_secs_f64()));
         queues.push("node", json!(q.node.0));
         queues.push("len_pkts", json!(q.len_pkts));
+        queues.push("q_ref_pkts", q.q_ref_pkts.map_or(Value::Null, num));
+        queues.push("queue_delay_s", q.queue_delay_s.map_or(Value::Null, num));
     }
 
     let mut mac = Columns::default();
@@ -381,7 +384,7 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         "timeseries": ts.finish(&["flow", "t_start_s", "t_end_s", "packets_delivered", "goodput_bps"]),
         "drops": drops.finish(&["node", "reason", "packets"]),
         "flow_drops": flow_drops.finish(&["flow", "node", "reason", "at_origin", "packets"]),
-        "queues": queues.finish(&["t_s", "node", "len_pkts"]),
+        "queues": queues.finish(&["t_s", "node", "len_pkts", "q_ref_pkts", "queue_delay_s"]),
         "nodes": nodes.finish(&["node", "x_m", "y_m"]),
         "mac": mac.finish(&MAC_COLUMNS),
         "mac_levels": mac_levels.finish(&[

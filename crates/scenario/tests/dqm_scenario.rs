@@ -129,3 +129,47 @@ fn dqm_runs_repeat_themselves() {
         )
     );
 }
+
+/// Seed 004, Fig. 5: the `queues` samples carry DQM's `q.ref` and the mean queueing
+/// delay of each bin for the access point (node 0) only.
+///
+/// Measured (seed 1, 60 s): q.ref 34-54 packets, the AP's queue 35-100 packets (the PI
+/// controller brings it down only slowly), the delay 105-300 ms, mean 167 ms from 5 s:
+/// about three times `D_ref` = 50 ms, because `q.ref = D_ref / mean T_pkt` counts one
+/// uncontended access per packet while the AP, contending with eight stations, sends
+/// one about every 2.5 ms. Asserted: a positive delay in every bin after the start,
+/// with a mean between a few milliseconds and a few `D_ref`.
+#[test]
+fn dqm_samples_q_ref_and_queueing_delay_at_the_access_point_only() {
+    let text = scenario("kind = \"dqm\"\n");
+    let r: Run = run_value(toml_to_json(&text).unwrap(), Some(1), Some(20.0))
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let samples = &r.outcome.metrics.queue_samples;
+    assert!(!samples.is_empty());
+    for q in samples.iter().filter(|q| q.node.0 != 0) {
+        assert_eq!((q.q_ref_pkts, q.queue_delay_s), (None, None), "{q:?}");
+    }
+    let ap: Vec<_> = samples.iter().filter(|q| q.node.0 == 0).collect();
+    assert!(ap.len() >= 19, "{}", ap.len());
+    for q in &ap {
+        // 50 ms over T_pkt between a 40-byte ACK's (922 us) and a 1500-byte datagram's
+        // (1984 us) at 11 Mb/s: 25-55 packets.
+        let q_ref = q.q_ref_pkts.expect("DQM node without q.ref");
+        assert!((25.0..=55.0).contains(&q_ref), "{q:?}");
+        if let Some(d) = q.queue_delay_s {
+            assert!(d >= 0.0 && d.is_finite(), "{q:?}");
+        }
+    }
+    // After the first seconds traffic flows: every bin has departures, and their mean
+    // delay is positive and of D_ref's order.
+    let late: Vec<f64> = ap
+        .iter()
+        .filter(|q| q.at.as_secs_f64() >= 5.0)
+        .map(|q| q.queue_delay_s.expect("a bin without departures"))
+        .collect();
+    assert!(!late.is_empty());
+    let mean = late.iter().sum::<f64>() / late.len() as f64;
+    eprintln!("AP mean queueing delay from 5 s: {:.2} ms", mean * 1e3);
+    assert!(late.iter().all(|&d| d > 0.0), "{late:?}");
+    assert!((0.002..=0.3).contains(&mean), "{mean}");
+}

@@ -59,11 +59,17 @@ impl FlowMetrics {
 }
 
 /// One queue-length sample.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct QueueSample {
     pub at: Time,
     pub node: NodeId,
     pub len_pkts: u32,
+    /// DQM's reference length `q.ref` (packets) at `at`, for the node whose radio queue
+    /// is DQM; `None` elsewhere.
+    pub q_ref_pkts: Option<f64>,
+    /// Mean queueing delay (seconds, enqueue to dequeue) of the packets that left that
+    /// DQM queue during the bin ending at `at`; `None` when none left or not DQM.
+    pub queue_delay_s: Option<f64>,
 }
 
 /// Counts of every packet's fate.

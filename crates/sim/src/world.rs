@@ -1016,10 +1016,13 @@ impl World {
                 .sum();
             let radio = self.wifi.as_ref().map_or(0, |w| w.qdiscs[node].len());
             let len = wired + radio;
+            let dqm = (self.wifi.as_mut()).and_then(|w| w.qdiscs[node].dqm_sample());
             self.metrics.queue_samples.push(QueueSample {
                 at: now,
                 node: id,
                 len_pkts: len as u32,
+                q_ref_pkts: dqm.map(|(q_ref, _)| q_ref),
+                queue_delay_s: dqm.and_then(|(_, delay)| delay),
             });
         }
     }

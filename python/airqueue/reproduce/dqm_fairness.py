@@ -44,6 +44,10 @@ Experiments:
 - Section IV-C (Fig. 4b): downlink flows from the start, the uplink flows joining at
   100 s (``join_stations`` stations, half each way), 11 Mb/s: Jain's index of the
   downlink flows before the join, gamma and Jain's index after it.
+- Fig. 5 (sections IV-B and IV-C, DQM only): the AP's q.ref, queue length and mean
+  queueing delay (the ``queues`` table's ``q_ref_pkts``, ``len_pkts`` and
+  ``queue_delay_s`` of node 0) before and after t0 (the rate drop, the join), with
+  ``D_ref`` as the reference row, and their evolution over time (``queue-traces.png``).
 
 Goodputs are measured after a warm-up (``warmup``), as ns-2 traces usually are; the paper
 states neither its run length nor its measurement window. ``--quick``: 2 seeds of 30 s
@@ -328,6 +332,8 @@ def run(
     join: dict[str, tuple[_Point, _Point]] = {}
     rate: dict[str, tuple[_Point, _Point]] = {}
     rate_ts: dict[str, pd.DataFrame] = {}
+    #: The AP's DQM queue samples (q.ref, length, delay) per experiment ("rate", "join").
+    traces: dict[str, pd.DataFrame] = {}
     with Runner(out, workers=workers, serial=serial, progress=progress, client=client) as runner:
         for case in config.cases:
             for n in config.stations:
@@ -359,6 +365,8 @@ def run(
                     _measure(before[before["flow"] < half], half),
                     _measure(after, half),
                 )
+                if scheme == "DQM":
+                    traces["join"] = _ap_queue(runner.table(flows, "queues"))
         if config.rate_stations:
             half = config.rate_stations // 2
             for scheme in config.schemes:
@@ -370,6 +378,8 @@ def run(
                 )
                 rate[scheme] = (_measure(before, half), _measure(after, half))
                 rate_ts[scheme] = ts
+                if scheme == "DQM":
+                    traces["rate"] = _ap_queue(runner.table(flows, "queues"))
 
     rows: list[Row] = []
     for case in config.cases:
@@ -377,9 +387,12 @@ def run(
             rows += _point_rows(config, case, n, points)
     rows += _rate_rows(config, rate)
     rows += _join_rows(config, join)
+    rows += _trace_rows(config, traces)
     figures = [_fairness_figure(config, points, out), _throughput_figure(config, points, out)]
     if rate_ts:
         figures.append(_rate_figure(config, rate_ts, out))
+    if traces:
+        figures.append(_trace_figure(config, traces, out))
     notes = _notes(config, quick, seeds, points)
     return ReproductionResult(
         name=NAME,
@@ -551,6 +564,108 @@ def _join_rows(config: Config, join: Mapping[str, tuple[_Point, _Point]]) -> lis
     return rows
 
 
+def _ap_queue(queues: pd.DataFrame) -> pd.DataFrame:
+    """The access point's (node 0, the one DQM runs at) rows of a ``queues`` table."""
+    return queues[queues["node"] == 0].reset_index(drop=True)
+
+
+def _trace_windows(config: Config, experiment: str) -> tuple[str, float, float, float, float]:
+    """(heading, t0, start of 'after', end of run, bin) of a Fig. 5 experiment."""
+    if experiment == "rate":
+        half = config.rate_stations // 2
+        head = (
+            f"Sec. IV-B, {half} down + {half} up, uplink {config.data_rate / 1e6:g} -> "
+            f"{config.low_rate / 1e6:g} Mb/s at {config.rate_time:g} s, DQM"
+        )
+        t0, settle, end = config.rate_time, config.rate_settle, config.rate_duration
+    else:
+        half = config.join_stations // 2
+        head = f"Sec. IV-C, {half} down + {half} up joining at {config.join_time:g} s, DQM"
+        t0, settle, end = config.join_time, config.join_settle, config.join_duration
+    return head, t0, t0 + settle, end, config.bin
+
+
+def _window_means(q: pd.DataFrame, column: str, start: float, end: float) -> list[float]:
+    """Per seed, the mean of ``column`` over the samples of bins inside [start, end]
+    (a sample at ``t_s`` closes the bin ending there); bins without a value are left out."""
+    w = q[(q["t_s"] > start + 1e-9) & (q["t_s"] <= end + 1e-9)]
+    means = w.groupby("seed")[column].mean().dropna()
+    return [float(v) for v in means]
+
+
+def _trace_rows(config: Config, traces: Mapping[str, pd.DataFrame]) -> list[Row]:
+    rows: list[Row] = []
+    for experiment in ("rate", "join"):
+        q = traces.get(experiment)
+        if q is None:
+            continue
+        head, t0, after, end, _ = _trace_windows(config, experiment)
+        windows = (
+            (f"before t0 ({config.warmup:g}-{t0:g} s)", config.warmup, t0),
+            (f"from {after:g} s", after, end),
+        )
+        for label, start, stop in windows:
+            rows.append(
+                row(
+                    f"{head}: mean q.ref {label}, packets (Fig. 5, plotted only)",
+                    _window_means(q, "q_ref_pkts", start, stop),
+                )
+            )
+            rows.append(
+                row(
+                    f"{head}: mean AP queue length {label}, packets",
+                    _window_means(q, "len_pkts", start, stop),
+                )
+            )
+            rows.append(
+                row(
+                    f"{head}: mean queueing delay at the AP {label}, ms (Fig. 5, plotted only)",
+                    _window_means(q, "queue_delay_s", start, stop),
+                    scale=1e-3,
+                )
+            )
+        d_ref = config.d_ref * 1e3
+        rows.append(
+            Row(
+                f"{head}: reference: D_ref, ms (Table II; no interval)",
+                None,
+                d_ref,
+                d_ref,
+                d_ref,
+            )
+        )
+    return rows
+
+
+def _trace_figure(config: Config, traces: Mapping[str, pd.DataFrame], out: Path) -> Path:
+    """Fig. 5: q.ref, the AP's queue length and its queueing delay over time (DQM, mean
+    over seeds), one row of panels per experiment."""
+    from airqueue.reproduce.figures import queue_trace_panels, save
+
+    panels = {}
+    for experiment in ("rate", "join"):
+        q = traces.get(experiment)
+        if q is None:
+            continue
+        head, t0, _, _, _ = _trace_windows(config, experiment)
+        mean = q.groupby("t_s", sort=True)[["q_ref_pkts", "len_pkts", "queue_delay_s"]].mean()
+        t = list(mean.index)
+        panels[f"{head}, mean of {config.seeds} seeds"] = (
+            {
+                "q.ref": (t, list(mean["q_ref_pkts"])),
+                "queue length": (t, list(mean["len_pkts"])),
+            },
+            {"queueing delay": (t, list(mean["queue_delay_s"] * 1e3))},
+            t0,
+        )
+    fig = queue_trace_panels(
+        panels,
+        d_ref_ms=config.d_ref * 1e3,
+        title=f"{NAME}: DQM queue at the AP (Fig. 5; t0: rate drop / uplink join)",
+    )
+    return save(fig, out / "queue-traces.png")
+
+
 def _rate_figure(config: Config, rate_ts: Mapping[str, pd.DataFrame], out: Path) -> Path:
     """Fig. 4a: mean per-flow goodput of each class over time, mean over seeds."""
     from airqueue.reproduce.figures import save, timeseries_panels
@@ -662,8 +777,18 @@ def _notes(
         "errors in the model at 10 m).",
         "Deviation: TCP SACK (the paper's ns-2 agent is not named); ECN on for BASE too "
         "(drop-tail never marks, so BASE behaves as without ECN).",
-        "Not reproduced: the queue size, q.ref and queueing delay evolution of Fig. 5 "
-        "(the outputs have no per-instant q.ref or delay of the AP's queue).",
+        "Fig. 5 (queue-traces.png and the 'q.ref' / 'queueing delay' rows, DQM only): the "
+        "paper plots, gives no numbers. It describes (a) after the rate drop at t0 'the "
+        "reference queue length decreases due to larger mean transmission time' while 'the "
+        "queueing delay still fluctuates around the reference value' D_ref; (b) with "
+        "downlink flows only the link is 'under-utilized, with smaller queueing delay and "
+        "queue size than the reference values', and after the uplink flows join 'both "
+        "queueing delay and queue size are controlled around the reference values'. Ours: "
+        "the AP (node 0) sampled at every bin: q.ref = D_ref / mean T_pkt (EWMA of DQM's "
+        "one-access estimate) at the bin's end, the queue length (the AP's radio queue "
+        "plus its nearly empty 100 Mb/s wire queue), and the mean enqueue-to-dequeue time "
+        "of the packets that left the DQM queue in the bin; per seed the mean over the "
+        "bins inside each window, then mean and 95% CI over seeds.",
     ]
     if config.rate_stations:
         half = config.rate_stations // 2

@@ -186,3 +186,39 @@ def timeseries_panels(
     fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+def queue_trace_panels(
+    panels: Mapping[
+        str,
+        tuple[
+            Mapping[str, tuple[Sequence[float], Sequence[float]]],
+            Mapping[str, tuple[Sequence[float], Sequence[float]]],
+            float,
+        ],
+    ],
+    *,
+    d_ref_ms: float,
+    title: str,
+) -> Any:
+    """One row per key: (queue series in packets, delay series in ms, t0). The left panel
+    plots the queue series, the right one the delay series with ``d_ref_ms`` as a
+    horizontal line; both mark t0 with a vertical line."""
+    n = max(1, len(panels))
+    fig, axes = plt.subplots(n, 2, figsize=(11, 3.2 * n), squeeze=False)
+    for (left, right), (panel, (queue, delay, t0)) in zip(axes, panels.items(), strict=False):
+        for label, (t, y) in queue.items():
+            left.plot(list(t), list(y), label=label)
+        for label, (t, y) in delay.items():
+            right.plot(list(t), list(y), label=label)
+        right.axhline(d_ref_ms, color="black", linestyle="--", linewidth=1, label="D_ref")
+        for ax, ylabel in ((left, "packets"), (right, "ms")):
+            ax.axvline(t0, color="grey", linestyle=":", linewidth=1)
+            ax.set_title(panel, fontsize="small")
+            ax.set_ylabel(ylabel)
+            ax.set_xlabel("time (s)")
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize="small", loc="upper right")
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig

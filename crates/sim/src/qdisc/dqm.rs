@@ -183,9 +183,9 @@ pub struct Dqm {
     rates: Vec<DsssRate>,
     ctl: PiController,
     /// `qAck` and `qData`, each packet with its arrival number (for FIFO order between
-    /// them).
-    ack: VecDeque<(u64, Queued)>,
-    data: VecDeque<(u64, Queued)>,
+    /// them) and its arrival time (for the sojourn times of [`Dqm::take_mean_sojourn`]).
+    ack: VecDeque<(u64, Time, Queued)>,
+    data: VecDeque<(u64, Time, Queued)>,
     arrivals: u64,
     flows: Vec<Option<FlowSeen>>,
     state: ClassState,
@@ -197,6 +197,10 @@ pub struct Dqm {
     counters: QueueCounters,
     marked_ce: u64,
     marked_ece: u64,
+    /// Sum (ns) and count of the sojourn times of packets dequeued since the last
+    /// [`Dqm::take_mean_sojourn`].
+    sojourn_ns: u128,
+    sojourns: u64,
 }
 
 impl Dqm {
@@ -222,6 +226,8 @@ impl Dqm {
             counters: QueueCounters::default(),
             marked_ce: 0,
             marked_ece: 0,
+            sojourn_ns: 0,
+            sojourns: 0,
             cfg,
         }
     }
@@ -370,7 +376,7 @@ impl Dqm {
             // pickPacketForECN (lines 31-38).
             let up = self.state.per_flow() == Ordering::Greater;
             let target = match (up, self.ack.front_mut(), self.data.front_mut()) {
-                (true, Some((_, h)), _) | (false, _, Some((_, h))) => &mut h.pkt,
+                (true, Some((_, _, h)), _) | (false, _, Some((_, _, h))) => &mut h.pkt,
                 _ => &mut q.pkt,
             };
             match Self::signal(&self.flows, target) {
@@ -385,7 +391,7 @@ impl Dqm {
         self.counters.enqueued += 1;
         self.arrivals += 1;
         let queue = if ack { &mut self.ack } else { &mut self.data };
-        queue.push_back((self.arrivals, q));
+        queue.push_back((self.arrivals, now, q));
         Ok(())
     }
 
@@ -399,7 +405,7 @@ impl Dqm {
         match (s.under(Class::Up, t_fair), s.under(Class::Dn, t_fair)) {
             // The head on the faster link first; on a tie, the earlier arrival.
             (true, true) => {
-                let (ra, rd) = (self.link_rate(a.1.next_hop), self.link_rate(d.1.next_hop));
+                let (ra, rd) = (self.link_rate(a.2.next_hop), self.link_rate(d.2.next_hop));
                 match ra.bps().cmp(&rd.bps()) {
                     Ordering::Equal => a.0 < d.0,
                     faster => faster == Ordering::Greater,
@@ -415,12 +421,14 @@ impl Dqm {
     pub fn dequeue(&mut self, now: Time) -> Option<Dequeued> {
         self.touch(now);
         let ack = self.serve_ack();
-        let (_, q) = if ack {
+        let (_, arrived, q) = if ack {
             self.ack.pop_front()?
         } else {
             self.data.pop_front()?
         };
         self.counters.dequeued += 1;
+        self.sojourn_ns += now.saturating_sub(arrived).as_nanos() as u128;
+        self.sojourns += 1;
         let t = self.t_pkt(&q.pkt, q.next_hop);
         self.charge(if ack { Class::Up } else { Class::Dn }, t);
         let w = Self::T_PKT_WEIGHT;
@@ -459,7 +467,16 @@ impl Dqm {
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &Queued> {
-        self.ack.iter().chain(self.data.iter()).map(|(_, q)| q)
+        self.ack.iter().chain(self.data.iter()).map(|(_, _, q)| q)
+    }
+
+    /// The mean queueing delay (sojourn from enqueue to dequeue) of the packets dequeued
+    /// since the previous call, `None` when none left; starts a new interval. The world
+    /// calls it at every output bin (`queues` table, `queue_delay_s`; seed 004, Fig. 5).
+    pub fn take_mean_sojourn(&mut self) -> Option<Time> {
+        let (sum, n) = (self.sojourn_ns, self.sojourns);
+        (self.sojourn_ns, self.sojourns) = (0, 0);
+        (n > 0).then(|| Time::from_nanos((sum / n as u128) as u64))
     }
 }
 
@@ -537,6 +554,23 @@ mod tests {
             b: 0.0,
             ..DqmConfig::table_ii(link())
         }
+    }
+
+    #[test]
+    fn mean_sojourn_of_the_packets_dequeued_since_the_last_take() {
+        let mut q = dqm(DqmConfig::table_ii(link()));
+        assert_eq!(q.take_mean_sojourn(), None);
+        q.enqueue(data(0, 1), ms(10)).unwrap();
+        q.enqueue(ack(1, 2), ms(12)).unwrap();
+        q.enqueue(data(0, 3), ms(14)).unwrap();
+        // FIFO between the classes at one rate: waits of 10 and 9 ms.
+        assert!(q.dequeue(ms(20)).is_some());
+        assert!(q.dequeue(ms(21)).is_some());
+        assert_eq!(q.take_mean_sojourn(), Some(Time::from_micros(9500)));
+        // A new interval: only the third packet (16 ms), then nothing.
+        assert!(q.dequeue(ms(30)).is_some());
+        assert_eq!(q.take_mean_sojourn(), Some(ms(16)));
+        assert_eq!(q.take_mean_sojourn(), None);
     }
 
     #[test]

@@ -178,6 +178,17 @@ impl Qdisc {
         }
     }
 
+    /// DQM's reference length `q.ref` (packets) now and the mean queueing delay (seconds)
+    /// of the packets that left it since the previous call (`None` when none left),
+    /// starting a new interval; `None` for the other disciplines. The world samples it at
+    /// every output bin (seed 004, Fig. 5).
+    pub fn dqm_sample(&mut self) -> Option<(f64, Option<f64>)> {
+        match self {
+            Qdisc::Dqm(d) => Some((d.q_ref(), d.take_mean_sojourn().map(|t| t.as_secs_f64()))),
+            _ => None,
+        }
+    }
+
     /// A scheduled rate change moved the links of `nodes` to `rate` (both directions;
     /// `crate::medium::wifi::RateChange`). DQM plans with link rates (seed 004, III-B);
     /// the other disciplines ignore it.
