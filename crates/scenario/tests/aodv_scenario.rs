@@ -10,6 +10,8 @@ use airqueue_sim::net::DropReason;
 use airqueue_sim::{NodeId, World};
 use serde_json::Value;
 
+mod common;
+
 fn run(text: &str) -> Run {
     run_value(toml_to_json(text).unwrap(), None, None).unwrap_or_else(|e| panic!("{e:?}"))
 }
@@ -111,21 +113,14 @@ fn same_scenario_and_seed_give_identical_outputs() {
     );
 }
 
-/// A 5x5 grid 200 m apart with four saturating flows crossing it; carrier sense
-/// reaches 400 m (two hops), so hidden terminals make frames fail.
+/// The shared congested grid under AODV with drop-tail queues.
 fn grid(duration: f64) -> String {
-    let mut s = format!(
-        "duration = {duration}\nseed = 1\n[topology]\nkind = \"grid\"\nrows = 5\ncols = 5\n\
-         spacing = 200.0\n[radio]\ncs_range = 400.0\n[routing]\nkind = \"aodv\"\n\
-         [queue]\nkind = \"droptail\"\n"
-    );
-    for (src, dst) in [(0, 24), (20, 4), (10, 14), (2, 22)] {
-        s += &format!(
-            "[[flow]]\nkind = \"udp\"\nsrc = {src}\ndst = {dst}\nstart = 0.5\n\
-             packet_size = 1000\nrate = \"saturate\"\n"
-        );
-    }
-    s
+    common::congested_grid(
+        duration,
+        "kind = \"aodv\"",
+        "[queue]\nkind = \"droptail\"\n",
+        "",
+    )
 }
 
 #[test]

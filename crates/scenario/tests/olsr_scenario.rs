@@ -9,6 +9,8 @@ use airqueue_scenario::validate_and_place;
 use airqueue_sim::{NodeId, World};
 use serde_json::Value;
 
+mod common;
+
 fn run(text: &str) -> Run {
     run_value(toml_to_json(text).unwrap(), None, None).unwrap_or_else(|e| panic!("{e:?}"))
 }
@@ -107,20 +109,9 @@ fn hop_count_metric_routes_like_static_hops() {
     same_routes(w.routing_table(), &table);
 }
 
-/// A 5x5 grid 200 m apart with four saturating flows crossing it; carrier sense
-/// reaches 400 m, so hidden terminals collide broadcasts.
+/// The shared congested grid under OLSR.
 fn grid(duration: f64, queue: &str, flow_extra: &str) -> String {
-    let mut s = format!(
-        "duration = {duration}\nseed = 1\n[topology]\nkind = \"grid\"\nrows = 5\ncols = 5\n\
-         spacing = 200.0\n[radio]\ncs_range = 400.0\n[routing]\nkind = \"olsr\"\n{queue}"
-    );
-    for (src, dst) in [(0, 24), (20, 4), (10, 14), (2, 22)] {
-        s += &format!(
-            "[[flow]]\nkind = \"udp\"\nsrc = {src}\ndst = {dst}\nstart = 0.5\n\
-             packet_size = 1000\nrate = \"saturate\"\n{flow_extra}"
-        );
-    }
-    s
+    common::congested_grid(duration, "kind = \"olsr\"", queue, flow_extra)
 }
 
 #[test]

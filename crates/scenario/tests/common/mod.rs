@@ -1,4 +1,5 @@
-//! Helpers shared by the scenario integration tests.
+//! Helpers shared by the scenario integration tests (each test file uses some of them).
+#![allow(dead_code)]
 
 use airqueue_scenario::api::{run_value, Run};
 use airqueue_scenario::parse::toml_to_json;
@@ -19,4 +20,22 @@ pub fn goodputs(text: &str) -> Vec<f64> {
     assert_eq!(g, h, "same file, same result");
     assert_eq!(a.outcome.events, b.outcome.events);
     g
+}
+
+/// A 5x5 grid 200 m apart with four saturating UDP flows crossing it (corner to corner,
+/// edge to edge); carrier sense reaches 400 m (two hops), so hidden terminals make frames
+/// and broadcasts fail. `routing` is the `[routing]` table's body, `queue` a whole
+/// `[queue]` table or empty, `flow_extra` lines added to every flow.
+pub fn congested_grid(duration: f64, routing: &str, queue: &str, flow_extra: &str) -> String {
+    let mut s = format!(
+        "duration = {duration}\nseed = 1\n[topology]\nkind = \"grid\"\nrows = 5\ncols = 5\n\
+         spacing = 200.0\n[radio]\ncs_range = 400.0\n[routing]\n{routing}\n{queue}"
+    );
+    for (src, dst) in [(0, 24), (20, 4), (10, 14), (2, 22)] {
+        s += &format!(
+            "[[flow]]\nkind = \"udp\"\nsrc = {src}\ndst = {dst}\nstart = 0.5\n\
+             packet_size = 1000\nrate = \"saturate\"\n{flow_extra}"
+        );
+    }
+    s
 }
