@@ -17,10 +17,10 @@ use airqueue_sim::net::routing::{etx, GraphEdge};
 use airqueue_sim::net::RoutingTable;
 use airqueue_sim::qdisc::dqm::Link as AirtimeLink;
 use airqueue_sim::{
-    BackpressureConfig, BackpressureVariant, Classify, DiffQConfig, DiffqRateConfig, DiffqUtility,
-    DqmConfig, FlowCc, FlowConfig, FlowKindConfig, FqConfig, MediumConfig, NodeId, OlsrSetup,
-    PiConfig, QdiscConfig, RedConfig, TcpFlowConfig, TcpVariant, TfrcFlowConfig, WiresConfig,
-    WorldConfig,
+    BackpressureConfig, BackpressureVariant, Classify, CodingConfig, DiffQConfig, DiffqRateConfig,
+    DiffqUtility, DqmConfig, FlowCc, FlowConfig, FlowKindConfig, FqConfig, MediumConfig, NodeId,
+    OlsrSetup, PiConfig, QdiscConfig, RedConfig, TcpFlowConfig, TcpVariant, TfrcFlowConfig,
+    WiresConfig, WorldConfig,
 };
 
 /// Erasure probability configured for the directed pair (a, b) by `[[link]]`.
@@ -451,6 +451,10 @@ fn tcp_flow(s: &Scenario, f: &FlowSpec) -> TcpFlowConfig {
         ecn: s.tcp.ecn,
         timestamps: s.tcp.timestamps,
         transfer_pkts: f.transfer_pkts,
+        coding: s.tcp.network_coding.then(|| CodingConfig {
+            block_pkts: s.tcp.coding_block_pkts as u16,
+            repair_delay: Time::from_secs_f64(s.tcp.coding_repair_delay_s),
+        }),
         ..TcpFlowConfig::new(variant)
     }
 }

@@ -1222,6 +1222,21 @@ fn read_tcp(mut f: Fields, errs: &mut Errs) -> Option<TcpSpec> {
     ));
     let ecn = f.boolean(errs, "ecn", false);
     let timestamps = f.boolean(errs, "timestamps", false);
+    let network_coding = f.boolean(errs, "network_coding", false);
+    let coding_block = to_u32(f.integer(
+        errs,
+        "coding_block",
+        Some(32),
+        "an integer number of packets in 1..=1024",
+        1..=1024,
+    ));
+    let coding_repair_delay = f.number(
+        errs,
+        "coding_repair_delay",
+        Some(0.2),
+        "a number of seconds in (0, 60]",
+        |x| x > 0.0 && x <= 60.0,
+    );
     f.finish(errs);
     Some(TcpSpec {
         min_rto_s: min_rto?,
@@ -1229,6 +1244,9 @@ fn read_tcp(mut f: Fields, errs: &mut Errs) -> Option<TcpSpec> {
         max_window_pkts: max_window?,
         ecn: ecn?,
         timestamps: timestamps?,
+        network_coding: network_coding?,
+        coding_block_pkts: coding_block?,
+        coding_repair_delay_s: coding_repair_delay?,
     })
 }
 

@@ -315,6 +315,16 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         tcp.push("ecn_reductions", json!(t.ecn_reductions));
         tcp.push("segments_delivered", json!(t.segments_delivered));
         tcp.push("duplicate_segments", json!(t.duplicate_segments));
+        let c = t.coding;
+        let coding = |x: fn(&airqueue_sim::CodingStats) -> u64| {
+            c.as_ref().map_or(Value::Null, |c| json!(x(c)))
+        };
+        tcp.push("coded_packets", coding(|c| c.coded_packets));
+        tcp.push("repair_packets", coding(|c| c.repair_packets));
+        tcp.push("repair_requests", coding(|c| c.repair_requests));
+        tcp.push("redundant_packets", coding(|c| c.redundant_packets));
+        tcp.push("blocks_decoded", coding(|c| c.blocks_decoded));
+        tcp.push("unmasked_losses", coding(|c| c.unmasked_losses));
         for x in &t.cwnd_series {
             cwnd.push("flow", json!(flow));
             cwnd.push("t_s", json!(x.at.as_secs_f64()));
@@ -423,7 +433,7 @@ const TFRC_COLUMNS: [&str; 10] = [
     "nofeedback_expiries",
 ];
 
-const TCP_COLUMNS: [&str; 13] = [
+const TCP_COLUMNS: [&str; 19] = [
     "flow",
     "cwnd_pkts",
     "ssthresh_pkts",
@@ -437,6 +447,12 @@ const TCP_COLUMNS: [&str; 13] = [
     "ecn_reductions",
     "segments_delivered",
     "duplicate_segments",
+    "coded_packets",
+    "repair_packets",
+    "repair_requests",
+    "redundant_packets",
+    "blocks_decoded",
+    "unmasked_losses",
 ];
 
 const MAC_COLUMNS: [&str; 10] = [

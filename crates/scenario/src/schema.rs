@@ -522,6 +522,12 @@ pub struct TcpSpec {
     pub ecn: bool,
     /// `timestamps` (RFC 7323 option on every segment); default false.
     pub timestamps: bool,
+    /// `network_coding` (seed 002, 4.1.3: a coding layer at both ends); default false.
+    pub network_coding: bool,
+    /// `coding_block` packets per block (`H`); default 32, 1..=1024.
+    pub coding_block_pkts: u32,
+    /// `coding_repair_delay` seconds; default 0.2, in (0, 60].
+    pub coding_repair_delay_s: f64,
 }
 
 /// `[diffq]`: the ablation switches of seed 000 section 6.4 and the source rate

@@ -17,8 +17,8 @@ pub use qdisc::{
     RedConfig,
 };
 pub use transport::{
-    DiffqRateConfig, DiffqUtility, TcpFlowConfig, TcpFlowStats, TcpVariant, TfrcFlowConfig,
-    TfrcFlowStats,
+    CodingConfig, CodingStats, DiffqRateConfig, DiffqUtility, TcpFlowConfig, TcpFlowStats,
+    TcpVariant, TfrcFlowConfig, TfrcFlowStats,
 };
 pub use world::{
     DiffqView, FlowCc, FlowConfig, FlowKindConfig, MediumConfig, OlsrSetup, QdiscConfig,

@@ -20,13 +20,15 @@ use crate::qdisc::{
     Backpressure, BackpressureConfig, DiffQ, DiffQConfig, Dqm, DqmConfig, DropTail, FairQueue,
     FqConfig, Pi, PiConfig, Qdisc, Queued, Red, RedConfig,
 };
+use crate::transport::coding::CodingFeedback;
 use crate::transport::diffq::{DiffqRate, DiffqRateConfig};
-use crate::transport::tcp::{TcpFlow, TcpFlowConfig, TcpFlowStats, TimerOwner};
+use crate::transport::tcp::{CodingEnds, TcpFlow, TcpFlowConfig, TcpFlowStats, TimerOwner};
 use crate::transport::tfrc::{TfrcFlow, TfrcFlowConfig, TfrcFlowStats};
 use airqueue_kernel::{EventQueue, RngStream, StreamKey, Time, TimerEvent, Timers};
 use airqueue_tcp::{Outbox, TcpAck, TcpData, TfrcData, TfrcFeedback};
 
 mod aodv;
+mod coding;
 mod control;
 mod diffq;
 mod olsr;
@@ -414,6 +416,8 @@ pub struct World {
     /// Reused outboxes of the TCP machines (no allocation per segment).
     data_out: Outbox<TcpData>,
     ack_out: Outbox<TcpAck>,
+    /// Scratch buffer for a decoder's repair requests.
+    coding_out: Vec<CodingFeedback>,
     /// Reused outboxes of the TFRC machines.
     tfrc_data_out: Outbox<TfrcData>,
     tfrc_fb_out: Outbox<TfrcFeedback>,
@@ -504,12 +508,16 @@ impl World {
                         let rto = timers.create(TimerOwner::Rto(id));
                         let delack = timers.create(TimerOwner::DelayedAck(id));
                         let paced = pacer.is_some();
+                        let coding = tcp.coding.map(|c| {
+                            CodingEnds::new(&c, timers.create(TimerOwner::CodingRepair(id)))
+                        });
                         FlowApp::Tcp(Box::new(TcpFlow::new(
                             tcp,
                             f.payload_bytes,
                             paced,
                             rto,
                             delack,
+                            coding,
                         )))
                     }
                     FlowKindConfig::Tfrc(tfrc) => {
@@ -578,6 +586,7 @@ impl World {
             timers,
             data_out: Outbox::new(),
             ack_out: Outbox::new(),
+            coding_out: Vec::new(),
             tfrc_data_out: Outbox::new(),
             tfrc_fb_out: Outbox::new(),
         }
@@ -892,7 +901,10 @@ impl World {
     fn deliver(&mut self, node: NodeId, pkt: Packet) {
         match pkt.transport {
             TransportHeader::Udp => self.metrics.on_delivered(&pkt, self.events.now()),
-            TransportHeader::TcpData(_) | TransportHeader::TcpAck(_) => self.tcp_deliver(node, pkt),
+            TransportHeader::TcpData(_)
+            | TransportHeader::TcpAck(_)
+            | TransportHeader::Coded(_)
+            | TransportHeader::CodingFeedback(_) => self.tcp_deliver(node, pkt),
             TransportHeader::TfrcData(_) | TransportHeader::TfrcFeedback(_) => {
                 self.tfrc_deliver(node, pkt)
             }
@@ -941,6 +953,7 @@ impl World {
             Err((q, reason)) => {
                 let pushed_out = q.pkt.uid != uid;
                 self.metrics.on_packet_dropped(node, reason, &q.pkt);
+                self.coding_on_drop(node, reason, &q.pkt);
                 // Backpressure pushed another packet out and kept the arrival.
                 if pushed_out {
                     self.kick(iface);

@@ -161,7 +161,10 @@ fn defaults_fill_every_optional_section() {
             delayed_ack: false,
             max_window_pkts: 64,
             ecn: false,
-            timestamps: false
+            timestamps: false,
+            network_coding: false,
+            coding_block_pkts: 32,
+            coding_repair_delay_s: 0.2,
         }
     );
     assert!(s.diffq.scheduling && s.diffq.mac_priority);
@@ -726,6 +729,7 @@ fn errors_of(extra: &str) -> Vec<String> {
 fn tcp_flows_read_variant_transfer_size_and_tcp_section() {
     let s = from_toml_str(&format!(
         "{TWO_NODES}[tcp]\nmin_rto = 1.0\ndelayed_ack = true\nmax_window = 20\necn = true\n\
+         network_coding = true\ncoding_block = 16\ncoding_repair_delay = 0.5\n\
          [[flow]]\nkind = \"tcp\"\nsrc = 0\ndst = 2\nvariant = \"vegas\"\npackets = 500\n"
     ))
     .unwrap();
@@ -746,7 +750,10 @@ fn tcp_flows_read_variant_transfer_size_and_tcp_section() {
             delayed_ack: true,
             max_window_pkts: 20,
             ecn: true,
-            timestamps: false
+            timestamps: false,
+            network_coding: true,
+            coding_block_pkts: 16,
+            coding_repair_delay_s: 0.5,
         }
     );
 }
@@ -772,6 +779,14 @@ fn tcp_and_udp_keys_do_not_mix() {
         vec![
             "tcp.min_rto: expected a number of seconds in (0, 3600], got -1",
             "tcp.max_window: expected an integer number of packets in 1..=10000, got 0",
+        ]
+    );
+    assert_eq!(
+        errors_of("[tcp]\nnetwork_coding = 1\ncoding_block = 0\ncoding_repair_delay = 0\n"),
+        vec![
+            "tcp.network_coding: expected true or false, got 1",
+            "tcp.coding_block: expected an integer number of packets in 1..=1024, got 0",
+            "tcp.coding_repair_delay: expected a number of seconds in (0, 60], got 0",
         ]
     );
 }

@@ -8,6 +8,7 @@
 use crate::ids::{FlowId, NodeId};
 use crate::net::aodv::AodvMsg;
 use crate::net::olsr::OlsrMsg;
+use crate::transport::coding::{CodedData, CodingFeedback};
 use airqueue_kernel::Time;
 use airqueue_tcp::tfrc::{TFRC_DATA_HEADER_BYTES, TFRC_FEEDBACK_BYTES};
 use airqueue_tcp::{SackBlocks, TcpAck, TcpData, TfrcData, TfrcFeedback};
@@ -50,6 +51,12 @@ pub enum TransportHeader {
     /// An OLSR packet of one message (RFC 3626 section 3.3) over UDP port 698; like
     /// AODV's, it belongs to no flow. The packet's `ttl` is the message TTL.
     Olsr(OlsrMsg),
+    /// A TCP flow's data under network coding (seed 002, 4.1.3): the coding header, then
+    /// the coded TCP segment (header and payload); `payload_bytes` is the segment's.
+    Coded(CodedData),
+    /// The network-coding layer's ACK or repair request, from the flow's destination to
+    /// its source, over UDP (no payload).
+    CodingFeedback(CodingFeedback),
 }
 
 impl TransportHeader {
@@ -65,6 +72,8 @@ impl TransportHeader {
             TransportHeader::TfrcFeedback(_) => UDP_HEADER_BYTES + TFRC_FEEDBACK_BYTES,
             TransportHeader::Aodv(m) => UDP_HEADER_BYTES + m.size_bytes(),
             TransportHeader::Olsr(m) => UDP_HEADER_BYTES + m.size_bytes(),
+            TransportHeader::Coded(d) => d.header_bytes(),
+            TransportHeader::CodingFeedback(f) => UDP_HEADER_BYTES + f.size_bytes(),
         }
     }
 
@@ -74,12 +83,15 @@ impl TransportHeader {
         matches!(self, TransportHeader::Aodv(_) | TransportHeader::Olsr(_))
     }
 
-    /// Whether this header belongs to TCP (data or ACK).
+    /// Whether this header belongs to TCP (data or ACK), coded or not.
     #[inline]
     pub fn is_tcp(&self) -> bool {
         matches!(
             self,
-            TransportHeader::TcpData(_) | TransportHeader::TcpAck(_)
+            TransportHeader::TcpData(_)
+                | TransportHeader::TcpAck(_)
+                | TransportHeader::Coded(_)
+                | TransportHeader::CodingFeedback(_)
         )
     }
 }
@@ -220,6 +232,7 @@ impl Packet {
         match self.transport {
             TransportHeader::TcpData(d) => d.ect,
             TransportHeader::TfrcData(d) => d.ect,
+            TransportHeader::Coded(d) => d.seg.ect,
             _ => false,
         }
     }
@@ -232,6 +245,7 @@ impl Packet {
         match &mut self.transport {
             TransportHeader::TcpData(d) => d.mark_ce(),
             TransportHeader::TfrcData(d) => d.mark_ce(),
+            TransportHeader::Coded(d) => d.seg.mark_ce(),
             _ => false,
         }
     }

@@ -2,10 +2,12 @@
 //! and the simulator's packets, timers and metrics, and the rate controllers that pace
 //! sources (DiffQ).
 
+pub mod coding;
 pub mod diffq;
 pub mod tcp;
 pub mod tfrc;
 
+pub use coding::{CodingConfig, CodingStats};
 pub use diffq::{DiffqRate, DiffqRateConfig, DiffqUtility};
 pub use tcp::{TcpFlowConfig, TcpFlowStats, TcpVariant};
 pub use tfrc::{TfrcFlowConfig, TfrcFlowStats, TfrcPacketCounts};

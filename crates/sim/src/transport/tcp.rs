@@ -7,6 +7,7 @@
 //! [`Packet`]: crate::net::Packet
 
 use crate::ids::FlowId;
+use crate::transport::coding::{CodingConfig, CodingDecoder, CodingEncoder, CodingStats};
 use airqueue_kernel::{Time, TimerId};
 use airqueue_tcp::{AppData, ReceiverConfig, RtoConfig, SenderConfig, TcpReceiver, TcpSender};
 
@@ -29,6 +30,9 @@ pub struct TcpFlowConfig {
     pub timestamps: bool,
     /// Packets to transfer; `None` is an infinite bulk transfer (FTP).
     pub transfer_pkts: Option<u32>,
+    /// The network-coding layer of seed 002 (4.1.3) between TCP and the network, at the
+    /// flow's two ends; `None`: plain TCP.
+    pub coding: Option<CodingConfig>,
 }
 
 impl TcpFlowConfig {
@@ -41,6 +45,7 @@ impl TcpFlowConfig {
             ecn: false,
             timestamps: false,
             transfer_pkts: None,
+            coding: None,
         }
     }
 
@@ -94,6 +99,8 @@ pub(crate) enum TimerOwner {
     TfrcNoFeedback(FlowId),
     /// A TFRC receiver's feedback timer.
     TfrcFeedback(FlowId),
+    /// The repair timer of a coded TCP flow's decoder.
+    CodingRepair(FlowId),
 }
 
 /// Packet counts of a TCP flow, for traces and conservation checks.
@@ -123,6 +130,40 @@ pub(crate) struct TcpFlow {
     /// The sender's window and RTT state at every `Sample` event while the flow is
     /// active.
     pub cwnd_series: Vec<TcpSample>,
+    /// The network-coding layer, when the flow has one: TCP's segments leave through its
+    /// encoder and its decoder stands in for the TCP receiver (`world/coding.rs`).
+    pub coding: Option<Box<CodingEnds>>,
+}
+
+/// Both ends of a coded flow's network-coding layer.
+#[derive(Clone, Debug)]
+pub(crate) struct CodingEnds {
+    pub encoder: CodingEncoder,
+    pub decoder: CodingDecoder,
+    pub repair_timer: TimerId,
+}
+
+impl CodingEnds {
+    pub fn new(cfg: &CodingConfig, repair_timer: TimerId) -> Self {
+        CodingEnds {
+            encoder: CodingEncoder::new(cfg),
+            decoder: CodingDecoder::new(cfg),
+            repair_timer,
+        }
+    }
+
+    /// The two ends' counters together.
+    pub fn stats(&self) -> CodingStats {
+        let (e, d) = (self.encoder.stats(), self.decoder.stats());
+        CodingStats {
+            coded_packets: e.coded_packets,
+            repair_packets: e.repair_packets,
+            unmasked_losses: e.unmasked_losses,
+            repair_requests: d.repair_requests,
+            redundant_packets: d.redundant_packets,
+            blocks_decoded: d.blocks_decoded,
+        }
+    }
 }
 
 /// The sender's state at one time-series bin boundary (per-flow TCP trace).
@@ -149,6 +190,7 @@ impl TcpFlow {
         paced: bool,
         rto_timer: TimerId,
         delack_timer: TimerId,
+        coding: Option<CodingEnds>,
     ) -> Self {
         let mut sender = cfg.sender_config(mss_bytes);
         if paced {
@@ -163,6 +205,7 @@ impl TcpFlow {
             delack_timer,
             counts: TcpPacketCounts::default(),
             cwnd_series: Vec::new(),
+            coding: coding.map(Box::new),
         }
     }
 
@@ -181,12 +224,16 @@ impl TcpFlow {
             spurious_timeouts: s.spurious_timeouts,
             fast_retransmits: s.fast_retransmits,
             ecn_reductions: s.ecn_reductions,
-            segments_delivered: self.receiver.delivered(),
+            segments_delivered: match &self.coding {
+                Some(c) => c.decoder.released(),
+                None => self.receiver.delivered(),
+            },
             duplicate_segments: r.duplicates,
             out_of_order_segments: r.out_of_order,
             ce_received: r.ce_received,
             packets: self.counts,
             cwnd_series: self.cwnd_series.clone(),
+            coding: self.coding.as_ref().map(|c| c.stats()),
         }
     }
 }
@@ -225,4 +272,6 @@ pub struct TcpFlowStats {
     /// Window, RTT and loss counters at each `Sample` event (bin boundary) from the
     /// flow's start.
     pub cwnd_series: Vec<TcpSample>,
+    /// The network-coding layer's counters, for a coded flow.
+    pub coding: Option<CodingStats>,
 }

@@ -14,14 +14,13 @@
 use super::{Event, FlowApp, World};
 use crate::ids::{FlowId, NodeId};
 use crate::net::packet::TcpAckHeader;
-use crate::net::packet::DEFAULT_TTL;
 use crate::net::{Packet, TransportHeader};
 use crate::transport::tcp::{TcpFlow, TcpFlowStats, TcpSample, TimerOwner};
 use airqueue_kernel::{Time, TimerId};
 use airqueue_tcp::{AppData, TimerCmd};
 
 impl World {
-    fn tcp_flow(&mut self, f: FlowId) -> &mut TcpFlow {
+    pub(super) fn tcp_flow(&mut self, f: FlowId) -> &mut TcpFlow {
         match &mut self.flows[f.index()].app {
             FlowApp::Tcp(t) => t,
             _ => unreachable!("TCP event for a non-TCP flow"),
@@ -66,6 +65,7 @@ impl World {
         }
         self.emit_data(f, &mut out);
         self.data_out = out;
+        self.coding_stop(f);
     }
 
     pub(super) fn tcp_timer(&mut self, owner: TimerOwner) {
@@ -83,6 +83,7 @@ impl World {
                 self.emit_acks(f, &mut out);
                 self.ack_out = out;
             }
+            TimerOwner::CodingRepair(f) => self.coding_timer(f),
             _ => self.tfrc_timer(owner),
         }
     }
@@ -91,9 +92,9 @@ impl World {
     pub(super) fn tcp_deliver(&mut self, node: NodeId, pkt: Packet) {
         let now = self.events.now();
         let f = pkt.flow;
-        self.metrics.on_transport_delivered();
         match pkt.transport {
             TransportHeader::TcpData(seg) => {
+                self.metrics.on_transport_delivered();
                 debug_assert_eq!(node, self.flows[f.index()].dst);
                 let mut out = std::mem::take(&mut self.ack_out);
                 let tcp = self.tcp_flow(f);
@@ -108,6 +109,7 @@ impl World {
                 self.ack_out = out;
             }
             TransportHeader::TcpAck(hdr) => {
+                self.metrics.on_transport_delivered();
                 debug_assert_eq!(node, self.flows[f.index()].src);
                 let ack = hdr.to_wire(pkt.created);
                 let mut out = std::mem::take(&mut self.data_out);
@@ -117,6 +119,8 @@ impl World {
                 self.emit_data(f, &mut out);
                 self.data_out = out;
             }
+            TransportHeader::Coded(d) => self.coded_deliver(node, pkt, d),
+            TransportHeader::CodingFeedback(fb) => self.feedback_deliver(node, pkt, fb),
             _ => unreachable!("non-TCP packet in the TCP path"),
         }
     }
@@ -132,7 +136,11 @@ impl World {
 
     /// Turns the sender's segments into packets at the flow's source and forwards them,
     /// then applies its timer command.
-    fn emit_data(&mut self, f: FlowId, out: &mut airqueue_tcp::Outbox<airqueue_tcp::TcpData>) {
+    pub(super) fn emit_data(
+        &mut self,
+        f: FlowId,
+        out: &mut airqueue_tcp::Outbox<airqueue_tcp::TcpData>,
+    ) {
         let timer = self.tcp_flow(f).rto_timer;
         self.apply_timer(timer, out.timer.take());
         for seg in out.items.drain(..) {
@@ -142,26 +150,10 @@ impl World {
 
     /// One segment of flow `f` becomes a packet at its source and is forwarded.
     fn release_data(&mut self, f: FlowId, seg: airqueue_tcp::TcpData) {
-        let now = self.events.now();
-        let (src, dst, priority, diffq) = {
-            let fl = &self.flows[f.index()];
-            (fl.src, fl.dst, fl.priority, fl.diffq_header())
-        };
+        let (src, dst) = (self.flows[f.index()].src, self.flows[f.index()].dst);
         self.tcp_flow(f).counts.data_created += 1;
-        let pkt = Packet {
-            uid: self.next_uid,
-            flow: f,
-            src,
-            dst,
-            seq: seg.seq as u64,
-            payload_bytes: seg.payload_bytes,
-            transport: TransportHeader::TcpData(seg),
-            ttl: DEFAULT_TTL,
-            priority,
-            created: now,
-            diffq,
-        };
-        self.next_uid += 1;
+        let transport = self.tcp_data_header(f, &seg);
+        let pkt = self.flow_packet(f, src, dst, seg.seq as u64, seg.payload_bytes, transport);
         self.metrics.on_created(&pkt);
         self.forward(src, pkt);
     }
@@ -170,10 +162,7 @@ impl World {
     /// source, and forwards them; then applies its timer command.
     fn emit_acks(&mut self, f: FlowId, out: &mut airqueue_tcp::Outbox<airqueue_tcp::TcpAck>) {
         let now = self.events.now();
-        let (src, dst, priority, diffq) = {
-            let fl = &self.flows[f.index()];
-            (fl.src, fl.dst, fl.priority, fl.diffq_header())
-        };
+        let (src, dst) = (self.flows[f.index()].src, self.flows[f.index()].dst);
         let timer = self.tcp_flow(f).delack_timer;
         self.apply_timer(timer, out.timer.take());
         let n = out.items.len() as u64;
@@ -181,20 +170,8 @@ impl World {
         for ack in out.items.drain(..) {
             // The header drops `sent_at`; delivery restores it from `created`.
             debug_assert_eq!(ack.sent_at, now);
-            let pkt = Packet {
-                uid: self.next_uid,
-                flow: f,
-                src: dst,
-                dst: src,
-                seq: ack.cumulative as u64,
-                payload_bytes: 0,
-                transport: TransportHeader::TcpAck(TcpAckHeader::from_wire(&ack)),
-                ttl: DEFAULT_TTL,
-                priority,
-                created: now,
-                diffq,
-            };
-            self.next_uid += 1;
+            let transport = TransportHeader::TcpAck(TcpAckHeader::from_wire(&ack));
+            let pkt = self.flow_packet(f, dst, src, ack.cumulative as u64, 0, transport);
             self.metrics.on_created_control();
             self.forward(dst, pkt);
         }

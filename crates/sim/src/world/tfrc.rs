@@ -69,7 +69,7 @@ impl World {
                 self.tfrc_emit_feedback(f, &mut out);
                 self.tfrc_fb_out = out;
             }
-            TimerOwner::Rto(_) | TimerOwner::DelayedAck(_) => {
+            TimerOwner::Rto(_) | TimerOwner::DelayedAck(_) | TimerOwner::CodingRepair(_) => {
                 unreachable!("TCP timer in the TFRC path")
             }
         }
