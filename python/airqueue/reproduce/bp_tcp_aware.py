@@ -70,7 +70,7 @@ _LABEL = {
     "classical": "classical BP",
     "tcp_aware": "TCP-aware BP",
 }
-_VARIANT_LABEL = {"sack": "TCP-SACK", "vegas": "TCP-Vegas"}
+VARIANT_LABEL = {"sack": "TCP-SACK", "vegas": "TCP-Vegas"}
 
 #: (topology, variant, scheme) -> per-flow goodput (kb/s) the text states, and where.
 _PAPER: dict[tuple[str, str, str], tuple[tuple[float, float], str]] = {
@@ -163,7 +163,7 @@ def _check(config: Config) -> None:
     bad = [t for t in config.topologies if t not in TOPOLOGIES]
     if bad or not config.topologies:
         problems.append(f"topologies {bad or '(none)'}: expected tree and/or diamond")
-    bad = [v for v in config.variants if v not in _VARIANT_LABEL]
+    bad = [v for v in config.variants if v not in VARIANT_LABEL]
     if bad or not config.variants:
         problems.append(f"variants {bad or '(none)'}: expected sack and/or vegas")
     bad = [s for s in config.schemes if s not in SCHEMES]
@@ -202,15 +202,7 @@ def scenario(
     """One run's scenario; flow ids 0 (A -> B) and 1 (A -> D). ``scheme`` is one of
     ``SCHEMES`` or ``"aodv"`` (drop-tail with AODV routes); ``loss`` erases that fraction
     of link A-B's frames in each direction."""
-    if scheme in ("droptail", "aodv"):
-        queue: dict[str, Any] = {"kind": "droptail", "capacity": config.capacity}
-    else:
-        queue = {
-            "kind": "backpressure",
-            "variant": scheme,
-            "capacity": config.capacity,
-            "report_lifetime": config.report_lifetime,
-        }
+    queue = queue_section(scheme, config.capacity, config.report_lifetime)
     flows = [
         {
             "kind": "tcp",
@@ -240,6 +232,19 @@ def scenario(
     for k, value in config.extra.items():
         sc[k] = value
     return sc
+
+
+def queue_section(scheme: str, capacity: int, report_lifetime: float) -> dict[str, Any]:
+    """The ``[queue]`` of ``scheme``: drop-tail (``"droptail"``, ``"aodv"``) or seed 002's
+    backpressure with that variant of eq. (2) (``"classical"``, ``"tcp_aware"``)."""
+    if scheme in ("droptail", "aodv"):
+        return {"kind": "droptail", "capacity": capacity}
+    return {
+        "kind": "backpressure",
+        "variant": scheme,
+        "capacity": capacity,
+        "report_lifetime": report_lifetime,
+    }
 
 
 def nontcp_scenario(config: Config, scheme: str, loss: float = 0.0) -> dict[str, Any]:
@@ -281,7 +286,7 @@ def run(
         for t, v, s in cases:
             frames.append(runner.sweep(f"{t}|{v}|{s}", scenario(config, t, v, s), seeds=seeds))
         flows = pd.concat(frames, ignore_index=True)
-        goodputs = {case: _per_flow(flows[flows["scheme"] == "|".join(case)]) for case in cases}
+        goodputs = {case: per_flow(flows[flows["scheme"] == "|".join(case)]) for case in cases}
 
         sweep = _run_sweep(config, runner, seeds)
         nontcp, nontcp_ts = _run_nontcp(config, runner, seeds) if config.nontcp else ({}, None)
@@ -317,7 +322,7 @@ def _run_sweep(
     for p in config.losses:
         for s in SWEEP_SCHEMES:
             sc = scenario(config, "diamond", "sack", s, loss=float(p))
-            out[(s, float(p))] = _per_flow(runner.sweep(f"sweep|{s}|{p:g}", sc, seeds=seeds))
+            out[(s, float(p))] = per_flow(runner.sweep(f"sweep|{s}|{p:g}", sc, seeds=seeds))
     return out
 
 
@@ -340,7 +345,7 @@ def _run_nontcp(
     loss_free = []
     for s, p in _nontcp_cases(config):
         flows = runner.sweep(f"nontcp|{s}|{p:g}", nontcp_scenario(config, s, p), seeds=seeds)
-        out[(s, p)] = _per_flow(flows)
+        out[(s, p)] = per_flow(flows)
         if p == 0:
             loss_free.append(flows)
     ts = runner.table(pd.concat(loss_free, ignore_index=True), "timeseries")
@@ -539,7 +544,7 @@ def _sweep_figure(
     return save(fig, out / "loss-sweep.png")
 
 
-def _per_flow(flows: pd.DataFrame) -> pd.DataFrame:
+def per_flow(flows: pd.DataFrame) -> pd.DataFrame:
     """Goodput (bit/s) per seed (index) and flow id (columns 0, 1)."""
     return flows.pivot_table(index="seed", columns="id", values="goodput_bps", aggfunc="sum")
 
@@ -553,7 +558,7 @@ def jain(g: pd.DataFrame) -> pd.Series:
 
 def _head(case: tuple[str, str, str]) -> str:
     t, v, s = case
-    return f"{t}, {_VARIANT_LABEL[v]}, {_LABEL[s]}"
+    return f"{t}, {VARIANT_LABEL[v]}, {_LABEL[s]}"
 
 
 def _rows(case: tuple[str, str, str], g: pd.DataFrame) -> list[Row]:
@@ -662,8 +667,8 @@ def _notes(
         "detection, drop-tail queues), the paper's baseline there.",
         "Deviation (Fig. 9): link A-B erases each frame independently with probability p "
         "in both directions, where the paper draws Rayleigh fading with average loss p. "
-        "Not run: the grid topology (Figs. 8, 10, 11)"
-        + ("." if config.nontcp else " and the non-TCP flow (Figs. 12-13)."),
+        "The grid topology (Figs. 8, 10, 11) is the reproduction bp-grid"
+        + ("." if config.nontcp else "; not run: the non-TCP flow (Figs. 12-13)."),
         "Deviation: no network coding layer (the paper's rateless code masks losses and "
         "reordering); TCP sees the model's reordering and losses directly.",
         "The paper's numbers are stated only for the tree with TCP-aware BP (Fig. 6a, "
