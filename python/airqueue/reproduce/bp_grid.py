@@ -55,7 +55,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -97,16 +97,23 @@ FAIRNESS_TOLERANCE = 0.05
 class Config:
     """Parameters (``airqueue.reproduce(NAME, params={...})`` overrides any of them)."""
 
+    #: Seeds 1..seeds, each its own layout (section 5.1: 10).
     seeds: int = 10
+    #: Run length, seconds (section 5.1: 200).
     duration: float = 200.0
+    #: TCP versions: ``"sack"`` (Figs. 8, 10) and/or ``"vegas"`` (Figs. 8, 11).
     variants: tuple[str, ...] = ("sack", "vegas")
     #: Average loss of the lossy links (section 5.1's 0, 20, 30, 40 and 50 percent).
     losses: tuple[float, ...] = LOSSES
+    #: TCP flows from the gateway, to distinct nodes (section 5.2: four).
     flows: int = 4
+    #: Section 5.1: 1000-byte packets, 100-packet buffers, 2 Mb/s channel (802.11b,
+    #: control frames at 1 Mb/s as in bp-tcp-aware).
     packet_size: int = 1000
     capacity: int = 100
     data_rate: float = 2e6
     basic_rate: float = 1e6
+    #: Decoding range, metres: the neighbour rule (ns-2's and the model's 250 m).
     tx_range_m: float = 250.0
     #: Flows start uniformly at random within this window (section 5.1: 5 s).
     start_window_s: float = 5.0
@@ -121,9 +128,8 @@ class Config:
         base = (
             cls(seeds=2, duration=30.0, variants=("sack",), losses=(0.0, 0.5)) if quick else cls()
         )
-        try:
+        try:  # apply_params turns lists into tuples for tuple fields
             config = apply_params(base, params)
-            config = replace(config, variants=tuple(config.variants), losses=tuple(config.losses))
             _check(config)
         except ValueError as e:
             raise ValueError(f"{NAME}: {e}") from None
@@ -347,7 +353,8 @@ def run(
         figures=figures,
         notes=_setup_notes(config, quick, layouts)
         + _fig8_notes(config, goodputs)
-        + _sweep_notes(config, goodputs),
+        + _sweep_notes(config, goodputs)
+        + _mechanism_notes(config, goodputs),
         params={"quick": quick, **as_params(config), "seed_list": seeds},
         out=out,
     )
@@ -494,10 +501,9 @@ def _setup_notes(config: Config, quick: bool, layouts: Mapping[int, Layout]) -> 
         f"{', '.join(VARIANT_LABEL[v] for v in config.variants)}; {config.packet_size} B "
         f"packets, {config.capacity}-packet buffers, {config.data_rate / 1e6:g} Mb/s data, "
         f"two-ray ground, {config.tx_range_m:g} m range. Goodput over the whole run.",
-        f"Layouts: {min(len(g.pairs) for g in grids)}-{max(len(g.pairs) for g in grids)} "
-        f"neighbour pairs, half of them lossy at loss > 0; destinations {min(hops)}-"
-        f"{max(hops)} hops from the gateway; up to {max(g.draws for g in grids)} draws "
-        "until connected.",
+        f"Layouts: {_span([len(g.pairs) for g in grids])} neighbour pairs, half of them "
+        f"lossy at loss > 0; destinations {_span(hops)} hops from the gateway; up to "
+        f"{max(g.draws for g in grids)} draws until connected.",
         "Choices where the paper is silent (module docstring): one node per cell; the "
         "gateway at the centre; neighbours by radio range, not by cell (a pair two cells "
         "apart within range is a link); the same loss p on every lossy link, as "
@@ -508,6 +514,11 @@ def _setup_notes(config: Config, quick: bool, layouts: Mapping[int, Layout]) -> 
         f"{config.survive_share:g} of its equal share (aggregate / {config.flows}); the "
         "paper does not define surviving.",
     ]
+
+
+def _span(values: Sequence[int]) -> str:
+    lo, hi = min(values), max(values)
+    return f"{lo}" if lo == hi else f"{lo}-{hi}"
 
 
 def _all_survive(config: Config, g: pd.DataFrame) -> int:
@@ -560,4 +571,45 @@ def _sweep_notes(config: Config, goodputs: Mapping[Case, pd.DataFrame]) -> list[
             f"below at {at(lower)}; Jain's index within {FAIRNESS_TOLERANCE:g} of AODV's or "
             f"above at {at(fair)}: " + ("agrees." if agrees else "does not agree.")
         )
+    return notes
+
+
+def _mechanism_notes(config: Config, goodputs: Mapping[Case, pd.DataFrame]) -> list[str]:
+    """Where TCP-aware BP loses flows, our reading of why (eq. (2)-(4) of section 4.1 as
+    modelled, crates/sim/src/qdisc/backpressure.rs; not instrumented)."""
+    notes = []
+    k = config.capacity // config.flows
+    for v in config.variants:
+        aware = goodputs[(v, "tcp_aware", 0.0)]
+        alive_free = surviving(aware, config.survive_share).mean()
+        if alive_free < aware.shape[1]:
+            notes.append(
+                f"{VARIANT_LABEL[v]}, loss 0: TCP-aware BP keeps {alive_free:.1f} of "
+                f"{aware.shape[1]} flows on average. Our reading: at the gateway K = "
+                f"{config.capacity} / the flows queued there ({k} with all {config.flows}); "
+                "the first flow whose queue "
+                "there outgrows K weighs U > K against the others' K and wins every slot the "
+                "gateway gets, so the others time out (as the one-hop flow of bp-tcp-aware's "
+                "tree). Flows that each keep fewer than K packets queued at the gateway all "
+                "weigh K and share."
+            )
+        positive = [float(p) for p in config.losses if p > 0]
+        if not positive:
+            continue
+        lossy = [goodputs[(v, "tcp_aware", p)] for p in positive]
+        alive_lossy = sum(surviving(g, config.survive_share).mean() for g in lossy) / len(lossy)
+        if alive_lossy < alive_free:
+            aggregates_kbps = [g.sum(axis=1).mean() / 1e3 for g in lossy]
+            notes.append(
+                f"{VARIANT_LABEL[v]}, loss > 0: TCP-aware BP keeps {alive_lossy:.1f} flows on "
+                f"average (loss 0: {alive_free:.1f}); its aggregate is "
+                f"{min(aggregates_kbps):.0f}-{max(aggregates_kbps):.0f} kb/s over p = "
+                f"{', '.join(f'{p:g}' for p in positive)}. Our reading: a neighbour holding no "
+                "packet of a flow reports U_j = 0, as the destination does, so a loss-free "
+                "link to any neighbour weighs max(K, U_i) R against the lossy link to the "
+                "destination's max(K, U_i) R (1 - p): packets leave the destination's "
+                "direction for any p > 0 (at p = 0 the tie goes to the routing next hop), "
+                "and flows that need a lossy link stall. Without network coding, the "
+                "loss-aware weight avoids lossy links instead of using them less."
+            )
     return notes
