@@ -96,6 +96,16 @@ def test_schemes_select_queue_and_routing(config):
     }
 
 
+def test_probe_is_one_flow_to_a_gateway_neighbour_over_the_one_lossy_link(config):
+    grid = bg.layout(config, 2)
+    sc = bg.probe_scenario(config, grid, "tcp_aware", 0.01)
+    (flow,) = sc["flow"]
+    assert flow["src"] == 0 and flow["start"] == 0.0 and flow["variant"] == "sack"
+    assert (0, flow["dst"]) in grid.pairs
+    assert sc["link"] == [{"a": 0, "b": flow["dst"], "loss": 0.01}]
+    assert "link" not in bg.probe_scenario(config, grid, "aodv", 0.0)
+
+
 def test_one_run_places_the_layout_and_accounts_for_every_packet(config):
     grid = bg.layout(config, 1)
     results = airqueue.run(bg.scenario(config, grid, "sack", "tcp_aware", loss=0.5))
@@ -124,8 +134,8 @@ def test_quick_rows_are_well_formed(quick):
     assert quick.params["quick"] is True and quick.params["seeds"] == 2
     assert quick.params["variants"] == ("sack",) and quick.params["losses"] == (0.0, 0.5)
     # 4 layout rows; cases: classical at 0, TCP-aware and AODV at 0 and 0.5, 4 rows each;
-    # one ratio per loss.
-    assert len(quick.rows) == 4 + 5 * 4 + 2
+    # one ratio per loss; the probe: 2 schemes x 2 losses.
+    assert len(quick.rows) == 4 + 5 * 4 + 2 + 4
     assert all(r.paper is None for r in quick.rows)  # the paper gives no grid numbers
     for r in quick.rows:
         assert r.ours is not None and math.isfinite(r.ours), r.metric
@@ -181,6 +191,7 @@ def test_backpressure_outdelivers_aodv_without_loss(quick):
         ({"tx_range_m": 600.0}, "tx_range_m"),
         ({"start_window_s": 40.0}, "start_window_s"),
         ({"survive_share": 0.0}, "survive_share"),
+        ({"probe_loss": 0.0}, "probe_loss"),
         ({"seeds": "ten"}, "seeds"),
         ({"nodes": 20}, "nodes"),
     ],
