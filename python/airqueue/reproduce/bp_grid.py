@@ -73,7 +73,7 @@ from airqueue.reproduce.bp_tcp_aware import (
     per_flow,
     queue_section,
 )
-from airqueue.reproduce.params import apply_params, as_params
+from airqueue.reproduce.params import as_params, make_config
 from airqueue.reproduce.report import ReproductionResult, Row, bootstrap_ratio, row
 from airqueue.reproduce.runs import Runner
 
@@ -135,12 +135,7 @@ class Config:
         base = (
             cls(seeds=2, duration=30.0, variants=("sack",), losses=(0.0, 0.5)) if quick else cls()
         )
-        try:  # apply_params turns lists into tuples for tuple fields
-            config = apply_params(base, params)
-            _check(config)
-        except ValueError as e:
-            raise ValueError(f"{NAME}: {e}") from None
-        return config
+        return make_config(NAME, base, params, _check)
 
 
 def _is_number(x: Any) -> bool:
