@@ -38,3 +38,6 @@ start = 0
 rate = "saturate"
 packet_size = 1000
 """
+
+#: The first bytes of every PNG file (the reproductions' figures).
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

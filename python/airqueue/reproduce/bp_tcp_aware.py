@@ -53,7 +53,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pandas as pd
 
@@ -74,7 +74,7 @@ _LABEL = {
     "classical": "classical BP",
     "tcp_aware": "TCP-aware BP",
 }
-_VARIANT_LABEL = {"sack": "TCP-SACK", "vegas": "TCP-Vegas"}
+VARIANT_LABEL = {"sack": "TCP-SACK", "vegas": "TCP-Vegas"}
 
 #: (topology, variant, scheme) -> per-flow goodput (kb/s) the text states, and where.
 _PAPER: dict[tuple[str, str, str], tuple[tuple[float, float], str]] = {
@@ -172,7 +172,7 @@ def _check(config: Config) -> None:
     bad = [t for t in config.topologies if t not in TOPOLOGIES]
     if bad or not config.topologies:
         problems.append(f"topologies {bad or '(none)'}: expected tree and/or diamond")
-    bad = [v for v in config.variants if v not in _VARIANT_LABEL]
+    bad = [v for v in config.variants if v not in VARIANT_LABEL]
     if bad or not config.variants:
         problems.append(f"variants {bad or '(none)'}: expected sack and/or vegas")
     bad = [s for s in config.schemes if s not in SCHEMES]
@@ -198,11 +198,7 @@ def _check(config: Config) -> None:
         problems.append(f"nontcp_losses {bad}: expected probabilities in [0, 1)")
     if not isinstance(config.nontcp, bool):
         problems.append(f"nontcp {config.nontcp!r}: expected true or false")
-    if not isinstance(config.network_coding, bool):
-        problems.append(f"network_coding {config.network_coding!r}: expected true or false")
-    h = config.coding_block
-    if isinstance(h, bool) or not isinstance(h, int) or not 1 <= h <= 1024:
-        problems.append(f"coding_block {h!r}: expected an integer number of packets in 1..=1024")
+    problems += coding_problems(config)
     w = config.log_weight
     if isinstance(w, bool) or not isinstance(w, (int, float)) or not 0 < w < float("inf"):
         problems.append(f"log_weight {w!r}: expected bit/s x packets > 0")
@@ -216,15 +212,7 @@ def scenario(
     """One run's scenario; flow ids 0 (A -> B) and 1 (A -> D). ``scheme`` is one of
     ``SCHEMES`` or ``"aodv"`` (drop-tail with AODV routes); ``loss`` erases that fraction
     of link A-B's frames in each direction."""
-    if scheme in ("droptail", "aodv"):
-        queue: dict[str, Any] = {"kind": "droptail", "capacity": config.capacity}
-    else:
-        queue = {
-            "kind": "backpressure",
-            "variant": scheme,
-            "capacity": config.capacity,
-            "report_lifetime": config.report_lifetime,
-        }
+    queue = queue_section(scheme, config.capacity, config.report_lifetime)
     flows = [
         {
             "kind": "tcp",
@@ -257,14 +245,32 @@ def scenario(
     return sc
 
 
-def tcp_section(config: Config) -> dict[str, Any]:
+class CodingParams(Protocol):
+    """The two coding parameters a seed 002 reproduction's Config carries."""
+
+    network_coding: bool
+    coding_block: int
+
+
+def coding_problems(config: CodingParams) -> list[str]:
+    """What is wrong with ``network_coding`` and ``coding_block``, if anything."""
+    problems = []
+    if not isinstance(config.network_coding, bool):
+        problems.append(f"network_coding {config.network_coding!r}: expected true or false")
+    h = config.coding_block
+    if isinstance(h, bool) or not isinstance(h, int) or not 1 <= h <= 1024:
+        problems.append(f"coding_block {h!r}: expected an integer number of packets in 1..=1024")
+    return problems
+
+
+def tcp_section(config: CodingParams) -> dict[str, Any]:
     """``[tcp]`` of every run: section 4.1.3's coding layer, or plain TCP."""
     if not config.network_coding:
         return {"network_coding": False}
     return {"network_coding": True, "coding_block": config.coding_block}
 
 
-def coding_note(config: Config) -> str:
+def coding_note(config: CodingParams) -> str:
     """What the runs do about section 4.1.3's network coding."""
     if not config.network_coding:
         return (
@@ -281,6 +287,19 @@ def coding_note(config: Config) -> str:
         "(section 4.2.1). Field arithmetic is not carried out: with a large field every "
         "combination of new packets is innovative, so ranks are counted."
     )
+
+
+def queue_section(scheme: str, capacity: int, report_lifetime: float) -> dict[str, Any]:
+    """The ``[queue]`` of ``scheme``: drop-tail (``"droptail"``, ``"aodv"``) or seed 002's
+    backpressure with that variant of eq. (2) (``"classical"``, ``"tcp_aware"``)."""
+    if scheme in ("droptail", "aodv"):
+        return {"kind": "droptail", "capacity": capacity}
+    return {
+        "kind": "backpressure",
+        "variant": scheme,
+        "capacity": capacity,
+        "report_lifetime": report_lifetime,
+    }
 
 
 def nontcp_scenario(config: Config, scheme: str, loss: float = 0.0) -> dict[str, Any]:
@@ -322,7 +341,7 @@ def run(
         for t, v, s in cases:
             frames.append(runner.sweep(f"{t}|{v}|{s}", scenario(config, t, v, s), seeds=seeds))
         flows = pd.concat(frames, ignore_index=True)
-        goodputs = {case: _per_flow(flows[flows["scheme"] == "|".join(case)]) for case in cases}
+        goodputs = {case: per_flow(flows[flows["scheme"] == "|".join(case)]) for case in cases}
 
         sweep = _run_sweep(config, runner, seeds)
         nontcp, nontcp_ts = _run_nontcp(config, runner, seeds) if config.nontcp else ({}, None)
@@ -358,7 +377,7 @@ def _run_sweep(
     for p in config.losses:
         for s in SWEEP_SCHEMES:
             sc = scenario(config, "diamond", "sack", s, loss=float(p))
-            out[(s, float(p))] = _per_flow(runner.sweep(f"sweep|{s}|{p:g}", sc, seeds=seeds))
+            out[(s, float(p))] = per_flow(runner.sweep(f"sweep|{s}|{p:g}", sc, seeds=seeds))
     return out
 
 
@@ -381,7 +400,7 @@ def _run_nontcp(
     loss_free = []
     for s, p in _nontcp_cases(config):
         flows = runner.sweep(f"nontcp|{s}|{p:g}", nontcp_scenario(config, s, p), seeds=seeds)
-        out[(s, p)] = _per_flow(flows)
+        out[(s, p)] = per_flow(flows)
         if p == 0:
             loss_free.append(flows)
     ts = runner.table(pd.concat(loss_free, ignore_index=True), "timeseries")
@@ -579,7 +598,7 @@ def _sweep_figure(
     return save(fig, out / "loss-sweep.png")
 
 
-def _per_flow(flows: pd.DataFrame) -> pd.DataFrame:
+def per_flow(flows: pd.DataFrame) -> pd.DataFrame:
     """Goodput (bit/s) per seed (index) and flow id (columns 0, 1)."""
     return flows.pivot_table(index="seed", columns="id", values="goodput_bps", aggfunc="sum")
 
@@ -593,7 +612,7 @@ def jain(g: pd.DataFrame) -> pd.Series:
 
 def _head(case: tuple[str, str, str]) -> str:
     t, v, s = case
-    return f"{t}, {_VARIANT_LABEL[v]}, {_LABEL[s]}"
+    return f"{t}, {VARIANT_LABEL[v]}, {_LABEL[s]}"
 
 
 def _rows(case: tuple[str, str, str], g: pd.DataFrame) -> list[Row]:
@@ -701,8 +720,8 @@ def _notes(
         "detection, drop-tail queues), the paper's baseline there.",
         "Deviation (Fig. 9): link A-B erases each frame independently with probability p "
         "in both directions, where the paper draws Rayleigh fading with average loss p. "
-        "Not run: the grid topology (Figs. 8, 10, 11)"
-        + ("." if config.nontcp else " and the non-TCP flow (Figs. 12-13)."),
+        "The grid topology (Figs. 8, 10, 11) is the reproduction bp-grid"
+        + ("." if config.nontcp else "; not run: the non-TCP flow (Figs. 12-13)."),
         coding_note(config),
         "The paper's numbers are stated only for the tree with TCP-aware BP (Fig. 6a, "
         "SACK: 205.76 / 203.36 kb/s; Fig. 6c, Vegas: 469.36 / 324.64 kb/s); its Jain and "

@@ -4,11 +4,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-__all__ = ["apply_params", "as_params"]
+__all__ = ["apply_params", "as_params", "make_config"]
 
 
 def apply_params(base: Any, params: Mapping[str, Any] | None) -> Any:
@@ -42,3 +42,17 @@ def apply_params(base: Any, params: Mapping[str, Any] | None) -> Any:
 def as_params(config: Any) -> dict[str, Any]:
     """Every field of ``config`` by name (what a result reports as its parameters)."""
     return {k: getattr(config, k) for k in type(config).__dataclass_fields__}
+
+
+def make_config(
+    name: str, base: Any, params: Mapping[str, Any] | None, check: Callable[[Any], None]
+) -> Any:
+    """``base`` with ``params`` applied (``apply_params``) and passed through ``check``
+    (which raises ValueError listing the problems); the error is prefixed with the
+    reproduction's ``name``."""
+    try:
+        config = apply_params(base, params)
+        check(config)
+    except ValueError as e:
+        raise ValueError(f"{name}: {e}") from None
+    return config

@@ -52,6 +52,11 @@ REPRODUCTIONS: dict[str, tuple[str, str, str]] = {
         "Sec. 5, Figs. 6-7, 9, 12-13: TCP-aware BP vs classical BP and AODV, TCP and non-TCP",
         "002",
     ),
+    "bp-grid": (
+        "airqueue.reproduce.bp_grid",
+        "Sec. 5, Figs. 8, 10-11: 4x3 grid, 4 TCP flows from a gateway; TCP-aware BP vs BP, AODV",
+        "002",
+    ),
 }
 
 
