@@ -54,6 +54,12 @@ fn mesh46(duration_s: f64) -> Value {
     })
 }
 
+/// The same scenario with seed 002's network-coding layer on every TCP flow.
+fn coded(mut v: Value) -> Value {
+    v["tcp"]["network_coding"] = json!(true);
+    v
+}
+
 fn scenarios(c: &mut Criterion) {
     let mut g = c.benchmark_group("scenario");
     g.sample_size(10);
@@ -62,6 +68,8 @@ fn scenarios(c: &mut Criterion) {
         ("star50", star(50, 20.0)),
         ("mesh46", mesh46(30.0)),
         ("chain-wired", example("chain-udp.toml")),
+        ("tcp-chain", example("tcp-chain.toml")),
+        ("tcp-chain-coded", coded(example("tcp-chain.toml"))),
     ];
     for (name, v) in cases {
         let probe = run_value(v.clone(), None, None).expect("benchmark scenario validates");
