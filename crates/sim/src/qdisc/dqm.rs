@@ -334,8 +334,13 @@ impl Dqm {
         }
     }
 
+    /// TCP's ACK class: pure ACKs, and a coded flow's feedback, which plays their part
+    /// (seed 002's network-coding layer ACKs every packet).
     fn is_ack(pkt: &Packet) -> bool {
-        matches!(pkt.transport, TransportHeader::TcpAck(_))
+        matches!(
+            pkt.transport,
+            TransportHeader::TcpAck(_) | TransportHeader::CodingFeedback(_)
+        )
     }
 
     /// A packet the AP decoded over its radio from neighbour `from`: an uplink data
