@@ -844,7 +844,11 @@ mod tests {
     #[test]
     fn gap_in_the_frontier_block_is_requested() {
         let (mut enc, mut dec, mut timer, acks) = stream(8, 4, 1, Missing::Network);
-        assert_eq!(cumulative(&acks), [1, 2, 3], "TCP hears of 3 of the 4 segments");
+        assert_eq!(
+            cumulative(&acks),
+            [1, 2, 3],
+            "TCP hears of 3 of the 4 segments"
+        );
         assert_eq!(timer, Some(TimerCmd::Arm(ms(100))));
         let mut reqs = Vec::new();
         dec.on_timer(ms(100), &mut reqs, &mut timer);
