@@ -13,6 +13,7 @@ use crate::medium::wifi::{MacStats, WifiConfig, WifiEvent, WifiNet, WifiOutput};
 use crate::medium::WiredNet;
 use crate::metrics::{Conservation, Metrics, QueueSample};
 use crate::net::aodv::{AodvConfig, AodvStats, AodvTimer};
+use crate::net::more::{MoreFlowConfig, MoreFlowStats};
 use crate::net::olsr::OlsrStats;
 use crate::net::packet::DEFAULT_TTL;
 use crate::net::{DiffqHeader, DropReason, Packet, RoutingTable, TransportHeader};
@@ -31,12 +32,14 @@ mod aodv;
 mod coding;
 mod control;
 mod diffq;
+mod more;
 mod olsr;
 mod rates;
 mod tcp;
 mod tfrc;
 
 use aodv::AodvNet;
+use more::{MoreFlow, MoreNet};
 use olsr::{OlsrNet, OlsrTimer};
 
 pub use olsr::OlsrSetup;
@@ -245,6 +248,10 @@ pub enum FlowKindConfig {
     /// feedback reports travel back through the same queues and medium. Runs without
     /// DiffQ rate control (`FlowConfig::cc` is ignored).
     Tfrc(TfrcFlowConfig),
+    /// A MORE flow (MORE, SIGCOMM 2007; seed 000, section 2) on the wifi medium: coded
+    /// broadcasts in batches, forwarders by TX credit (`world/more.rs`). Runs without
+    /// rate control (`FlowConfig::cc` is ignored).
+    More(MoreFlowConfig),
 }
 
 /// Everything needed to build a world. Produced from a scenario by `airqueue-scenario`.
@@ -344,6 +351,7 @@ enum FlowApp {
     Udp(UdpSource),
     Tcp(Box<TcpFlow>),
     Tfrc(Box<TfrcFlow>),
+    More(Box<MoreFlow>),
 }
 
 /// The 802.11 medium of a world: the shared channel and one queue discipline per node,
@@ -421,6 +429,8 @@ pub struct World {
     /// Reused outboxes of the TFRC machines.
     tfrc_data_out: Outbox<TfrcData>,
     tfrc_fb_out: Outbox<TfrcFeedback>,
+    /// MORE's code vectors and ACK queues (empty without MORE flows).
+    more: MoreNet,
 }
 
 /// What a finished run hands back.
@@ -444,6 +454,8 @@ pub struct RunOutcome {
     pub routing: Vec<AodvStats>,
     /// Per-node OLSR counters (empty unless OLSR ran).
     pub olsr: Vec<OlsrStats>,
+    /// Per-flow MORE counters, indexed by flow; `None` for non-MORE flows.
+    pub more: Vec<Option<MoreFlowStats>>,
 }
 
 impl World {
@@ -491,9 +503,9 @@ impl World {
             .enumerate()
             .map(|(i, f)| {
                 let (pacer, paced_by) = match (f.cc, &f.kind) {
-                    (FlowCc::None, _) | (_, FlowKindConfig::Tfrc(_)) => {
-                        (None, PacedBy::Destination)
-                    }
+                    (FlowCc::None, _)
+                    | (_, FlowKindConfig::Tfrc(_))
+                    | (_, FlowKindConfig::More(_)) => (None, PacedBy::Destination),
                     (FlowCc::DiffQ(rate), _) => (Some(DiffqRate::new(rate)), PacedBy::Destination),
                     (FlowCc::Backpressure(rate), _) => {
                         (Some(DiffqRate::new(rate)), PacedBy::Commodity)
@@ -532,6 +544,9 @@ impl World {
                             nofb,
                             fb,
                         )))
+                    }
+                    FlowKindConfig::More(more) => {
+                        FlowApp::More(Box::new(MoreFlow::new(more, cfg.seed, FlowId(i as u32))))
                     }
                 };
                 FlowState {
@@ -589,6 +604,15 @@ impl World {
             coding_out: Vec::new(),
             tfrc_data_out: Outbox::new(),
             tfrc_fb_out: Outbox::new(),
+            more: if cfg
+                .flows
+                .iter()
+                .any(|f| matches!(f.kind, FlowKindConfig::More(_)))
+            {
+                MoreNet::new(n)
+            } else {
+                MoreNet::default()
+            },
         }
     }
 
@@ -634,6 +658,7 @@ impl World {
         let tcp = self.tcp_stats();
         let tfrc = self.tfrc_stats();
         let diffq_rate = self.flows.iter().map(|f| f.pacer.clone()).collect();
+        let more = self.more_stats();
         let routing = self.aodv.as_ref().map_or_else(Vec::new, |a| a.stats());
         let now = self.events.now();
         let olsr = match &mut self.olsr {
@@ -641,6 +666,7 @@ impl World {
             None => Vec::new(),
         };
         RunOutcome {
+            more,
             routing,
             olsr,
             tcp,
@@ -726,6 +752,17 @@ impl World {
                             _ => self.aodv_receive(node, from, pkt),
                         }
                     }
+                    WifiOutput::Received { node, from, pkt }
+                        if matches!(pkt.transport, TransportHeader::More(_)) =>
+                    {
+                        self.more_receive(node, from, &pkt)
+                    }
+                    WifiOutput::Received { node, pkt, .. }
+                        if matches!(pkt.transport, TransportHeader::MoreAck(_)) =>
+                    {
+                        self.more_ack_forward(node, pkt)
+                    }
+                    WifiOutput::BroadcastDone { node, pkt } => self.more_broadcast_done(node, pkt),
                     WifiOutput::Received { node, from, pkt } => {
                         self.aodv_heard(node, from);
                         let now = self.events.now();
@@ -778,6 +815,7 @@ impl World {
             },
             FlowApp::Tcp(_) => self.tcp_start(f),
             FlowApp::Tfrc(_) => self.tfrc_start(f),
+            FlowApp::More(_) => self.more_start(f),
         }
     }
 
@@ -908,8 +946,12 @@ impl World {
             TransportHeader::TfrcData(_) | TransportHeader::TfrcFeedback(_) => {
                 self.tfrc_deliver(node, pkt)
             }
-            // Control messages are handed to AODV or OLSR on reception.
-            TransportHeader::Aodv(_) | TransportHeader::Olsr(_) => {}
+            // Control messages are handed to AODV or OLSR on reception, MORE's packets
+            // to `world/more.rs`.
+            TransportHeader::Aodv(_)
+            | TransportHeader::Olsr(_)
+            | TransportHeader::More(_)
+            | TransportHeader::MoreAck(_) => {}
         }
     }
 
@@ -989,11 +1031,12 @@ impl World {
                     (None, Some(o)) => o.pop_control(node, now),
                     (None, None) => None,
                 };
-                if let Some(d) = control {
+                // So do MORE's batch ACKs (MORE, 4.2.3).
+                if let Some(d) = control.or_else(|| self.more.pop_ack(node)) {
                     net.push_frame(node, d, &mut self.events);
                     continue;
                 }
-                let Some(d) = qdiscs[node.index()].dequeue(&self.routing, now) else {
+                let Some(mut d) = qdiscs[node.index()].dequeue(&self.routing, now) else {
                     // Held back by back-pressure: try again when the report expires.
                     if let Some(at) = qdiscs[node.index()].release_at(now) {
                         self.events.schedule_in(at - now, Event::Wake(iface));
@@ -1001,6 +1044,16 @@ impl World {
                     return;
                 };
                 let (flow, src) = (d.pkt.flow, d.pkt.src);
+                // A MORE packet gets its code vector now, or is dropped if stale.
+                if matches!(d.pkt.transport, TransportHeader::More(_))
+                    && !self.more_fill(node, &mut d.pkt)
+                {
+                    self.after_dequeue(node, flow, src);
+                    continue;
+                }
+                let Some(WifiMedium { net, .. }) = &mut self.wifi else {
+                    return;
+                };
                 net.push_frame(node, d, &mut self.events);
                 self.after_dequeue(node, flow, src);
             },
@@ -1014,6 +1067,9 @@ impl World {
         }
         let now = self.events.now();
         let fl = &self.flows[flow.index()];
+        if let FlowApp::More(_) = fl.app {
+            return self.more_top_up(flow);
+        }
         if let (FlowApp::Udp(udp), None) = (&fl.app, &fl.pacer) {
             if udp.rate == UdpRate::Saturate && udp.active(now) {
                 self.top_up(flow);
@@ -1045,7 +1101,7 @@ impl World {
         let radio = self.wifi.as_ref().map_or(0, |w| {
             w.qdiscs.iter().map(|q| q.len()).sum::<usize>() + w.net.in_flight()
         });
-        let waiting = self.aodv.as_ref().map_or(0, |a| a.buffered());
+        let waiting = self.aodv.as_ref().map_or(0, |a| a.buffered()) + self.more.waiting();
         let in_flight = wired + radio + waiting;
         Conservation {
             created: self.metrics.created,

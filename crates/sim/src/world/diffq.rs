@@ -100,7 +100,9 @@ impl World {
                 true
             }
             FlowApp::Tcp(_) => self.tcp_pace(f),
-            FlowApp::Tfrc(_) => unreachable!("TFRC flows have no DiffQ pacer"),
+            FlowApp::Tfrc(_) | FlowApp::More(_) => {
+                unreachable!("TFRC and MORE flows have no DiffQ pacer")
+            }
         };
         if sent {
             let pacer = self.flows[f.index()].pacer.as_mut();
@@ -112,7 +114,7 @@ impl World {
                 UdpRate::Cbr { rate_bps } => Some(rate_bps),
                 UdpRate::Saturate => None,
             },
-            FlowApp::Tcp(_) | FlowApp::Tfrc(_) => None,
+            FlowApp::Tcp(_) | FlowApp::Tfrc(_) | FlowApp::More(_) => None,
         };
         let interval = fl
             .pacer

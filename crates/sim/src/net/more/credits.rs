@@ -10,7 +10,7 @@
 //! (`z_src = 1 / (1 - prod_k e_src,k)`, `L_src = 1`). Forwarders expected to make less
 //! than 10% of all transmissions are pruned and the `z` recomputed without them. A
 //! forwarder's TX credit is `z_j / sum_{i farther} z_i (1 - e_ij)`: the transmissions it
-//! makes per packet heard from upstream.
+//! makes per packet heard from upstream (any packet: the denominator counts them all).
 
 use crate::ids::NodeId;
 use crate::net::routing::{etx, OrdF64 as Ordered};
@@ -27,7 +27,7 @@ pub struct PlannedForwarder {
     pub node: NodeId,
     /// Expected transmissions per batch packet (`z_j`).
     pub z: f64,
-    /// Transmissions per innovative packet heard from upstream.
+    /// Transmissions per packet heard from upstream.
     pub tx_credit: f64,
 }
 

@@ -1,6 +1,6 @@
 //! MORE's per-node state machines for one flow (MORE, SIGCOMM 2007, section 4.2): the
 //! source codes the current batch until it is ACKed, a forwarder earns TX credit on
-//! innovative packets from upstream and spends it one coded packet at a time, and the
+//! packets from upstream and spends it one coded packet at a time, and the
 //! destination decodes once it holds K innovative packets. Pure: the world feeds them
 //! arrivals and asks them for code vectors (`world/more.rs`).
 
@@ -94,7 +94,7 @@ impl MoreForwarder {
     }
 
     /// A coded packet of `batch` was heard; `upstream`: its sender is farther from the
-    /// destination (only those earn credit).
+    /// destination (only those earn credit, MORE 4.2.2).
     pub fn on_packet(&mut self, batch: u32, coeffs: &Coeffs, upstream: bool) -> ForwarderArrival {
         if batch < self.batch {
             return ForwarderArrival {
@@ -105,7 +105,11 @@ impl MoreForwarder {
         self.flush_to(batch);
         let innovative = self.basis.insert(coeffs);
         let mut transmissions = 0;
-        if innovative && upstream {
+        // Every packet from upstream earns credit, innovative or not: the credit's
+        // denominator counts all of them (MORE, 4.3: sum over upstream i of
+        // z_i (1 - e_ij)). Earning on innovative ones only starves the chain once a
+        // collision costs a downstream node one degree of freedom.
+        if upstream {
             self.counter += self.tx_credit;
             while self.counter >= 1.0 {
                 self.counter -= 1.0;
@@ -221,10 +225,10 @@ mod tests {
                                         // From downstream: innovative, but no credit.
         let c = f.on_packet(0, &random_coeffs(4, &mut r), false);
         assert_eq!((c.innovative, c.transmissions), (true, 0));
-        // A combination of what it holds earns nothing.
+        // A combination of what it holds is not innovative but still earns credit.
         let held = f.code(0, &mut r).unwrap();
         let d = f.on_packet(0, &held, true);
-        assert_eq!((d.innovative, d.transmissions), (false, 0));
+        assert_eq!((d.innovative, d.transmissions), (false, 1));
         assert_eq!(f.rank(), 3);
     }
 

@@ -1,0 +1,136 @@
+//! MORE (Chachulski et al., SIGCOMM 2007) from scenario files: a chain delivers whole
+//! batches, conserves packets and repeats itself; in a lossy diamond both middle nodes
+//! forward, and MORE outdoes single-path TCP on the same links.
+
+mod common;
+use common::goodputs;
+
+use airqueue_scenario::api::{run_value, Run};
+use airqueue_scenario::parse::toml_to_json;
+use airqueue_sim::net::more::MoreFlowStats;
+use airqueue_sim::net::DropReason;
+
+/// A 4-node 802.11b chain 200 m apart (3 hops at 11 Mb/s) with one flow 0 -> 3 for
+/// `duration` s; `flow` is the flow's kind line and extras, `extra` top-level tables.
+fn chain(duration: f64, flow: &str, extra: &str) -> String {
+    format!(
+        "duration = {duration}\nseed = 1\n[topology]\nkind = \"chain\"\nnodes = 4\n\
+         spacing = 200.0\n[routing]\nmetric = \"etx\"\n{extra}\n\
+         [[flow]]\n{flow}\nsrc = 0\ndst = 3\npacket_size = 1400\n"
+    )
+}
+
+/// S=0 and D=3 out of each other's range, A=1 and B=2 between them and out of each
+/// other's range; every S-A, S-B link loses half its frames, every A-D, B-D link 20%.
+fn diamond(flow: &str) -> String {
+    let mut s = String::from(
+        "duration = 20.0\nseed = 1\n[topology]\nkind = \"explicit\"\n\
+         positions = [[0.0, 0.0], [200.0, 130.0], [200.0, -130.0], [400.0, 0.0]]\n\
+         [routing]\nmetric = \"etx\"\n",
+    );
+    for (a, b, loss) in [(0, 1, 0.5), (0, 2, 0.5), (1, 3, 0.2), (2, 3, 0.2)] {
+        s += &format!("[[link]]\na = {a}\nb = {b}\nloss = {loss}\n");
+    }
+    s + &format!("[[flow]]\n{flow}\nsrc = 0\ndst = 3\npacket_size = 1400\n")
+}
+
+fn run(text: &str) -> Run {
+    run_value(toml_to_json(text).unwrap(), None, None).unwrap()
+}
+
+fn more_stats(r: &Run) -> MoreFlowStats {
+    r.outcome.more[0].clone().expect("a MORE flow")
+}
+
+#[test]
+fn chain_delivers_whole_batches_and_conserves_packets() {
+    let text = chain(10.0, "kind = \"more\"", "");
+    // `goodputs` checks conservation and that a second run gives the same bits.
+    let g = goodputs(&text)[0];
+    let r = run(&text);
+    let m = more_stats(&r);
+    assert!(m.batches_decoded > 10, "{m:?}");
+    // Goodput is decoded batches x K x packet size, over the 10 s run.
+    let expect = m.batches_decoded as f64 * 32.0 * 1400.0 * 8.0 / 10.0;
+    assert!((g - expect).abs() < 1e-6 * expect, "{g} vs {expect}");
+    // Every decoded batch was ACKed once and the source moved on; the ACKs made it
+    // over the three hops ahead of the data.
+    assert_eq!(m.acks_received, m.batches_decoded);
+    // Both relays forward (credit 1 on a loss-free line: z = 1 everywhere).
+    assert_eq!(m.forwarders.len(), 2);
+    assert!(m.forwarders.iter().all(|&(_, c)| (c - 1.0).abs() < 1e-12));
+    assert!(m.forwarder_sent > m.source_sent, "{m:?}");
+    // The destination's innovative receptions are the decoded batches plus the part of
+    // the batch under way.
+    assert!(m.destination_innovative >= 32 * m.batches_decoded);
+    assert!(m.destination_innovative < 32 * (m.batches_decoded + 1));
+    // Innovative receptions at the destination are the only MORE deliveries; every other
+    // coded packet ended as coding_redundancy.
+    let c = &r.outcome.conservation;
+    assert!(c.holds(), "{c:?}");
+    let redundant = r.outcome.metrics.drops_by_reason()[DropReason::CodingRedundancy.index()];
+    assert!(redundant > 0);
+    assert_eq!(c.delivered, m.destination_innovative + m.acks_received);
+}
+
+#[test]
+fn broadcasts_go_at_the_data_rate() {
+    let r = run(&chain(2.0, "kind = \"more\"", ""));
+    // All of the source's data frames went at 11 Mb/s (index 3 of the DSSS rates).
+    let mac = &r.outcome.mac[0];
+    assert!(mac.data_tx > 0);
+    assert_eq!(mac.data_tx_by_rate[3], mac.data_tx, "{mac:?}");
+}
+
+#[test]
+fn lossy_diamond_uses_both_middle_nodes_and_beats_single_path_tcp() {
+    let text = diamond("kind = \"more\"");
+    let more = goodputs(&text)[0];
+    let r = run(&text);
+    let m = more_stats(&r);
+    assert_eq!(m.forwarders.len(), 2, "{m:?}");
+    assert!(m.forwarders.iter().all(|&(_, c)| c > 0.0), "{m:?}");
+    for relay in [1, 2] {
+        assert!(r.outcome.mac[relay].data_tx > 100, "relay {relay} idle");
+    }
+    let tcp = goodputs(&diamond("kind = \"tcp\"\nvariant = \"sack\""))[0];
+    eprintln!("diamond: MORE {more} bit/s, TCP {tcp} bit/s, {m:?}");
+    assert!(more > tcp, "MORE {more} vs TCP {tcp}");
+}
+
+#[test]
+fn more_needs_drop_tail_static_routes_and_the_802_11_medium() {
+    let bad = |extra: &str| {
+        let text = chain(5.0, "kind = \"more\"", extra);
+        match run_value(toml_to_json(&text).unwrap(), None, None) {
+            Ok(_) => panic!("accepted: {extra}"),
+            Err(errs) => errs.join("\n"),
+        }
+    };
+    let e = bad("[queue]\nkind = \"red\"\n");
+    assert!(e.contains("flow[0].kind") && e.contains("droptail"), "{e}");
+    let e = bad("[medium]\nkind = \"wired\"\n");
+    assert!(e.contains("flow[0].kind") && e.contains("wifi"), "{e}");
+    let text = chain(5.0, "kind = \"more\"\nbatch = 33", "");
+    let errs = run_value(toml_to_json(&text).unwrap(), None, None)
+        .err()
+        .unwrap();
+    assert!(errs.join("\n").contains("flow[0].batch"), "{errs:?}");
+    let text = chain(5.0, "kind = \"udp\"\nrate = 1e5\nbatch = 8", "");
+    let errs = run_value(toml_to_json(&text).unwrap(), None, None)
+        .err()
+        .unwrap();
+    assert!(errs.join("\n").contains("flow[0].batch"), "{errs:?}");
+}
+
+#[test]
+fn a_smaller_batch_decodes_more_batches() {
+    let r8 = run(&chain(5.0, "kind = \"more\"\nbatch = 8", ""));
+    let r32 = run(&chain(5.0, "kind = \"more\"", ""));
+    let (m8, m32) = (more_stats(&r8), more_stats(&r32));
+    assert!(
+        m8.batches_decoded > 2 * m32.batches_decoded,
+        "{m8:?} {m32:?}"
+    );
+    assert!(r8.outcome.conservation.holds());
+}
