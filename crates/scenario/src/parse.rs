@@ -80,7 +80,7 @@ const FLOW_KEYS: [(&str, &[&str]); 6] = [
     ("rate", &["udp"]),
     ("variant", &["tcp"]),
     ("packets", &["tcp"]),
-    ("cc", &["udp", "tcp"]),
+    ("cc", &["udp", "tcp", "more"]),
     ("ecn", &["tfrc"]),
     ("batch", &["more"]),
 ];
@@ -443,12 +443,17 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
                     ),
                 ));
             }
-            if f.kind == FlowKind::More && q.kind != QueueKind::Droptail {
-                errs.push(ConfigError::new(
+            // MORE sends from each node's FIFO (seed 000, section 2); DiffQ-MORE from
+            // DiffQ's destination queues, paced by DiffQ (section 6.2).
+            match (f.kind, f.cc, q.kind) {
+                (FlowKind::More, CcKind::None, QueueKind::Droptail) => {}
+                (FlowKind::More, CcKind::None, _) => errs.push(ConfigError::new(
                     format!("{path}.kind"),
-                    "\"more\" broadcasts its coded packets from each node's single FIFO \
-                     (seed 000, section 2); set queue.kind = \"droptail\"",
-                ));
+                    "\"more\" broadcasts its coded packets from each node's FIFO (seed 000, \
+                     section 2); set queue.kind = \"droptail\", or cc = \"diffq\" with \
+                     queue.kind = \"diffq\" for DiffQ-MORE",
+                )),
+                _ => {}
             }
             rate_controlled |= f.cc == CcKind::Diffq;
             if f.cc == CcKind::Backpressure && q.kind != QueueKind::Backpressure {
@@ -1546,6 +1551,7 @@ fn read_flow(
                 cc
             }
         }
+        Some("more") => f.choice(errs, "cc", Some("none"), &["none", "diffq"], &[]),
         _ => Some("none"),
     };
     let ecn = match kind {

@@ -42,17 +42,22 @@ fn more_stats(r: &Run) -> MoreFlowStats {
     r.outcome.more[0].clone().expect("a MORE flow")
 }
 
-#[test]
-fn chain_delivers_whole_batches_and_conserves_packets() {
-    let text = chain(10.0, "kind = \"more\"", "");
-    // `goodputs` checks conservation and that a second run gives the same bits.
-    let g = goodputs(&text)[0];
-    let r = run(&text);
+/// Runs a 10 s chain scenario (`goodputs` checks conservation and that a second run
+/// gives the same bits) and checks that it decoded batches and that goodput is decoded
+/// batches x K x packet size over the run.
+fn run_chain_of_batches(text: &str) -> (Run, MoreFlowStats) {
+    let g = goodputs(text)[0];
+    let r = run(text);
     let m = more_stats(&r);
     assert!(m.batches_decoded > 10, "{m:?}");
-    // Goodput is decoded batches x K x packet size, over the 10 s run.
     let expect = m.batches_decoded as f64 * 32.0 * 1400.0 * 8.0 / 10.0;
     assert!((g - expect).abs() < 1e-6 * expect, "{g} vs {expect}");
+    (r, m)
+}
+
+#[test]
+fn chain_delivers_whole_batches_and_conserves_packets() {
+    let (r, m) = run_chain_of_batches(&chain(10.0, "kind = \"more\"", ""));
     // Every decoded batch was ACKed once and the source moved on; the ACKs made it
     // over the three hops ahead of the data.
     assert_eq!(m.acks_received, m.batches_decoded);
@@ -133,4 +138,44 @@ fn a_smaller_batch_decodes_more_batches() {
         "{m8:?} {m32:?}"
     );
     assert!(r8.outcome.conservation.holds());
+}
+
+/// DiffQ-MORE (seed 000, 4.2 and 6.2): DiffQ's queues and EDCA levels, the source paced
+/// by DiffQ's rate control.
+const DIFFQ: &str = "[queue]\nkind = \"diffq\"\n[mac]\nkind = \"edca\"\n";
+
+#[test]
+fn diffq_more_delivers_conserves_and_repeats_itself() {
+    let (r, m) = run_chain_of_batches(&chain(10.0, "kind = \"more\"\ncc = \"diffq\"", DIFFQ));
+    // The source is paced: its rate controller ran and it sent one coded packet per
+    // tick, never more than the plain MORE source, which keeps its queue full.
+    let rate = r.outcome.diffq_rate[0].as_ref().expect("a DiffQ pacer");
+    assert!(rate.rate_bps() > 0.0);
+    let plain = more_stats(&run(&chain(10.0, "kind = \"more\"", "")));
+    assert!(m.source_sent < plain.source_sent, "{m:?} vs {plain:?}");
+}
+
+#[test]
+fn diffq_more_is_refused_where_it_makes_no_sense() {
+    let errs = |flow: &str, extra: &str| {
+        let text = chain(5.0, flow, extra);
+        run_value(toml_to_json(&text).unwrap(), None, None)
+            .err()
+            .expect("refused")
+            .join("\n")
+    };
+    // DiffQ rate control without DiffQ's queues.
+    let e = errs("kind = \"more\"\ncc = \"diffq\"", "");
+    assert!(
+        e.contains("flow[0].cc") && e.contains("queue.kind = \"diffq\""),
+        "{e}"
+    );
+    // MORE with backpressure: neither its flow control nor its queues.
+    let e = errs("kind = \"more\"\ncc = \"backpressure\"", "");
+    assert!(e.contains("flow[0].cc"), "{e}");
+    let e = errs("kind = \"more\"", "[queue]\nkind = \"backpressure\"\n");
+    assert!(e.contains("flow[0].kind") && e.contains("droptail"), "{e}");
+    // Plain MORE under DiffQ's queues points at DiffQ-MORE.
+    let e = errs("kind = \"more\"", DIFFQ);
+    assert!(e.contains("cc = \"diffq\""), "{e}");
 }

@@ -249,8 +249,10 @@ pub enum FlowKindConfig {
     /// DiffQ rate control (`FlowConfig::cc` is ignored).
     Tfrc(TfrcFlowConfig),
     /// A MORE flow (MORE, SIGCOMM 2007; seed 000, section 2) on the wifi medium: coded
-    /// broadcasts in batches, forwarders by TX credit (`world/more.rs`). Runs without
-    /// rate control (`FlowConfig::cc` is ignored).
+    /// broadcasts in batches, forwarders by TX credit (`world/more.rs`). With
+    /// `FlowCc::DiffQ` it is DiffQ-MORE (seed 000, 4.2 and 6.2): its packets carry the
+    /// DiffQ header, DiffQ schedules them by eq. (2) and the source is paced by DiffQ's
+    /// rate control; `FlowCc::Backpressure` is ignored.
     More(MoreFlowConfig),
 }
 
@@ -394,6 +396,20 @@ impl WifiMedium {
     }
 }
 
+/// DiffQ-MORE (seed 000, 4.2): each DiffQ discipline of a node that sends for a MORE
+/// flow under DiffQ learns the flow's forwarders among its neighbours (`F_ip`).
+fn register_multipath(flows: &[FlowConfig], qdiscs: &mut [Qdisc]) {
+    for (i, f) in flows.iter().enumerate() {
+        if let (FlowKindConfig::More(m), FlowCc::DiffQ(_)) = (&f.kind, f.cc) {
+            for (node, list) in &m.plan.neighbour_forwarders {
+                if let Some(q) = qdiscs.get_mut(node.index()) {
+                    q.set_multipath(FlowId(i as u32), list.clone());
+                }
+            }
+        }
+    }
+}
+
 /// Where a node's packets towards a neighbour wait.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Iface {
@@ -505,7 +521,9 @@ impl World {
                 let (pacer, paced_by) = match (f.cc, &f.kind) {
                     (FlowCc::None, _)
                     | (_, FlowKindConfig::Tfrc(_))
-                    | (_, FlowKindConfig::More(_)) => (None, PacedBy::Destination),
+                    | (FlowCc::Backpressure(_), FlowKindConfig::More(_)) => {
+                        (None, PacedBy::Destination)
+                    }
                     (FlowCc::DiffQ(rate), _) => (Some(DiffqRate::new(rate)), PacedBy::Destination),
                     (FlowCc::Backpressure(rate), _) => {
                         (Some(DiffqRate::new(rate)), PacedBy::Commodity)
@@ -562,6 +580,10 @@ impl World {
                 }
             })
             .collect();
+        let mut wifi = wifi;
+        if let Some(w) = &mut wifi {
+            register_multipath(&cfg.flows, &mut w.qdiscs);
+        }
         let mut events = EventQueue::with_capacity(1024);
         rates::schedule(&cfg, &mut events);
         for (i, f) in cfg.flows.iter().enumerate() {
@@ -755,6 +777,7 @@ impl World {
                     WifiOutput::Received { node, from, pkt }
                         if matches!(pkt.transport, TransportHeader::More(_)) =>
                     {
+                        self.diffq_report(node, from, &pkt);
                         self.more_receive(node, from, &pkt)
                     }
                     WifiOutput::Received { node, pkt, .. }
@@ -1068,7 +1091,10 @@ impl World {
         let now = self.events.now();
         let fl = &self.flows[flow.index()];
         if let FlowApp::More(_) = fl.app {
-            return self.more_top_up(flow);
+            if fl.pacer.is_none() {
+                self.more_top_up(flow);
+            }
+            return;
         }
         if let (FlowApp::Udp(udp), None) = (&fl.app, &fl.pacer) {
             if udp.rate == UdpRate::Saturate && udp.active(now) {

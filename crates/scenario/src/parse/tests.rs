@@ -902,7 +902,7 @@ fn tfrc_mistakes_are_named() {
             "flow[0].rate: not used by kind \"tfrc\"; rate applies only to kind udp",
             "flow[0].variant: not used by kind \"tfrc\"; variant applies only to kind tcp",
             "flow[0].packets: not used by kind \"tfrc\"; packets applies only to kind tcp",
-            "flow[0].cc: not used by kind \"tfrc\"; cc applies only to kinds udp, tcp",
+            "flow[0].cc: not used by kind \"tfrc\"; cc applies only to kinds udp, tcp, more",
             "flow[0].ecn: expected true or false, got 1",
         ]
     );

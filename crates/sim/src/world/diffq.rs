@@ -76,6 +76,10 @@ impl World {
     /// first tick.
     pub(super) fn start_paced(&mut self, f: FlowId) {
         let fl = &self.flows[f.index()];
+        if let FlowApp::More(_) = fl.app {
+            self.more_begin(f);
+        }
+        let fl = &self.flows[f.index()];
         if let FlowApp::Tcp(_) = fl.app {
             if fl.src == fl.dst {
                 return; // see `tcp_start`
@@ -100,9 +104,8 @@ impl World {
                 true
             }
             FlowApp::Tcp(_) => self.tcp_pace(f),
-            FlowApp::Tfrc(_) | FlowApp::More(_) => {
-                unreachable!("TFRC and MORE flows have no DiffQ pacer")
-            }
+            FlowApp::More(_) => self.more_pace(f),
+            FlowApp::Tfrc(_) => unreachable!("TFRC flows have no DiffQ pacer"),
         };
         if sent {
             let pacer = self.flows[f.index()].pacer.as_mut();

@@ -4,7 +4,14 @@
 //! vector when the MAC takes it (`World::kick`), then broadcast at the data rate without
 //! ACK or retries. The destination's batch ACK goes back by unicast over the static
 //! (ETX, with `[routing] metric = "etx"`) routes, through a per-node queue served ahead
-//! of data; the source moves to the next batch on it, and forwarders on its path flush.
+//! of data and at the station's top MAC level; the source moves to the next batch on it,
+//! and forwarders on its path flush.
+//!
+//! DiffQ-MORE (seed 000, 4.2 and 6.2): the flow's packets carry the DiffQ header and wait
+//! in DiffQ's queue for the destination, scheduled by eq. (2) over the forwarders among
+//! the node's neighbours (`World::new` registers them); every neighbour that decodes a
+//! broadcast takes its queue report; the source is paced by DiffQ's rate control, one
+//! coded packet per tick (`more_pace`), instead of keeping its queue full.
 //!
 //! Accounting (every packet has one fate): each coded packet is created by the node that
 //! queues it. It ends when its broadcast ends (`WifiOutput::BroadcastDone`): delivered if
@@ -124,10 +131,25 @@ impl World {
     }
 
     /// The flow starts: its first batch begins now.
-    pub(super) fn more_start(&mut self, f: FlowId) {
+    pub(super) fn more_begin(&mut self, f: FlowId) {
         let now = self.events.now();
         self.more_flow(f).source.batch_started = now;
+    }
+
+    /// An unpaced MORE flow starts: the source fills its queue.
+    pub(super) fn more_start(&mut self, f: FlowId) {
+        self.more_begin(f);
         self.more_top_up(f);
+    }
+
+    /// One tick of a DiffQ-MORE source (seed 000, 6.2: the source sends coded packets at
+    /// the rate DiffQ regulates): one coded packet into its destination queue. A full
+    /// queue drops it, as it would a DiffQ-UDP datagram; the tick counts either way.
+    pub(super) fn more_pace(&mut self, f: FlowId) -> bool {
+        let src = self.flows[f.index()].src;
+        let pkt = self.more_opportunity(f, src, MoreData::CURRENT_BATCH);
+        self.more_enqueue(src, pkt);
+        true
     }
 
     /// Fills the source's radio queue with transmission opportunities while the flow is
@@ -139,10 +161,8 @@ impl World {
         if now < fl.start || now >= fl.stop || self.iface_towards(src, BROADCAST).is_none() {
             return;
         }
-        while self
-            .qdisc(Iface::Wifi(src))
-            .has_room(src, dst, BROADCAST, false)
-        {
+        let diffq = fl.diffq_header().is_some();
+        while (self.qdisc(Iface::Wifi(src))).has_room(src, dst, BROADCAST, diffq) {
             let pkt = self.more_opportunity(f, src, MoreData::CURRENT_BATCH);
             if !self.more_enqueue(src, pkt) {
                 return;
@@ -173,7 +193,7 @@ impl World {
             ttl: DEFAULT_TTL,
             priority: fl.priority,
             created: now,
-            diffq: None,
+            diffq: fl.diffq_header(),
         };
         self.next_uid += 1;
         self.metrics.on_created_control();
@@ -368,11 +388,12 @@ impl World {
                 .on_packet_dropped(node, DropReason::NoRoute, &pkt);
             return;
         };
-        let priority = pkt.priority;
+        // The top MAC level the station has (the MAC clips the level): ahead of data in
+        // the channel too, under DiffQ's EDCA table as under plain DCF.
         self.more.acks[node.index()].push_back(Dequeued {
             pkt,
             next_hop: next,
-            priority,
+            priority: u8::MAX,
         });
         self.kick(Iface::Wifi(node));
     }

@@ -43,6 +43,9 @@ pub struct MorePlan {
     pub forwarders: Vec<PlannedForwarder>,
     /// ETX distance of every node to the destination (`f64::INFINITY` if unreachable).
     pub etx_to_dst: Vec<f64>,
+    /// For the source and each forwarder `i`: `F_ip`, the forwarders and the destination
+    /// that hear `i` (seed 000, 4.2: the packet's forwarder list among i's neighbours).
+    pub neighbour_forwarders: Vec<(NodeId, Vec<NodeId>)>,
 }
 
 impl MorePlan {
@@ -100,7 +103,7 @@ pub fn plan(
         z = transmissions(&order, &p);
     }
     let last = order.len() - 1;
-    let forwarders = (1..last)
+    let forwarders: Vec<PlannedForwarder> = (1..last)
         .filter_map(|k| {
             let heard: f64 = (0..k).map(|i| z[i] * p(order[i], order[k])).sum();
             (z[k] > 0.0 && heard > 0.0).then(|| PlannedForwarder {
@@ -110,12 +113,24 @@ pub fn plan(
             })
         })
         .collect();
+    let listed: Vec<NodeId> = (forwarders.iter().map(|f: &PlannedForwarder| f.node))
+        .chain(std::iter::once(dst))
+        .collect();
+    let neighbour_forwarders = std::iter::once(src)
+        .chain(forwarders.iter().map(|f| f.node))
+        .map(|i| {
+            let heard = listed.iter().copied();
+            let heard = heard.filter(|&j| j != i && p(i.index(), j.index()) > 0.0);
+            (i, heard.collect())
+        })
+        .collect();
     MorePlan {
         src,
         dst,
         z_src: z[0],
         forwarders,
         etx_to_dst: dist,
+        neighbour_forwarders,
     }
 }
 
@@ -232,6 +247,16 @@ mod tests {
         // Credits: z / (z_S * 0.5).
         assert!(close(a.tx_credit, 0.625));
         assert!(close(b.tx_credit, 1.25));
+        // F_ip: the source is heard by A and B; A and B by the destination only.
+        let f = |n: u32| {
+            let e = plan
+                .neighbour_forwarders
+                .iter()
+                .find(|(i, _)| *i == NodeId(n));
+            e.unwrap().1.clone()
+        };
+        assert_eq!(f(0), vec![NodeId(1), NodeId(2)]);
+        assert_eq!((f(1), f(2)), (vec![NodeId(3)], vec![NodeId(3)]));
     }
 
     #[test]
