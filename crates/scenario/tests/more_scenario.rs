@@ -179,3 +179,19 @@ fn diffq_more_is_refused_where_it_makes_no_sense() {
     let e = errs("kind = \"more\"", DIFFQ);
     assert!(e.contains("cc = \"diffq\""), "{e}");
 }
+
+/// Many flows crossing one another on a random mesh, plain and under DiffQ: packets are
+/// conserved, and (in debug builds, `World::finish`) every code-vector slot still held
+/// belongs to a frame in a MAC buffer.
+#[test]
+fn many_flows_on_a_mesh_conserve_packets() {
+    for (flow, extra) in [("", ""), ("cc = \"diffq\"\n", DIFFQ)] {
+        let text = format!(
+            "duration = 5.0\nseed = 3\n[topology]\nkind = \"random\"\nnodes = 30\n\
+             area = [700.0, 700.0]\n[routing]\nmetric = \"etx\"\n{extra}\n\
+             [flows]\nrandom = 12\nkind = \"more\"\nbatch = 16\nstart = [0.0, 1.0]\n{flow}"
+        );
+        let g = goodputs(&text);
+        assert!(g.iter().any(|&x| x > 0.0), "{g:?}");
+    }
+}

@@ -668,6 +668,10 @@ impl World {
             conservation.holds(),
             "packet conservation violated: {conservation:?}"
         );
+        debug_assert!(
+            self.more_arena_consistent(),
+            "MORE code-vector slots leaked"
+        );
         let mac = match &mut self.wifi {
             None => Vec::new(),
             Some(WifiMedium { net, .. }) => {

@@ -233,10 +233,11 @@ impl World {
             m.stats.source_sent += 1;
             Some(m.source.code(&mut m.rng))
         } else {
-            let mut rng = m.rng.clone();
-            let c = (m.forwarder(node)).and_then(|fw| fw.code(d.batch, &mut rng));
-            m.rng = rng;
-            match c {
+            let MoreFlow {
+                forwarders, rng, ..
+            } = m;
+            let fw = forwarders.iter().find(|(n, _)| *n == node);
+            match fw.and_then(|(_, fw)| fw.code(d.batch, rng)) {
                 Some(c) => {
                     m.stats.forwarder_sent += 1;
                     Some((d.batch, c))
@@ -396,6 +397,17 @@ impl World {
             priority: u8::MAX,
         });
         self.kick(Iface::Wifi(node));
+    }
+
+    /// Whether every code vector still stored belongs to a coded packet in a MAC's
+    /// buffer: each slot is released exactly once, when its broadcast ends.
+    pub(super) fn more_arena_consistent(&self) -> bool {
+        let held = self.wifi.as_ref().map_or(0, |w| {
+            (w.net.buffered_packets())
+                .filter(|p| matches!(p.transport, TransportHeader::More(d) if d.coeffs.is_filled()))
+                .count()
+        });
+        held == self.more.arena.live()
     }
 
     pub(super) fn more_stats(&self) -> Vec<Option<MoreFlowStats>> {

@@ -332,6 +332,13 @@ impl WifiNet {
         self.stations[node.index()].buffered < self.cfg.tx_buffer_frames
     }
 
+    /// Every packet in the stations' transmit buffers (end-of-run checks).
+    pub fn buffered_packets(&self) -> impl Iterator<Item = &Packet> {
+        (self.stations.iter())
+            .flat_map(|s| s.acs.iter())
+            .flat_map(|a| a.queue.iter().map(|f| &f.pkt))
+    }
+
     /// Data packets held by MACs that no next hop has accepted yet (end-of-run
     /// accounting; routing control packets are not counted).
     pub fn in_flight(&self) -> usize {
