@@ -32,6 +32,7 @@ TABLES = (
     "tcp",
     "cwnd",
     "tfrc",
+    "more",
     "routing",
 )
 
@@ -135,6 +136,11 @@ class Results:
     def tfrc(self) -> pd.DataFrame:
         """One row per TFRC flow: final allowed rate, RTT, loss-event rate, events."""
         return self.table("tfrc")
+
+    @property
+    def more(self) -> pd.DataFrame:
+        """One row per MORE flow: batches decoded, coded packets sent, receptions, ACKs."""
+        return self.table("more")
 
     @property
     def routing(self) -> pd.DataFrame:

@@ -12,6 +12,7 @@ use airqueue_phy::{Dbm, DsssRate, EdcaLevel, Preamble, Propagation};
 use airqueue_sim::app::UdpRate;
 use airqueue_sim::medium::wifi::{Fading, RateChange, RateControl, WifiConfig};
 use airqueue_sim::net::aodv::{AodvConfig, LinkDetection};
+use airqueue_sim::net::more::{self, MoreFlowConfig, MorePlan};
 use airqueue_sim::net::olsr::OlsrConfig;
 use airqueue_sim::net::routing::{etx, GraphEdge};
 use airqueue_sim::net::RoutingTable;
@@ -143,6 +144,24 @@ fn fading_delivery(s: &Scenario, positions: &[[f64; 2]], a: usize, b: usize) -> 
         return 0.0;
     }
     (-threshold_mw / mean_mw).exp()
+}
+
+/// MORE's forwarders and TX credits for flow `f` (MORE, 4.4): a broadcast from `a`
+/// reaches a neighbour `b` with probability `(1 - loss(a, b))` times the fading
+/// delivery at the basic rate, and nobody else.
+fn more_plan(
+    s: &Scenario,
+    positions: &[[f64; 2]],
+    adjacency: &[Vec<u32>],
+    f: &FlowSpec,
+) -> MorePlan {
+    let delivery = |a: NodeId, b: NodeId| {
+        if !adjacency[a.index()].contains(&b.0) {
+            return 0.0;
+        }
+        (1.0 - link_loss(s, a.0, b.0)) * fading_delivery(s, positions, a.index(), b.index())
+    };
+    more::plan(positions.len(), NodeId(f.src), NodeId(f.dst), delivery)
 }
 
 /// Builds the static routing table over the neighbour graph with the configured metric.
@@ -352,6 +371,10 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
                 }),
                 FlowKind::Tcp => FlowKindConfig::Tcp(tcp_flow(s, f)),
                 FlowKind::Tfrc => FlowKindConfig::Tfrc(TfrcFlowConfig { ecn: f.ecn }),
+                FlowKind::More => FlowKindConfig::More(MoreFlowConfig {
+                    batch: f.batch,
+                    plan: more_plan(s, positions, &adjacency, f),
+                }),
             },
         })
         .collect();

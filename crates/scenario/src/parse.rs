@@ -30,6 +30,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::error::{ConfigError, ConfigErrors};
+use crate::schema::RandomFlows;
 use crate::schema::{
     AodvLinkDetection, AodvSpec, BackpressureSpec, BackpressureVariantKind, CcKind, DiffqSpec,
     DiffqUtilityKind, FlowKind, FlowSpec, FqClassifyKind, LinkSpec, Medium, OlsrSpec, Outputs,
@@ -75,12 +76,13 @@ const TOPOLOGY_KEYS: [(&str, &[&str]); 13] = [
 
 /// `[[flow]]` keys that only some flow kinds take (TCP is window-limited and TFRC sets
 /// its own rate, so only UDP has a `rate`; DiffQ rate control pairs with UDP or TCP).
-const FLOW_KEYS: [(&str, &[&str]); 5] = [
+const FLOW_KEYS: [(&str, &[&str]); 6] = [
     ("rate", &["udp"]),
     ("variant", &["tcp"]),
     ("packets", &["tcp"]),
-    ("cc", &["udp", "tcp"]),
+    ("cc", &["udp", "tcp", "more"]),
     ("ecn", &["tfrc"]),
+    ("batch", &["more"]),
 ];
 
 /// `[queue]` keys that only some queue kinds take (`per_dest_capacity` and `ecn_mark`
@@ -415,6 +417,7 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
             ));
         }
     }
+    check_more_medium(&flows, &random_flows, &medium, &topology, &routing, errs);
     if let Some(q) = &queue {
         let listed = flows.iter().flatten().enumerate();
         let listed = listed.map(|(i, f)| (format!("flow[{i}]"), f));
@@ -439,6 +442,18 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
                          above what the path carries instead"
                     ),
                 ));
+            }
+            // MORE sends from each node's FIFO (seed 000, section 2); DiffQ-MORE from
+            // DiffQ's destination queues, paced by DiffQ (section 6.2).
+            match (f.kind, f.cc, q.kind) {
+                (FlowKind::More, CcKind::None, QueueKind::Droptail) => {}
+                (FlowKind::More, CcKind::None, _) => errs.push(ConfigError::new(
+                    format!("{path}.kind"),
+                    "\"more\" broadcasts its coded packets from each node's FIFO (seed 000, \
+                     section 2); set queue.kind = \"droptail\", or cc = \"diffq\" with \
+                     queue.kind = \"diffq\" for DiffQ-MORE",
+                )),
+                _ => {}
             }
             rate_controlled |= f.cc == CcKind::Diffq;
             if f.cc == CcKind::Backpressure && q.kind != QueueKind::Backpressure {
@@ -493,6 +508,45 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         random_flows: random_flows?,
         outputs: outputs?,
     })
+}
+
+/// MORE broadcasts on the 802.11 channel and sends its batch ACKs over the static
+/// routes (MORE, 4.2.3: the shortest ETX path).
+fn check_more_medium(
+    flows: &Option<Vec<FlowSpec>>,
+    random_flows: &Option<Option<RandomFlows>>,
+    medium: &Option<Medium>,
+    topology: &Option<Topology>,
+    routing: &Option<Routing>,
+    errs: &mut Errs,
+) {
+    let listed = flows.iter().flatten().enumerate();
+    let listed = listed.map(|(i, f)| (format!("flow[{i}]"), f));
+    let drawn = random_flows.iter().flatten();
+    let drawn = drawn.map(|r| ("flows".to_string(), &r.template));
+    for (path, f) in listed.chain(drawn) {
+        if f.kind != FlowKind::More {
+            continue;
+        }
+        let wifi = matches!(medium, Some(Medium::Wifi));
+        let bss = matches!(topology, Some(Topology::Bss { .. }));
+        if !wifi || bss {
+            errs.push(ConfigError::new(
+                format!("{path}.kind"),
+                "\"more\" broadcasts over the 802.11 channel: set medium.kind = \"wifi\" \
+                 with a topology whose nodes all have radios (not \"bss\")",
+            ));
+        }
+        if let Some(r) = routing {
+            if r.kind != RoutingKind::Static {
+                errs.push(ConfigError::new(
+                    format!("{path}.kind"),
+                    "\"more\" sends its batch ACKs over the static routes (MORE: the \
+                     shortest ETX path); set routing.kind = \"static\" (with metric = \"etx\")",
+                ));
+            }
+        }
+    }
 }
 
 /// "a topology needs 2..=10000 nodes", shared by every kind.
@@ -1381,7 +1435,7 @@ fn read_flow(
     errs: &mut Errs,
 ) -> Option<FlowSpec> {
     let mut f = Fields::table(item, path, errs);
-    let kind = f.choice(errs, "kind", None, &["udp", "tcp", "tfrc"], &[]);
+    let kind = f.choice(errs, "kind", None, &["udp", "tcp", "tfrc", "more"], &[]);
     let src = f.node(errs, "src");
     let src = check_node(src, nodes, &f.path("src"), errs);
     let dst = f.node(errs, "dst");
@@ -1443,7 +1497,7 @@ fn read_flow(
     let rate = match kind {
         // TCP is window-limited, TFRC sets its own rate (RFC 5348). Without a valid kind
         // the rate is still checked as the one kind that needs it would.
-        Some("tcp" | "tfrc") => Some(Rate::Saturate),
+        Some("tcp" | "tfrc" | "more") => Some(Rate::Saturate),
         _ => read_rate(&mut f, errs),
     };
     let variant = match kind {
@@ -1497,11 +1551,22 @@ fn read_flow(
                 cc
             }
         }
+        Some("more") => f.choice(errs, "cc", Some("none"), &["none", "diffq"], &[]),
         _ => Some("none"),
     };
     let ecn = match kind {
         Some("tfrc") => f.boolean(errs, "ecn", false),
         _ => Some(false),
+    };
+    let batch = match kind {
+        Some("more") => f.integer(
+            errs,
+            "batch",
+            Some(32),
+            "an integer number of packets in 1..=32 (MORE's K is 32)",
+            1..=32,
+        ),
+        _ => Some(32),
     };
     let priority = f.integer(
         errs,
@@ -1516,6 +1581,7 @@ fn read_flow(
         "udp" => FlowKind::Udp,
         "tcp" => FlowKind::Tcp,
         "tfrc" => FlowKind::Tfrc,
+        "more" => FlowKind::More,
         _ => return None,
     };
     let variant = match variant? {
@@ -1544,6 +1610,7 @@ fn read_flow(
             transfer_pkts: transfer?,
             cc,
             ecn: ecn?,
+            batch: batch? as u8,
         }),
     }
 }

@@ -4,6 +4,7 @@
 use crate::schema::{FlowKind, Scenario};
 use airqueue_sim::metrics::{jain_index, log_utility};
 use airqueue_sim::net::aodv::AodvStats;
+use airqueue_sim::net::more::MoreFlowStats;
 use airqueue_sim::net::olsr::OlsrStats;
 use airqueue_sim::net::DropReason;
 use airqueue_sim::RunOutcome;
@@ -26,6 +27,7 @@ fn flow_kind(k: FlowKind) -> &'static str {
         FlowKind::Udp => "udp",
         FlowKind::Tcp => "tcp",
         FlowKind::Tfrc => "tfrc",
+        FlowKind::More => "more",
     }
 }
 
@@ -204,7 +206,9 @@ fn routing_totals(out: &RunOutcome) -> Value {
 /// (802.11 data frames, failed attempts and retry-limit drops per node and priority
 /// level), `routing` (AODV or OLSR counters per node; empty with static routing),
 /// `tcp` (one row per TCP flow: final window, RTT, retransmissions, timeouts), `cwnd` (TCP windows per bin) and `tfrc` (one
-/// row per TFRC flow: final allowed rate, RTT, loss-event rate, events, feedback).
+/// row per TFRC flow: final allowed rate, RTT, loss-event rate, events, feedback) and
+/// `more` (one row per MORE flow: batches decoded, coded packets sent by the source and
+/// by forwarders, innovative and redundant receptions, ACKs).
 pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
     let m = &out.metrics;
     let bin_s = m.bin.as_secs_f64();
@@ -355,6 +359,16 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         tfrc.push("nofeedback_expiries", json!(t.sender.nofeedback_expiries));
     }
 
+    let mut more = Columns::default();
+    for (flow, stats) in out.more.iter().enumerate() {
+        let Some(x) = stats else { continue };
+        more.push("flow", json!(flow));
+        more.push("forwarders", json!(x.forwarders.len()));
+        for (name, v) in more_counters(x) {
+            more.push(name, json!(v));
+        }
+    }
+
     let mut routing = Columns::default();
     for (node, st) in out.routing.iter().enumerate() {
         routing.push("node", json!(node));
@@ -406,6 +420,7 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         ]),
         "tcp": tcp.finish(&TCP_COLUMNS),
         "tfrc": tfrc.finish(&TFRC_COLUMNS),
+        "more": more.finish(&MORE_COLUMNS),
         "routing": routing.finish(&routing_columns),
         "cwnd": cwnd.finish(&[
             "flow",
@@ -419,6 +434,37 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         ]),
     })
 }
+
+/// The counters of a MORE flow's row, by column name.
+fn more_counters(x: &MoreFlowStats) -> [(&'static str, u64); 10] {
+    [
+        ("batches_decoded", x.batches_decoded),
+        ("source_sent", x.source_sent),
+        ("forwarder_sent", x.forwarder_sent),
+        ("forwarder_innovative", x.forwarder_innovative),
+        ("forwarder_redundant", x.forwarder_redundant),
+        ("destination_innovative", x.destination_innovative),
+        ("destination_redundant", x.destination_redundant),
+        ("stale_credits", x.stale_credits),
+        ("acks_sent", x.acks_sent),
+        ("acks_received", x.acks_received),
+    ]
+}
+
+const MORE_COLUMNS: [&str; 12] = [
+    "flow",
+    "forwarders",
+    "batches_decoded",
+    "source_sent",
+    "forwarder_sent",
+    "forwarder_innovative",
+    "forwarder_redundant",
+    "destination_innovative",
+    "destination_redundant",
+    "stale_credits",
+    "acks_sent",
+    "acks_received",
+];
 
 const TFRC_COLUMNS: [&str; 10] = [
     "flow",

@@ -631,6 +631,8 @@ pub struct FlowSpec {
     /// `ecn` (tfrc only): TFRC-ECN (seed 000) when true: CE marks, not losses, are
     /// congestion events. Default false.
     pub ecn: bool,
+    /// `batch` (more only): packets per batch K, 1..=32; default 32 (MORE's).
+    pub batch: u8,
 }
 
 /// `[flows]`: `count` distinct (src, dst) pairs drawn from the run seed among the pairs
@@ -660,6 +662,9 @@ pub enum FlowKind {
     /// TFRC (RFC 5348), or TFRC-ECN with `ecn = true`: equation-based, rate-paced,
     /// unreliable.
     Tfrc,
+    /// MORE (Chachulski et al., SIGCOMM 2007): opportunistic routing with intra-flow
+    /// network coding, batches of `batch` coded packets (seed 000, section 2).
+    More,
 }
 
 /// `rate`: offered application bit/s, or "saturate".

@@ -13,6 +13,7 @@ use crate::medium::wifi::{MacStats, WifiConfig, WifiEvent, WifiNet, WifiOutput};
 use crate::medium::WiredNet;
 use crate::metrics::{Conservation, Metrics, QueueSample};
 use crate::net::aodv::{AodvConfig, AodvStats, AodvTimer};
+use crate::net::more::{MoreFlowConfig, MoreFlowStats};
 use crate::net::olsr::OlsrStats;
 use crate::net::packet::DEFAULT_TTL;
 use crate::net::{DiffqHeader, DropReason, Packet, RoutingTable, TransportHeader};
@@ -31,12 +32,14 @@ mod aodv;
 mod coding;
 mod control;
 mod diffq;
+mod more;
 mod olsr;
 mod rates;
 mod tcp;
 mod tfrc;
 
 use aodv::AodvNet;
+use more::{MoreFlow, MoreNet};
 use olsr::{OlsrNet, OlsrTimer};
 
 pub use olsr::OlsrSetup;
@@ -245,6 +248,12 @@ pub enum FlowKindConfig {
     /// feedback reports travel back through the same queues and medium. Runs without
     /// DiffQ rate control (`FlowConfig::cc` is ignored).
     Tfrc(TfrcFlowConfig),
+    /// A MORE flow (MORE, SIGCOMM 2007; seed 000, section 2) on the wifi medium: coded
+    /// broadcasts in batches, forwarders by TX credit (`world/more.rs`). With
+    /// `FlowCc::DiffQ` it is DiffQ-MORE (seed 000, 4.2 and 6.2): its packets carry the
+    /// DiffQ header, DiffQ schedules them by eq. (2) and the source is paced by DiffQ's
+    /// rate control; `FlowCc::Backpressure` is ignored.
+    More(MoreFlowConfig),
 }
 
 /// Everything needed to build a world. Produced from a scenario by `airqueue-scenario`.
@@ -344,6 +353,7 @@ enum FlowApp {
     Udp(UdpSource),
     Tcp(Box<TcpFlow>),
     Tfrc(Box<TfrcFlow>),
+    More(Box<MoreFlow>),
 }
 
 /// The 802.11 medium of a world: the shared channel and one queue discipline per node,
@@ -386,6 +396,20 @@ impl WifiMedium {
     }
 }
 
+/// DiffQ-MORE (seed 000, 4.2): each DiffQ discipline of a node that sends for a MORE
+/// flow under DiffQ learns the flow's forwarders among its neighbours (`F_ip`).
+fn register_multipath(flows: &[FlowConfig], qdiscs: &mut [Qdisc]) {
+    for (i, f) in flows.iter().enumerate() {
+        if let (FlowKindConfig::More(m), FlowCc::DiffQ(_)) = (&f.kind, f.cc) {
+            for (node, list) in &m.plan.neighbour_forwarders {
+                if let Some(q) = qdiscs.get_mut(node.index()) {
+                    q.set_multipath(FlowId(i as u32), list.clone());
+                }
+            }
+        }
+    }
+}
+
 /// Where a node's packets towards a neighbour wait.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Iface {
@@ -421,6 +445,8 @@ pub struct World {
     /// Reused outboxes of the TFRC machines.
     tfrc_data_out: Outbox<TfrcData>,
     tfrc_fb_out: Outbox<TfrcFeedback>,
+    /// MORE's code vectors and ACK queues (empty without MORE flows).
+    more: MoreNet,
 }
 
 /// What a finished run hands back.
@@ -444,6 +470,8 @@ pub struct RunOutcome {
     pub routing: Vec<AodvStats>,
     /// Per-node OLSR counters (empty unless OLSR ran).
     pub olsr: Vec<OlsrStats>,
+    /// Per-flow MORE counters, indexed by flow; `None` for non-MORE flows.
+    pub more: Vec<Option<MoreFlowStats>>,
 }
 
 impl World {
@@ -491,7 +519,9 @@ impl World {
             .enumerate()
             .map(|(i, f)| {
                 let (pacer, paced_by) = match (f.cc, &f.kind) {
-                    (FlowCc::None, _) | (_, FlowKindConfig::Tfrc(_)) => {
+                    (FlowCc::None, _)
+                    | (_, FlowKindConfig::Tfrc(_))
+                    | (FlowCc::Backpressure(_), FlowKindConfig::More(_)) => {
                         (None, PacedBy::Destination)
                     }
                     (FlowCc::DiffQ(rate), _) => (Some(DiffqRate::new(rate)), PacedBy::Destination),
@@ -533,6 +563,9 @@ impl World {
                             fb,
                         )))
                     }
+                    FlowKindConfig::More(more) => {
+                        FlowApp::More(Box::new(MoreFlow::new(more, cfg.seed, FlowId(i as u32))))
+                    }
                 };
                 FlowState {
                     src: f.src,
@@ -547,6 +580,10 @@ impl World {
                 }
             })
             .collect();
+        let mut wifi = wifi;
+        if let Some(w) = &mut wifi {
+            register_multipath(&cfg.flows, &mut w.qdiscs);
+        }
         let mut events = EventQueue::with_capacity(1024);
         rates::schedule(&cfg, &mut events);
         for (i, f) in cfg.flows.iter().enumerate() {
@@ -589,6 +626,15 @@ impl World {
             coding_out: Vec::new(),
             tfrc_data_out: Outbox::new(),
             tfrc_fb_out: Outbox::new(),
+            more: if cfg
+                .flows
+                .iter()
+                .any(|f| matches!(f.kind, FlowKindConfig::More(_)))
+            {
+                MoreNet::new(n)
+            } else {
+                MoreNet::default()
+            },
         }
     }
 
@@ -622,6 +668,10 @@ impl World {
             conservation.holds(),
             "packet conservation violated: {conservation:?}"
         );
+        debug_assert!(
+            self.more_arena_consistent(),
+            "MORE code-vector slots leaked"
+        );
         let mac = match &mut self.wifi {
             None => Vec::new(),
             Some(WifiMedium { net, .. }) => {
@@ -634,6 +684,7 @@ impl World {
         let tcp = self.tcp_stats();
         let tfrc = self.tfrc_stats();
         let diffq_rate = self.flows.iter().map(|f| f.pacer.clone()).collect();
+        let more = self.more_stats();
         let routing = self.aodv.as_ref().map_or_else(Vec::new, |a| a.stats());
         let now = self.events.now();
         let olsr = match &mut self.olsr {
@@ -641,6 +692,7 @@ impl World {
             None => Vec::new(),
         };
         RunOutcome {
+            more,
             routing,
             olsr,
             tcp,
@@ -726,6 +778,18 @@ impl World {
                             _ => self.aodv_receive(node, from, pkt),
                         }
                     }
+                    WifiOutput::Received { node, from, pkt }
+                        if matches!(pkt.transport, TransportHeader::More(_)) =>
+                    {
+                        self.diffq_report(node, from, &pkt);
+                        self.more_receive(node, from, &pkt)
+                    }
+                    WifiOutput::Received { node, pkt, .. }
+                        if matches!(pkt.transport, TransportHeader::MoreAck(_)) =>
+                    {
+                        self.more_ack_forward(node, pkt)
+                    }
+                    WifiOutput::BroadcastDone { node, pkt } => self.more_broadcast_done(node, pkt),
                     WifiOutput::Received { node, from, pkt } => {
                         self.aodv_heard(node, from);
                         let now = self.events.now();
@@ -778,6 +842,7 @@ impl World {
             },
             FlowApp::Tcp(_) => self.tcp_start(f),
             FlowApp::Tfrc(_) => self.tfrc_start(f),
+            FlowApp::More(_) => self.more_start(f),
         }
     }
 
@@ -908,8 +973,12 @@ impl World {
             TransportHeader::TfrcData(_) | TransportHeader::TfrcFeedback(_) => {
                 self.tfrc_deliver(node, pkt)
             }
-            // Control messages are handed to AODV or OLSR on reception.
-            TransportHeader::Aodv(_) | TransportHeader::Olsr(_) => {}
+            // Control messages are handed to AODV or OLSR on reception, MORE's packets
+            // to `world/more.rs`.
+            TransportHeader::Aodv(_)
+            | TransportHeader::Olsr(_)
+            | TransportHeader::More(_)
+            | TransportHeader::MoreAck(_) => {}
         }
     }
 
@@ -989,11 +1058,12 @@ impl World {
                     (None, Some(o)) => o.pop_control(node, now),
                     (None, None) => None,
                 };
-                if let Some(d) = control {
+                // So do MORE's batch ACKs (MORE, 4.2.3).
+                if let Some(d) = control.or_else(|| self.more.pop_ack(node)) {
                     net.push_frame(node, d, &mut self.events);
                     continue;
                 }
-                let Some(d) = qdiscs[node.index()].dequeue(&self.routing, now) else {
+                let Some(mut d) = qdiscs[node.index()].dequeue(&self.routing, now) else {
                     // Held back by back-pressure: try again when the report expires.
                     if let Some(at) = qdiscs[node.index()].release_at(now) {
                         self.events.schedule_in(at - now, Event::Wake(iface));
@@ -1001,6 +1071,16 @@ impl World {
                     return;
                 };
                 let (flow, src) = (d.pkt.flow, d.pkt.src);
+                // A MORE packet gets its code vector now, or is dropped if stale.
+                if matches!(d.pkt.transport, TransportHeader::More(_))
+                    && !self.more_fill(node, &mut d.pkt)
+                {
+                    self.after_dequeue(node, flow, src);
+                    continue;
+                }
+                let Some(WifiMedium { net, .. }) = &mut self.wifi else {
+                    return;
+                };
                 net.push_frame(node, d, &mut self.events);
                 self.after_dequeue(node, flow, src);
             },
@@ -1014,6 +1094,12 @@ impl World {
         }
         let now = self.events.now();
         let fl = &self.flows[flow.index()];
+        if let FlowApp::More(_) = fl.app {
+            if fl.pacer.is_none() {
+                self.more_top_up(flow);
+            }
+            return;
+        }
         if let (FlowApp::Udp(udp), None) = (&fl.app, &fl.pacer) {
             if udp.rate == UdpRate::Saturate && udp.active(now) {
                 self.top_up(flow);
@@ -1045,7 +1131,7 @@ impl World {
         let radio = self.wifi.as_ref().map_or(0, |w| {
             w.qdiscs.iter().map(|q| q.len()).sum::<usize>() + w.net.in_flight()
         });
-        let waiting = self.aodv.as_ref().map_or(0, |a| a.buffered());
+        let waiting = self.aodv.as_ref().map_or(0, |a| a.buffered()) + self.more.waiting();
         let in_flight = wired + radio + waiting;
         Conservation {
             created: self.metrics.created,

@@ -272,7 +272,7 @@ def run(
         if {"DiffQ-UDP", "TFRC-ECN"} <= set(config.schemes):
             rows += _tfrc_rows(n, r)
     figures = [
-        _cdf_figure(flows, config, out),
+        cdf_figure(flows, config, out),
         _metrics_figure(runs, config, out),
     ]
     if {"DiffQ-TCP", "TCP-SACK"} <= set(config.schemes):
@@ -402,7 +402,12 @@ def _tfrc_rows(n: int, runs: pd.DataFrame) -> list[Row]:
     return out
 
 
-def _cdf_figure(flows: pd.DataFrame, config: Config, out: Path) -> Path:
+def cdf_figure(
+    flows: pd.DataFrame, config: Any, out: Path, *, name: str = NAME, figs: str = "Fig. 9, 14"
+) -> Path:
+    """Per-flow goodput CDFs, one panel per flow count, one line per scheme, of the
+    random-flow mesh runs in ``flows`` (``config``: ``flow_counts``, ``seeds``, ``schemes``;
+    shared with ``diffq-more``)."""
     from airqueue.reproduce.figures import cdf_panels, save
 
     panels = {}
@@ -411,7 +416,7 @@ def _cdf_figure(flows: pd.DataFrame, config: Config, out: Path) -> Path:
         panels[f"{n} flows ({config.seeds} scenarios pooled)"] = {
             s: list(at_n[at_n["scheme"] == s]["goodput_bps"] / 1e3) for s in config.schemes
         }
-    fig = cdf_panels(panels, title=f"{NAME}: CDF of per-flow goodput (Fig. 9, 14; < 1 kb/s at 1)")
+    fig = cdf_panels(panels, title=f"{name}: CDF of per-flow goodput ({figs}; < 1 kb/s at 1)")
     return save(fig, out / "cdf.png")
 
 

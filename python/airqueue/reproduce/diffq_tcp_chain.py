@@ -174,7 +174,7 @@ def run(
     figures = [_figure(goodput, config, out)]
     notes = [
         "Paper (section 6.1, Table 2): TCP over 1-4 hop testbed paths, 4.25 / 2.29 / "
-        "1.45 / 1.25 Mb/s; MORE's row is not reproduced (no network coding here).",
+        "1.45 / 1.25 Mb/s; MORE's row is reproduced by diffq-more.",
         f"Chain of {max(config.hops) + 1} nodes at {config.spacing:g} m (250 m decode, "
         "550 m carrier sense), one flow from the first node, 11 Mb/s 802.11b without "
         f"RTS/CTS, {config.retry_limit} transmit attempts, drop-tail interface queue of "

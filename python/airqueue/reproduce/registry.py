@@ -37,6 +37,11 @@ REPRODUCTIONS: dict[str, tuple[str, str, str]] = {
         "Table 2: one TCP flow alone over 1-4 hops, the testbed's throughput (calibration)",
         "000",
     ),
+    "diffq-more": (
+        "airqueue.reproduce.diffq_more",
+        "Sec. 2, 6.2, Table 2: MORE vs DiffQ-MORE, 46-node mesh with 1-32 flows; MORE 1-4 hops",
+        "000",
+    ),
     "fq-protection": (
         "airqueue.reproduce.fq_protection",
         "Sec. 3.3, 4.3-4.5: fair queuing and back-pressure protect 8 TCP flows from UDP",

@@ -77,7 +77,7 @@ fn problems_in_the_table_name_their_key() {
             "flows.start: expected a number of seconds >= 0, or [min, max] seconds with \
              0 <= min <= max, got [3, 1] (min > max)",
             "flows.min_hop: unknown key; did you mean \"min_hops\"?",
-            "flows.kind: missing required key; expected one of udp, tcp, tfrc",
+            "flows.kind: missing required key; expected one of udp, tcp, tfrc, more",
             "flows.rate: missing required key; expected bit/s > 0 or \"saturate\"",
         ]
     );

@@ -151,6 +151,7 @@ fn defaults_fill_every_optional_section() {
             transfer_pkts: None,
             cc: CcKind::None,
             ecn: false,
+            batch: 32,
         }]
     );
     assert_eq!(s.outputs, Outputs { bin_s: 1.0 });
@@ -649,7 +650,7 @@ rate = 1
             "flow[0].dst: node 57 does not exist; the topology has 46 nodes (0..45)",
             "flow[0].packet_size: expected an integer number of bytes in 1..=65000, got 70000",
             "flow[0].rate: expected bit/s > 0 or \"saturate\", got \"fast\"",
-            "flow[1].kind: missing required key; expected one of udp, tcp, tfrc",
+            "flow[1].kind: missing required key; expected one of udp, tcp, tfrc, more",
             "flow[1].dst: same node as src (1); a flow needs two different nodes",
             "seeed: unknown key; did you mean \"seed\"?",
         ]
@@ -901,7 +902,7 @@ fn tfrc_mistakes_are_named() {
             "flow[0].rate: not used by kind \"tfrc\"; rate applies only to kind udp",
             "flow[0].variant: not used by kind \"tfrc\"; variant applies only to kind tcp",
             "flow[0].packets: not used by kind \"tfrc\"; packets applies only to kind tcp",
-            "flow[0].cc: not used by kind \"tfrc\"; cc applies only to kinds udp, tcp",
+            "flow[0].cc: not used by kind \"tfrc\"; cc applies only to kinds udp, tcp, more",
             "flow[0].ecn: expected true or false, got 1",
         ]
     );

@@ -7,6 +7,7 @@
 
 use crate::ids::{FlowId, NodeId};
 use crate::net::aodv::AodvMsg;
+use crate::net::more::{MoreAck, MoreData};
 use crate::net::olsr::OlsrMsg;
 use crate::transport::coding::{CodedData, CodingFeedback};
 use airqueue_kernel::Time;
@@ -57,6 +58,12 @@ pub enum TransportHeader {
     /// The network-coding layer's ACK or repair request, from the flow's destination to
     /// its source, over UDP (no payload).
     CodingFeedback(CodingFeedback),
+    /// A MORE coded packet (MORE, SIGCOMM 2007, 4.2), broadcast hop by hop: the MORE
+    /// header (code vector and forwarder list included), then the coded payload
+    /// (`payload_bytes`, the flow's packet size).
+    More(MoreData),
+    /// MORE's batch ACK, unicast from the destination to the source (no payload).
+    MoreAck(MoreAck),
 }
 
 impl TransportHeader {
@@ -74,6 +81,8 @@ impl TransportHeader {
             TransportHeader::Olsr(m) => UDP_HEADER_BYTES + m.size_bytes(),
             TransportHeader::Coded(d) => d.header_bytes(),
             TransportHeader::CodingFeedback(f) => UDP_HEADER_BYTES + f.size_bytes(),
+            TransportHeader::More(d) => d.header_bytes(),
+            TransportHeader::MoreAck(a) => a.size_bytes(),
         }
     }
 
@@ -81,6 +90,14 @@ impl TransportHeader {
     #[inline]
     pub fn is_control(&self) -> bool {
         matches!(self, TransportHeader::Aodv(_) | TransportHeader::Olsr(_))
+    }
+
+    /// Whether a broadcast of this packet goes at the data rate, not the basic rate:
+    /// MORE's coded packets do (MORE, 5: its broadcasts use the unicast bit rate; seed
+    /// 000's Table 2 needs 11 Mb/s frames), every other broadcast keeps the basic rate.
+    #[inline]
+    pub fn broadcast_at_data_rate(&self) -> bool {
+        matches!(self, TransportHeader::More(_))
     }
 
     /// Whether this header belongs to TCP (data or ACK), coded or not.

@@ -12,11 +12,17 @@
 //! stream. Traffic without a DiffQ header (routing control, plain flows) waits in a FIFO
 //! of its own and goes at level 0 (section 5.5), served in turn with the DiffQ queues.
 //!
+//! Multi-path flows (section 4.2, DiffQ-MORE): a destination queue whose head packet
+//! belongs to a flow registered with `set_multipath` takes
+//! `QD_i(d) = min_{j in F_ip} |Q_i(d)| - |Q_j(d)|` (eq. 2), `F_ip` the flow's forwarder
+//! list (destination included, whose queue counts 0 by eq. 1) among this node's
+//! neighbours; with no such neighbour, `|Q_i(d)|`.
+//!
 //! The two ablations of section 6.4 are switches: `scheduling = false` serves the
 //! destination queues round robin, `mac_priority = false` sends everything at level 0.
 
 use super::{Dequeued, QueueCounters, Queued};
-use crate::ids::NodeId;
+use crate::ids::{FlowId, NodeId};
 use crate::net::DropReason;
 use airqueue_kernel::RngStream;
 use std::collections::{BTreeMap, VecDeque};
@@ -63,6 +69,8 @@ pub struct DiffQ {
     legacy_turn: bool,
     rng: RngStream,
     counters: QueueCounters,
+    /// `F_ip` of each multi-path flow through this node (section 4.2).
+    multipath: Vec<(FlowId, Vec<NodeId>)>,
 }
 
 impl DiffQ {
@@ -79,6 +87,7 @@ impl DiffQ {
             legacy_turn: false,
             rng,
             counters: QueueCounters::default(),
+            multipath: Vec::new(),
         }
     }
 
@@ -142,6 +151,29 @@ impl DiffQ {
         }
     }
 
+    /// Registers `forwarders` as `F_ip` of multi-path flow `flow` at this node.
+    pub fn set_multipath(&mut self, flow: FlowId, forwarders: Vec<NodeId>) {
+        self.multipath.retain(|(f, _)| *f != flow);
+        self.multipath.push((flow, forwarders));
+    }
+
+    /// `QD(d)` for scheduling: eq. (2) when the head packet for `d` is of a multi-path
+    /// flow, else eq. (1) with the routing next hop.
+    fn scheduling_differential(&self, d: NodeId, next_hop: Option<NodeId>) -> i64 {
+        let head = self.dests.get(d.index()).and_then(|q| q.front());
+        let list = head.and_then(|q| {
+            let flow = q.pkt.flow;
+            self.multipath.iter().find(|(f, _)| *f == flow)
+        });
+        match list {
+            Some((_, fwd)) => {
+                let most = fwd.iter().map(|&j| self.neighbour_len(j, d)).max();
+                self.queue_len(d) as i64 - most.unwrap_or(0) as i64
+            }
+            None => self.differential(d, next_hop),
+        }
+    }
+
     /// Quantises a differential into a MAC level: `max(ceil(QD / (D / levels)), 0)`, clipped
     /// to `levels - 1`.
     pub fn level_for(&self, qd: i64) -> u8 {
@@ -164,7 +196,7 @@ impl DiffQ {
             let mut ties = 0u32;
             let mut pick = 0usize;
             for (i, &d) in self.active.iter().enumerate() {
-                let qd = self.differential(d, next_hop(d));
+                let qd = self.scheduling_differential(d, next_hop(d));
                 if qd > best {
                     best = qd;
                     ties = 1;
@@ -183,7 +215,7 @@ impl DiffQ {
             self.rr_next % self.active.len()
         };
         let dst = self.active[idx];
-        let qd = self.differential(dst, next_hop(dst));
+        let qd = self.scheduling_differential(dst, next_hop(dst));
         Some(Choice {
             dst,
             differential: qd,
@@ -449,5 +481,26 @@ mod tests {
         let c = q.counters();
         assert!(c.consistent_with(q.len()), "{c:?}");
         assert_eq!(q.iter().count(), q.len());
+    }
+
+    #[test]
+    fn multipath_differential_is_the_minimum_over_neighbouring_forwarders() {
+        // Seed 000, eq. (2): node 1 holds 12 packets for 9; forwarders 2 and 3 report 5
+        // and 9, so QD = min(12 - 5, 12 - 9) = 3, whatever the routing next hop says.
+        let mut q = diffq(1);
+        for s in 0..12 {
+            q.enqueue(pkt(9, s), true).unwrap();
+        }
+        q.on_report(NodeId(2), NodeId(9), 5);
+        q.on_report(NodeId(3), NodeId(9), 9);
+        q.set_multipath(FlowId(0), vec![NodeId(2), NodeId(3)]);
+        assert_eq!(q.choose(|_| Some(NodeId(2))).unwrap().differential, 3);
+        // Only the destination among the neighbours: QD is the node's own backlog.
+        q.set_multipath(FlowId(0), vec![NodeId(9)]);
+        assert_eq!(q.choose(|_| Some(NodeId(2))).unwrap().differential, 12);
+        // A flow not registered keeps eq. (1).
+        q.set_multipath(FlowId(5), vec![NodeId(3)]);
+        q.multipath.retain(|(f, _)| *f != FlowId(0));
+        assert_eq!(q.choose(|_| Some(NodeId(3))).unwrap().differential, 3);
     }
 }

@@ -226,6 +226,14 @@ impl Qdisc {
         self.len() == 0
     }
 
+    /// DiffQ-MORE (seed 000, 4.2): registers `F_ip` of multi-path flow `flow` with a
+    /// DiffQ discipline; other disciplines ignore it.
+    pub fn set_multipath(&mut self, flow: crate::ids::FlowId, forwarders: Vec<NodeId>) {
+        if let Qdisc::DiffQ(d) = self {
+            d.set_multipath(flow, forwarders);
+        }
+    }
+
     /// The queue a packet towards `dst` waits in: DiffQ's `|Q_i(dst)|`; for a FIFO, which
     /// holds every destination in one queue, its whole length; fair queuing by
     /// destination, that class; by another key, its whole length. DiffQ's source rate

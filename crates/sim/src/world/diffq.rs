@@ -76,6 +76,10 @@ impl World {
     /// first tick.
     pub(super) fn start_paced(&mut self, f: FlowId) {
         let fl = &self.flows[f.index()];
+        if let FlowApp::More(_) = fl.app {
+            self.more_begin(f);
+        }
+        let fl = &self.flows[f.index()];
         if let FlowApp::Tcp(_) = fl.app {
             if fl.src == fl.dst {
                 return; // see `tcp_start`
@@ -100,6 +104,7 @@ impl World {
                 true
             }
             FlowApp::Tcp(_) => self.tcp_pace(f),
+            FlowApp::More(_) => self.more_pace(f),
             FlowApp::Tfrc(_) => unreachable!("TFRC flows have no DiffQ pacer"),
         };
         if sent {
@@ -112,7 +117,7 @@ impl World {
                 UdpRate::Cbr { rate_bps } => Some(rate_bps),
                 UdpRate::Saturate => None,
             },
-            FlowApp::Tcp(_) | FlowApp::Tfrc(_) => None,
+            FlowApp::Tcp(_) | FlowApp::Tfrc(_) | FlowApp::More(_) => None,
         };
         let interval = fl
             .pacer

@@ -71,6 +71,10 @@ pub enum WifiOutput {
     RetryLimitDrop { node: NodeId, pkt: Packet },
     /// The station has room in its transmit buffer: pull from the queue discipline.
     WantFrame(NodeId),
+    /// A broadcast data packet (not routing control) left `node`'s MAC: its frame has
+    /// ended, after every reception of it was reported. Broadcasts get no ACK and no
+    /// retries, so this is the end of the packet's life at the MAC.
+    BroadcastDone { node: NodeId, pkt: Packet },
 }
 
 /// Link-layer feedback (DESIGN.md: "Link-layer feedback goes up too").
@@ -328,6 +332,13 @@ impl WifiNet {
         self.stations[node.index()].buffered < self.cfg.tx_buffer_frames
     }
 
+    /// Every packet in the stations' transmit buffers (end-of-run checks).
+    pub fn buffered_packets(&self) -> impl Iterator<Item = &Packet> {
+        (self.stations.iter())
+            .flat_map(|s| s.acs.iter())
+            .flat_map(|a| a.queue.iter().map(|f| &f.pkt))
+    }
+
     /// Data packets held by MACs that no next hop has accepted yet (end-of-run
     /// accounting; routing control packets are not counted).
     pub fn in_flight(&self) -> usize {
@@ -571,7 +582,7 @@ impl WifiNet {
         after_cts: bool,
         q: &mut EventQueue<E>,
     ) {
-        let (dst, bytes, seq, retry) = {
+        let (dst, bytes, seq, retry, fast_broadcast) = {
             let f = self.stations[node.index()].acs[level]
                 .queue
                 .front()
@@ -581,11 +592,16 @@ impl WifiNet {
                 self.data_bytes(f),
                 f.seq,
                 f.short_retries + f.long_retries > 0,
+                f.pkt.transport.broadcast_at_data_rate(),
             )
         };
         let basic = self.cfg.basic_rate;
         let rate = if dst == BROADCAST {
-            basic
+            if fast_broadcast {
+                self.cfg.data_rate
+            } else {
+                basic
+            }
         } else {
             self.stations[node.index()].rates.rate_for(dst)
         };
@@ -1013,7 +1029,10 @@ impl WifiNet {
         };
         ac.cw = ac.params.cw_min;
         st.buffered -= 1;
-        if f.next_hop != BROADCAST {
+        if f.next_hop == BROADCAST && !f.pkt.transport.is_control() {
+            self.out
+                .push(WifiOutput::BroadcastDone { node, pkt: f.pkt });
+        } else if f.next_hop != BROADCAST {
             st.rates.report(f.next_hop, success);
             let rate = st.rates.rate_for(f.next_hop);
             self.out.push(WifiOutput::TxStatus(TxStatus {
