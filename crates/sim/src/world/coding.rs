@@ -71,10 +71,7 @@ impl World {
                     .as_mut()
                     .expect("feedback for a flow without coding");
                 if let Some(ack) = coding.encoder.on_feedback(&fb, now) {
-                    let mut out = std::mem::take(&mut self.data_out);
-                    self.tcp_flow(f).sender.on_ack(&ack, now, &mut out);
-                    self.emit_data(f, &mut out);
-                    self.data_out = out;
+                    self.tcp_on_ack(f, &ack);
                 }
             }
             FeedbackKind::Repair => {

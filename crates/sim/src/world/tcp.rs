@@ -111,18 +111,23 @@ impl World {
             TransportHeader::TcpAck(hdr) => {
                 self.metrics.on_transport_delivered();
                 debug_assert_eq!(node, self.flows[f.index()].src);
-                let ack = hdr.to_wire(pkt.created);
-                let mut out = std::mem::take(&mut self.data_out);
-                let tcp = self.tcp_flow(f);
-                tcp.counts.acks_arrived += 1;
-                tcp.sender.on_ack(&ack, now, &mut out);
-                self.emit_data(f, &mut out);
-                self.data_out = out;
+                self.tcp_flow(f).counts.acks_arrived += 1;
+                self.tcp_on_ack(f, &hdr.to_wire(pkt.created));
             }
             TransportHeader::Coded(d) => self.coded_deliver(node, pkt, d),
             TransportHeader::CodingFeedback(fb) => self.feedback_deliver(node, pkt, fb),
             _ => unreachable!("non-TCP packet in the TCP path"),
         }
+    }
+
+    /// An ACK for flow `f`'s sender (from the receiver, or built by the coding layer):
+    /// the sender's reaction goes out.
+    pub(super) fn tcp_on_ack(&mut self, f: FlowId, ack: &airqueue_tcp::TcpAck) {
+        let now = self.events.now();
+        let mut out = std::mem::take(&mut self.data_out);
+        self.tcp_flow(f).sender.on_ack(ack, now, &mut out);
+        self.emit_data(f, &mut out);
+        self.data_out = out;
     }
 
     /// Applies a machine's timer command to the world timer `id`.
@@ -136,11 +141,7 @@ impl World {
 
     /// Turns the sender's segments into packets at the flow's source and forwards them,
     /// then applies its timer command.
-    pub(super) fn emit_data(
-        &mut self,
-        f: FlowId,
-        out: &mut airqueue_tcp::Outbox<airqueue_tcp::TcpData>,
-    ) {
+    fn emit_data(&mut self, f: FlowId, out: &mut airqueue_tcp::Outbox<airqueue_tcp::TcpData>) {
         let timer = self.tcp_flow(f).rto_timer;
         self.apply_timer(timer, out.timer.take());
         for seg in out.items.drain(..) {
