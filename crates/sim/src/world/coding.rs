@@ -149,9 +149,8 @@ impl World {
         if let Some(d) = repair {
             self.tcp_flow(f).counts.data_created += 1;
             let (src, dst) = (self.flows[f.index()].src, self.flows[f.index()].dst);
-            let pkt = self.flow_packet(f, src, dst, d.seg.seq as u64, d.seg.payload_bytes, {
-                TransportHeader::Coded(d)
-            });
+            let (seq, bytes) = (d.seg.seq as u64, d.seg.payload_bytes);
+            let pkt = self.flow_packet(f, src, dst, seq, bytes, TransportHeader::Coded(d));
             self.metrics.on_created(&pkt);
             self.forward(src, pkt);
         }
