@@ -97,6 +97,7 @@ def test_scenarios():
         ({"flow_counts": []}, "flow_counts"),
         ({"batch": 40}, "batch"),
         ({"schemes": ["ExOR"]}, "scheme"),
+        ({"fading": "rice"}, "fading"),
     ],
 )
 def test_bad_parameters_are_named(tmp_path, params, needle):

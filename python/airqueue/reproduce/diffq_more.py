@@ -83,6 +83,10 @@ class Config:
     hops: tuple[int, ...] = (1, 2, 3, 4)
     spacing: float = 200.0
     schemes: tuple[str, ...] = SCHEMES
+    #: ``[radio] fading``: ``"none"`` (every in-range link delivers, so MORE keeps about
+    #: one forwarder per hop) or ``"rayleigh"`` (per-frame fading: lossy links of every
+    #: quality, closer to the testbed's building; an analysis option, not the default).
+    fading: str = "none"
 
     @classmethod
     def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
@@ -106,6 +110,8 @@ def _check(config: Config) -> None:
     unknown = [s for s in config.schemes if s not in SCHEMES]
     if unknown or not config.schemes:
         problems.append(f"unknown scheme(s) {unknown}; known: {list(SCHEMES)}")
+    if config.fading not in ("none", "rayleigh"):
+        problems.append(f'parameter fading: expected "none" or "rayleigh", got {config.fading!r}')
     if problems:
         raise ValueError("; ".join(problems))
 
@@ -117,7 +123,7 @@ def _common(config: Config, scheme: str, name: str, duration_nodes: int) -> dict
         "name": name,
         "duration": config.duration,
         "seed": 1,
-        "radio": {"data_rate": 11e6},
+        "radio": {"data_rate": 11e6, "fading": config.fading},
         "mac": mac_section(diffq, config.retry_limit),
         "routing": {"kind": "static", "metric": "etx"},
         "queue": {"kind": "droptail", "capacity": config.queue_capacity},

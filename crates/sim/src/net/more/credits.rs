@@ -8,8 +8,10 @@
 //! from farther nodes and no node closer than `i` receives; `i` must transmit
 //! `z_i = L_i / (1 - prod_{k closer} e_ik)` times so that each reaches a closer node
 //! (`z_src = 1 / (1 - prod_k e_src,k)`, `L_src = 1`). Forwarders expected to make less
-//! than 10% of all transmissions are pruned and the `z` recomputed without them. A
-//! forwarder's TX credit is `z_j / sum_{i farther} z_i (1 - e_ij)`: the transmissions it
+//! than 10% of all transmissions are pruned and the `z` recomputed without them, except
+//! the nodes of the best single path (ours: on a long lossy path whose work is spread
+//! over more than ten candidates, the 10% rule alone can prune every forwarder and leave
+//! the destination out of the source's reach). A forwarder's TX credit is `z_j / sum_{i farther} z_i (1 - e_ij)`: the transmissions it
 //! makes per packet heard from upstream (any packet: the denominator counts them all).
 
 use crate::ids::NodeId;
@@ -93,10 +95,17 @@ pub fn plan(
     order.insert(0, src.index());
     order.push(dst.index());
     let mut z = transmissions(&order, &p);
-    // Prune (MORE, 4.4) and recompute once without the pruned nodes.
+    // Prune (MORE, 4.4) and recompute once without the pruned nodes; the best single
+    // path stays, so the plan always reaches the destination.
     let total: f64 = z.iter().sum();
+    let path = best_path(src.index(), dst.index(), &dist, &p);
     let keep: Vec<usize> = (0..order.len())
-        .filter(|&k| k == 0 || k == order.len() - 1 || z[k] >= PRUNE_SHARE * total)
+        .filter(|&k| {
+            k == 0
+                || k == order.len() - 1
+                || z[k] >= PRUNE_SHARE * total
+                || path.contains(&order[k])
+        })
         .collect();
     if keep.len() < order.len() {
         order = keep.iter().map(|&k| order[k]).collect();
@@ -131,6 +140,32 @@ pub fn plan(
         forwarders,
         etx_to_dst: dist,
         neighbour_forwarders,
+    }
+}
+
+/// The nodes of the least-ETX path from `src` to `dst` (empty if there is none): from
+/// `src`, each step goes to the neighbour whose link ETX plus distance matches the
+/// current distance (the ties to the smaller id).
+fn best_path(src: usize, dst: usize, dist: &[f64], p: &impl Fn(usize, usize) -> f64) -> Vec<usize> {
+    let n = dist.len();
+    let mut path = Vec::new();
+    let mut at = src;
+    while at != dst && dist[at].is_finite() && path.len() < n {
+        path.push(at);
+        let step = (0..n)
+            .filter(|&v| v != at && p(at, v) > 0.0 && p(v, at) > 0.0)
+            .map(|v| (dist[v] + etx(1.0 - p(at, v), 1.0 - p(v, at)), v))
+            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        match step {
+            Some((_, v)) if dist[v] < dist[at] => at = v,
+            _ => return Vec::new(),
+        }
+    }
+    if at == dst {
+        path.push(dst);
+        path
+    } else {
+        Vec::new()
     }
 }
 
@@ -257,6 +292,21 @@ mod tests {
         };
         assert_eq!(f(0), vec![NodeId(1), NodeId(2)]);
         assert_eq!((f(1), f(2)), (vec![NodeId(3)], vec![NodeId(3)]));
+    }
+
+    /// On a loss-free line of twelve hops every node makes one transmission per packet,
+    /// 1/12 of the total each, under the 10% mark: the rule alone would prune every relay
+    /// and leave the destination out of reach. The best path's relays stay.
+    #[test]
+    fn pruning_never_cuts_the_last_path() {
+        let links: Vec<(u32, u32, f64)> = (0..12).map(|i| (i, i + 1, 1.0)).collect();
+        let plan = plan(13, NodeId(0), NodeId(12), matrix(13, &links));
+        let relays: Vec<u32> = plan.forwarders.iter().map(|f| f.node.0).collect();
+        assert_eq!(relays, (1..12).collect::<Vec<_>>(), "{plan:?}");
+        assert!(plan
+            .forwarders
+            .iter()
+            .all(|f| close(f.z, 1.0) && close(f.tx_credit, 1.0)));
     }
 
     #[test]
