@@ -96,3 +96,16 @@ fn drops_at_the_source_reach_tcp() {
     assert!(tp.fast_retransmits > 50, "{}", tp.fast_retransmits);
     assert!(coded > 0.9 * plain, "coded {coded} plain {plain}");
 }
+
+/// A finite transfer (100 segments, blocks of 32) is delivered whole: its last block
+/// holds the 4 segments left and decodes like the others.
+#[test]
+fn a_finite_transfer_is_delivered_whole() {
+    let text = chain(CODED).replace(
+        "packet_size = 1000\n",
+        "packet_size = 1000\npackets = 100\n",
+    );
+    let (_, t) = run(&text);
+    assert_eq!(t.segments_delivered, 100);
+    assert_eq!(t.coding.expect("coding stats").blocks_decoded, 4);
+}

@@ -539,7 +539,8 @@ impl World {
                         let delack = timers.create(TimerOwner::DelayedAck(id));
                         let paced = pacer.is_some();
                         let coding = tcp.coding.map(|c| {
-                            CodingEnds::new(&c, timers.create(TimerOwner::CodingRepair(id)))
+                            let timer = timers.create(TimerOwner::CodingRepair(id));
+                            CodingEnds::new(&c, tcp.transfer_pkts, timer)
                         });
                         FlowApp::Tcp(Box::new(TcpFlow::new(
                             tcp,

@@ -164,6 +164,9 @@ pub struct CodingEncoder {
     coded_in_current: u16,
     /// A cut block's size (the application stopped inside it).
     cut_size: Option<u16>,
+    /// Segments of a finite transfer: its last block holds what is left (`None`:
+    /// unbounded).
+    transfer_pkts: Option<u32>,
     /// Highest position (`block * H + rank`) the decoder has reported.
     highest_ack: u32,
     /// The cumulative ACK last handed to TCP.
@@ -181,10 +184,20 @@ impl CodingEncoder {
             current_block: 0,
             coded_in_current: 0,
             cut_size: None,
+            transfer_pkts: None,
             highest_ack: 0,
             last_cumulative: 0,
             holes: Vec::new(),
             stats: CodingStats::default(),
+        }
+    }
+
+    /// An encoder for a transfer of `transfer_pkts` segments (`None`: unbounded), whose
+    /// last block is short when the size is not a multiple of the block.
+    pub fn for_transfer(cfg: &CodingConfig, transfer_pkts: Option<u32>) -> Self {
+        CodingEncoder {
+            transfer_pkts,
+            ..CodingEncoder::new(cfg)
         }
     }
 
@@ -206,9 +219,12 @@ impl CodingEncoder {
     }
 
     fn size_of(&self, block: u32) -> u16 {
+        let left = self
+            .transfer_pkts
+            .map_or(u32::MAX, |n| n.saturating_sub(block * self.h()));
         match self.cut_size {
             Some(n) if block == self.current_block => n,
-            _ => self.block_pkts,
+            _ => self.block_pkts.min(left.min(u16::MAX as u32) as u16),
         }
     }
 
@@ -874,6 +890,22 @@ mod tests {
         let mut reqs = Vec::new();
         dec.on_timer(ms(101), &mut reqs, &mut timer);
         assert!(reqs.is_empty());
+    }
+
+    /// A finite transfer's last block is as long as what is left, so it decodes.
+    #[test]
+    fn last_block_of_a_finite_transfer_is_short() {
+        let mut enc = CodingEncoder::for_transfer(&cfg(4), Some(6));
+        let mut dec = CodingDecoder::new(&cfg(4));
+        let mut timer = None;
+        let mut released = 0;
+        for s in 0..6 {
+            let d = enc.encode(&seg(s, false));
+            assert_eq!(d.block_size, if s < 4 { 4 } else { 2 });
+            released += dec.on_data(&d, ms(1), &mut timer).released_pkts;
+        }
+        assert_eq!(released, 6);
+        assert_eq!(dec.stats().blocks_decoded, 2);
     }
 
     #[test]

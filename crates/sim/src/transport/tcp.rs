@@ -144,9 +144,10 @@ pub(crate) struct CodingEnds {
 }
 
 impl CodingEnds {
-    pub fn new(cfg: &CodingConfig, repair_timer: TimerId) -> Self {
+    /// `transfer_pkts`: the flow's finite transfer, if any (its last block is short).
+    pub fn new(cfg: &CodingConfig, transfer_pkts: Option<u32>, repair_timer: TimerId) -> Self {
         CodingEnds {
-            encoder: CodingEncoder::new(cfg),
+            encoder: CodingEncoder::for_transfer(cfg, transfer_pkts),
             decoder: CodingDecoder::new(cfg),
             repair_timer,
         }
