@@ -196,7 +196,13 @@ impl World {
             diffq: fl.diffq_header(),
         };
         self.next_uid += 1;
-        self.metrics.on_created_control();
+        // The source's coded packets are the flow's sent packets (the flows table's
+        // `packets_sent`); forwarders' re-coded ones count for conservation only.
+        if node == fl.src {
+            self.metrics.on_created(&pkt);
+        } else {
+            self.metrics.on_created_control();
+        }
         pkt
     }
 
