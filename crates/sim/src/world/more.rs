@@ -31,7 +31,6 @@ use crate::net::more::{
     CoeffArena, CoeffHandle, DestinationArrival, MoreAck, MoreData, MoreDestination,
     MoreFlowConfig, MoreFlowStats, MoreForwarder, MorePlan, MoreSource,
 };
-use crate::net::packet::DEFAULT_TTL;
 use crate::net::{DropReason, Packet, TransportHeader};
 use crate::qdisc::{Dequeued, Queued};
 use airqueue_kernel::{RngStream, StreamKey, Time};
@@ -172,30 +171,19 @@ impl World {
 
     /// A new unfilled coded packet of flow `f` at `node` for `batch`.
     fn more_opportunity(&mut self, f: FlowId, node: NodeId, batch: u32) -> Packet {
-        let now = self.events.now();
         let fl = &self.flows[f.index()];
         let FlowApp::More(m) = &fl.app else {
             unreachable!("MORE packet of a non-MORE flow")
         };
-        let pkt = Packet {
-            uid: self.next_uid,
-            flow: f,
-            src: node,
-            dst: fl.dst,
-            seq: 0,
-            payload_bytes: fl.payload_bytes,
-            transport: TransportHeader::More(MoreData {
-                batch,
-                coeffs: CoeffHandle::UNFILLED,
-                batch_k: m.k,
-                forwarders: m.plan.forwarders.len().min(u8::MAX as usize) as u8,
-            }),
-            ttl: DEFAULT_TTL,
-            priority: fl.priority,
-            created: now,
-            diffq: fl.diffq_header(),
-        };
-        self.next_uid += 1;
+        let (dst, payload_bytes) = (fl.dst, fl.payload_bytes);
+        let transport = TransportHeader::More(MoreData {
+            batch,
+            coeffs: CoeffHandle::UNFILLED,
+            batch_k: m.k,
+            forwarders: m.plan.forwarders.len().min(u8::MAX as usize) as u8,
+        });
+        let pkt = self.flow_packet(f, node, dst, 0, payload_bytes, transport);
+        let fl = &self.flows[f.index()];
         // The source's coded packets are the flow's sent packets (the flows table's
         // `packets_sent`); forwarders' re-coded ones count for conservation only.
         if node == fl.src {
@@ -342,22 +330,11 @@ impl World {
     /// The destination ACKs `batch` to the source.
     fn more_send_ack(&mut self, f: FlowId, batch: u32) {
         let now = self.events.now();
-        let fl = &self.flows[f.index()];
-        let pkt = Packet {
-            uid: self.next_uid,
-            flow: f,
-            src: fl.dst,
-            dst: fl.src,
-            seq: batch as u64,
-            payload_bytes: 0,
-            transport: TransportHeader::MoreAck(MoreAck { batch }),
-            ttl: DEFAULT_TTL,
-            priority: fl.priority,
-            created: now,
-            diffq: None,
-        };
-        let node = fl.dst;
-        self.next_uid += 1;
+        let (src, node) = (self.flows[f.index()].src, self.flows[f.index()].dst);
+        let transport = TransportHeader::MoreAck(MoreAck { batch });
+        let mut pkt = self.flow_packet(f, node, src, batch as u64, 0, transport);
+        // The ACK carries no queue report: it is not in DiffQ's queues.
+        pkt.diffq = None;
         self.metrics.on_created_control();
         let m = self.more_flow(f);
         m.stats.acks_sent += 1;
