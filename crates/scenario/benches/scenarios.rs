@@ -7,6 +7,8 @@
 //! - `star20`, `star50`: 20 / 50 saturated 802.11b stations around an AP [80, 32 sim-s/s];
 //! - `mesh46`: 46 nodes placed at random in 1 km^2 (paths up to 6-7 hops), 32 CBR flows
 //!   between random pairs, static routing [65 sim-s/s];
+//! - `mesh46-diffq`: the same mesh and flows under DiffQ (seed 000): per-destination
+//!   queues, the eight-level EDCA table, and every source paced by DiffQ's rate control;
 //! - `chain-wired`: the bundled wired example.
 
 use airqueue_kernel::{RngStream, StreamKey};
@@ -54,6 +56,19 @@ fn mesh46(duration_s: f64) -> Value {
     })
 }
 
+/// The same scenario under DiffQ: DiffQ queues (D = 40), EDCA with DiffQ's levels, and
+/// saturating sources paced by DiffQ's rate control instead of CBR.
+fn diffq(mut v: Value) -> Value {
+    v["name"] = json!("mesh46-diffq");
+    v["mac"] = json!({"kind": "edca", "levels": "diffq8"});
+    v["queue"] = json!({"kind": "diffq", "per_dest_capacity": 40});
+    for f in v["flow"].as_array_mut().expect("flow list") {
+        f["rate"] = json!("saturate");
+        f["cc"] = json!("diffq");
+    }
+    v
+}
+
 /// The same scenario with seed 002's network-coding layer on every TCP flow.
 fn coded(mut v: Value) -> Value {
     v["tcp"]["network_coding"] = json!(true);
@@ -67,6 +82,7 @@ fn scenarios(c: &mut Criterion) {
         ("star20", star(20, 20.0)),
         ("star50", star(50, 20.0)),
         ("mesh46", mesh46(30.0)),
+        ("mesh46-diffq", diffq(mesh46(30.0))),
         ("chain-wired", example("chain-udp.toml")),
         ("tcp-chain", example("tcp-chain.toml")),
         ("tcp-chain-coded", coded(example("tcp-chain.toml"))),

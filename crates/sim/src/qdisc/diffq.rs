@@ -21,11 +21,12 @@
 //! The two ablations of section 6.4 are switches: `scheduling = false` serves the
 //! destination queues round robin, `mac_priority = false` sends everything at level 0.
 
+use super::reports::NeighbourReports;
 use super::{Dequeued, QueueCounters, Queued};
 use crate::ids::{FlowId, NodeId};
 use crate::net::DropReason;
 use airqueue_kernel::RngStream;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 /// Settings of the DiffQ queue discipline.
 #[derive(Clone, Debug, PartialEq)]
@@ -63,7 +64,7 @@ pub struct DiffQ {
     legacy: VecDeque<Queued>,
     total: usize,
     /// Last reported queue size of (neighbour, destination).
-    reported: BTreeMap<(NodeId, NodeId), u32>,
+    reported: NeighbourReports<u32>,
     /// Round-robin position (ablation) and legacy/DiffQ alternation.
     rr_next: usize,
     legacy_turn: bool,
@@ -82,7 +83,7 @@ impl DiffQ {
             active: Vec::new(),
             legacy: VecDeque::new(),
             total: 0,
-            reported: BTreeMap::new(),
+            reported: NeighbourReports::new(node_count),
             rr_next: 0,
             legacy_turn: false,
             rng,
@@ -106,12 +107,12 @@ impl DiffQ {
         if j == d {
             return 0;
         }
-        self.reported.get(&(j, d)).copied().unwrap_or(0)
+        self.reported.get(j, d).unwrap_or(0)
     }
 
     /// Records a queue report piggybacked on a frame from `from` for destination `d`.
     pub fn on_report(&mut self, from: NodeId, d: NodeId, qlen: u32) {
-        self.reported.insert((from, d), qlen);
+        self.reported.insert(from, d, qlen);
     }
 
     /// Whether a packet towards `d` (`diffq`: it carries a DiffQ header) would be accepted.

@@ -29,11 +29,12 @@
 //! nothing left of the class, sends no newer report. The paper's global array needs no
 //! such rule; the lifetime is this model's, not the paper's.
 
+use super::reports::NeighbourReports;
 use super::{Dequeued, QueueCounters, Queued};
 use crate::ids::NodeId;
 use crate::net::{DiffqHeader, DropReason, Packet};
 use airqueue_kernel::Time;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 /// What a packet's class is (seed 001, section 3.2, item 2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,7 +77,7 @@ pub struct FairQueue {
     rr_next: usize,
     total: usize,
     /// Last queue length reported by (neighbour, class), and when it was heard.
-    reported: BTreeMap<(NodeId, NodeId), (u32, Time)>,
+    reported: NeighbourReports<(u32, Time)>,
     counters: QueueCounters,
     /// Turns on which a class with packets was passed over by back-pressure.
     held_back: u64,
@@ -91,7 +92,7 @@ impl FairQueue {
             active: Vec::new(),
             rr_next: 0,
             total: 0,
-            reported: BTreeMap::new(),
+            reported: NeighbourReports::new(node_count),
             counters: QueueCounters::default(),
             held_back: 0,
         }
@@ -159,14 +160,14 @@ impl FairQueue {
         let (Some(c), Some(h)) = (self.report_key(pkt), pkt.diffq) else {
             return false;
         };
-        self.reported.insert((from, c), (h.qlen as u32, now));
+        self.reported.insert(from, c, (h.qlen as u32, now));
         true
     }
 
     /// What this node last heard neighbour `j` report for class `c` (0 before any report),
     /// however old.
     pub fn neighbour_len(&self, j: NodeId, c: NodeId) -> u32 {
-        self.reported.get(&(j, c)).map_or(0, |r| r.0)
+        self.reported.get(j, c).map_or(0, |r| r.0)
     }
 
     /// Until when back-pressure holds class `c` back at `now`: its head goes to a
@@ -178,7 +179,7 @@ impl FairQueue {
         if head.next_hop == head.pkt.dst {
             return None;
         }
-        let &(qlen, at) = self.reported.get(&(head.next_hop, c))?;
+        let (qlen, at) = self.reported.get(head.next_hop, c)?;
         let until = at + self.cfg.report_lifetime;
         (qlen >= t && now < until).then_some(until)
     }
@@ -186,12 +187,14 @@ impl FairQueue {
     /// When the earliest report holding a class back expires, if every class with
     /// packets is held at `now` (the interface should try again then).
     pub fn release_at(&self, now: Time) -> Option<Time> {
+        // `None` as soon as one class is free; no collection on this per-pull path.
         self.active
             .iter()
-            .map(|&c| self.held_until(c, now))
-            .collect::<Option<Vec<Time>>>()?
-            .into_iter()
-            .min()
+            .try_fold(None, |earliest: Option<Time>, &c| {
+                let until = self.held_until(c, now)?;
+                Some(Some(earliest.map_or(until, |e| e.min(until))))
+            })
+            .flatten()
     }
 
     /// Hands the next packet to the interface at `now`: the first class from the
@@ -236,7 +239,7 @@ impl FairQueue {
             // and holds the class at the threshold, as the paper's exact queue lengths
             // would.
             if q.next_hop != q.pkt.dst {
-                let e = self.reported.entry((q.next_hop, c)).or_insert((0, now));
+                let e = self.reported.entry(q.next_hop, c).get_or_insert((0, now));
                 *e = (e.0.saturating_add(1), now);
             }
         }

@@ -13,6 +13,7 @@ pub mod droptail;
 pub mod fq;
 pub mod pi;
 pub mod red;
+pub mod reports;
 
 pub use backpressure::{Backpressure, BackpressureConfig, BackpressureVariant};
 pub use diffq::{DiffQ, DiffQConfig};
