@@ -69,6 +69,12 @@ def test_scenarios_follow_the_paper_setup():
     assert (sc["radio"]["tx_range"], sc["radio"]["cs_range"]) == (250.0, 550.0)
     assert (sc["mac"]["short_retry_limit"], sc["mac"]["long_retry_limit"]) == (21, 12)
     assert sc["queue"]["classify"] == "source" and sc["queue"]["backpressure_threshold"] == 1
+    # The paper's simulations read a global array of queue lengths (section 4.2).
+    assert sc["queue"]["backpressure_view"] == "exact"
+    heard = fqp.Config.make(False, {"backpressure_view": "overheard"})
+    heard_bp = fqp.scenario(heard, "fq-source-bp1", udp=True)
+    assert heard_bp["queue"]["backpressure_view"] == "overheard"
+    assert "backpressure_view" not in fqp.scenario(heard, "fq-source", udp=True)["queue"]
     tcp = [f for f in sc["flow"] if f["kind"] == "tcp"]
     udp = [f for f in sc["flow"] if f["kind"] == "udp"]
     assert len(tcp) == 8 and {f["dst"] for f in tcp} == {84}
@@ -102,6 +108,7 @@ def test_every_udp_path_crosses_the_server():
         ({"clients": [0, 169]}, "node ids [169] outside the 13 x 13 grid"),
         ({"udp_flows": [[80]]}, "udp_flows: a list of [source, destination]"),
         ({"duration": 10.0}, "UDP starts at 13 s"),
+        ({"backpressure_view": "global"}, "backpressure_view: expected one of exact"),
     ],
 )
 def test_bad_parameters_are_named(tmp_path, params, message):

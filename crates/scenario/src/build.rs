@@ -3,8 +3,9 @@
 
 use crate::schema::{
     AodvLinkDetection, BackpressureVariantKind, CcKind, DiffqUtilityKind, FadingKind, FlowKind,
-    FlowSpec, FqClassifyKind, Level, Mac, Medium, PreambleKind, PropagationKind, QueueKind, Radio,
-    Rate, RateControlKind, RoutingKind, RoutingMetric, Scenario, TcpVariantKind, Topology,
+    FlowSpec, FqClassifyKind, FqViewKind, Level, Mac, Medium, PreambleKind, PropagationKind,
+    QueueKind, Radio, Rate, RateControlKind, RoutingKind, RoutingMetric, Scenario, TcpVariantKind,
+    Topology,
 };
 use crate::topology::adjacency;
 use airqueue_kernel::Time;
@@ -17,6 +18,7 @@ use airqueue_sim::net::olsr::OlsrConfig;
 use airqueue_sim::net::routing::{etx, GraphEdge};
 use airqueue_sim::net::RoutingTable;
 use airqueue_sim::qdisc::dqm::Link as AirtimeLink;
+use airqueue_sim::qdisc::ReportView;
 use airqueue_sim::{
     BackpressureConfig, BackpressureVariant, Classify, CodingConfig, DiffQConfig, DiffqRateConfig,
     DiffqUtility, DqmConfig, FlowCc, FlowConfig, FlowKindConfig, FqConfig, MediumConfig, NodeId,
@@ -288,6 +290,10 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
             },
             backpressure_threshold: s.queue.backpressure_threshold_pkts,
             report_lifetime: Time::from_secs_f64(s.queue.report_lifetime_s),
+            view: match s.queue.backpressure_view {
+                FqViewKind::Overheard => ReportView::Overheard,
+                FqViewKind::Exact => ReportView::Exact,
+            },
         }),
         QueueKind::Backpressure => QdiscConfig::Backpressure(BackpressureConfig {
             capacity_pkts: s.queue.capacity_pkts,

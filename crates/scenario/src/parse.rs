@@ -33,8 +33,8 @@ use crate::error::{ConfigError, ConfigErrors};
 use crate::schema::RandomFlows;
 use crate::schema::{
     AodvLinkDetection, AodvSpec, BackpressureSpec, BackpressureVariantKind, CcKind, DiffqSpec,
-    DiffqUtilityKind, FlowKind, FlowSpec, FqClassifyKind, LinkSpec, Medium, OlsrSpec, Outputs,
-    QueueKind, QueueSpec, Rate, Routing, RoutingKind, RoutingMetric, Scenario, TcpSpec,
+    DiffqUtilityKind, FlowKind, FlowSpec, FqClassifyKind, FqViewKind, LinkSpec, Medium, OlsrSpec,
+    Outputs, QueueKind, QueueSpec, Rate, Routing, RoutingKind, RoutingMetric, Scenario, TcpSpec,
     TcpVariantKind, Topology,
 };
 use fields::{describe, number, Errs, Fields};
@@ -87,10 +87,11 @@ const FLOW_KEYS: [(&str, &[&str]); 6] = [
 
 /// `[queue]` keys that only some queue kinds take (`per_dest_capacity` and `ecn_mark`
 /// keep their own messages).
-const QUEUE_KEYS: [(&str, &[&str]); 19] = [
+const QUEUE_KEYS: [(&str, &[&str]); 20] = [
     ("classify", &["fq"]),
     ("per_flow_capacity", &["fq"]),
     ("backpressure_threshold", &["fq"]),
+    ("backpressure_view", &["fq"]),
     ("report_lifetime", &["fq", "backpressure"]),
     ("variant", &["backpressure"]),
     ("min_threshold", &["red"]),
@@ -407,6 +408,16 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
             QueueKind::Backpressure => Some("backpressure"),
             _ => None,
         };
+        if q.kind == QueueKind::Fq
+            && q.backpressure_view == FqViewKind::Exact
+            && !matches!(m, Medium::Wifi)
+        {
+            errs.push(ConfigError::new(
+                "queue.backpressure_view",
+                "\"exact\" reads the neighbours' queues on the 802.11 medium: set \
+                 medium.kind = \"wifi\" or backpressure_view = \"overheard\"",
+            ));
+        }
         if let (Some(kind), false) = (kind, matches!(m, Medium::Wifi)) {
             errs.push(ConfigError::new(
                 "queue.kind",
@@ -1171,6 +1182,24 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
         }
         Some(None)
     };
+    let view = if fq {
+        f.choice(
+            errs,
+            "backpressure_view",
+            Some("overheard"),
+            &["overheard", "exact"],
+            &[],
+        )
+    } else {
+        Some("overheard")
+    };
+    if let (Some("exact"), Some(None)) = (view, backpressure) {
+        errs.push(ConfigError::new(
+            f.path("backpressure_view"),
+            "applies only with back-pressure: set backpressure_threshold too, or drop \
+             this key",
+        ));
+    }
     let bp = kind == Some("backpressure");
     let variant = if bp {
         f.choice(
@@ -1250,6 +1279,10 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
         classify,
         per_flow_capacity_pkts: per_flow?,
         backpressure_threshold_pkts: backpressure?,
+        backpressure_view: match view? {
+            "exact" => FqViewKind::Exact,
+            _ => FqViewKind::Overheard,
+        },
         report_lifetime_s: lifetime?,
         variant,
         red: red?,

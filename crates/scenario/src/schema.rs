@@ -392,6 +392,11 @@ pub struct QueueSpec {
     /// a class while the next hop's overheard queue report for it is at least this many
     /// packets (seed 001, section 4; its best is 1). Default off.
     pub backpressure_threshold_pkts: Option<u32>,
+    /// `backpressure_view` (fq with `backpressure_threshold`, 802.11 medium only): where
+    /// a node learns a downstream neighbour's queue, "overheard" (default: the reports
+    /// its frames carry, section 4.2) or "exact" (its true length at each decision, the
+    /// "virtual, globally accessible array" of the paper's simulations).
+    pub backpressure_view: FqViewKind,
     /// `report_lifetime` (fq and backpressure): seconds an overheard queue report may
     /// hold a class back (fq) or counts as the neighbour's backlog (backpressure);
     /// default 0.05, in (0, 3600]. Not in seed 001 (which reads a global array): without it
@@ -481,6 +486,16 @@ pub enum FqClassifyKind {
     Destination,
     NextHop,
     PreviousHop,
+}
+
+/// `[queue] backpressure_view` of kind = "fq" (seed 001, section 4.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FqViewKind {
+    /// From overheard queue reports (the mechanism the paper describes).
+    Overheard,
+    /// The true queue lengths (the global array the paper's simulations read).
+    Exact,
 }
 
 /// `[queue] variant` of kind = "backpressure" (seed 002, eq. (2)).

@@ -361,6 +361,11 @@ enum FlowApp {
 struct WifiMedium {
     net: Box<WifiNet>,
     qdiscs: Vec<Qdisc>,
+    /// Fair queuing's exact view (seed 001, 4.2): nodes whose every class was held at
+    /// their last pull, by node id, and the same nodes as a list. Any dequeue may free
+    /// them, so each dequeue wakes them (the paper's "stimulus" for a passive queue).
+    held: Vec<bool>,
+    held_list: Vec<NodeId>,
 }
 
 impl WifiMedium {
@@ -392,6 +397,19 @@ impl WifiMedium {
                     q
                 })
                 .collect(),
+            held: vec![false; n],
+            held_list: Vec::new(),
+        }
+    }
+
+    /// Exact view: writes into `node`'s fair queue the true length, at every neighbour
+    /// its classes' head packets go to, of that class (no allocation: index by index).
+    fn refresh_exact(&mut self, node: NodeId, now: Time) {
+        for k in 0..self.qdiscs[node.index()].exact_queries() {
+            if let Some((j, c)) = self.qdiscs[node.index()].exact_query(k) {
+                let len = self.qdiscs[j.index()].class_len(c);
+                self.qdiscs[node.index()].set_exact(j, c, len, now);
+            }
         }
     }
 }
@@ -1047,7 +1065,7 @@ impl World {
                 }
             }
             Iface::Wifi(node) => loop {
-                let Some(WifiMedium { net, qdiscs }) = &mut self.wifi else {
+                let Some(WifiMedium { net, qdiscs, .. }) = &mut self.wifi else {
                     return;
                 };
                 if !net.wants_frame(node) {
@@ -1064,13 +1082,27 @@ impl World {
                     net.push_frame(node, d, &mut self.events);
                     continue;
                 }
+                let exact = qdiscs[node.index()].exact_queries() > 0;
+                let Some(w) = &mut self.wifi else { return };
+                if exact {
+                    w.refresh_exact(node, now);
+                }
+                let qdiscs = &mut w.qdiscs;
                 let Some(mut d) = qdiscs[node.index()].dequeue(&self.routing, now) else {
                     // Held back by back-pressure: try again when the report expires.
                     if let Some(at) = qdiscs[node.index()].release_at(now) {
                         self.events.schedule_in(at - now, Event::Wake(iface));
+                        let w = self.wifi.as_mut().expect("wifi medium");
+                        if exact && !w.held[node.index()] {
+                            w.held[node.index()] = true;
+                            w.held_list.push(node);
+                        }
                     }
                     return;
                 };
+                if exact {
+                    self.wake_held();
+                }
                 let (flow, src) = (d.pkt.flow, d.pkt.src);
                 // A MORE packet gets its code vector now, or is dropped if stale.
                 if matches!(d.pkt.transport, TransportHeader::More(_))
@@ -1085,6 +1117,17 @@ impl World {
                 net.push_frame(node, d, &mut self.events);
                 self.after_dequeue(node, flow, src);
             },
+        }
+    }
+
+    /// Exact view: a queue just shrank, so every node held at its last pull is asked
+    /// again, at this instant, through an event (not from inside this pull).
+    fn wake_held(&mut self) {
+        let Some(w) = &mut self.wifi else { return };
+        for node in w.held_list.drain(..) {
+            w.held[node.index()] = false;
+            self.events
+                .schedule_in(Time::ZERO, Event::Wake(Iface::Wifi(node)));
         }
     }
 

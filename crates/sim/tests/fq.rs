@@ -9,6 +9,7 @@
 
 use airqueue_kernel::Time;
 use airqueue_sim::medium::wifi::WifiConfig;
+use airqueue_sim::qdisc::ReportView;
 use airqueue_sim::{
     Classify, FqConfig, QdiscConfig, RunOutcome, TcpFlowConfig, TcpVariant, WorldConfig,
 };
@@ -23,12 +24,21 @@ const MSS: u32 = 1000;
 const SECS: u64 = 30;
 
 fn fq(classify: Classify, backpressure_threshold: Option<u32>) -> QdiscConfig {
+    fq_seen(classify, backpressure_threshold, ReportView::Overheard)
+}
+
+fn fq_seen(
+    classify: Classify,
+    backpressure_threshold: Option<u32>,
+    view: ReportView,
+) -> QdiscConfig {
     QdiscConfig::FairQueue(FqConfig {
         capacity_pkts: 50,
         per_flow_capacity: 10,
         classify,
         backpressure_threshold,
         report_lifetime: Time::from_millis(50),
+        view,
     })
 }
 
@@ -126,9 +136,53 @@ fn backpressure_threshold_and_report_lifetime_sweep() {
             classify: Classify::Source,
             backpressure_threshold: Some(t),
             report_lifetime: Time::from_millis(life_ms),
+            view: ReportView::Overheard,
         });
         let (tcp, udp, o) = mixed(q);
         eprintln!("threshold {t}, lifetime {life_ms:3} ms: TCP {tcp:4.0} kb/s, UDP {udp:4.0} kb/s");
         assert!(o.conservation.holds());
     }
+}
+
+/// The longest queue sampled at node 2, the chain's one pure relay (TCP data from 0,
+/// UDP from 1, TCP ACKs from 3: three classes by source).
+fn relay_max_queue(o: &RunOutcome) -> u32 {
+    o.metrics
+        .queue_samples
+        .iter()
+        .filter(|s| s.node.index() == 2)
+        .map(|s| s.len_pkts)
+        .max()
+        .expect("queue samples")
+}
+
+/// The exact view (the paper's global array, seed 001 4.2): a node sends a class to a
+/// neighbour only while that neighbour holds fewer than `threshold` packets of it, and a
+/// node has one frame at a time with its MAC, so with threshold 1 the relay never holds
+/// more than one packet of each of its three classes. Sampled every 5 ms; without
+/// back-pressure the same relay holds more, so the sampling does catch a longer queue.
+#[test]
+fn exact_view_keeps_a_relay_at_the_threshold_per_class() {
+    let fine = |q: QdiscConfig| WorldConfig {
+        bin: Time::from_millis(5),
+        ..chain(q, true)
+    };
+    let exact = run_twice_by(
+        fine(fq_seen(Classify::Source, Some(1), ReportView::Exact)),
+        events_and_delivered,
+    );
+    let plain = run_checked(fine(fq(Classify::Source, None)));
+    let kbps = |o: &RunOutcome, i: usize| o.metrics.flows[i].goodput_bps() / 1e3;
+    eprintln!(
+        "exact view: TCP {:.0} kb/s, UDP {:.0} kb/s, relay queue at most {}; \
+         no back-pressure: relay queue at most {}",
+        kbps(&exact, 0),
+        kbps(&exact, 1),
+        relay_max_queue(&exact),
+        relay_max_queue(&plain)
+    );
+    assert!(exact.conservation.holds());
+    assert!(kbps(&exact, 0) > 0.0 && kbps(&exact, 1) > 0.0);
+    assert!(relay_max_queue(&exact) <= 3);
+    assert!(relay_max_queue(&plain) > 3);
 }

@@ -129,6 +129,7 @@ fn defaults_fill_every_optional_section() {
             classify: FqClassifyKind::Source,
             per_flow_capacity_pkts: 10,
             backpressure_threshold_pkts: None,
+            backpressure_view: FqViewKind::Overheard,
             report_lifetime_s: 0.05,
             variant: BackpressureVariantKind::TcpAware,
             red: red_defaults(11e6),
@@ -810,6 +811,7 @@ fn diffq_queue_and_rate_control_keys() {
             classify: FqClassifyKind::Source,
             per_flow_capacity_pkts: 10,
             backpressure_threshold_pkts: None,
+            backpressure_view: FqViewKind::Overheard,
             report_lifetime_s: 0.05,
             variant: BackpressureVariantKind::TcpAware,
             red: red_defaults(11e6),
@@ -941,6 +943,7 @@ fn fq_queue_keys() {
             classify: FqClassifyKind::Destination,
             per_flow_capacity_pkts: 5,
             backpressure_threshold_pkts: Some(1),
+            backpressure_view: FqViewKind::Overheard,
             report_lifetime_s: 0.02,
             variant: BackpressureVariantKind::TcpAware,
             red: red_defaults(11e6),
@@ -961,6 +964,11 @@ fn fq_queue_keys() {
         ),
         (FqClassifyKind::Source, 10, None)
     );
+    let s = from_toml_str(&format!(
+        "{TWO_NODES}[queue]\nkind = \"fq\"\nbackpressure_threshold = 1\nbackpressure_view = \"exact\"\n"
+    ))
+    .unwrap();
+    assert_eq!(s.queue.backpressure_view, FqViewKind::Exact);
     for (key, kind) in [
         ("next_hop", FqClassifyKind::NextHop),
         ("previous_hop", FqClassifyKind::PreviousHop),
@@ -993,6 +1001,18 @@ fn fq_mistakes_are_named() {
             "queue.backpressure_threshold: expected an integer number of packets >= 1, got 0",
             "queue.per_flow_capacity: must be at most capacity (10 packets), got 20",
         ]
+    );
+    assert_eq!(
+        errors_of("[queue]\nkind = \"fq\"\nbackpressure_view = \"exact\"\n"),
+        vec!["queue.backpressure_view: applies only with back-pressure: set backpressure_threshold too, or drop this key"]
+    );
+    assert_eq!(
+        errors_of("[queue]\nkind = \"fq\"\nbackpressure_threshold = 1\nbackpressure_view = \"global\"\n"),
+        vec!["queue.backpressure_view: unknown backpressure_view \"global\"; expected one of overheard, exact"]
+    );
+    assert_eq!(
+        errors_of("[medium]\nkind = \"wired\"\n[queue]\nkind = \"fq\"\nbackpressure_threshold = 1\nbackpressure_view = \"exact\"\n"),
+        vec!["queue.backpressure_view: \"exact\" reads the neighbours' queues on the 802.11 medium: set medium.kind = \"wifi\" or backpressure_view = \"overheard\""]
     );
     assert_eq!(
         errors_of("[queue]\nkind = \"fq\"\nclassify = \"next_hop\"\nbackpressure_threshold = 1\n"),

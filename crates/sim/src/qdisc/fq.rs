@@ -62,6 +62,22 @@ pub struct FqConfig {
     pub backpressure_threshold: Option<u32>,
     /// How long a neighbour's report may hold a class back.
     pub report_lifetime: Time,
+    /// Where back-pressure's view of a neighbour's queue comes from.
+    pub view: ReportView,
+}
+
+/// Where back-pressure learns a downstream neighbour's queue for a class (seed 001,
+/// section 4.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReportView {
+    /// From the reports its frames carry, decoded or overheard (promiscuous mode, the
+    /// mechanism section 4.2 describes), plus what this node has handed it since.
+    Overheard,
+    /// The neighbour's true queue length at the moment of each decision: the "virtual,
+    /// globally accessible array" the paper's ns-2 simulations read (section 4.2, last
+    /// paragraph). The world writes it in through [`FairQueue::set_exact`] before every
+    /// dequeue; only on the 802.11 medium.
+    Exact,
 }
 
 /// The fair-queuing discipline of one interface.
@@ -162,6 +178,31 @@ impl FairQueue {
         };
         self.reported.insert(from, c, (h.qlen as u32, now));
         true
+    }
+
+    /// With the exact view, how many (neighbour, class) pairs [`Self::exact_query`] may
+    /// name: one per class with packets; 0 otherwise.
+    pub fn exact_queries(&self) -> usize {
+        if self.cfg.view == ReportView::Exact && self.cfg.backpressure_threshold.is_some() {
+            self.active.len()
+        } else {
+            0
+        }
+    }
+
+    /// The `k`-th pair whose true length the next decision reads: the next hop of class
+    /// `k`'s head packet and the class, unless that next hop is the packet's destination
+    /// (which never holds it).
+    pub fn exact_query(&self, k: usize) -> Option<(NodeId, NodeId)> {
+        let c = *self.active.get(k)?;
+        let head = self.classes[c.index()].front()?;
+        (head.next_hop != head.pkt.dst).then_some((head.next_hop, c))
+    }
+
+    /// Writes neighbour `j`'s true queue length for class `c` at `now` (exact view).
+    pub fn set_exact(&mut self, j: NodeId, c: NodeId, len: usize, now: Time) {
+        self.reported
+            .insert(j, c, (len.min(u32::MAX as usize) as u32, now));
     }
 
     /// What this node last heard neighbour `j` report for class `c` (0 before any report),
@@ -329,6 +370,7 @@ mod tests {
             classify,
             backpressure_threshold: None,
             report_lifetime: Time::from_millis(50),
+            view: ReportView::Overheard,
         }
     }
 

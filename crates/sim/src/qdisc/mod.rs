@@ -19,7 +19,7 @@ pub use backpressure::{Backpressure, BackpressureConfig, BackpressureVariant};
 pub use diffq::{DiffQ, DiffQConfig};
 pub use dqm::{Dqm, DqmConfig};
 pub use droptail::DropTail;
-pub use fq::{Classify, FairQueue, FqConfig};
+pub use fq::{Classify, FairQueue, FqConfig, ReportView};
 pub use pi::{Pi, PiConfig};
 pub use red::{Red, RedConfig};
 
@@ -207,6 +207,39 @@ impl Qdisc {
             Qdisc::FairQueue(d) => d.release_at(now),
             Qdisc::Backpressure(d) => d.release_at(now),
             _ => None,
+        }
+    }
+
+    /// Fair queuing with back-pressure's exact view (seed 001, 4.2): how many
+    /// (neighbour, class) pairs the next decision reads; 0 for everything else.
+    #[inline]
+    pub fn exact_queries(&self) -> usize {
+        match self {
+            Qdisc::FairQueue(d) => d.exact_queries(),
+            _ => 0,
+        }
+    }
+
+    /// The `k`-th (neighbour, class) pair of [`Qdisc::exact_queries`].
+    pub fn exact_query(&self, k: usize) -> Option<(NodeId, NodeId)> {
+        match self {
+            Qdisc::FairQueue(d) => d.exact_query(k),
+            _ => None,
+        }
+    }
+
+    /// This node's queue for fair-queuing class `c` (0 for other disciplines).
+    pub fn class_len(&self, c: NodeId) -> usize {
+        match self {
+            Qdisc::FairQueue(d) => d.class_len(c),
+            _ => 0,
+        }
+    }
+
+    /// Writes neighbour `j`'s true length of class `c` (fair queuing's exact view).
+    pub fn set_exact(&mut self, j: NodeId, c: NodeId, len: usize, now: Time) {
+        if let Qdisc::FairQueue(d) = self {
+            d.set_exact(j, c, len, now);
         }
     }
 

@@ -26,7 +26,7 @@ pub(super) fn schedule(cfg: &WorldConfig, events: &mut EventQueue<Event>) {
 impl World {
     /// Rate change number `k` takes effect now.
     pub(super) fn rate_change(&mut self, k: u32) {
-        let Some(WifiMedium { net, qdiscs }) = &mut self.wifi else {
+        let Some(WifiMedium { net, qdiscs, .. }) = &mut self.wifi else {
             return;
         };
         // Once per change, not per packet: the copy is cheap.
