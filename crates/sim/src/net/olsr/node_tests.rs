@@ -1,7 +1,7 @@
 //! Unit tests of one OLSR node's state machine, messages handed in by hand.
 
 use super::wire::{HelloLink, LinkType, NeighType, TcLink};
-use super::{warm_start, OlsrConfig, OlsrNode};
+use super::{warm_start, LqAlgorithm, OlsrConfig, OlsrNode};
 use crate::ids::NodeId;
 use crate::net::routing::NO_ROUTE;
 use airqueue_kernel::Time;
@@ -12,6 +12,14 @@ fn t(ms: u64) -> Time {
 
 fn cfg() -> OlsrConfig {
     OlsrConfig::default()
+}
+
+/// The HELLO-window estimator (airqueue's earlier default).
+fn window_cfg() -> OlsrConfig {
+    OlsrConfig {
+        lq_algorithm: LqAlgorithm::HelloWindow,
+        ..OlsrConfig::default()
+    }
 }
 
 /// The HELLO `node` would send now.
@@ -114,7 +122,7 @@ fn a_lost_link_in_a_hello_ends_symmetry() {
 
 #[test]
 fn etx_follows_the_hello_gaps_and_what_the_neighbour_reports() {
-    let mut ns = nodes(2, cfg());
+    let mut ns = nodes(2, window_cfg());
     let now = exchange(&mut ns, &[(0, 1)], 2, t(0));
     // 1's HELLOs 3..=12 at 0, with 5 and 6 lost: LQ 8/10 once the window is full.
     for seq in (3..=12u16).filter(|s| *s != 5 && *s != 6) {
@@ -198,7 +206,7 @@ fn tcs_are_processed_once_and_forwarded_by_mprs_only() {
 /// Node 0 with neighbours 1 and 2 that both reach 3; 1 and 2's links to 3 carry the
 /// costs given (ETX from LQ/NLQ bytes).
 fn diamond(lq_13: u8, lq_23: u8) -> OlsrNode {
-    let mut ns = nodes(4, cfg());
+    let mut ns = nodes(4, window_cfg());
     let now = exchange(&mut ns, &[(0, 1), (0, 2)], 2, t(0));
     let mut me = ns.swap_remove(0);
     for (x, lq, seq) in [(1u32, lq_13, 50u16), (2, lq_23, 50)] {
