@@ -264,6 +264,17 @@ fn etx_measured_from_lost_hellos_routes_around_a_lossy_link() {
     assert_eq!(n0.link_cost(NodeId(2), now), 1.0);
     let out = w.finish();
     assert!(out.conservation.holds(), "{:?}", out.conservation);
+    // The HELLO-window estimator learns the same from the HELLO gaps alone.
+    let (mut w, _) = world(&lossy_diamond(
+        "kind = \"olsr\"\nwarm_start = false\nlq_algorithm = \"hello_window\"",
+    ));
+    w.run_until(Time::from_secs(40));
+    assert_eq!(
+        w.routing_table().next_hop(NodeId(0), NodeId(3)),
+        Some(NodeId(2))
+    );
+    let lq = w.olsr_node(NodeId(0)).unwrap().quality(NodeId(1)).0;
+    assert!(lq > 0.1 && lq < 0.9, "window LQ of 0-1 {lq}");
     // By hop count the tie goes to the lower id, lossy or not.
     let (mut w, _) = world(&lossy_diamond("kind = \"olsr\"\nmetric = \"hops\""));
     w.run_until(Time::from_secs(10));
