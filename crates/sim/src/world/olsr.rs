@@ -12,7 +12,8 @@
 //!   5.4); forwarded TCs wait a uniform jitter of up to `max_jitter` too. The draws come
 //!   from the node's "olsr.jitter" stream.
 //! * Every OLSR packet a node sends carries its packet sequence number (one counter per
-//!   node over HELLOs, originated and forwarded TCs), which the receiver's `etx_ff` link
+//!   node over HELLOs, originated and forwarded TCs, given as the MAC takes the packet),
+//!   which the receiver's `etx_ff` link
 //!   quality counts before the message is processed. With `etx_ff` each node runs its
 //!   1 s link-quality timer (`lq_interval`), first at a uniform time within the first
 //!   second; a published change of LQ schedules a route recalculation.
@@ -132,10 +133,19 @@ impl OlsrNet {
         self.control.jitter(node, max)
     }
 
-    /// The first control packet of `node` due at `now`, for its MAC (level 0).
+    /// The first control packet of `node` due at `now`, for its MAC (level 0). It gets
+    /// the node's next packet sequence number here, in the order packets go on the air
+    /// (olsrd numbers a packet when it sends it; numbering at enqueue time would count
+    /// a jittered TC overtaken by a HELLO as a loss).
     #[inline]
     pub(super) fn pop_control(&mut self, node: NodeId, now: Time) -> Option<Dequeued> {
-        self.control.pop(node, now)
+        let mut d = self.control.pop(node, now)?;
+        if let TransportHeader::Olsr(msg) = &mut d.pkt.transport {
+            let seq = &mut self.pkt_seq[node.index()];
+            *seq = seq.wrapping_add(1);
+            msg.pkt_seq = *seq;
+        }
+        Some(d)
     }
 
     /// Every node's counters, with the gauges of the state at `now`.
@@ -321,19 +331,15 @@ impl World {
             .schedule_in(delay, Event::Olsr(node, OlsrTimer::Routes));
     }
 
-    /// Puts an OLSR packet in `node`'s control queue, ready after `delay`, with the
-    /// node's next packet sequence number (used only if it is queued).
+    /// Puts an OLSR packet in `node`'s control queue, ready after `delay`.
     fn olsr_send(&mut self, node: NodeId, msg: OlsrMsg, ttl: u8, delay: Time) {
         let now = self.events.now();
-        let pkt_seq = self.olsr().pkt_seq[node.index()].wrapping_add(1);
-        let msg = OlsrMsg { pkt_seq, ..msg };
         let pkt = self.control_packet(node, BROADCAST, TransportHeader::Olsr(msg), ttl);
         let o = self.olsr();
         if !o.control.push(node, pkt, BROADCAST, now + delay) {
             o.nodes[node.index()].stats.control_drops += 1;
             return;
         }
-        o.pkt_seq[node.index()] = pkt_seq;
         if delay > Time::ZERO {
             self.events
                 .schedule_in(delay, Event::Olsr(node, OlsrTimer::Jitter));
