@@ -28,8 +28,8 @@
 //!   too, except links still at a perfect 255/255, and the routes are recomputed
 //!   (`olsr_relevant_linkcost_change`). Below LQ or NLQ 0.1 (`MINIMAL_USEFUL_LQ`) a
 //!   link's cost is infinite (`default_lq_calc_cost_ff`).
-//! * **`hello_window`** ([`LqWindow`], the estimator of earlier airqueue releases, close
-//!   to olsrd before 0.5.6): LQ is the fraction of the neighbour's last `lq_window`
+//! * **`hello_window`** ([`LqWindow`], the estimator of earlier airqueue releases; olsrd
+//!   before 0.5.6 used a window over all its packets, `LinkQualityWinSize`): LQ is the fraction of the neighbour's last `lq_window`
 //!   HELLOs received, seen from the gaps in a HELLO counter; it changes only when a
 //!   HELLO arrives, every change is used at once, and a silent neighbour's link just
 //!   expires after `neighb_hold_time`.

@@ -15,7 +15,7 @@
 //! when it recomputes its routes, so forwarding and the queue disciplines that read the
 //! table need nothing else. The world (`world/olsr.rs`) sends the periodic HELLOs and
 //! TCs over the 802.11 MAC. What is left out (HNA, MID, multiple interfaces,
-//! willingness, hysteresis, fisheye) is listed in `docs/routing.md`.
+//! willingness, RFC 3626 link hysteresis, fisheye) is listed in `docs/routing.md`.
 
 pub mod link;
 pub mod mpr;
