@@ -47,8 +47,10 @@ def test_olsr_reports_routing_counters(mesh: airqueue.Results) -> None:
     # TCs travel further than one hop: relayed by MPRs, some copies heard twice.
     assert routing["tcs_forwarded"] > routing["tcs_originated"] > 0
     assert routing["tc_duplicates"] > 0
-    # A grid node has 2 to 4 symmetric neighbours within 250 m.
-    assert table["sym_neighbors"].between(2, 4).all()
+    # A grid node has 2 to 4 neighbours within 250 m; under load a link may be down at
+    # the end (three HELLOs lost in a row), but most are symmetric.
+    assert table["sym_neighbors"].between(1, 4).all()
+    assert table["sym_neighbors"].mean() > 2.5
     assert 0.0 < routing["min_lq"] <= 1.0
     assert routing["mean_link_etx"] >= 1.0
     assert mesh.summary["conservation"]["holds"]
@@ -75,6 +77,20 @@ def test_bad_olsr_keys_are_refused() -> None:
     # metric = "etx" is fine with static; an OLSR key is not.
     with pytest.raises(ConfigError, match=r"routing\.hello_interval.*olsr"):
         airqueue.run(sc, duration=3.0)
+
+
+def test_the_link_quality_estimator_is_chosen_by_name() -> None:
+    base = airqueue.Scenario.load(EXAMPLE)
+    res = airqueue.run(
+        base.with_overrides({"routing.lq_algorithm": "hello_window", "routing.lq_window": 12}),
+        duration=3.0,
+    )
+    assert res.summary["routing"]["kind"] == "olsr"
+    with pytest.raises(ConfigError, match=r"routing\.lq_algorithm.*etx_ff"):
+        airqueue.run(base.with_overrides({"routing.lq_algorithm": "etx_fpm"}), duration=3.0)
+    # The window belongs to the HELLO-window estimator, not to the default etx_ff.
+    with pytest.raises(ConfigError, match=r"routing\.lq_window.*hello_window"):
+        airqueue.run(base.with_overrides({"routing.lq_window": 12}), duration=3.0)
 
 
 def test_the_python_route_mirror_refuses_olsr(mesh: airqueue.Results) -> None:

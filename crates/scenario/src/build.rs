@@ -3,9 +3,9 @@
 
 use crate::schema::{
     AodvLinkDetection, BackpressureVariantKind, CcKind, DiffqUtilityKind, FadingKind, FlowKind,
-    FlowSpec, FqClassifyKind, FqViewKind, Level, Mac, Medium, PreambleKind, PropagationKind,
-    QueueKind, Radio, Rate, RateControlKind, RoutingKind, RoutingMetric, Scenario, TcpVariantKind,
-    Topology,
+    FlowSpec, FqClassifyKind, FqViewKind, Level, Mac, Medium, OlsrLqAlgorithm, PreambleKind,
+    PropagationKind, QueueKind, Radio, Rate, RateControlKind, RoutingKind, RoutingMetric, Scenario,
+    TcpVariantKind, Topology,
 };
 use crate::topology::adjacency;
 use airqueue_kernel::Time;
@@ -14,7 +14,7 @@ use airqueue_sim::app::UdpRate;
 use airqueue_sim::medium::wifi::{Fading, RateChange, RateControl, WifiConfig};
 use airqueue_sim::net::aodv::{AodvConfig, LinkDetection};
 use airqueue_sim::net::more::{self, MoreFlowConfig, MorePlan};
-use airqueue_sim::net::olsr::OlsrConfig;
+use airqueue_sim::net::olsr::{LqAlgorithm, OlsrConfig};
 use airqueue_sim::net::routing::{etx, GraphEdge};
 use airqueue_sim::net::RoutingTable;
 use airqueue_sim::qdisc::dqm::Link as AirtimeLink;
@@ -415,6 +415,10 @@ fn olsr_setup(s: &Scenario, positions: &[[f64; 2]], adjacency: &[Vec<u32>]) -> O
         tc_interval: Time::from_secs_f64(o.tc_interval_s),
         neighb_hold_time: Time::from_secs_f64(o.neighb_hold_time_s),
         top_hold_time: Time::from_secs_f64(o.top_hold_time_s),
+        lq_algorithm: match o.lq_algorithm {
+            OlsrLqAlgorithm::EtxFf => LqAlgorithm::EtxFf,
+            OlsrLqAlgorithm::HelloWindow => LqAlgorithm::HelloWindow,
+        },
         lq_window: o.lq_window,
         max_jitter: Time::from_secs_f64(o.jitter_s),
         warm_start: o.warm_start,

@@ -33,9 +33,9 @@ use crate::error::{ConfigError, ConfigErrors};
 use crate::schema::RandomFlows;
 use crate::schema::{
     AodvLinkDetection, AodvSpec, BackpressureSpec, BackpressureVariantKind, CcKind, DiffqSpec,
-    DiffqUtilityKind, FlowKind, FlowSpec, FqClassifyKind, FqViewKind, LinkSpec, Medium, OlsrSpec,
-    Outputs, QueueKind, QueueSpec, Rate, Routing, RoutingKind, RoutingMetric, Scenario, TcpSpec,
-    TcpVariantKind, Topology,
+    DiffqUtilityKind, FlowKind, FlowSpec, FqClassifyKind, FqViewKind, LinkSpec, Medium,
+    OlsrLqAlgorithm, OlsrSpec, Outputs, QueueKind, QueueSpec, Rate, Routing, RoutingKind,
+    RoutingMetric, Scenario, TcpSpec, TcpVariantKind, Topology,
 };
 use fields::{describe, number, Errs, Fields};
 
@@ -858,12 +858,13 @@ fn read_links(items: &[Value], nodes: Option<u32>, errs: &mut Errs) -> Option<Ve
 }
 
 /// `[routing]` keys that only some routing kinds take.
-const ROUTING_KEYS: [(&str, &[&str]); 19] = [
+const ROUTING_KEYS: [(&str, &[&str]); 20] = [
     ("metric", &["static", "olsr"]),
     ("hello_interval", &["olsr", "aodv"]),
     ("tc_interval", &["olsr"]),
     ("neighb_hold_time", &["olsr"]),
     ("top_hold_time", &["olsr"]),
+    ("lq_algorithm", &["olsr"]),
     ("lq_window", &["olsr"]),
     ("jitter", &["olsr"]),
     ("warm_start", &["olsr"]),
@@ -962,15 +963,37 @@ fn read_olsr(f: &mut Fields, errs: &mut Errs) -> Option<OlsrSpec> {
         &format!("seconds in ({tc}, 3600], more than tc_interval"),
         |x| x > tc && x <= 3600.0,
     );
-    let window = f
-        .integer(
+    let algorithm = f.choice(
+        errs,
+        "lq_algorithm",
+        Some("etx_ff"),
+        &["etx_ff", "hello_window"],
+        &[],
+    );
+    let given = f.has("lq_algorithm");
+    f.only_for(
+        errs,
+        "lq_algorithm",
+        algorithm,
+        given,
+        &[("lq_window", &["hello_window"])],
+    );
+    let window = if algorithm == Some("hello_window") {
+        f.integer(
             errs,
             "lq_window",
             Some(d.lq_window.into()),
             "an integer number of HELLOs in 1..=64",
             1..=64,
         )
-        .map(|x| x as u32);
+        .map(|x| x as u32)
+    } else {
+        Some(d.lq_window)
+    };
+    let algorithm = algorithm.map(|a| match a {
+        "hello_window" => OlsrLqAlgorithm::HelloWindow,
+        _ => OlsrLqAlgorithm::EtxFf,
+    });
     let max_jitter = hello.min(tc) / 4.0;
     let jitter = f.number(
         errs,
@@ -988,6 +1011,7 @@ fn read_olsr(f: &mut Fields, errs: &mut Errs) -> Option<OlsrSpec> {
         tc_interval_s: tc_ok?,
         neighb_hold_time_s: neighb?,
         top_hold_time_s: top?,
+        lq_algorithm: algorithm?,
         lq_window: window?,
         jitter_s: jitter?,
         warm_start: warm?,

@@ -274,7 +274,11 @@ pub struct OlsrSpec {
     pub neighb_hold_time_s: f64,
     /// `top_hold_time` seconds, more than tc_interval; default 3 x tc_interval.
     pub top_hold_time_s: f64,
-    /// `lq_window`: HELLOs in the link-quality window, 1..=64; default 10 (olsrd).
+    /// `lq_algorithm`: how link quality is measured; default `"etx_ff"` (olsrd's default
+    /// from 0.5.6 on).
+    pub lq_algorithm: OlsrLqAlgorithm,
+    /// `lq_window` (`lq_algorithm = "hello_window"` only): HELLOs in the link-quality
+    /// window, 1..=64; default 10.
     pub lq_window: u32,
     /// `jitter`: MAXJITTER seconds (RFC 5148), in [0, min(hello_interval,
     /// tc_interval) / 4]; default that bound.
@@ -290,11 +294,24 @@ impl Default for OlsrSpec {
             tc_interval_s: 5.0,
             neighb_hold_time_s: 6.0,
             top_hold_time_s: 15.0,
+            lq_algorithm: OlsrLqAlgorithm::EtxFf,
             lq_window: 10,
             jitter_s: 0.5,
             warm_start: true,
         }
     }
+}
+
+/// `[routing] lq_algorithm` of kind = "olsr".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OlsrLqAlgorithm {
+    /// olsrd's `etx_ff`: packet sequence-number gaps in 1 s bins over 32 s, aged when
+    /// HELLOs are overdue, published with a 10% hysteresis.
+    EtxFf,
+    /// The fraction of the last `lq_window` HELLOs received, every change used at once
+    /// (airqueue's earlier estimator).
+    HelloWindow,
 }
 
 /// `[routing]` keys of kind = "aodv", RFC 3561 section 10 names in SI seconds.

@@ -197,7 +197,23 @@ fn bad_olsr_configurations_are_refused_with_the_keys_named() {
         "routing.top_hold_time",
         "tc_interval",
     );
-    has(&with("lq_window = 65"), "routing.lq_window", "1..=64");
+    has(
+        &with("lq_algorithm = \"hello_window\"\nlq_window = 65"),
+        "routing.lq_window",
+        "1..=64",
+    );
+    // The window belongs to the old estimator only, and the estimator's name is checked.
+    has(&with("lq_window = 12"), "routing.lq_window", "hello_window");
+    has(
+        &with("lq_algorithm = \"etx_ff\"\nlq_window = 12"),
+        "routing.lq_window",
+        "lq_algorithm \"etx_ff\"",
+    );
+    has(
+        &with("lq_algorithm = \"etx_fpm\""),
+        "routing.lq_algorithm",
+        "etx_ff",
+    );
     has(&with("jitter = 0.6"), "routing.jitter", "RFC 5148");
     has(
         &with("warm_start = 1"),
@@ -242,12 +258,23 @@ fn etx_measured_from_lost_hellos_routes_around_a_lossy_link() {
     );
     let now = w.now();
     let n0 = w.olsr_node(NodeId(0)).unwrap();
-    let lq = n0.link(NodeId(1)).lq.lq();
+    let lq = n0.quality(NodeId(1)).0;
     assert!(lq > 0.1 && lq < 0.9, "LQ of 0-1 {lq}");
     assert!(n0.link_cost(NodeId(1), now) > 1.5);
     assert_eq!(n0.link_cost(NodeId(2), now), 1.0);
     let out = w.finish();
     assert!(out.conservation.holds(), "{:?}", out.conservation);
+    // The HELLO-window estimator learns the same from the HELLO gaps alone.
+    let (mut w, _) = world(&lossy_diamond(
+        "kind = \"olsr\"\nwarm_start = false\nlq_algorithm = \"hello_window\"",
+    ));
+    w.run_until(Time::from_secs(40));
+    assert_eq!(
+        w.routing_table().next_hop(NodeId(0), NodeId(3)),
+        Some(NodeId(2))
+    );
+    let lq = w.olsr_node(NodeId(0)).unwrap().quality(NodeId(1)).0;
+    assert!(lq > 0.1 && lq < 0.9, "window LQ of 0-1 {lq}");
     // By hop count the tie goes to the lower id, lossy or not.
     let (mut w, _) = world(&lossy_diamond("kind = \"olsr\"\nmetric = \"hops\""));
     w.run_until(Time::from_secs(10));

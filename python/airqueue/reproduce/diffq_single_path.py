@@ -4,7 +4,8 @@ A random connected mesh of 46 nodes (placed from the seed in a 900 x 900 m squar
 a 250 m range, redrawn until connected: hop diameters of 5 to 8, mostly 6 or 7, like the
 paper's testbed "around 6 or 7 hops"), static shortest-path ETX routing (OLSR with ETX in
 the paper; without configured link loss every link's ETX is 1; ``routing = "olsr"`` runs
-OLSR-ETX itself, whose ETX comes from lost HELLOs), 802.11b at 11 Mb/s
+OLSR-ETX itself, whose ETX comes from lost control packets as olsrd's etx_ff counts
+them), 802.11b at 11 Mb/s
 without RTS/CTS, and 4, 8, 16 or 32 flows between random (src, dst) pairs drawn from the
 seed: one seed is one "scenario" and every scheme runs the same scenarios. 1400-byte
 packets, 60 s runs, flows starting within the first second.
@@ -94,7 +95,7 @@ class Config:
     queue_threshold: int = QUEUE_THRESHOLD
     schemes: tuple[str, ...] = SCHEMES
     #: ``[routing] kind``: ``"static"`` (shortest ETX paths computed before the run) or
-    #: ``"olsr"`` (OLSR with ETX measured from HELLO losses, as the paper's testbed ran,
+    #: ``"olsr"`` (OLSR with ETX measured by olsrd's etx_ff, as the paper's testbed ran,
     #: section 6.1; warm-started from the idle network's routes).
     routing: str = "static"
 
@@ -289,7 +290,7 @@ def run(
         + (
             "static ETX routes (ETX 1 per link: no link loss)."
             if config.routing == "static"
-            else "OLSR-ETX routes (RFC 3626 with olsrd's ETX from HELLO losses), warm-started "
+            else "OLSR-ETX routes (RFC 3626 with olsrd's etx_ff link quality), warm-started "
             "from the idle network; flow path lengths are OLSR's and change during a run, "
             "so only the hop diameter is reported under topology."
         ),

@@ -11,6 +11,12 @@
 //!   `tc_interval`, each minus a uniform jitter of up to `max_jitter` (RFC 5148 section
 //!   5.4); forwarded TCs wait a uniform jitter of up to `max_jitter` too. The draws come
 //!   from the node's "olsr.jitter" stream.
+//! * Every OLSR packet a node sends carries its packet sequence number (one counter per
+//!   node over HELLOs, originated and forwarded TCs, given as the MAC takes the packet),
+//!   which the receiver's `etx_ff` link
+//!   quality counts before the message is processed. With `etx_ff` each node runs its
+//!   1 s link-quality timer (`lq_interval`), first at a uniform time within the first
+//!   second; a published change of LQ schedules a route recalculation.
 //! * A node's change of state (a HELLO or a new TC) schedules a route recalculation
 //!   `route_delay` later, which gathers the changes of a burst of messages; every
 //!   HELLO timer recalculates too, so expired tuples leave the routes within one
@@ -23,7 +29,9 @@ use super::{Event, Iface, World};
 use crate::ids::NodeId;
 use crate::medium::wifi::BROADCAST;
 use crate::net::olsr::wire::{hello_bytes, tc_bytes};
-use crate::net::olsr::{warm_start, Bodies, MsgKind, OlsrConfig, OlsrMsg, OlsrNode, OlsrStats};
+use crate::net::olsr::{
+    warm_start, Bodies, LqAlgorithm, MsgKind, OlsrConfig, OlsrMsg, OlsrNode, OlsrStats,
+};
 use crate::net::{Packet, RoutingTable, TransportHeader};
 use crate::qdisc::Dequeued;
 use airqueue_kernel::Time;
@@ -45,6 +53,8 @@ pub enum OlsrTimer {
     Routes,
     /// A jittered control packet is ready for the MAC.
     Jitter,
+    /// `etx_ff`'s link-quality timer.
+    Lq,
 }
 
 /// Every node's OLSR state and what the world keeps for it.
@@ -57,6 +67,8 @@ pub(super) struct OlsrNet {
     pending: Vec<bool>,
     /// The node has its first table (route changes count after it).
     has_table: Vec<bool>,
+    /// The last packet sequence number each node sent.
+    pkt_seq: Vec<u16>,
     /// Scratch rows, reused.
     next_hop: Vec<u32>,
     hops: Vec<u32>,
@@ -83,6 +95,7 @@ impl OlsrNet {
             control: ControlQueues::new(n, seed, "olsr.jitter", cfg.control_queue_capacity),
             pending: vec![false; n],
             has_table: vec![false; n],
+            pkt_seq: vec![0; n],
             next_hop: vec![0; n],
             hops: vec![0; n],
         };
@@ -104,6 +117,14 @@ impl OlsrNet {
             events.schedule_in(h, Event::Olsr(id, OlsrTimer::Hello));
             events.schedule_in(t, Event::Olsr(id, OlsrTimer::Tc));
         }
+        // etx_ff's timers, drawn after the others so the other draws stay as they were.
+        if cfg.lq_algorithm == LqAlgorithm::EtxFf && cfg.etx {
+            for i in 0..n {
+                let id = NodeId(i as u32);
+                let l = net.uniform(id, cfg.lq_interval);
+                events.schedule_in(l, Event::Olsr(id, OlsrTimer::Lq));
+            }
+        }
         net
     }
 
@@ -112,10 +133,19 @@ impl OlsrNet {
         self.control.jitter(node, max)
     }
 
-    /// The first control packet of `node` due at `now`, for its MAC (level 0).
+    /// The first control packet of `node` due at `now`, for its MAC (level 0). It gets
+    /// the node's next packet sequence number here, in the order packets go on the air
+    /// (olsrd numbers a packet when it sends it; numbering at enqueue time would count
+    /// a jittered TC overtaken by a HELLO as a loss).
     #[inline]
     pub(super) fn pop_control(&mut self, node: NodeId, now: Time) -> Option<Dequeued> {
-        self.control.pop(node, now)
+        let mut d = self.control.pop(node, now)?;
+        if let TransportHeader::Olsr(msg) = &mut d.pkt.transport {
+            let seq = &mut self.pkt_seq[node.index()];
+            *seq = seq.wrapping_add(1);
+            msg.pkt_seq = *seq;
+        }
+        Some(d)
     }
 
     /// Every node's counters, with the gauges of the state at `now`.
@@ -160,6 +190,7 @@ impl World {
                     originator: node,
                     seq,
                     hello_seq,
+                    pkt_seq: 0,
                     hop_count: 0,
                     body: id,
                     bytes,
@@ -189,6 +220,7 @@ impl World {
                         originator: node,
                         seq,
                         hello_seq: 0,
+                        pkt_seq: 0,
                         hop_count: 0,
                         body: id,
                         bytes,
@@ -208,6 +240,16 @@ impl World {
                 self.olsr_routes(node);
             }
             OlsrTimer::Jitter => self.kick(Iface::Wifi(node)),
+            OlsrTimer::Lq => {
+                let o = self.olsr();
+                let published = o.nodes[node.index()].lq_tick(now);
+                let next = o.cfg.lq_interval;
+                self.events
+                    .schedule_in(next, Event::Olsr(node, OlsrTimer::Lq));
+                if published {
+                    self.olsr_schedule_routes(node);
+                }
+            }
         }
     }
 
@@ -242,6 +284,7 @@ impl World {
             return;
         };
         let o = self.olsr();
+        o.nodes[node.index()].on_packet(from, msg.pkt_seq, now);
         let Some(body) = o.bodies.get(msg.body) else {
             o.nodes[node.index()].stats.control_drops += 1;
             return;
@@ -262,11 +305,8 @@ impl World {
                 now,
             ),
         };
-        if n.dirty && !o.pending[node.index()] {
-            o.pending[node.index()] = true;
-            let delay = o.cfg.route_delay;
-            self.events
-                .schedule_in(delay, Event::Olsr(node, OlsrTimer::Routes));
+        if n.dirty {
+            self.olsr_schedule_routes(node);
         }
         if forward {
             let o = self.olsr();
@@ -277,6 +317,18 @@ impl World {
             };
             self.olsr_send(node, fwd, pkt.ttl - 1, delay);
         }
+    }
+
+    /// A route recalculation of `node` `route_delay` from now, unless one is pending.
+    fn olsr_schedule_routes(&mut self, node: NodeId) {
+        let o = self.olsr();
+        if o.pending[node.index()] {
+            return;
+        }
+        o.pending[node.index()] = true;
+        let delay = o.cfg.route_delay;
+        self.events
+            .schedule_in(delay, Event::Olsr(node, OlsrTimer::Routes));
     }
 
     /// Puts an OLSR packet in `node`'s control queue, ready after `delay`.

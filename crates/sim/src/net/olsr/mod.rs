@@ -3,7 +3,9 @@
 //! * `wire.rs`: HELLO and TC messages, their on-air sizes (3.3, 6.1, 9.1) and the ring
 //!   of message bodies packets refer to;
 //! * `link.rs`: the link and neighbour sets, symmetric link detection (7, 8.1) and link
-//!   quality from HELLO sequence numbers;
+//!   quality: olsrd's `etx_ff` (the default: packet sequence-number gaps counted in 1 s
+//!   bins, aged when HELLOs are overdue, published with a 10% hysteresis) or the older
+//!   window over the last HELLOs;
 //! * `mpr.rs`: MPR selection (8.3.1);
 //! * `topology.rs`: the topology set (9.5) and the duplicate set (3.4);
 //! * `route.rs`: the routing table calculation (10), by hops or sum of ETX;
@@ -13,7 +15,7 @@
 //! when it recomputes its routes, so forwarding and the queue disciplines that read the
 //! table need nothing else. The world (`world/olsr.rs`) sends the periodic HELLOs and
 //! TCs over the 802.11 MAC. What is left out (HNA, MID, multiple interfaces,
-//! willingness, hysteresis, fisheye) is listed in `docs/routing.md`.
+//! willingness, RFC 3626 link hysteresis, fisheye) is listed in `docs/routing.md`.
 
 pub mod link;
 pub mod mpr;
@@ -22,6 +24,7 @@ pub mod route;
 pub mod topology;
 pub mod wire;
 
+pub use link::{LqAlgorithm, Metric};
 pub use node::{warm_start, OlsrNode, OlsrStats};
 pub use wire::{Bodies, MsgKind, OlsrMsg};
 
@@ -42,8 +45,12 @@ pub struct OlsrConfig {
     pub top_hold_time: Time,
     /// DUP_HOLD_TIME (30 s).
     pub dup_hold_time: Time,
-    /// HELLOs in the link-quality window (olsrd: 10), 1..=64.
+    /// How link quality is measured (`link.rs`): olsrd's `etx_ff` by default.
+    pub lq_algorithm: LqAlgorithm,
+    /// HELLOs in the link-quality window of [`LqAlgorithm::HelloWindow`], 1..=64.
     pub lq_window: u32,
+    /// Period of `etx_ff`'s link-quality timer (olsrd: 1 s, `default_lq_initialize_ff`).
+    pub lq_interval: Time,
     /// MAXJITTER (RFC 5148): periodic messages come up to this much early, forwarded
     /// TCs wait up to this much.
     pub max_jitter: Time,
@@ -65,7 +72,9 @@ impl Default for OlsrConfig {
             neighb_hold_time: Time::from_secs(6),
             top_hold_time: Time::from_secs(15),
             dup_hold_time: Time::from_secs(30),
+            lq_algorithm: LqAlgorithm::EtxFf,
             lq_window: 10,
+            lq_interval: Time::from_secs(1),
             max_jitter: Time::from_millis(500),
             warm_start: true,
             route_delay: Time::from_millis(50),

@@ -5,7 +5,7 @@
 //! The node never sees packets or the channel: the world hands it message contents and
 //! sends what it generates.
 
-use super::link::{link_cost, Link, LqWindow};
+use super::link::{link_cost, missed_hellos, FfLq, Link, LqAlgorithm, LqWindow, Metric};
 use super::mpr::{self, MprScratch};
 use super::route::{self, RouteScratch};
 use super::topology::{DupEntry, TopoEntry};
@@ -92,6 +92,11 @@ impl OlsrNode {
         &self.links[x.index()]
     }
 
+    /// The LQ and NLQ of the link to `x` in use (advertised and routed on), as fractions.
+    pub fn quality(&self, x: NodeId) -> (f64, f64) {
+        self.links[x.index()].quality(self.cfg.lq_algorithm)
+    }
+
     pub fn is_mpr(&self, x: NodeId) -> bool {
         self.mpr[x.index()]
     }
@@ -100,13 +105,22 @@ impl OlsrNode {
         &self.topo[orig.index()]
     }
 
+    /// How this node prices links.
+    #[inline]
+    pub fn metric(&self) -> Metric {
+        Metric {
+            etx: self.cfg.etx,
+            algorithm: self.cfg.lq_algorithm,
+        }
+    }
+
     /// The cost of `self`'s link to `x` now (infinite unless symmetric).
     pub fn link_cost(&self, x: NodeId, now: Time) -> f64 {
         let l = &self.links[x.index()];
         if !l.is_sym(now) {
             return f64::INFINITY;
         }
-        link_cost(self.cfg.etx, l.lq.lq(), l.nlq)
+        l.cost(self.metric())
     }
 
     fn next_seq(&mut self) -> u16 {
@@ -135,17 +149,67 @@ impl OlsrNode {
                 (true, false) => NeighType::Sym,
                 _ => NeighType::Not,
             };
+            let (lq, nlq) = l.quality(self.cfg.lq_algorithm);
             out.push(HelloLink {
                 neighbor: NodeId(x as u32),
                 link,
                 neigh,
-                lq: quantize(l.lq.lq()),
-                nlq: quantize(l.nlq),
+                lq: quantize(lq),
+                nlq: quantize(nlq),
             });
         }
         self.hello_seq = self.hello_seq.wrapping_add(1);
         self.stats.hellos_sent += 1;
         (self.next_seq(), self.hello_seq)
+    }
+
+    /// An OLSR packet with packet sequence number `seq` from neighbour `from`, before its
+    /// message is processed: `etx_ff` counts it if a link to `from` exists
+    /// (`default_lq_parser_ff`, run by olsrd's packet parser ahead of the messages).
+    pub fn on_packet(&mut self, from: NodeId, seq: u16, now: Time) {
+        if self.cfg.lq_algorithm != LqAlgorithm::EtxFf || from == self.id {
+            return;
+        }
+        let l = &mut self.links[from.index()];
+        if l.exists(now) && l.ff.on_packet(seq) {
+            l.last_packet = now;
+        }
+    }
+
+    /// `etx_ff`'s once-a-second timer (`default_lq_ff_timer` and
+    /// `default_lq_ff_handle_lqchange`): measures every link's LQ, aged by its overdue
+    /// HELLOs, and publishes the changes past the hysteresis. Returns whether anything
+    /// was published (the routes are then due for a recalculation).
+    pub fn lq_tick(&mut self, now: Time) -> bool {
+        if self.cfg.lq_algorithm != LqAlgorithm::EtxFf {
+            return false;
+        }
+        let h = self.cfg.hello_interval;
+        let h_ms = h.as_nanos() / 1_000_000;
+        let me = self.id.index();
+        let mut triggered = false;
+        for (x, l) in self.links.iter_mut().enumerate() {
+            if x == me || !l.exists(now) {
+                continue;
+            }
+            let missed = missed_hellos(l.last_hello, l.last_packet, h, now);
+            let missed_s = (missed as u64 * h_ms / 1000).min(u32::MAX as u64) as u32;
+            l.ff.tick(missed, missed_s);
+            if l.ff.relevant_change() {
+                l.ff.publish();
+                triggered = true;
+            }
+        }
+        if !triggered {
+            return false;
+        }
+        for (x, l) in self.links.iter_mut().enumerate() {
+            if x != me && l.exists(now) && !l.ff.perfect() && l.ff.unpublished() {
+                l.ff.publish();
+            }
+        }
+        self.dirty = true;
+        true
     }
 
     /// A HELLO from neighbour `from` (link sensing 7.1.1, 2-hop neighbours 8.2.1, MPR
@@ -157,19 +221,32 @@ impl OlsrNode {
         }
         self.stats.hellos_received += 1;
         let hold = self.cfg.neighb_hold_time;
-        let (etx, window, me) = (self.cfg.etx, self.cfg.lq_window, self.id);
+        let (m, window, me) = (self.metric(), self.cfg.lq_window, self.id);
+        let ff = m.algorithm == LqAlgorithm::EtxFf;
         let l = &mut self.links[from.index()];
         if !l.exists(now) {
             l.lq = LqWindow::default();
             l.nlq = 0.0;
+            l.ff = FfLq::default();
+            l.last_packet = now;
             l.sym_until = Time::ZERO;
             l.selector_until = Time::ZERO;
             l.two_hop_until = Time::ZERO;
             l.two_hop.clear();
         }
-        l.lq.on_hello(hello_seq, window);
+        if ff {
+            // The loss timer restarts (`olsr_received_hello_handler`).
+            l.last_hello = now;
+        } else {
+            l.lq.on_hello(hello_seq, window);
+        }
         l.asym_until = now + hold;
-        match body.iter().find(|e| e.neighbor == me) {
+        let listed = body.iter().find(|e| e.neighbor == me);
+        if ff {
+            // `default_lq_memorize_foreign_hello_ff`: not listed reads as NLQ 0.
+            l.ff.nlq = listed.map_or(0, |e| e.lq);
+        }
+        match listed {
             Some(e) => {
                 if e.link == LinkType::Lost {
                     l.sym_until = now;
@@ -193,7 +270,7 @@ impl OlsrNode {
         if l.is_sym(now) {
             for e in body {
                 if e.neighbor != me && e.neigh != NeighType::Not {
-                    let cost = link_cost(etx, dequantize(e.lq), dequantize(e.nlq));
+                    let cost = m.cost(dequantize(e.lq), dequantize(e.nlq));
                     l.two_hop.push((e.neighbor, cost));
                 }
             }
@@ -212,11 +289,11 @@ impl OlsrNode {
             changed |= sel != self.advertised[x];
             self.advertised[x] = sel;
             if sel {
-                let l = &self.links[x];
+                let (lq, nlq) = self.links[x].quality(self.cfg.lq_algorithm);
                 out.push(TcLink {
                     neighbor: NodeId(x as u32),
-                    lq: quantize(l.lq.lq()),
-                    nlq: quantize(l.nlq),
+                    lq: quantize(lq),
+                    nlq: quantize(nlq),
                 });
             }
         }
@@ -264,19 +341,22 @@ impl OlsrNode {
         if t.is_stale(ansn, now) {
             self.stats.tc_ignored += 1;
         } else {
-            let etx = self.cfg.etx;
+            let m = Metric {
+                etx: self.cfg.etx,
+                algorithm: self.cfg.lq_algorithm,
+            };
             let same = t.valid(now)
                 && t.ansn == ansn
                 && t.dests.len() == body.len()
                 && t.dests.iter().zip(body).all(|(d, b)| {
-                    d.0 == b.neighbor && d.1 == link_cost(etx, dequantize(b.lq), dequantize(b.nlq))
+                    d.0 == b.neighbor && d.1 == m.cost(dequantize(b.lq), dequantize(b.nlq))
                 });
             t.until = now + self.cfg.top_hold_time;
             if !same {
                 t.ansn = ansn;
                 t.dests.clear();
                 t.dests.extend(body.iter().map(|b| {
-                    let c = link_cost(etx, dequantize(b.lq), dequantize(b.nlq));
+                    let c = m.cost(dequantize(b.lq), dequantize(b.nlq));
                     (b.neighbor, c)
                 }));
                 self.dirty = true;
@@ -307,7 +387,7 @@ impl OlsrNode {
         self.select_mprs(now);
         route::compute(
             self.id,
-            self.cfg.etx,
+            self.metric(),
             &self.links,
             &self.topo,
             now,
@@ -331,8 +411,8 @@ impl OlsrNode {
             if x == me || !l.is_sym(now) {
                 continue;
             }
-            let lq = l.lq.lq();
-            let c = link_cost(true, lq, l.nlq);
+            let (lq, nlq) = l.quality(self.cfg.lq_algorithm);
+            let c = link_cost(true, lq, nlq);
             if c.is_finite() {
                 sum += c;
             }
@@ -349,8 +429,8 @@ impl OlsrNode {
             if d == me || nh == NO_ROUTE {
                 continue;
             }
-            let l = &self.links[nh as usize];
-            let c = link_cost(true, l.lq.lq(), l.nlq);
+            let (lq, nlq) = self.links[nh as usize].quality(self.cfg.lq_algorithm);
+            let c = link_cost(true, lq, nlq);
             if c.is_finite() {
                 sum += c;
                 routed += 1;
@@ -397,6 +477,10 @@ pub fn warm_start(nodes: &mut [OlsrNode], graph: &[Vec<(NodeId, f64)>], now: Tim
             // What j would report: its window of i's HELLOs, quantised as on the air.
             let j_lq = LqWindow::filled(rev, w).lq();
             l.nlq = dequantize(quantize(j_lq));
+            // etx_ff: full windows at the two ratios, published.
+            l.ff = FfLq::filled(ratio, FfLq::filled(back, 0).lq);
+            l.last_hello = now;
+            l.last_packet = now;
             l.asym_until = now + hold;
             l.sym_until = now + hold;
             l.until = now + hold + hold;
@@ -415,9 +499,9 @@ pub fn warm_start(nodes: &mut [OlsrNode], graph: &[Vec<(NodeId, f64)>], now: Tim
             for &(y, _) in &graph[j] {
                 if y.index() != i && y.index() < n && nodes[j].links[y.index()].is_sym(now) {
                     let l = &nodes[j].links[y.index()];
-                    let lq = dequantize(quantize(l.lq.lq()));
-                    let nlq = dequantize(quantize(l.nlq));
-                    list.push((y, link_cost(nodes[i].cfg.etx, lq, nlq)));
+                    let (lq, nlq) = l.quality(nodes[j].cfg.lq_algorithm);
+                    let (lq, nlq) = (dequantize(quantize(lq)), dequantize(quantize(nlq)));
+                    list.push((y, nodes[i].metric().cost(lq, nlq)));
                 }
             }
             nodes[i].links[j].two_hop = list;
@@ -446,17 +530,15 @@ pub fn warm_start(nodes: &mut [OlsrNode], graph: &[Vec<(NodeId, f64)>], now: Tim
             if i == o {
                 continue;
             }
-            let etx = node.cfg.etx;
+            let m = node.metric();
             let t = &mut node.topo[o];
             t.ansn = ansn;
             t.until = now + node.cfg.top_hold_time;
             t.dests.clear();
-            t.dests.extend(body.iter().map(|b| {
-                (
-                    b.neighbor,
-                    link_cost(etx, dequantize(b.lq), dequantize(b.nlq)),
-                )
-            }));
+            t.dests.extend(
+                body.iter()
+                    .map(|b| (b.neighbor, m.cost(dequantize(b.lq), dequantize(b.nlq)))),
+            );
         }
     }
 }

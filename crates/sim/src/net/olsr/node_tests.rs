@@ -1,7 +1,7 @@
 //! Unit tests of one OLSR node's state machine, messages handed in by hand.
 
 use super::wire::{HelloLink, LinkType, NeighType, TcLink};
-use super::{warm_start, OlsrConfig, OlsrNode};
+use super::{warm_start, LqAlgorithm, OlsrConfig, OlsrNode};
 use crate::ids::NodeId;
 use crate::net::routing::NO_ROUTE;
 use airqueue_kernel::Time;
@@ -12,6 +12,14 @@ fn t(ms: u64) -> Time {
 
 fn cfg() -> OlsrConfig {
     OlsrConfig::default()
+}
+
+/// The HELLO-window estimator (airqueue's earlier default).
+fn window_cfg() -> OlsrConfig {
+    OlsrConfig {
+        lq_algorithm: LqAlgorithm::HelloWindow,
+        ..OlsrConfig::default()
+    }
 }
 
 /// The HELLO `node` would send now.
@@ -114,7 +122,7 @@ fn a_lost_link_in_a_hello_ends_symmetry() {
 
 #[test]
 fn etx_follows_the_hello_gaps_and_what_the_neighbour_reports() {
-    let mut ns = nodes(2, cfg());
+    let mut ns = nodes(2, window_cfg());
     let now = exchange(&mut ns, &[(0, 1)], 2, t(0));
     // 1's HELLOs 3..=12 at 0, with 5 and 6 lost: LQ 8/10 once the window is full.
     for seq in (3..=12u16).filter(|s| *s != 5 && *s != 6) {
@@ -198,7 +206,7 @@ fn tcs_are_processed_once_and_forwarded_by_mprs_only() {
 /// Node 0 with neighbours 1 and 2 that both reach 3; 1 and 2's links to 3 carry the
 /// costs given (ETX from LQ/NLQ bytes).
 fn diamond(lq_13: u8, lq_23: u8) -> OlsrNode {
-    let mut ns = nodes(4, cfg());
+    let mut ns = nodes(4, window_cfg());
     let now = exchange(&mut ns, &[(0, 1), (0, 2)], 2, t(0));
     let mut me = ns.swap_remove(0);
     for (x, lq, seq) in [(1u32, lq_13, 50u16), (2, lq_23, 50)] {
@@ -298,4 +306,93 @@ fn warm_start_matches_a_lossless_exchange() {
         ns[0].stats.tcs_originated, 0,
         "the warm start sends nothing"
     );
+}
+
+/// Two warm-started neighbours with perfect links both ways.
+fn warm_pair(c: OlsrConfig) -> Vec<OlsrNode> {
+    let graph = vec![vec![(NodeId(1), 1.0)], vec![(NodeId(0), 1.0)]];
+    let mut ns = nodes(2, c);
+    warm_start(&mut ns, &graph, Time::ZERO);
+    ns
+}
+
+#[test]
+fn etx_ff_a_silent_neighbour_loses_lq_before_its_link_expires() {
+    let mut ns = warm_pair(cfg());
+    assert_eq!(ns[0].quality(NodeId(1)), (1.0, 1.0));
+    // 1 falls silent from t = 0 (its last HELLO); 0's LQ timer ticks every second.
+    // Loss timer: 3 s, then 5 s; two missed HELLOs age the window at the 5.5 s tick.
+    let mut lq_at = Vec::new();
+    for k in 0..6u64 {
+        let now = t(500 + 1000 * k);
+        ns[0].lq_tick(now);
+        lq_at.push(ns[0].quality(NodeId(1)).0);
+    }
+    assert!(lq_at[..5].iter().all(|&q| q == 1.0), "{lq_at:?}");
+    let aged = lq_at[5];
+    assert!(aged < 0.9, "{lq_at:?}");
+    assert!(
+        ns[0].link(NodeId(1)).is_sym(t(5500)),
+        "still within NEIGHB_HOLD_TIME"
+    );
+    assert!(ns[0].link_cost(NodeId(1), t(5500)) > 1.1);
+    // A third missed HELLO moves the measured LQ by less than a tenth: not published;
+    // a fourth is.
+    ns[0].lq_tick(t(7500));
+    assert_eq!(ns[0].quality(NodeId(1)).0, aged);
+    ns[0].lq_tick(t(9500));
+    assert!(ns[0].quality(NodeId(1)).0 < aged);
+    // Recovery: 1 is heard again (a HELLO listing 0), aging stops, LQ is back at once
+    // (a rise to 255 is always published).
+    let (_, body) = hello_of(&mut ns[1], t(9600));
+    ns[0].on_packet(NodeId(1), 1, t(9600));
+    ns[0].on_hello(NodeId(1), 1, &body, t(9600));
+    ns[0].lq_tick(t(10_500));
+    assert_eq!(ns[0].quality(NodeId(1)).0, 1.0);
+}
+
+#[test]
+fn etx_ff_hello_window_ignores_timers_and_packets() {
+    // The old estimator: no aging, no packet counting.
+    let mut ns = warm_pair(window_cfg());
+    ns[0].on_packet(NodeId(1), 40, t(100));
+    assert!(!ns[0].lq_tick(t(5500)));
+    assert_eq!(ns[0].quality(NodeId(1)).0, 1.0);
+    // etx_ff counts packets only from a neighbour it has a link with.
+    let mut ns = nodes(2, cfg());
+    ns[0].on_packet(NodeId(1), 7, t(100));
+    assert!(!ns[0].link(NodeId(1)).exists(t(100)));
+    assert!(!ns[0].lq_tick(t(1000)), "no link, nothing to publish");
+}
+
+#[test]
+fn etx_ff_lost_packets_lower_lq_only_past_the_hysteresis() {
+    let mut ns = warm_pair(cfg());
+    // 1's packets arrive every 0.5 s (HELLOs every 2 s, the rest TCs), one in `lose`
+    // lost; 0 ticks every second.
+    let mut seq = 0u16;
+    let mut published = Vec::new();
+    let mut tick = t(1000);
+    for k in 1..=120u64 {
+        let now = t(500 * k);
+        seq = seq.wrapping_add(1);
+        if !seq.is_multiple_of(5) {
+            ns[0].on_packet(NodeId(1), seq, now);
+            if k.is_multiple_of(4) {
+                let (_, body) = hello_of(&mut ns[1], now);
+                ns[0].on_hello(NodeId(1), seq, &body, now);
+            }
+        }
+        if now >= tick {
+            ns[0].lq_tick(now);
+            published.push(ns[0].quality(NodeId(1)).0);
+            tick += Time::from_secs(1);
+        }
+    }
+    // 4 of 5 packets: the measured LQ settles near 0.8; what is published moves in
+    // steps of more than a tenth, so it changes only a few times.
+    let last = *published.last().unwrap();
+    assert!((last - 0.8).abs() < 0.06, "{published:?}");
+    let steps = published.windows(2).filter(|w| w[0] != w[1]).count();
+    assert!((1..=4).contains(&steps), "{steps} steps: {published:?}");
 }

@@ -4,7 +4,7 @@
 //! links' ETX. Ties go to the lowest next-hop id so the result is a pure function of
 //! the node's state.
 
-use super::link::{link_cost, Link};
+use super::link::{Link, Metric};
 use super::topology::TopoEntry;
 use crate::ids::NodeId;
 use crate::net::routing::{OrdF64, NO_ROUTE};
@@ -26,7 +26,7 @@ pub struct RouteScratch {
 #[allow(clippy::too_many_arguments)]
 pub fn compute(
     me: NodeId,
-    etx: bool,
+    metric: Metric,
     links: &[Link],
     topo: &[TopoEntry],
     now: Time,
@@ -71,7 +71,7 @@ pub fn compute(
         if u == m {
             for (x, l) in links.iter().enumerate() {
                 if x != m && l.is_sym(now) {
-                    relax(NodeId(x as u32), link_cost(etx, l.lq.lq(), l.nlq), s);
+                    relax(NodeId(x as u32), l.cost(metric), s);
                 }
             }
             continue;

@@ -81,9 +81,13 @@ pub struct OlsrMsg {
     pub originator: NodeId,
     /// Message sequence number (3.3), per originator, shared by HELLOs and TCs.
     pub seq: u16,
-    /// HELLO count of the sender, for link quality (see `link.rs`); 0 in TCs. On the
-    /// air it rides in the packet sequence number field (3.3).
+    /// HELLO count of the sender, for the `hello_window` link quality (see `link.rs`); 0
+    /// in TCs.
     pub hello_seq: u16,
+    /// Packet sequence number (3.3, 3.4 of the packet header): per sending node, over
+    /// every OLSR packet it sends (HELLOs, its TCs and the TCs it forwards); `etx_ff`
+    /// counts the gaps.
+    pub pkt_seq: u16,
     pub hop_count: u8,
     /// The message's body in [`Bodies`].
     pub body: u64,
