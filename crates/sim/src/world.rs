@@ -361,11 +361,10 @@ enum FlowApp {
 struct WifiMedium {
     net: Box<WifiNet>,
     qdiscs: Vec<Qdisc>,
-    /// Fair queuing's exact view (seed 001, 4.2): nodes whose every class was held at
-    /// their last pull, by node id, and the same nodes as a list. Any dequeue may free
-    /// them, so each dequeue wakes them (the paper's "stimulus" for a passive queue).
-    held: Vec<bool>,
-    held_list: Vec<NodeId>,
+    /// Fair queuing's exact view (seed 001, 4.2), by node id: the nodes that were held
+    /// at their last pull waiting for this node's queue to shrink. This node's next
+    /// dequeue wakes them (the paper's "stimulus" for a passive queue), and only them.
+    waiters: Vec<Vec<NodeId>>,
 }
 
 impl WifiMedium {
@@ -397,8 +396,20 @@ impl WifiMedium {
                     q
                 })
                 .collect(),
-            held: vec![false; n],
-            held_list: Vec::new(),
+            waiters: vec![Vec::new(); n],
+        }
+    }
+
+    /// Exact view: `node` is held; it waits on every neighbour its classes' head packets
+    /// go to.
+    fn wait_for_neighbours(&mut self, node: NodeId) {
+        for k in 0..self.qdiscs[node.index()].exact_queries() {
+            if let Some((j, _)) = self.qdiscs[node.index()].exact_query(k) {
+                let w = &mut self.waiters[j.index()];
+                if !w.contains(&node) {
+                    w.push(node);
+                }
+            }
         }
     }
 
@@ -1092,16 +1103,15 @@ impl World {
                     // Held back by back-pressure: try again when the report expires.
                     if let Some(at) = qdiscs[node.index()].release_at(now) {
                         self.events.schedule_in(at - now, Event::Wake(iface));
-                        let w = self.wifi.as_mut().expect("wifi medium");
-                        if exact && !w.held[node.index()] {
-                            w.held[node.index()] = true;
-                            w.held_list.push(node);
+                        if exact {
+                            let w = self.wifi.as_mut().expect("wifi medium");
+                            w.wait_for_neighbours(node);
                         }
                     }
                     return;
                 };
                 if exact {
-                    self.wake_held();
+                    self.wake_waiters(node);
                 }
                 let (flow, src) = (d.pkt.flow, d.pkt.src);
                 // A MORE packet gets its code vector now, or is dropped if stale.
@@ -1120,14 +1130,13 @@ impl World {
         }
     }
 
-    /// Exact view: a queue just shrank, so every node held at its last pull is asked
+    /// Exact view: `node`'s queue just shrank, so the nodes held waiting on it are asked
     /// again, at this instant, through an event (not from inside this pull).
-    fn wake_held(&mut self) {
+    fn wake_waiters(&mut self, node: NodeId) {
         let Some(w) = &mut self.wifi else { return };
-        for node in w.held_list.drain(..) {
-            w.held[node.index()] = false;
+        for waiter in w.waiters[node.index()].drain(..) {
             self.events
-                .schedule_in(Time::ZERO, Event::Wake(Iface::Wifi(node)));
+                .schedule_in(Time::ZERO, Event::Wake(Iface::Wifi(waiter)));
         }
     }
 
