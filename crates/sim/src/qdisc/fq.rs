@@ -18,10 +18,13 @@
 //! A class whose head-of-line packet goes to a neighbour `j` (other than its
 //! destination) is skipped by the round robin while `j`'s last report for the class is
 //! at least `backpressure_threshold`; when no class may send, the interface idles until
-//! a report, an arrival or the expiry of the holding report changes that. The paper reads
-//! an exact global array of queue lengths instead; here a node knows what it last
+//! a report, an arrival or the expiry of the holding report changes that. With the
+//! overheard view ([`ReportView::Overheard`], the default) a node knows what it last
 //! decoded from `j` (a report counts the packets queued behind the one carrying it) plus
-//! the packets of the class it has handed to `j` since.
+//! the packets of the class it has handed to `j` since. The paper's simulations read an
+//! exact global array of queue lengths instead; [`ReportView::Exact`] does the same: the
+//! world writes `j`'s true length in before each decision, and wakes the nodes held on
+//! `j` when `j`'s queue shrinks.
 //!
 //! Reports are soft state: one older than `report_lifetime` no longer holds a class. A
 //! node that misses `j`'s last frame of a class (a hidden transmission corrupts it, or
