@@ -22,7 +22,7 @@
 //! about 1.1 s (at 100 packets/s, +1 Mb/s per second).
 //!
 //! **Log utility** (the `x = M / U` rule of backpressure flow control, which maximises
-//! `M log x - U x` for a queue backlog `U`; Neely, Modiano, Li 2005, the paper's [21]):
+//! `M log x - U x` for a queue backlog `U`; Neely, Modiano, Li 2005, the paper's reference 21):
 //! `rate = log_weight / max(qlen, 1)`. `log_weight` is the rate of a source whose queue
 //! holds at most one packet.
 //!
