@@ -14,7 +14,9 @@ pub mod fq;
 pub mod pi;
 pub mod red;
 
-pub use backpressure::{Backpressure, BackpressureConfig, BackpressureVariant};
+pub use backpressure::{
+    Backpressure, BackpressureConfig, BackpressureVariant, BpControlMsg, LinkEstimate, QueueReport,
+};
 pub use diffq::{DiffQ, DiffQConfig};
 pub use dqm::{Dqm, DqmConfig};
 pub use droptail::DropTail;
