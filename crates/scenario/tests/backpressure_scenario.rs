@@ -55,9 +55,9 @@ fn tree(queue: &str, duration: f64) -> String {
 ///
 /// These are eq. (2)'s differentials with the configured link weights and no control
 /// packets (`ORACLE`), the model this test was measured with. Under the schema's default
-/// (measured estimates, control packets) seed 1 gives classical 716 / 15 and TCP-aware
-/// 630 / 7 (measured only: 606 / 20 and 737 / 1): the direction fails there, see
-/// `measured_estimates_detour_from_the_link_in_use`.
+/// (measured estimates, control packets) seed 1 gives classical 1217 / 0 and TCP-aware
+/// 793 / 10 (measured without control packets: 1228 / 0 and 817 / 9): the same
+/// direction, the two-hop flow weaker still, at the edge of the margin below.
 #[test]
 fn classical_backpressure_starves_the_two_hop_flow_and_tcp_aware_keeps_it() {
     let droptail = goodputs(&tree("kind = \"droptail\"\ncapacity = 100", 200.0));
@@ -111,36 +111,34 @@ fn lossy_direct_link(loss: f64, queue_extra: &str, duration: f64) -> String {
     )
 }
 
-/// What the measured estimates change, in the two directions measured (seed 1, 60 s,
-/// plain TCP; kb/s): configured 1235 without loss, 684 at 1% (`0.99 K R` of the
-/// destination loses to `K R` of every empty relay: the flow detours); measured 534
-/// without loss, 386 at 1%. Measured, the direct link the flow uses shows failed
-/// attempts even without erasures (S's data and D's TCP ACKs collide), while the idle
-/// relays show none and plan with no loss (`estimate.rs`, "no transmissions"), so the
-/// relays win too, lossy link or not. Both runs conserve packets and are deterministic
-/// (`goodputs`).
+/// What the measured estimates change (seed 1, 60 s, plain TCP; kb/s): configured
+/// 1232 without loss, 648 at 1% (`0.99 K R` of the destination loses to `K R` of every
+/// empty relay, so the flow detours over two hops); measured 1232 and 1202. Measured,
+/// the direct link's `p~` counts its failed attempts (erasures and collisions), and an
+/// idle relay link, without attempts of its own, counts as the node's links on average
+/// (`estimate.rs`), which here is the direct link itself: the tie goes to the routing
+/// next hop, the direct link. Runs conserve packets and are deterministic (`goodputs`).
 #[test]
-fn measured_estimates_detour_from_the_link_in_use() {
-    let configured = |loss| {
-        goodputs(&lossy_direct_link(
-            loss,
-            "link_estimate = \"configured\"",
-            60.0,
-        ))
-    };
-    let measured = |loss| {
-        goodputs(&lossy_direct_link(
-            loss,
-            "link_estimate = \"measured\"",
-            60.0,
-        ))
-    };
-    let (c0, c1) = (configured(0.0)[0], configured(0.01)[0]);
-    let m0 = measured(0.0)[0];
-    // Configured: 1% of loss sends the flow on the detour.
-    assert!(c1 < 0.8 * c0, "configured {c0} vs {c1}");
-    // Measured: collisions alone do, the direct link no longer carries it all.
-    assert!(m0 < 0.8 * c0, "measured {m0} vs configured {c0}");
+fn measured_estimates_keep_a_slightly_lossy_direct_link() {
+    let configured = goodputs(&lossy_direct_link(
+        0.01,
+        "link_estimate = \"configured\"",
+        60.0,
+    ));
+    let measured = goodputs(&lossy_direct_link(
+        0.01,
+        "link_estimate = \"measured\"",
+        60.0,
+    ));
+    let clean = goodputs(&lossy_direct_link(0.0, "", 60.0));
+    assert!(
+        measured[0] > configured[0],
+        "measured {measured:?} configured {configured:?}"
+    );
+    assert!(
+        clean[0] >= measured[0],
+        "clean {clean:?} measured {measured:?}"
+    );
 }
 
 /// Section 4.1.2's control packets: a saturating source always has data for its MAC and

@@ -49,7 +49,8 @@
 //! `D * R_ij * (1 - p_ij)`. With `LinkEstimate::Measured` (the default of the scenario
 //! schema), `p_ij` and `R_ij` are footnote 2's estimates from this node's own frame
 //! attempts to `j` over the last `T` (module `estimate`: retries count, a link without
-//! attempts in the window counts as loss-free at the configured rate); with
+//! attempts in the window counts as the node's links on average, or as loss-free at the
+//! configured rate when the node sent nothing); with
 //! `LinkEstimate::Configured`, the configured data rate and `[[link]]` loss. The pair
 //! with the largest weight wins (ties between commodities at
 //! random, between neighbours the routing next hop first, then the smaller id); its
@@ -245,14 +246,15 @@ impl Backpressure {
         self.estimates.as_mut()?.estimate(j, now)
     }
 
-    /// The weight factor `R_ij (1 - p_ij)` of the link to `j` at `now`.
-    fn link_quality(&mut self, j: NodeId, now: Time) -> f64 {
+    /// The weight factor `R_ij (1 - p_ij)` of the link to `j` at `now`; `pooled`: the
+    /// node's estimate over all its links (for a link without attempts of its own).
+    fn link_quality(&mut self, j: NodeId, now: Time, pooled: Option<(f64, f64)>) -> f64 {
         let configured = self.quality.get(j.index()).copied().unwrap_or(0.0);
         match &mut self.estimates {
             None => configured,
-            Some(e) => match e.estimate(j, now) {
+            Some(e) => match e.estimate(j, now).or(pooled) {
                 Some((loss, rate)) => rate * (1.0 - loss),
-                // No evidence of loss: the configured rate, no loss (see `estimate`).
+                // Nothing sent at all: the configured rate, no loss (see `estimate`).
                 None => self.prior_rate.get(j.index()).copied().unwrap_or(0.0),
             },
         }
@@ -384,9 +386,10 @@ impl Backpressure {
         route: impl Fn(NodeId) -> Option<NodeId>,
         now: Time,
     ) -> Option<Choice> {
+        let pooled = self.estimates.as_mut().and_then(|e| e.pooled(now));
         for &j in neighbours {
             if j.index() < self.current.len() {
-                self.current[j.index()] = self.link_quality(j, now);
+                self.current[j.index()] = self.link_quality(j, now, pooled);
             }
         }
         let mut best: Option<Choice> = None;

@@ -16,12 +16,18 @@
 //!   window is the current bucket and the `BUCKETS - 1` before it, so it spans between
 //!   `T (1 - 1/BUCKETS)` and `T`. A bucket is cleared when time moves past it, and the
 //!   window sums are kept as integers, so old attempts leave exactly.
-//! * **No transmissions in the window.** The link gets no estimate ([`Self::estimate`]
-//!   returns `None`); the discipline then plans with no loss at its configured rate. Not
-//!   the last estimate: a link whose last window ended badly (after a retry-limit drop,
-//!   `p~ = 1`) would weigh 0 for ever, since a link that is not chosen sends nothing to
-//!   correct it. With "no evidence of loss" a link left aside is tried again one `T`
-//!   later, and a link never used starts the same way.
+//! * **No transmissions in the window.** The link has no estimate of its own
+//!   ([`LinkEstimates::estimate`] returns `None`) and is taken to be like the node's
+//!   links on average: the pooled estimate of every attempt the node made in the window
+//!   ([`LinkEstimates::pooled`]); with no attempt at all, the configured rate and no
+//!   loss. Not the last estimate: a link whose last window ended badly (after a
+//!   retry-limit drop, `p~ = 1`) would weigh 0 for ever, since a link that is not chosen
+//!   sends nothing to correct it. Not "no evidence, no loss" (`p~ = 0`) either, which we
+//!   tried first: every link in use shows failed attempts (collisions, with its own TCP
+//!   ACKs among others) and every idle one none, so under TCP-aware backpressure, where
+//!   an empty neighbour ties with the destination on `D`, packets left the link in use
+//!   for whichever neighbour had been idle longest (`bp-grid`: a loss-free one-hop flow
+//!   fell from 1216 to 66 kb/s, the aggregate from 639 to 48 kb/s).
 //!
 //! Storage is dense: a slot per node id (`u32::MAX` = no window yet) into a vector of
 //! windows that grows once per neighbour ever sent to, never per event.
@@ -153,6 +159,23 @@ impl LinkEstimates {
         Some((loss, rate))
     }
 
+    /// `(p~, R~)` over every link's attempts in the window ending at `now`, `None`
+    /// without any: what a link without attempts of its own stands for.
+    pub fn pooled(&mut self, now: Time) -> Option<(f64, f64)> {
+        let k = self.bucket(now);
+        let mut t = Counts::default();
+        for w in &mut self.windows {
+            w.advance(k);
+            t.add(w.total);
+        }
+        if t.attempts == 0 {
+            return None;
+        }
+        let loss = 1.0 - t.successes as f64 / t.attempts as f64;
+        let rate = t.half_mbps as f64 * 500_000.0 / t.attempts as f64;
+        Some((loss, rate))
+    }
+
     /// Attempts to `j` in the window ending at `now` (tests and diagnostics).
     pub fn attempts(&mut self, j: NodeId, now: Time) -> u64 {
         let k = self.bucket(now);
@@ -243,6 +266,19 @@ mod tests {
         let e = est();
         assert_eq!(e.next_bucket(ms(0)), ms(100));
         assert_eq!(e.next_bucket(ms(250)), ms(300));
+    }
+
+    #[test]
+    fn pooled_over_every_link() {
+        let mut e = est();
+        assert_eq!(e.pooled(ms(0)), None);
+        e.record(J, ms(10), 4, true, 4 * R2); // 1 of 4
+        e.record(NodeId(5), ms(10), 4, true, 4 * 22); // 1 of 4 at 11 Mb/s
+        e.record(NodeId(5), ms(10), 2, true, 2 * 22); // 1 of 2
+        let (p, r) = e.pooled(ms(20)).unwrap();
+        assert!((p - 7.0 / 10.0).abs() < 1e-12, "p~ = {p}");
+        assert!((r - (4.0 * 2e6 + 6.0 * 11e6) / 10.0).abs() < 1e-6);
+        assert_eq!(e.pooled(ms(1100)), None, "forgotten with the window");
     }
 
     #[test]

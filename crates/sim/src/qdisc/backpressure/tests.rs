@@ -249,18 +249,27 @@ fn measured_weights_follow_the_mac_not_the_configured_loss() {
     let c = b.choose(&n, direct, t).unwrap();
     assert_eq!(c.next_hop, NodeId(5));
     assert_eq!(c.weight, 20.0 * RATE);
-    // One failed attempt in ten on the direct link: 0.9 K R < K R via the empty relay 3.
+    // Nine failed attempts in ten on the direct link: the idle relay 3 has no estimate
+    // of its own and counts as the node's links on average, the same: a tie, which the
+    // routing next hop wins.
     b.on_tx_status(NodeId(5), t, 10, true, 40);
     assert_eq!(b.link_estimate(NodeId(5), t), Some((0.9, RATE)));
-    b.on_tx_status(NodeId(5), t, 1, true, 4);
-    b.on_tx_status(NodeId(5), t, 1, true, 4);
-    let (p, _) = b.link_estimate(NodeId(5), t).unwrap();
-    assert!((p - 9.0 / 12.0).abs() < 1e-12);
+    assert_eq!(b.link_estimate(NodeId(3), t), None);
+    let c = b.choose(&n, direct, t).unwrap();
+    assert_eq!(c.next_hop, NodeId(5));
+    assert!((c.weight - 20.0 * RATE * 0.1).abs() < 1e-6);
+    // Three clean attempts give the relay an estimate of its own, no loss, better than
+    // the direct link's 9 of 10 failed: the relay wins.
+    b.on_tx_status(NodeId(3), t, 1, true, 4);
+    b.on_tx_status(NodeId(3), t, 1, true, 4);
+    b.on_tx_status(NodeId(3), t, 1, true, 4);
+    assert_eq!(b.link_estimate(NodeId(3), t), Some((0.0, RATE)));
     assert_eq!(b.choose(&n, direct, t).unwrap().next_hop, NodeId(3));
-    // A window later the failures are forgotten: the direct link again.
+    // A window later everything is forgotten: configured rate, no loss, a tie again.
     let later = Time::from_millis(1100);
     assert_eq!(b.link_estimate(NodeId(5), later), None);
-    assert_eq!(b.choose(&n, direct, later).unwrap().next_hop, NodeId(5));
+    let c = b.choose(&n, direct, later).unwrap();
+    assert_eq!((c.next_hop, c.weight), (NodeId(5), 20.0 * RATE));
 }
 
 #[test]
