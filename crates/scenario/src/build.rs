@@ -3,9 +3,9 @@
 
 use crate::schema::{
     AodvLinkDetection, BackpressureVariantKind, CcKind, DiffqUtilityKind, FadingKind, FlowKind,
-    FlowSpec, FqClassifyKind, FqViewKind, Level, Mac, Medium, OlsrLqAlgorithm, PreambleKind,
-    PropagationKind, QueueKind, Radio, Rate, RateControlKind, RoutingKind, RoutingMetric, Scenario,
-    TcpVariantKind, Topology,
+    FlowSpec, FqClassifyKind, FqViewKind, Level, LinkEstimateKind, Mac, Medium, OlsrLqAlgorithm,
+    PreambleKind, PropagationKind, QueueKind, Radio, Rate, RateControlKind, RoutingKind,
+    RoutingMetric, Scenario, TcpVariantKind, Topology,
 };
 use crate::topology::adjacency;
 use airqueue_kernel::Time;
@@ -21,9 +21,9 @@ use airqueue_sim::qdisc::dqm::Link as AirtimeLink;
 use airqueue_sim::qdisc::ReportView;
 use airqueue_sim::{
     BackpressureConfig, BackpressureVariant, Classify, CodingConfig, DiffQConfig, DiffqRateConfig,
-    DiffqUtility, DqmConfig, FlowCc, FlowConfig, FlowKindConfig, FqConfig, MediumConfig, NodeId,
-    OlsrSetup, PiConfig, QdiscConfig, RedConfig, TcpFlowConfig, TcpVariant, TfrcFlowConfig,
-    WiresConfig, WorldConfig,
+    DiffqUtility, DqmConfig, FlowCc, FlowConfig, FlowKindConfig, FqConfig, LinkEstimate,
+    MediumConfig, NodeId, OlsrSetup, PiConfig, QdiscConfig, RedConfig, TcpFlowConfig, TcpVariant,
+    TfrcFlowConfig, WiresConfig, WorldConfig,
 };
 
 /// Erasure probability configured for the directed pair (a, b) by `[[link]]`.
@@ -302,6 +302,14 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
                 BackpressureVariantKind::TcpAware => BackpressureVariant::TcpAware,
             },
             report_lifetime: Time::from_secs_f64(s.queue.report_lifetime_s),
+            link_estimate: match s.queue.link_estimate {
+                LinkEstimateKind::Configured => LinkEstimate::Configured,
+                LinkEstimateKind::Measured => LinkEstimate::Measured {
+                    interval: Time::from_secs_f64(s.queue.estimate_interval_s),
+                },
+            },
+            control_interval: (s.queue.control_interval_s > 0.0)
+                .then(|| Time::from_secs_f64(s.queue.control_interval_s)),
         }),
         QueueKind::Red => {
             let r = &s.queue.red;

@@ -33,8 +33,8 @@ use crate::error::{ConfigError, ConfigErrors};
 use crate::schema::RandomFlows;
 use crate::schema::{
     AodvLinkDetection, AodvSpec, BackpressureSpec, BackpressureVariantKind, CcKind, DiffqSpec,
-    DiffqUtilityKind, FlowKind, FlowSpec, FqClassifyKind, FqViewKind, LinkSpec, Medium,
-    OlsrLqAlgorithm, OlsrSpec, Outputs, QueueKind, QueueSpec, Rate, Routing, RoutingKind,
+    DiffqUtilityKind, FlowKind, FlowSpec, FqClassifyKind, FqViewKind, LinkEstimateKind, LinkSpec,
+    Medium, OlsrLqAlgorithm, OlsrSpec, Outputs, QueueKind, QueueSpec, Rate, Routing, RoutingKind,
     RoutingMetric, Scenario, TcpSpec, TcpVariantKind, Topology,
 };
 use fields::{describe, number, Errs, Fields};
@@ -87,13 +87,16 @@ const FLOW_KEYS: [(&str, &[&str]); 6] = [
 
 /// `[queue]` keys that only some queue kinds take (`per_dest_capacity` and `ecn_mark`
 /// keep their own messages).
-const QUEUE_KEYS: [(&str, &[&str]); 20] = [
+const QUEUE_KEYS: [(&str, &[&str]); 23] = [
     ("classify", &["fq"]),
     ("per_flow_capacity", &["fq"]),
     ("backpressure_threshold", &["fq"]),
     ("backpressure_view", &["fq"]),
     ("report_lifetime", &["fq", "backpressure"]),
     ("variant", &["backpressure"]),
+    ("link_estimate", &["backpressure"]),
+    ("estimate_interval", &["backpressure"]),
+    ("control_interval", &["backpressure"]),
     ("min_threshold", &["red"]),
     ("max_threshold", &["red"]),
     ("max_p", &["red"]),
@@ -1247,6 +1250,40 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
     } else {
         Some(0.05)
     };
+    let link_estimate = if bp {
+        f.choice(
+            errs,
+            "link_estimate",
+            Some("measured"),
+            &["measured", "configured"],
+            &[],
+        )
+    } else {
+        Some("measured")
+    };
+    let estimate_interval = if bp {
+        f.number(
+            errs,
+            "estimate_interval",
+            Some(1.0),
+            "a number of seconds in (0, 3600] (seed 002's T, footnote 2)",
+            |x| x > 0.0 && x <= 3600.0,
+        )
+    } else {
+        Some(1.0)
+    };
+    let control_default = lifetime.map(|l| l / 2.0);
+    let control_interval = if bp {
+        f.number(
+            errs,
+            "control_interval",
+            control_default.or(Some(0.025)),
+            "a number of seconds in [0, 3600] (0 turns control packets off)",
+            |x| (0.0..=3600.0).contains(&x),
+        )
+    } else {
+        Some(0.025)
+    };
     if let (Some(c), Some(q)) = (capacity, per_flow) {
         if fq && q > c {
             errs.push(ConfigError::new(
@@ -1309,6 +1346,12 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
         },
         report_lifetime_s: lifetime?,
         variant,
+        link_estimate: match link_estimate? {
+            "configured" => LinkEstimateKind::Configured,
+            _ => LinkEstimateKind::Measured,
+        },
+        estimate_interval_s: estimate_interval?,
+        control_interval_s: control_interval?,
         red: red?,
         pi: pi?,
         dqm: dqm?,

@@ -7,6 +7,7 @@ use airqueue_sim::net::aodv::AodvStats;
 use airqueue_sim::net::more::MoreFlowStats;
 use airqueue_sim::net::olsr::OlsrStats;
 use airqueue_sim::net::DropReason;
+use airqueue_sim::world::BpControlStats;
 use airqueue_sim::RunOutcome;
 use serde_json::{json, Map, Value};
 
@@ -184,7 +185,18 @@ fn routing_totals(out: &RunOutcome) -> Value {
         return olsr_totals(&out.olsr);
     }
     if out.routing.is_empty() {
-        return json!({ "kind": "static" });
+        let mut m = Map::new();
+        m.insert("kind".into(), json!("static"));
+        // Backpressure's control packets (seed 002, 4.1.2), summed over the nodes.
+        if !out.bp_control.is_empty() {
+            let sum =
+                |f: fn(&BpControlStats) -> u64| json!(out.bp_control.iter().map(f).sum::<u64>());
+            m.insert("bp_control_sent".into(), sum(|s| s.sent));
+            m.insert("bp_control_entries_sent".into(), sum(|s| s.entries_sent));
+            m.insert("bp_control_received".into(), sum(|s| s.received));
+            m.insert("bp_control_lost".into(), sum(|s| s.lost));
+        }
+        return Value::Object(m);
     }
     let mut m = Map::new();
     m.insert("kind".into(), json!("aodv"));

@@ -422,6 +422,20 @@ pub struct QueueSpec {
     /// `variant` (backpressure only): the backlog difference of seed 002's eq. (2),
     /// "tcp_aware" (default, `max(K, U_i) - U_j`) or "classical" (`U_i - U_j`).
     pub variant: BackpressureVariantKind,
+    /// `link_estimate` (backpressure only): where the link weight `R_ij (1 - p_ij)`
+    /// comes from (seed 002, 4.1.1): "measured" (default, footnote 2: each node's own
+    /// frame attempts over the last `estimate_interval`) or "configured" (the data rate
+    /// and `[[link]] loss`, an oracle).
+    pub link_estimate: LinkEstimateKind,
+    /// `estimate_interval` (backpressure only): footnote 2's `T`, seconds, in
+    /// (0, 3600]; default 1 (about 100 frames of a busy 2 Mb/s link, the fewest that
+    /// can tell a 1% loss from none).
+    pub estimate_interval_s: f64,
+    /// `control_interval` (backpressure only): a node that has sent no data frame for
+    /// this many seconds broadcasts its queue sizes (seed 002, 4.1.2), in [0, 3600];
+    /// 0 turns control packets off; default half of `report_lifetime`, so an idle node
+    /// refreshes its reports before they expire.
+    pub control_interval_s: f64,
     /// The keys of kind = "red" (defaults for the other kinds).
     pub red: RedSpec,
     /// The keys of kind = "pi" (defaults for the other kinds).
@@ -513,6 +527,14 @@ pub enum FqViewKind {
     Overheard,
     /// The true queue lengths (the global array the paper's simulations read).
     Exact,
+}
+
+/// `[queue] link_estimate` of kind = "backpressure" (seed 002, 4.1.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LinkEstimateKind {
+    Measured,
+    Configured,
 }
 
 /// `[queue] variant` of kind = "backpressure" (seed 002, eq. (2)).

@@ -10,6 +10,10 @@
 mod common;
 use common::goodputs;
 
+/// The `[queue]` lines of the model before footnote 2's estimates and section 4.1.2's
+/// control packets: configured link weights, no control packets.
+const ORACLE: &str = "link_estimate = \"configured\"\ncontrol_interval = 0";
+
 /// The tree with `queue` as the `[queue]` table body, run for `duration` seconds.
 fn tree(queue: &str, duration: f64) -> String {
     format!(
@@ -48,14 +52,20 @@ fn tree(queue: &str, duration: f64) -> String {
 /// paper's even split (205.76 / 203.36 kb/s): the one-hop flow's queue at A grows past
 /// `K = 100 / 2` and then wins every slot, and the 100-packet buffer never overflows to
 /// push it back down. Only the direction is asserted, with margins the five seeds keep.
+///
+/// These are eq. (2)'s differentials with the configured link weights and no control
+/// packets (`ORACLE`), the model this test was measured with. Under the schema's default
+/// (measured estimates, control packets) seed 1 gives classical 1217 / 0 and TCP-aware
+/// 793 / 10 (measured without control packets: 1228 / 0 and 817 / 9): the same
+/// direction, the two-hop flow weaker still, at the edge of the margin below.
 #[test]
 fn classical_backpressure_starves_the_two_hop_flow_and_tcp_aware_keeps_it() {
     let droptail = goodputs(&tree("kind = \"droptail\"\ncapacity = 100", 200.0));
     let classical = goodputs(&tree(
-        "kind = \"backpressure\"\nvariant = \"classical\"",
+        &format!("kind = \"backpressure\"\nvariant = \"classical\"\n{ORACLE}"),
         200.0,
     ));
-    let tcp_aware = goodputs(&tree("kind = \"backpressure\"", 200.0));
+    let tcp_aware = goodputs(&tree(&format!("kind = \"backpressure\"\n{ORACLE}"), 200.0));
     // Shortest-path drop-tail serves both flows.
     assert!(droptail.iter().all(|g| *g > 300e3), "{droptail:?}");
     // Classical: flow 2 is starved (under 1 kb/s) while flow 1 runs.
@@ -68,4 +78,94 @@ fn classical_backpressure_starves_the_two_hop_flow_and_tcp_aware_keeps_it() {
         tcp_aware[1] > 10e3 && tcp_aware[0] > 500e3,
         "tcp-aware {tcp_aware:?}"
     );
+}
+
+/// One TCP-SACK flow S -> D over a direct 200 m link that loses `loss` of its frames,
+/// with two loss-free relays beside it (each 180 m from both ends): the situation of
+/// `bp-grid`'s probe. `queue_extra` is added to the backpressure `[queue]`.
+fn lossy_direct_link(loss: f64, queue_extra: &str, duration: f64) -> String {
+    format!(
+        r#"
+        duration = {duration}
+        seed = 1
+        [topology]
+        kind = "explicit"
+        positions = [[0.0, 0.0], [200.0, 0.0], [100.0, 150.0], [100.0, -150.0]]
+        [radio]
+        data_rate = 2e6
+        basic_rate = 1e6
+        [queue]
+        kind = "backpressure"
+        {queue_extra}
+        [[link]]
+        a = 0
+        b = 1
+        loss = {loss}
+        [[flow]]
+        kind = "tcp"
+        variant = "sack"
+        src = 0
+        dst = 1
+        packet_size = 1000
+        "#
+    )
+}
+
+/// What the measured estimates change (seed 1, 60 s, plain TCP; kb/s): configured
+/// 1232 without loss, 648 at 1% (`0.99 K R` of the destination loses to `K R` of every
+/// empty relay, so the flow detours over two hops); measured 1232 and 1202. Measured,
+/// the direct link's `p~` counts its failed attempts (erasures and collisions), and an
+/// idle relay link, without attempts of its own, counts as the node's links on average
+/// (`estimate.rs`), which here is the direct link itself: the tie goes to the routing
+/// next hop, the direct link. Runs conserve packets and are deterministic (`goodputs`).
+#[test]
+fn measured_estimates_keep_a_slightly_lossy_direct_link() {
+    let configured = goodputs(&lossy_direct_link(
+        0.01,
+        "link_estimate = \"configured\"",
+        60.0,
+    ));
+    let measured = goodputs(&lossy_direct_link(
+        0.01,
+        "link_estimate = \"measured\"",
+        60.0,
+    ));
+    let clean = goodputs(&lossy_direct_link(0.0, "", 60.0));
+    assert!(
+        measured[0] > configured[0],
+        "measured {measured:?} configured {configured:?}"
+    );
+    assert!(
+        clean[0] >= measured[0],
+        "clean {clean:?} measured {measured:?}"
+    );
+}
+
+/// Section 4.1.2's control packets: a saturating source always has data for its MAC and
+/// sends none; a source that stops goes idle with a queue that just emptied and
+/// announces the zero, then falls silent once nothing it held is recent. Off with
+/// `control_interval = 0`.
+#[test]
+fn control_packets_only_when_idle() {
+    use airqueue_scenario::api::run_value;
+    use airqueue_scenario::parse::toml_to_json;
+    let one_hop = |flow: &str, queue: &str| {
+        let text = format!(
+            "duration = 2.0\nseed = 1\n[topology]\nkind = \"chain\"\nnodes = 2\n\
+             spacing = 200.0\n[queue]\nkind = \"backpressure\"\n{queue}\n[[flow]]\nkind = \"udp\"\nsrc = 0\n\
+             dst = 1\nrate = \"saturate\"\npacket_size = 1000\n{flow}\n"
+        );
+        let run = run_value(toml_to_json(&text).unwrap(), None, None).unwrap();
+        assert!(run.outcome.conservation.holds());
+        run.outcome.bp_control
+    };
+    let busy = one_hop("", "");
+    assert_eq!(busy[0].sent, 0, "{busy:?}");
+    assert_eq!(busy[1].sent, 0, "the destination holds nothing: {busy:?}");
+    let stops = one_hop("stop = 1.0", "");
+    // Idle from about 1.0 s: its zero goes out within a report lifetime (50 ms, every
+    // 25 ms less jitter), then nothing.
+    assert!((1..=4).contains(&stops[0].sent), "{stops:?}");
+    assert_eq!(stops[1].received, stops[0].sent, "{stops:?}");
+    assert!(one_hop("stop = 1.0", "control_interval = 0").is_empty());
 }

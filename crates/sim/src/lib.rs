@@ -13,8 +13,8 @@ pub mod world;
 
 pub use ids::{FlowId, LinkId, NodeId};
 pub use qdisc::{
-    BackpressureConfig, BackpressureVariant, Classify, DiffQConfig, DqmConfig, FqConfig, PiConfig,
-    RedConfig,
+    BackpressureConfig, BackpressureVariant, Classify, DiffQConfig, DqmConfig, FqConfig,
+    LinkEstimate, PiConfig, RedConfig,
 };
 pub use transport::{
     CodingConfig, CodingStats, DiffqRateConfig, DiffqUtility, TcpFlowConfig, TcpFlowStats,

@@ -29,6 +29,7 @@ use airqueue_kernel::{EventQueue, RngStream, StreamKey, Time, TimerEvent, Timers
 use airqueue_tcp::{Outbox, TcpAck, TcpData, TfrcData, TfrcFeedback};
 
 mod aodv;
+mod bp_control;
 mod coding;
 mod control;
 mod diffq;
@@ -39,6 +40,8 @@ mod tcp;
 mod tfrc;
 
 use aodv::AodvNet;
+use bp_control::BpControlNet;
+pub use bp_control::BpControlStats;
 use more::{MoreFlow, MoreNet};
 use olsr::{OlsrNet, OlsrTimer};
 
@@ -309,6 +312,8 @@ enum Event {
     Aodv(NodeId, AodvTimer),
     /// An OLSR timer of a node.
     Olsr(NodeId, OlsrTimer),
+    /// A backpressure node's idle check (`world/bp_control.rs`).
+    BpIdle(NodeId),
     /// The wifi medium's scheduled rate change number `k` takes effect (`world/rates.rs`).
     RateChange(u32),
 }
@@ -476,6 +481,8 @@ pub struct World {
     tfrc_fb_out: Outbox<TfrcFeedback>,
     /// MORE's code vectors and ACK queues (empty without MORE flows).
     more: MoreNet,
+    /// Backpressure's idle control packets, when on (wifi medium only).
+    bp_control: Option<Box<BpControlNet>>,
 }
 
 /// What a finished run hands back.
@@ -501,6 +508,8 @@ pub struct RunOutcome {
     pub olsr: Vec<OlsrStats>,
     /// Per-flow MORE counters, indexed by flow; `None` for non-MORE flows.
     pub more: Vec<Option<MoreFlowStats>>,
+    /// Per-node counters of backpressure's control packets (empty when off).
+    pub bp_control: Vec<BpControlStats>,
 }
 
 impl World {
@@ -637,7 +646,15 @@ impl World {
         let aodv = cfg
             .aodv
             .map(|a| Box::new(AodvNet::new(a, n, cfg.seed, &mut events)));
-        World {
+        // Backpressure's idle control packets (seed 002, 4.1.2), on the 802.11 medium.
+        let bp_control = match (&cfg.qdisc, &wifi) {
+            (QdiscConfig::Backpressure(b), Some(_)) => b
+                .control_interval
+                .map(|t| Box::new(BpControlNet::new(n, cfg.seed, t))),
+            _ => None,
+        };
+        let mut world = World {
+            bp_control,
             events,
             duration: cfg.duration,
             bin: cfg.bin,
@@ -665,7 +682,9 @@ impl World {
             } else {
                 MoreNet::default()
             },
-        }
+        };
+        world.bp_control_start();
+        world
     }
 
     /// Runs until the configured duration and returns the metrics.
@@ -721,7 +740,12 @@ impl World {
             Some(o) => o.stats(now, &self.routing),
             None => Vec::new(),
         };
+        let bp_control = self
+            .bp_control
+            .as_ref()
+            .map_or_else(Vec::new, |b| b.stats());
         RunOutcome {
+            bp_control,
             more,
             routing,
             olsr,
@@ -772,6 +796,7 @@ impl World {
             Event::Wake(iface) => self.kick(iface),
             Event::Aodv(node, t) => self.aodv_timer(node, t),
             Event::Olsr(node, t) => self.olsr_timer(node, t),
+            Event::BpIdle(node) => self.bp_idle(node),
             Event::Timer(t) => {
                 if let Some(owner) = self.timers.fire(t, &mut self.events, Event::Timer) {
                     self.tcp_timer(owner);
@@ -805,6 +830,7 @@ impl World {
                         self.aodv_heard(node, from);
                         match pkt.transport {
                             TransportHeader::Olsr(_) => self.olsr_receive(node, from, pkt),
+                            TransportHeader::BpControl(m) => self.bp_control_receive(node, from, m),
                             _ => self.aodv_receive(node, from, pkt),
                         }
                     }
@@ -843,6 +869,13 @@ impl World {
                     }
                     WifiOutput::WantFrame(node) => self.kick(Iface::Wifi(node)),
                     WifiOutput::TxStatus(st) => {
+                        let now = self.events.now();
+                        if let Some(WifiMedium { qdiscs, .. }) = &mut self.wifi {
+                            if let Qdisc::Backpressure(b) = &mut qdiscs[st.node.index()] {
+                                let (aired, rates) = (st.aired, st.aired_half_mbps);
+                                b.on_tx_status(st.next_hop, now, aired, st.success, rates);
+                            }
+                        }
                         if !st.success && self.aodv.is_some() {
                             self.aodv_tx_failed(st.node, st.next_hop);
                         }
@@ -1008,7 +1041,8 @@ impl World {
             TransportHeader::Aodv(_)
             | TransportHeader::Olsr(_)
             | TransportHeader::More(_)
-            | TransportHeader::MoreAck(_) => {}
+            | TransportHeader::MoreAck(_)
+            | TransportHeader::BpControl(_) => {}
         }
     }
 
@@ -1088,6 +1122,11 @@ impl World {
                     (None, Some(o)) => o.pop_control(node, now),
                     (None, None) => None,
                 };
+                // So do backpressure's control packets (seed 002, 4.1.2).
+                let control = match &mut self.bp_control {
+                    Some(b) if control.is_none() => b.pop_control(node, now),
+                    _ => control,
+                };
                 // So do MORE's batch ACKs (MORE, 4.2.3).
                 if let Some(d) = control.or_else(|| self.more.pop_ack(node)) {
                     net.push_frame(node, d, &mut self.events);
@@ -1114,6 +1153,9 @@ impl World {
                     self.wake_waiters(node);
                 }
                 let (flow, src) = (d.pkt.flow, d.pkt.src);
+                if let Some(b) = &mut self.bp_control {
+                    b.on_data(node, now);
+                }
                 // A MORE packet gets its code vector now, or is dropped if stale.
                 if matches!(d.pkt.transport, TransportHeader::More(_))
                     && !self.more_fill(node, &mut d.pkt)

@@ -73,6 +73,7 @@ from airqueue.reproduce.bp_tcp_aware import (
     VARIANT_LABEL,
     coding_note,
     coding_problems,
+    estimate_problems,
     jain,
     per_flow,
     queue_section,
@@ -129,6 +130,14 @@ class Config:
     start_window_s: float = 5.0
     #: How long an overheard queue report counts (the model's default).
     report_lifetime: float = 0.05
+    #: Footnote 2's link estimates, "measured" (the paper) or "configured" (the
+    #: configured loss and rate), over ``estimate_interval`` seconds (the paper's T,
+    #: not given; the model's default).
+    link_estimate: str = "measured"
+    estimate_interval: float = 1.0
+    #: Section 4.1.2's control packets of an idle node, seconds (0: off; the model's
+    #: default, half of ``report_lifetime``).
+    control_interval: float = 0.025
     #: A flow survives with at least this fraction of its equal share of the aggregate.
     survive_share: float = 0.1
     #: The probe's loss on the one lossy link (an analysis of ours, not a figure).
@@ -181,6 +190,7 @@ def _check(config: Config) -> None:
     if not 0 < config.probe_loss < 1:
         problems.append(f"probe_loss {config.probe_loss!r}: expected a probability in (0, 1)")
     problems += coding_problems(config)
+    problems += estimate_problems(config)
     if problems:
         raise ValueError("; ".join(problems))
 
@@ -309,7 +319,7 @@ def scenario(
             "basic_rate": config.basic_rate,
             "tx_range": config.tx_range_m,
         },
-        "queue": queue_section(scheme, config.capacity, config.report_lifetime),
+        "queue": queue_section(scheme, config),
         "tcp": tcp_section(config),
         "flow": flows,
     }
@@ -679,6 +689,14 @@ def _mechanism_notes(
                 "against the lossy link to the destination's max(K, U_i) R (1 - p), however "
                 "small p (at p = 0 the tie goes to the routing next hop): packets leave the "
                 "destination's direction, and flows that need a lossy link mostly stall."
+                + (
+                    " With measured estimates (footnote 2) p is the failed share of the "
+                    "node's own attempts on the link, collisions included, and a neighbour "
+                    "it has not sent to within estimate_interval counts as loss-free, so "
+                    "even a loss-free link in use can lose the tie."
+                    if config.link_estimate == "measured"
+                    else ""
+                )
                 + (
                     ""
                     if config.network_coding

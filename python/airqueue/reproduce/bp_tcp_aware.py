@@ -122,6 +122,14 @@ class Config:
     second_start: float = 0.5
     #: How long an overheard queue report counts (the model's default).
     report_lifetime: float = 0.05
+    #: Footnote 2's link estimates, "measured" (the paper) or "configured" (the
+    #: configured loss and rate), over ``estimate_interval`` seconds (the paper's T,
+    #: not given; the model's default).
+    link_estimate: str = "measured"
+    estimate_interval: float = 1.0
+    #: Section 4.1.2's control packets of an idle node, seconds (0: off; the model's
+    #: default, half of ``report_lifetime``).
+    control_interval: float = 0.025
     #: Fig. 9: loss probabilities of link A-B in the diamond (empty: no sweep).
     losses: tuple[float, ...] = LOSSES
     #: Figs. 12-13: run the non-TCP flow experiment.
@@ -199,6 +207,7 @@ def _check(config: Config) -> None:
     if not isinstance(config.nontcp, bool):
         problems.append(f"nontcp {config.nontcp!r}: expected true or false")
     problems += coding_problems(config)
+    problems += estimate_problems(config)
     w = config.log_weight
     if isinstance(w, bool) or not isinstance(w, (int, float)) or not 0 < w < float("inf"):
         problems.append(f"log_weight {w!r}: expected bit/s x packets > 0")
@@ -212,7 +221,7 @@ def scenario(
     """One run's scenario; flow ids 0 (A -> B) and 1 (A -> D). ``scheme`` is one of
     ``SCHEMES`` or ``"aodv"`` (drop-tail with AODV routes); ``loss`` erases that fraction
     of link A-B's frames in each direction."""
-    queue = queue_section(scheme, config.capacity, config.report_lifetime)
+    queue = queue_section(scheme, config)
     flows = [
         {
             "kind": "tcp",
@@ -263,6 +272,23 @@ def coding_problems(config: CodingParams) -> list[str]:
     return problems
 
 
+def estimate_problems(config: Any) -> list[str]:
+    """What is wrong with the backpressure keys ``link_estimate``, ``estimate_interval``
+    and ``control_interval``, if anything."""
+    problems = []
+    if config.link_estimate not in ("measured", "configured"):
+        problems.append(
+            f'link_estimate {config.link_estimate!r}: expected "measured" or "configured"'
+        )
+    t = config.estimate_interval
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 < t <= 3600:
+        problems.append(f"estimate_interval {t!r}: expected seconds in (0, 3600]")
+    c = config.control_interval
+    if isinstance(c, bool) or not isinstance(c, (int, float)) or not 0 <= c <= 3600:
+        problems.append(f"control_interval {c!r}: expected seconds in [0, 3600] (0: off)")
+    return problems
+
+
 def tcp_section(config: CodingParams) -> dict[str, Any]:
     """``[tcp]`` of every run: section 4.1.3's coding layer, or plain TCP."""
     if not config.network_coding:
@@ -289,16 +315,20 @@ def coding_note(config: CodingParams) -> str:
     )
 
 
-def queue_section(scheme: str, capacity: int, report_lifetime: float) -> dict[str, Any]:
+def queue_section(scheme: str, config: Any) -> dict[str, Any]:
     """The ``[queue]`` of ``scheme``: drop-tail (``"droptail"``, ``"aodv"``) or seed 002's
-    backpressure with that variant of eq. (2) (``"classical"``, ``"tcp_aware"``)."""
+    backpressure with that variant of eq. (2) (``"classical"``, ``"tcp_aware"``), its
+    link estimates (footnote 2) and control packets (4.1.2) as ``config`` says."""
     if scheme in ("droptail", "aodv"):
-        return {"kind": "droptail", "capacity": capacity}
+        return {"kind": "droptail", "capacity": config.capacity}
     return {
         "kind": "backpressure",
         "variant": scheme,
-        "capacity": capacity,
-        "report_lifetime": report_lifetime,
+        "capacity": config.capacity,
+        "report_lifetime": config.report_lifetime,
+        "link_estimate": config.link_estimate,
+        "estimate_interval": config.estimate_interval,
+        "control_interval": config.control_interval,
     }
 
 

@@ -132,6 +132,9 @@ fn defaults_fill_every_optional_section() {
             backpressure_view: FqViewKind::Overheard,
             report_lifetime_s: 0.05,
             variant: BackpressureVariantKind::TcpAware,
+            link_estimate: LinkEstimateKind::Measured,
+            estimate_interval_s: 1.0,
+            control_interval_s: 0.025,
             red: red_defaults(11e6),
             pi: pi_defaults(50),
             dqm: dqm_defaults(),
@@ -814,6 +817,9 @@ fn diffq_queue_and_rate_control_keys() {
             backpressure_view: FqViewKind::Overheard,
             report_lifetime_s: 0.05,
             variant: BackpressureVariantKind::TcpAware,
+            link_estimate: LinkEstimateKind::Measured,
+            estimate_interval_s: 1.0,
+            control_interval_s: 0.025,
             red: red_defaults(11e6),
             pi: pi_defaults(100),
             dqm: dqm_defaults(),
@@ -946,6 +952,9 @@ fn fq_queue_keys() {
             backpressure_view: FqViewKind::Overheard,
             report_lifetime_s: 0.02,
             variant: BackpressureVariantKind::TcpAware,
+            link_estimate: LinkEstimateKind::Measured,
+            estimate_interval_s: 1.0,
+            control_interval_s: 0.025,
             red: red_defaults(11e6),
             pi: pi_defaults(40),
             dqm: dqm_defaults(),
@@ -1203,5 +1212,38 @@ fn backpressure_mistakes_are_named() {
     assert_eq!(
         errors_of("[medium]\nkind = \"wired\"\n[queue]\nkind = \"backpressure\"\n"),
         vec!["queue.kind: \"backpressure\" needs the 802.11 medium (medium.kind = \"wifi\"), where neighbours overhear each other's queue reports"]
+    );
+}
+
+#[test]
+fn backpressure_link_estimate_and_control_keys() {
+    let s = from_toml_str(&format!(
+        "{TWO_NODES}[queue]\nkind = \"backpressure\"\nlink_estimate = \"configured\"\n\
+         estimate_interval = 0.5\nreport_lifetime = 0.2\n"
+    ))
+    .unwrap();
+    assert_eq!(s.queue.link_estimate, LinkEstimateKind::Configured);
+    assert_eq!(s.queue.estimate_interval_s, 0.5);
+    // Default: half the report lifetime.
+    assert_eq!(s.queue.control_interval_s, 0.1);
+    let bad = |body: &str, key: &str| {
+        let text = errors_of(&format!("[queue]\n{body}\n")).join("\n");
+        assert!(text.contains(key), "{text}");
+    };
+    bad(
+        "kind = \"backpressure\"\nlink_estimate = \"oracle\"",
+        "queue.link_estimate",
+    );
+    bad(
+        "kind = \"backpressure\"\nestimate_interval = 0",
+        "queue.estimate_interval",
+    );
+    bad(
+        "kind = \"backpressure\"\ncontrol_interval = -1",
+        "queue.control_interval",
+    );
+    bad(
+        "kind = \"droptail\"\ncontrol_interval = 0.1",
+        "queue.control_interval",
     );
 }

@@ -9,6 +9,7 @@ use crate::ids::{FlowId, NodeId};
 use crate::net::aodv::AodvMsg;
 use crate::net::more::{MoreAck, MoreData};
 use crate::net::olsr::OlsrMsg;
+use crate::qdisc::BpControlMsg;
 use crate::transport::coding::{CodedData, CodingFeedback};
 use airqueue_kernel::Time;
 use airqueue_tcp::tfrc::{TFRC_DATA_HEADER_BYTES, TFRC_FEEDBACK_BYTES};
@@ -64,6 +65,9 @@ pub enum TransportHeader {
     More(MoreData),
     /// MORE's batch ACK, unicast from the destination to the source (no payload).
     MoreAck(MoreAck),
+    /// Backpressure's control packet of queue sizes (seed 002, 4.1.2), broadcast by an
+    /// idle node over UDP; like AODV's, it belongs to no flow.
+    BpControl(BpControlMsg),
 }
 
 impl TransportHeader {
@@ -83,13 +87,18 @@ impl TransportHeader {
             TransportHeader::CodingFeedback(f) => UDP_HEADER_BYTES + f.size_bytes(),
             TransportHeader::More(d) => d.header_bytes(),
             TransportHeader::MoreAck(a) => a.size_bytes(),
+            TransportHeader::BpControl(m) => UDP_HEADER_BYTES + m.size_bytes(),
         }
     }
 
-    /// Whether this is a routing control message (not part of any flow).
+    /// Whether this is a control message of routing or of backpressure (not part of
+    /// any flow).
     #[inline]
     pub fn is_control(&self) -> bool {
-        matches!(self, TransportHeader::Aodv(_) | TransportHeader::Olsr(_))
+        matches!(
+            self,
+            TransportHeader::Aodv(_) | TransportHeader::Olsr(_) | TransportHeader::BpControl(_)
+        )
     }
 
     /// Whether a broadcast of this packet goes at the data rate, not the basic rate:

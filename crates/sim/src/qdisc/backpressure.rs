@@ -27,8 +27,18 @@
 //! "most recent report" standing for `U_j^s(t)`. A packet this node hands to `j` is added
 //! to its record of `j` until `j` reports again (it joins `j`'s queue). Reports are soft
 //! state: older than `report_lifetime` they count as an empty queue. That lifetime is
-//! this model's, not the paper's (which sends control packets when idle): a node that
-//! missed a neighbour's last report would otherwise wait for ever.
+//! this model's, not the paper's: a node that missed a neighbour's last report, or
+//! counted a packet the MAC then lost, would otherwise wait for ever.
+//!
+//! A node that handed no data frame to its MAC for `control_interval` broadcasts a
+//! control packet of its queue sizes (section 4.1.2, "if there is no data transmission
+//! for some time duration ... independent control packets"; `world/bp_control.rs`):
+//! every queue holding packets and a zero for every commodity that emptied within
+//! `report_lifetime` ([`Backpressure::advertised`]). Receivers record the entries as
+//! piggybacked reports, with the same lifetime: the default interval, half the
+//! lifetime, refreshes an idle node's reports before they expire. Reports were not made
+//! to live until replaced, since nothing replaces a belief about a commodity the
+//! neighbour never held (a packet counted for it that the MAC lost).
 //!
 //! # Scheduling (section 4.1, eq. (2)-(4), and 4.1.1)
 //! When the MAC has room, for every commodity `s` with packets and every 802.11
@@ -36,13 +46,18 @@
 //! `D = U_i^s - U_j^s` (classical) or `D = max(K, U_i^s) - U_j^s` (TCP-aware), with
 //! `U_j^s = 0` when `j` is the destination and `K = B_i / |S_i|` (section 4.1.4,
 //! integer division; `|S_i|` the commodities with packets here). The weight is
-//! `D * R_ij * (1 - p_ij)`; with the static model `R_ij` is the configured data rate
-//! and `p_ij` the link's configured `[[link]]` loss (the paper estimates both over an
-//! interval). The pair with the largest weight wins (ties between commodities at
+//! `D * R_ij * (1 - p_ij)`. With `LinkEstimate::Measured` (the default of the scenario
+//! schema), `p_ij` and `R_ij` are footnote 2's estimates from this node's own frame
+//! attempts to `j` over the last `T` (module `estimate`: retries count, a link without
+//! attempts in the window counts as the node's links on average, or as loss-free at the
+//! configured rate when the node sent nothing); with
+//! `LinkEstimate::Configured`, the configured data rate and `[[link]]` loss. The pair
+//! with the largest weight wins (ties between commodities at
 //! random, between neighbours the routing next hop first, then the smaller id); its
 //! head packet goes to `j` if the weight is positive. Otherwise nothing is sent: the
 //! interface idles until an arrival, a report or the expiry of a report changes the
-//! differentials (`release_at`).
+//! differentials, or (measured estimates) the window moves on by a bucket and a link
+//! that lost every attempt (`p~ = 1`, weight 0) may count again (`release_at`).
 //!
 //! # Forwarding
 //! The packet goes to the chosen neighbour, not necessarily the routing next hop; there
@@ -56,6 +71,9 @@ use crate::net::{DiffqHeader, DropReason, Packet};
 use airqueue_kernel::{RngStream, Time};
 use std::collections::{BTreeMap, VecDeque};
 
+mod estimate;
+pub use estimate::LinkEstimates;
+
 /// The backlog difference of eq. (2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BackpressureVariant {
@@ -63,6 +81,16 @@ pub enum BackpressureVariant {
     Classical,
     /// `max(K, U_i^s) - U_j^s` with `K = B_i / |S_i|` (seed 002).
     TcpAware,
+}
+
+/// Where the link weight's `R_ij (1 - p_ij)` comes from (section 4.1.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinkEstimate {
+    /// The configured data rate and `[[link]]` loss (a static oracle).
+    Configured,
+    /// Footnote 2's estimates from the node's own transmissions over the last
+    /// `interval` (`T`), see [`estimate`].
+    Measured { interval: Time },
 }
 
 /// Settings of the backpressure discipline.
@@ -73,6 +101,53 @@ pub struct BackpressureConfig {
     pub variant: BackpressureVariant,
     /// How long a neighbour's queue report counts (this model's soft state).
     pub report_lifetime: Time,
+    /// Measured or configured link weights.
+    pub link_estimate: LinkEstimate,
+    /// Section 4.1.2's control packets: a node that has handed no data frame to its MAC
+    /// for this long broadcasts its queue sizes (`world/bp_control.rs`); `None`: off.
+    pub control_interval: Option<Time>,
+}
+
+impl BackpressureConfig {
+    /// The model before measured estimates and control packets: configured link
+    /// weights, no control packets.
+    pub fn configured(
+        capacity_pkts: u32,
+        variant: BackpressureVariant,
+        report_lifetime: Time,
+    ) -> Self {
+        BackpressureConfig {
+            capacity_pkts,
+            variant,
+            report_lifetime,
+            link_estimate: LinkEstimate::Configured,
+            control_interval: None,
+        }
+    }
+}
+
+/// One entry of a control packet's body: (flow, destination, queue length).
+pub type QueueReport = (FlowId, NodeId, u16);
+
+/// Type, reserved byte and entry count.
+pub const BP_CONTROL_HEADER_BYTES: u32 = 4;
+/// Flow id, destination address, queue length, two reserved bytes.
+pub const BP_CONTROL_ENTRY_BYTES: u32 = 12;
+
+/// A backpressure control packet's header as the packet carries it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BpControlMsg {
+    /// Its body in the ring.
+    pub body: u64,
+    pub entries: u16,
+}
+
+impl BpControlMsg {
+    /// Bytes above UDP.
+    #[inline]
+    pub fn size_bytes(&self) -> u32 {
+        BP_CONTROL_HEADER_BYTES + BP_CONTROL_ENTRY_BYTES * self.entries as u32
+    }
 }
 
 /// A per-flow queue's key: (flow, destination).
@@ -92,8 +167,17 @@ pub struct Choice {
 pub struct Backpressure {
     cfg: BackpressureConfig,
     node: NodeId,
-    /// `R_ij (1 - p_ij)` in bit/s, dense by neighbour id (1 when never set).
+    /// Configured `R_ij (1 - p_ij)` in bit/s, dense by neighbour id (1 when never set).
     quality: Vec<f64>,
+    /// Configured `R_ij`: what a measured link without transmissions plans with.
+    prior_rate: Vec<f64>,
+    /// Footnote 2's estimates (`LinkEstimate::Measured`).
+    estimates: Option<LinkEstimates>,
+    /// The weight factor of each neighbour for the current decision (scratch, dense).
+    current: Vec<f64>,
+    /// Commodities whose queue emptied, and when (control packets report their zeros
+    /// while a neighbour may still hold a live report of them); one entry per commodity.
+    emptied: Vec<(Commodity, Time)>,
     queues: BTreeMap<Commodity, VecDeque<Queued>>,
     total: usize,
     /// Last report of (neighbour, commodity) and when it was heard.
@@ -107,10 +191,18 @@ pub struct Backpressure {
 
 impl Backpressure {
     pub fn new(cfg: BackpressureConfig, node: NodeId, node_count: usize, rng: RngStream) -> Self {
+        let estimates = match cfg.link_estimate {
+            LinkEstimate::Configured => None,
+            LinkEstimate::Measured { interval } => Some(LinkEstimates::new(interval, node_count)),
+        };
         Backpressure {
             cfg,
             node,
             quality: vec![1.0; node_count],
+            prior_rate: vec![1.0; node_count],
+            estimates,
+            current: vec![0.0; node_count],
+            emptied: Vec::new(),
             queues: BTreeMap::new(),
             total: 0,
             reported: BTreeMap::new(),
@@ -128,6 +220,43 @@ impl Backpressure {
     pub fn set_link(&mut self, j: NodeId, rate_bps: f64, loss: f64) {
         if let Some(q) = self.quality.get_mut(j.index()) {
             *q = rate_bps * (1.0 - loss);
+            self.prior_rate[j.index()] = rate_bps;
+        }
+    }
+
+    /// The MAC's report on a unicast frame to `j` (`aired` attempts on the air, the last
+    /// successful when `success`, at rates summing to `half_mbps` x 0.5 Mb/s): feeds the
+    /// measured estimates; ignored with configured ones.
+    pub fn on_tx_status(
+        &mut self,
+        j: NodeId,
+        now: Time,
+        aired: u32,
+        success: bool,
+        half_mbps: u32,
+    ) {
+        if let Some(e) = &mut self.estimates {
+            e.record(j, now, aired, success, half_mbps);
+        }
+    }
+
+    /// `(p~, R~)` of the link to `j` at `now`: footnote 2's estimates, `None` when the
+    /// window holds no transmission or the estimates are configured.
+    pub fn link_estimate(&mut self, j: NodeId, now: Time) -> Option<(f64, f64)> {
+        self.estimates.as_mut()?.estimate(j, now)
+    }
+
+    /// The weight factor `R_ij (1 - p_ij)` of the link to `j` at `now`; `pooled`: the
+    /// node's estimate over all its links (for a link without attempts of its own).
+    fn link_quality(&mut self, j: NodeId, now: Time, pooled: Option<(f64, f64)>) -> f64 {
+        let configured = self.quality.get(j.index()).copied().unwrap_or(0.0);
+        match &mut self.estimates {
+            None => configured,
+            Some(e) => match e.estimate(j, now).or(pooled) {
+                Some((loss, rate)) => rate * (1.0 - loss),
+                // Nothing sent at all: the configured rate, no loss (see `estimate`).
+                None => self.prior_rate.get(j.index()).copied().unwrap_or(0.0),
+            },
         }
     }
 
@@ -215,6 +344,37 @@ impl Backpressure {
         true
     }
 
+    /// Records the queue sizes a control packet from `from` carried, heard at `now`,
+    /// exactly as piggybacked reports. Returns whether any was recorded.
+    pub fn on_control_report(&mut self, from: NodeId, reports: &[QueueReport], now: Time) -> bool {
+        for &(flow, dst, qlen) in reports {
+            self.reported
+                .insert((from, (flow, dst)), (qlen as u32, now));
+        }
+        !reports.is_empty()
+    }
+
+    /// What a control packet sent at `now` carries (section 4.1.2), written to `out`
+    /// (cleared first): the length of every queue holding packets, and a zero for every
+    /// commodity whose queue emptied less than `report_lifetime` ago (a neighbour may
+    /// still count a live report or its own sends to this node for it). In commodity
+    /// order; older emptied entries are forgotten.
+    pub fn advertised(&mut self, now: Time, out: &mut Vec<QueueReport>) {
+        out.clear();
+        let lifetime = self.cfg.report_lifetime;
+        self.emptied.retain(|&(_, at)| now < at + lifetime);
+        self.emptied.sort_unstable_by_key(|e| e.0);
+        let mut zeros = self.emptied.iter().map(|e| e.0).peekable();
+        for (&c, q) in &self.queues {
+            while let Some(z) = zeros.next_if(|z| *z < c) {
+                out.push((z.0, z.1, 0));
+            }
+            zeros.next_if(|z| *z == c);
+            out.push((c.0, c.1, q.len().min(u16::MAX as usize) as u16));
+        }
+        out.extend(zeros.map(|z| (z.0, z.1, 0)));
+    }
+
     /// The (commodity, neighbour) of largest weight among `neighbours` (module doc,
     /// "Scheduling"), positive or not; `None` without packets or neighbours. For one
     /// commodity, ties between neighbours go to `route(dst)`, the routing next hop, then
@@ -226,6 +386,12 @@ impl Backpressure {
         route: impl Fn(NodeId) -> Option<NodeId>,
         now: Time,
     ) -> Option<Choice> {
+        let pooled = self.estimates.as_mut().and_then(|e| e.pooled(now));
+        for &j in neighbours {
+            if j.index() < self.current.len() {
+                self.current[j.index()] = self.link_quality(j, now, pooled);
+            }
+        }
         let mut best: Option<Choice> = None;
         let mut ties = 0u32;
         for &c in self.queues.keys() {
@@ -263,7 +429,7 @@ impl Backpressure {
         let mut best: Option<(Choice, bool)> = None;
         for &j in neighbours {
             let differential = self.differential(c, j, now);
-            let quality = self.quality.get(j.index()).copied().unwrap_or(0.0);
+            let quality = self.current.get(j.index()).copied().unwrap_or(0.0);
             let weight = differential as f64 * quality;
             let on_route = routed == Some(j);
             let better = match &best {
@@ -305,6 +471,12 @@ impl Backpressure {
         let remaining = queue.len();
         if remaining == 0 {
             self.queues.remove(&c);
+            if self.cfg.control_interval.is_some() {
+                match self.emptied.iter_mut().find(|e| e.0 == c) {
+                    Some(e) => e.1 = now,
+                    None => self.emptied.push((c, now)),
+                }
+            }
         }
         q.pkt.diffq = Some(DiffqHeader {
             qlen: remaining.min(u16::MAX as usize) as u16,
@@ -334,12 +506,18 @@ impl Backpressure {
         if self.queues.is_empty() {
             return None;
         }
-        self.reported
+        let expiry = self
+            .reported
             .iter()
             .filter(|((_, c), _)| self.queues.contains_key(c))
             .map(|(_, &(_, at))| at + self.cfg.report_lifetime)
             .filter(|&until| until > now)
-            .min()
+            .min();
+        let bucket = self.estimates.as_ref().map(|e| e.next_bucket(now));
+        match (expiry, bucket) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     pub fn len(&self) -> usize {

@@ -15,7 +15,9 @@ pub mod pi;
 pub mod red;
 pub mod reports;
 
-pub use backpressure::{Backpressure, BackpressureConfig, BackpressureVariant};
+pub use backpressure::{
+    Backpressure, BackpressureConfig, BackpressureVariant, BpControlMsg, LinkEstimate, QueueReport,
+};
 pub use diffq::{DiffQ, DiffQConfig};
 pub use dqm::{Dqm, DqmConfig};
 pub use droptail::DropTail;

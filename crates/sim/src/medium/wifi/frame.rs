@@ -48,6 +48,13 @@ pub struct MacFrame {
     pub handed_over: bool,
     /// Channel time spent on this frame's attempts, for link-layer feedback.
     pub airtime: Time,
+    /// Attempts put on the air: exchanges opened by this frame's DATA (or by its RTS).
+    /// Unlike [`MacFrame::attempts`] it leaves out internal collisions, which never
+    /// reach the air.
+    pub aired: u32,
+    /// Sum over the aired attempts of their data rate, in units of 0.5 Mb/s (each
+    /// attempt reads the rate table, so with rate control attempts may differ).
+    pub aired_half_mbps: u32,
 }
 
 impl MacFrame {

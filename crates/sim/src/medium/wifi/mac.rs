@@ -83,9 +83,18 @@ pub struct TxStatus {
     pub node: NodeId,
     pub next_hop: NodeId,
     pub success: bool,
+    /// Attempts, internal collisions included (what the retry counters saw).
     pub attempts: u32,
+    /// The rate the next frame to `next_hop` would use (after rate control learnt from
+    /// this one).
     pub rate: DsssRate,
     pub airtime: Time,
+    /// Attempts that went on the air (DATA, or the RTS opening an exchange); the last
+    /// of them succeeded when `success`, every one failed otherwise.
+    pub aired: u32,
+    /// Sum of the aired attempts' data rates, units of 0.5 Mb/s: their mean rate is
+    /// `aired_half_mbps * 500_000 / aired` bit/s.
+    pub aired_half_mbps: u32,
 }
 
 /// Per-station MAC counters.
@@ -383,6 +392,8 @@ impl WifiNet {
             long_retries: 0,
             handed_over: false,
             airtime: Time::ZERO,
+            aired: 0,
+            aired_half_mbps: 0,
         });
         if ac.queue.len() == 1 && ac.backoff.is_none() && !st.free {
             // 10.3.4.2: a frame arriving while the medium is busy waits a random backoff.
@@ -605,6 +616,15 @@ impl WifiNet {
         } else {
             self.stations[node.index()].rates.rate_for(dst)
         };
+        if !after_cts {
+            // A new attempt goes on the air (DATA after a CTS continues the same one).
+            let f = self.stations[node.index()].acs[level]
+                .queue
+                .front_mut()
+                .expect("winner has a frame");
+            f.aired += 1;
+            f.aired_half_mbps += (rate.bps() / 500_000) as u32;
+        }
         let data_time = frame_duration(bytes, rate, self.cfg.preamble);
         let sifs = self.cfg.sifs();
         let use_rts = !after_cts && dst != BROADCAST && bytes > self.cfg.rts_threshold_bytes;
@@ -1008,6 +1028,8 @@ impl WifiNet {
                 attempts: f.attempts() - 1,
                 rate,
                 airtime: f.airtime,
+                aired: f.aired,
+                aired_half_mbps: f.aired_half_mbps,
             }));
             if !f.handed_over {
                 self.out
@@ -1042,6 +1064,8 @@ impl WifiNet {
                 attempts: f.attempts(),
                 rate,
                 airtime: f.airtime,
+                aired: f.aired,
+                aired_half_mbps: f.aired_half_mbps,
             }));
         }
         // 10.3.4.3: a backoff follows every transmission, even with nothing queued.

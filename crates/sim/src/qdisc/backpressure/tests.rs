@@ -6,11 +6,7 @@ const T0: Time = Time::ZERO;
 const RATE: f64 = 2e6;
 
 fn cfg(variant: BackpressureVariant) -> BackpressureConfig {
-    BackpressureConfig {
-        capacity_pkts: 20,
-        variant,
-        report_lifetime: Time::from_millis(50),
-    }
+    BackpressureConfig::configured(20, variant, Time::from_millis(50))
 }
 
 /// Node 1 with loss-free 2 Mb/s links to every other node of 10.
@@ -223,4 +219,89 @@ fn ties_between_flows_are_broken_at_random_but_reproducibly() {
     assert_eq!(a, picks(1));
     let zeros = a.iter().filter(|f| **f == 0).count();
     assert!((8..=32).contains(&zeros), "{a:?}");
+}
+
+/// Node 1 with measured estimates over `T` = 1 s and control packets on.
+fn measured(variant: BackpressureVariant) -> Backpressure {
+    let rng = RngStream::new(StreamKey::new(1, 1, "qdisc.backpressure"));
+    let mut c = cfg(variant);
+    c.link_estimate = LinkEstimate::Measured {
+        interval: Time::from_secs(1),
+    };
+    c.control_interval = Some(Time::from_millis(25));
+    let mut b = Backpressure::new(c, NodeId(1), 10, rng);
+    for j in 0..10 {
+        // A configured loss the measured weights must ignore.
+        b.set_link(NodeId(j), RATE, 0.5);
+    }
+    b
+}
+
+#[test]
+fn measured_weights_follow_the_mac_not_the_configured_loss() {
+    let mut b = measured(BackpressureVariant::TcpAware);
+    fill(&mut b, 0, 5, 4);
+    let n = [NodeId(3), NodeId(5)];
+    // No transmissions yet: both links plan with the configured rate and no loss; the
+    // tie goes to the routing next hop (5 directly).
+    let direct = |d: NodeId| Some(d);
+    let t = Time::from_millis(10);
+    let c = b.choose(&n, direct, t).unwrap();
+    assert_eq!(c.next_hop, NodeId(5));
+    assert_eq!(c.weight, 20.0 * RATE);
+    // Nine failed attempts in ten on the direct link: the idle relay 3 has no estimate
+    // of its own and counts as the node's links on average, the same: a tie, which the
+    // routing next hop wins.
+    b.on_tx_status(NodeId(5), t, 10, true, 40);
+    assert_eq!(b.link_estimate(NodeId(5), t), Some((0.9, RATE)));
+    assert_eq!(b.link_estimate(NodeId(3), t), None);
+    let c = b.choose(&n, direct, t).unwrap();
+    assert_eq!(c.next_hop, NodeId(5));
+    assert!((c.weight - 20.0 * RATE * 0.1).abs() < 1e-6);
+    // Three clean attempts give the relay an estimate of its own, no loss, better than
+    // the direct link's 9 of 10 failed: the relay wins.
+    b.on_tx_status(NodeId(3), t, 1, true, 4);
+    b.on_tx_status(NodeId(3), t, 1, true, 4);
+    b.on_tx_status(NodeId(3), t, 1, true, 4);
+    assert_eq!(b.link_estimate(NodeId(3), t), Some((0.0, RATE)));
+    assert_eq!(b.choose(&n, direct, t).unwrap().next_hop, NodeId(3));
+    // A window later everything is forgotten: configured rate, no loss, a tie again.
+    let later = Time::from_millis(1100);
+    assert_eq!(b.link_estimate(NodeId(5), later), None);
+    let c = b.choose(&n, direct, later).unwrap();
+    assert_eq!((c.next_hop, c.weight), (NodeId(5), 20.0 * RATE));
+}
+
+#[test]
+fn control_packets_advertise_queues_and_recent_zeros() {
+    let mut b = measured(BackpressureVariant::Classical);
+    fill(&mut b, 0, 5, 1);
+    fill(&mut b, 2, 7, 3);
+    let n = [NodeId(5), NodeId(7)];
+    let direct = |d: NodeId| Some(d);
+    // Flow 0's only packet leaves at 10 ms: its queue empties.
+    let mut out = Vec::new();
+    loop {
+        let d = b.dequeue(&n, direct, Time::from_millis(10)).unwrap();
+        if d.pkt.flow == FlowId(0) {
+            break;
+        }
+    }
+    b.advertised(Time::from_millis(20), &mut out);
+    let len2 = b.queue_len(FlowId(2), NodeId(7)) as u16;
+    assert_eq!(
+        out,
+        vec![(FlowId(0), NodeId(5), 0), (FlowId(2), NodeId(7), len2)]
+    );
+    // Older than the report lifetime (50 ms), the zero is dropped.
+    b.advertised(Time::from_millis(60), &mut out);
+    assert_eq!(out, vec![(FlowId(2), NodeId(7), len2)]);
+    // A receiver records them as piggybacked reports.
+    let mut r = bp(BackpressureVariant::Classical);
+    assert!(r.on_control_report(NodeId(1), &out, T0));
+    assert_eq!(
+        r.neighbour_len(NodeId(1), (FlowId(2), NodeId(7)), T0),
+        len2 as u32
+    );
+    assert!(!r.on_control_report(NodeId(1), &[], T0));
 }
