@@ -3,9 +3,9 @@
 
 use crate::schema::{
     AodvLinkDetection, BackpressureVariantKind, CcKind, DiffqUtilityKind, FadingKind, FlowKind,
-    FlowSpec, FqClassifyKind, FqViewKind, Level, LinkEstimateKind, Mac, Medium, OlsrLqAlgorithm,
-    PreambleKind, PropagationKind, QueueKind, Radio, Rate, RateControlKind, RoutingKind,
-    RoutingMetric, Scenario, TcpVariantKind, Topology,
+    FlowSpec, FqClassifyKind, FqViewKind, Level, LinkEstimateKind, LossCountKind, Mac, Medium,
+    OlsrLqAlgorithm, PreambleKind, PropagationKind, QueueKind, Radio, Rate, RateControlKind,
+    RoutingKind, RoutingMetric, Scenario, TcpVariantKind, Topology,
 };
 use crate::topology::adjacency;
 use airqueue_kernel::Time;
@@ -21,7 +21,7 @@ use airqueue_sim::qdisc::dqm::Link as AirtimeLink;
 use airqueue_sim::qdisc::ReportView;
 use airqueue_sim::{
     BackpressureConfig, BackpressureVariant, Classify, CodingConfig, DiffQConfig, DiffqRateConfig,
-    DiffqUtility, DqmConfig, FlowCc, FlowConfig, FlowKindConfig, FqConfig, LinkEstimate,
+    DiffqUtility, DqmConfig, FlowCc, FlowConfig, FlowKindConfig, FqConfig, LinkEstimate, LossCount,
     MediumConfig, NodeId, OlsrSetup, PiConfig, QdiscConfig, RedConfig, TcpFlowConfig, TcpVariant,
     TfrcFlowConfig, WiresConfig, WorldConfig,
 };
@@ -306,6 +306,10 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
                 LinkEstimateKind::Configured => LinkEstimate::Configured,
                 LinkEstimateKind::Measured => LinkEstimate::Measured {
                     interval: Time::from_secs_f64(s.queue.estimate_interval_s),
+                    count: match s.queue.loss_count {
+                        LossCountKind::Packets => LossCount::Packets,
+                        LossCountKind::Attempts => LossCount::Attempts,
+                    },
                 },
             },
             control_interval: (s.queue.control_interval_s > 0.0)

@@ -34,8 +34,8 @@ use crate::schema::RandomFlows;
 use crate::schema::{
     AodvLinkDetection, AodvSpec, BackpressureSpec, BackpressureVariantKind, CcKind, DiffqSpec,
     DiffqUtilityKind, FlowKind, FlowSpec, FqClassifyKind, FqViewKind, LinkEstimateKind, LinkSpec,
-    Medium, OlsrLqAlgorithm, OlsrSpec, Outputs, QueueKind, QueueSpec, Rate, Routing, RoutingKind,
-    RoutingMetric, Scenario, TcpSpec, TcpVariantKind, Topology,
+    LossCountKind, Medium, OlsrLqAlgorithm, OlsrSpec, Outputs, QueueKind, QueueSpec, Rate, Routing,
+    RoutingKind, RoutingMetric, Scenario, TcpSpec, TcpVariantKind, Topology,
 };
 use fields::{describe, number, Errs, Fields};
 
@@ -87,7 +87,7 @@ const FLOW_KEYS: [(&str, &[&str]); 6] = [
 
 /// `[queue]` keys that only some queue kinds take (`per_dest_capacity` and `ecn_mark`
 /// keep their own messages).
-const QUEUE_KEYS: [(&str, &[&str]); 23] = [
+const QUEUE_KEYS: [(&str, &[&str]); 24] = [
     ("classify", &["fq"]),
     ("per_flow_capacity", &["fq"]),
     ("backpressure_threshold", &["fq"]),
@@ -96,6 +96,7 @@ const QUEUE_KEYS: [(&str, &[&str]); 23] = [
     ("variant", &["backpressure"]),
     ("link_estimate", &["backpressure"]),
     ("estimate_interval", &["backpressure"]),
+    ("loss_count", &["backpressure"]),
     ("control_interval", &["backpressure"]),
     ("min_threshold", &["red"]),
     ("max_threshold", &["red"]),
@@ -1261,6 +1262,26 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
     } else {
         Some("measured")
     };
+    let loss_count = if bp {
+        let given = f.has("loss_count");
+        let c = f.choice(
+            errs,
+            "loss_count",
+            Some("packets"),
+            &["packets", "attempts"],
+            &[],
+        );
+        if given && link_estimate == Some("configured") {
+            errs.push(ConfigError::new(
+                f.path("loss_count"),
+                "applies only to measured estimates: drop it, or set link_estimate = \
+                 \"measured\"",
+            ));
+        }
+        c
+    } else {
+        Some("packets")
+    };
     let estimate_interval = if bp {
         f.number(
             errs,
@@ -1351,6 +1372,10 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
             _ => LinkEstimateKind::Measured,
         },
         estimate_interval_s: estimate_interval?,
+        loss_count: match loss_count? {
+            "attempts" => LossCountKind::Attempts,
+            _ => LossCountKind::Packets,
+        },
         control_interval_s: control_interval?,
         red: red?,
         pi: pi?,

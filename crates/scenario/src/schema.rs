@@ -424,13 +424,18 @@ pub struct QueueSpec {
     pub variant: BackpressureVariantKind,
     /// `link_estimate` (backpressure only): where the link weight `R_ij (1 - p_ij)`
     /// comes from (seed 002, 4.1.1): "measured" (default, footnote 2: each node's own
-    /// frame attempts over the last `estimate_interval`) or "configured" (the data rate
+    /// transmissions over the last `estimate_interval`, see `loss_count`) or "configured" (the data rate
     /// and `[[link]] loss`, an oracle).
     pub link_estimate: LinkEstimateKind,
     /// `estimate_interval` (backpressure only): footnote 2's `T`, seconds, in
     /// (0, 3600]; default 1 (about 100 frames of a busy 2 Mb/s link, the fewest that
     /// can tell a 1% loss from none).
     pub estimate_interval_s: f64,
+    /// `loss_count` (backpressure, measured estimates): what footnote 2's "transmitted
+    /// packets" are: "packets" (default: a packet fails when the MAC drops it at the
+    /// retry limit, the footnote's words and what a network layer sees) or "attempts"
+    /// (every frame on the air, retries included: the per-transmission loss).
+    pub loss_count: LossCountKind,
     /// `control_interval` (backpressure only): a node that has sent no data frame for
     /// this many seconds broadcasts its queue sizes (seed 002, 4.1.2), in [0, 3600];
     /// 0 turns control packets off; default half of `report_lifetime`, so an idle node
@@ -527,6 +532,14 @@ pub enum FqViewKind {
     Overheard,
     /// The true queue lengths (the global array the paper's simulations read).
     Exact,
+}
+
+/// `[queue] loss_count` of kind = "backpressure" (seed 002, 4.1.1, footnote 2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossCountKind {
+    Packets,
+    Attempts,
 }
 
 /// `[queue] link_estimate` of kind = "backpressure" (seed 002, 4.1.1).

@@ -14,7 +14,7 @@ pub mod world;
 pub use ids::{FlowId, LinkId, NodeId};
 pub use qdisc::{
     BackpressureConfig, BackpressureVariant, Classify, DiffQConfig, DqmConfig, FqConfig,
-    LinkEstimate, PiConfig, RedConfig,
+    LinkEstimate, LossCount, PiConfig, RedConfig,
 };
 pub use transport::{
     CodingConfig, CodingStats, DiffqRateConfig, DiffqUtility, TcpFlowConfig, TcpFlowStats,

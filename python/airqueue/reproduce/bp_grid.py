@@ -135,6 +135,9 @@ class Config:
     #: not given; the model's default).
     link_estimate: str = "measured"
     estimate_interval: float = 1.0
+    #: What the measured estimates count as transmitted: "packets" (footnote 2's words;
+    #: a packet fails when the MAC gives up on it) or "attempts" (every frame on the air).
+    loss_count: str = "packets"
     #: Section 4.1.2's control packets of an idle node, seconds (0: off; the model's
     #: default, half of ``report_lifetime``).
     control_interval: float = 0.025
@@ -691,9 +694,9 @@ def _mechanism_notes(
                 "destination's direction, and flows that need a lossy link mostly stall."
                 + (
                     " With measured estimates (footnote 2) p is the failed share of the "
-                    "node's own attempts on the link, collisions included, and a neighbour "
-                    "it has not sent to within estimate_interval counts as loss-free, so "
-                    "even a loss-free link in use can lose the tie."
+                    f"node's own {config.loss_count} on the link over estimate_interval, "
+                    "and a neighbour it has not sent to then counts as the node's links "
+                    "on average."
                     if config.link_estimate == "measured"
                     else ""
                 )

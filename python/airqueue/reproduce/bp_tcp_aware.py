@@ -127,6 +127,9 @@ class Config:
     #: not given; the model's default).
     link_estimate: str = "measured"
     estimate_interval: float = 1.0
+    #: What the measured estimates count as transmitted: "packets" (footnote 2's words;
+    #: a packet fails when the MAC gives up on it) or "attempts" (every frame on the air).
+    loss_count: str = "packets"
     #: Section 4.1.2's control packets of an idle node, seconds (0: off; the model's
     #: default, half of ``report_lifetime``).
     control_interval: float = 0.025
@@ -273,13 +276,15 @@ def coding_problems(config: CodingParams) -> list[str]:
 
 
 def estimate_problems(config: Any) -> list[str]:
-    """What is wrong with the backpressure keys ``link_estimate``, ``estimate_interval``
-    and ``control_interval``, if anything."""
+    """What is wrong with the backpressure keys ``link_estimate``, ``loss_count``,
+    ``estimate_interval`` and ``control_interval``, if anything."""
     problems = []
     if config.link_estimate not in ("measured", "configured"):
         problems.append(
             f'link_estimate {config.link_estimate!r}: expected "measured" or "configured"'
         )
+    if config.loss_count not in ("packets", "attempts"):
+        problems.append(f'loss_count {config.loss_count!r}: expected "packets" or "attempts"')
     t = config.estimate_interval
     if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 < t <= 3600:
         problems.append(f"estimate_interval {t!r}: expected seconds in (0, 3600]")
@@ -329,7 +334,7 @@ def queue_section(scheme: str, config: Any) -> dict[str, Any]:
         "link_estimate": config.link_estimate,
         "estimate_interval": config.estimate_interval,
         "control_interval": config.control_interval,
-    }
+    } | ({"loss_count": config.loss_count} if config.link_estimate == "measured" else {})
 
 
 def nontcp_scenario(config: Config, scheme: str, loss: float = 0.0) -> dict[str, Any]:

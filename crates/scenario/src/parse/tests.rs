@@ -134,6 +134,7 @@ fn defaults_fill_every_optional_section() {
             variant: BackpressureVariantKind::TcpAware,
             link_estimate: LinkEstimateKind::Measured,
             estimate_interval_s: 1.0,
+            loss_count: LossCountKind::Packets,
             control_interval_s: 0.025,
             red: red_defaults(11e6),
             pi: pi_defaults(50),
@@ -819,6 +820,7 @@ fn diffq_queue_and_rate_control_keys() {
             variant: BackpressureVariantKind::TcpAware,
             link_estimate: LinkEstimateKind::Measured,
             estimate_interval_s: 1.0,
+            loss_count: LossCountKind::Packets,
             control_interval_s: 0.025,
             red: red_defaults(11e6),
             pi: pi_defaults(100),
@@ -954,6 +956,7 @@ fn fq_queue_keys() {
             variant: BackpressureVariantKind::TcpAware,
             link_estimate: LinkEstimateKind::Measured,
             estimate_interval_s: 1.0,
+            loss_count: LossCountKind::Packets,
             control_interval_s: 0.025,
             red: red_defaults(11e6),
             pi: pi_defaults(40),
@@ -1245,5 +1248,18 @@ fn backpressure_link_estimate_and_control_keys() {
     bad(
         "kind = \"droptail\"\ncontrol_interval = 0.1",
         "queue.control_interval",
+    );
+    let s = from_toml_str(&format!(
+        "{TWO_NODES}[queue]\nkind = \"backpressure\"\nloss_count = \"attempts\"\n"
+    ))
+    .unwrap();
+    assert_eq!(s.queue.loss_count, LossCountKind::Attempts);
+    bad(
+        "kind = \"backpressure\"\nloss_count = \"frames\"",
+        "queue.loss_count: unknown loss_count \"frames\"",
+    );
+    assert_eq!(
+        errors_of("[queue]\nkind = \"backpressure\"\nlink_estimate = \"configured\"\nloss_count = \"packets\"\n"),
+        vec!["queue.loss_count: applies only to measured estimates: drop it, or set link_estimate = \"measured\""]
     );
 }

@@ -47,8 +47,10 @@
 //! `U_j^s = 0` when `j` is the destination and `K = B_i / |S_i|` (section 4.1.4,
 //! integer division; `|S_i|` the commodities with packets here). The weight is
 //! `D * R_ij * (1 - p_ij)`. With `LinkEstimate::Measured` (the default of the scenario
-//! schema), `p_ij` and `R_ij` are footnote 2's estimates from this node's own frame
-//! attempts to `j` over the last `T` (module `estimate`: retries count, a link without
+//! schema), `p_ij` and `R_ij` are footnote 2's estimates from this node's own
+//! transmissions to `j` over the last `T`, counted as packets (the default: a packet
+//! failed if the MAC dropped it at the retry limit) or as frame attempts
+//! ([`LossCount`]; module `estimate`: a link without
 //! attempts in the window counts as the node's links on average, or as loss-free at the
 //! configured rate when the node sent nothing); with
 //! `LinkEstimate::Configured`, the configured data rate and `[[link]]` loss. The pair
@@ -89,8 +91,23 @@ pub enum LinkEstimate {
     /// The configured data rate and `[[link]]` loss (a static oracle).
     Configured,
     /// Footnote 2's estimates from the node's own transmissions over the last
-    /// `interval` (`T`), see [`estimate`].
-    Measured { interval: Time },
+    /// `interval` (`T`), counted as `count` says, see [`LinkEstimates`].
+    Measured { interval: Time, count: LossCount },
+}
+
+/// What footnote 2's "transmitted packets" are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossCount {
+    /// Network-layer packets, each a success or a failure by its fate at the MAC (sent,
+    /// or dropped at the retry limit): the footnote's words, "successfully transmitted
+    /// packets over all transmitted packets", and what a network layer above an 802.11
+    /// MAC (ns-2's included) learns of a packet. `R~` is the mean rate of each packet's
+    /// attempts.
+    Packets,
+    /// Frame attempts on the air, retries included: the per-transmission loss `p_l` of
+    /// the paper's model (section 2), which a network layer cannot see without the
+    /// MAC's retry counts.
+    Attempts,
 }
 
 /// Settings of the backpressure discipline.
@@ -193,7 +210,9 @@ impl Backpressure {
     pub fn new(cfg: BackpressureConfig, node: NodeId, node_count: usize, rng: RngStream) -> Self {
         let estimates = match cfg.link_estimate {
             LinkEstimate::Configured => None,
-            LinkEstimate::Measured { interval } => Some(LinkEstimates::new(interval, node_count)),
+            LinkEstimate::Measured { interval, .. } => {
+                Some(LinkEstimates::new(interval, node_count))
+            }
         };
         Backpressure {
             cfg,
@@ -235,8 +254,13 @@ impl Backpressure {
         success: bool,
         half_mbps: u32,
     ) {
-        if let Some(e) = &mut self.estimates {
-            e.record(j, now, aired, success, half_mbps);
+        let Some(e) = &mut self.estimates else { return };
+        match self.cfg.link_estimate {
+            LinkEstimate::Measured {
+                count: LossCount::Packets,
+                ..
+            } if aired > 0 => e.record(j, now, 1, success, half_mbps / aired),
+            _ => e.record(j, now, aired, success, half_mbps),
         }
     }
 

@@ -16,7 +16,8 @@ pub mod red;
 pub mod reports;
 
 pub use backpressure::{
-    Backpressure, BackpressureConfig, BackpressureVariant, BpControlMsg, LinkEstimate, QueueReport,
+    Backpressure, BackpressureConfig, BackpressureVariant, BpControlMsg, LinkEstimate, LossCount,
+    QueueReport,
 };
 pub use diffq::{DiffQ, DiffQConfig};
 pub use dqm::{Dqm, DqmConfig};

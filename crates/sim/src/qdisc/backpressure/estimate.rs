@@ -3,13 +3,18 @@
 //! interval T on link l", and `R~_l`, "the average of the recent (over an interval) link
 //! rates over link l".
 //!
-//! * **What is counted.** A "transmitted packet" is a frame *attempt* that went on the
-//!   air (a DATA frame, or the RTS opening an exchange), retries included: `p_l` in the
-//!   model (section 2) is the loss probability of one transmission over the link, and
-//!   counting MSDUs after retries would measure the retry limit's residual loss instead
-//!   (about `p^7`, near zero for every link the MAC can use). A frame's attempts all
-//!   failed but the last when it succeeded, all failed when the MAC gave up. Internal
-//!   collisions of 802.11e never reach the air and are not counted.
+//! * **What is counted.** The window counts what its caller records
+//!   ([`super::LossCount`]). By default a "transmitted packet" is a packet: one success
+//!   when the MAC delivered it, one failure when it gave up at the retry limit (the
+//!   footnote's words, and all a network layer learns of a packet from an 802.11 MAC);
+//!   this measures the retry limit's residual loss, about `p^7`, near zero for most
+//!   links the MAC can use. Counted per frame *attempt* that went on the air (a DATA
+//!   frame, or the RTS opening an exchange), retries included, it is `p_l` of the model
+//!   (section 2), the loss of one transmission: a frame's attempts all failed but the
+//!   last when it succeeded, all failed when the MAC gave up. Internal collisions of
+//!   802.11e never reach the air and are not counted. We implemented attempts first;
+//!   with them most of seed 002's results moved far from the paper (docs), and a second
+//!   reading of the footnote made packets the default.
 //! * **When.** The MAC reports a frame's attempts with its fate (`TxStatus`), so they
 //!   are counted at that instant, up to a few retries (milliseconds) after the first.
 //! * **Window.** The interval `T` is a ring of [`BUCKETS`] buckets of `T / BUCKETS`; the

@@ -221,12 +221,17 @@ fn ties_between_flows_are_broken_at_random_but_reproducibly() {
     assert!((8..=32).contains(&zeros), "{a:?}");
 }
 
-/// Node 1 with measured estimates over `T` = 1 s and control packets on.
+/// Node 1 with measured estimates over `T` = 1 s (frame attempts) and control packets on.
 fn measured(variant: BackpressureVariant) -> Backpressure {
+    measured_by(variant, LossCount::Attempts)
+}
+
+fn measured_by(variant: BackpressureVariant, count: LossCount) -> Backpressure {
     let rng = RngStream::new(StreamKey::new(1, 1, "qdisc.backpressure"));
     let mut c = cfg(variant);
     c.link_estimate = LinkEstimate::Measured {
         interval: Time::from_secs(1),
+        count,
     };
     c.control_interval = Some(Time::from_millis(25));
     let mut b = Backpressure::new(c, NodeId(1), 10, rng);
@@ -270,6 +275,26 @@ fn measured_weights_follow_the_mac_not_the_configured_loss() {
     assert_eq!(b.link_estimate(NodeId(5), later), None);
     let c = b.choose(&n, direct, later).unwrap();
     assert_eq!((c.next_hop, c.weight), (NodeId(5), 20.0 * RATE));
+}
+
+/// Counted as packets (footnote 2's words), a frame that got through after retries is
+/// one successful packet and one the MAC gave up on is one failed packet; `R~` is the
+/// mean rate of the packet's attempts.
+#[test]
+fn packet_counts_see_a_packet_s_fate_not_its_retries() {
+    let mut b = measured_by(BackpressureVariant::TcpAware, LossCount::Packets);
+    let t = Time::from_millis(10);
+    // Nine failed attempts, then success, at 2 Mb/s each (4 half-Mb/s units per attempt).
+    b.on_tx_status(NodeId(5), t, 10, true, 40);
+    assert_eq!(b.link_estimate(NodeId(5), t), Some((0.0, RATE)));
+    b.on_tx_status(NodeId(5), t, 7, false, 28);
+    assert_eq!(b.link_estimate(NodeId(5), t), Some((0.5, RATE)));
+    // The same reports counted as attempts: 16 failures in 17.
+    let mut a = measured(BackpressureVariant::TcpAware);
+    a.on_tx_status(NodeId(5), t, 10, true, 40);
+    a.on_tx_status(NodeId(5), t, 7, false, 28);
+    let (loss, _) = a.link_estimate(NodeId(5), t).unwrap();
+    assert!((loss - 16.0 / 17.0).abs() < 1e-12);
 }
 
 #[test]
