@@ -204,6 +204,9 @@ pub struct Backpressure {
     held: u64,
     /// Tie-breaking between commodities.
     rng: RngStream,
+    /// The neighbour list the world fills before each dequeue, kept so that a pull
+    /// allocates nothing once it has grown ([`Self::take_neighbour_buf`]).
+    neighbour_buf: Vec<NodeId>,
 }
 
 impl Backpressure {
@@ -228,7 +231,20 @@ impl Backpressure {
             counters: QueueCounters::default(),
             held: 0,
             rng,
+            neighbour_buf: Vec::new(),
         }
+    }
+
+    /// The reusable neighbour buffer, emptied; hand it back with
+    /// [`Self::return_neighbour_buf`] after the dequeue that reads it.
+    pub fn take_neighbour_buf(&mut self) -> Vec<NodeId> {
+        let mut b = std::mem::take(&mut self.neighbour_buf);
+        b.clear();
+        b
+    }
+
+    pub fn return_neighbour_buf(&mut self, b: Vec<NodeId>) {
+        self.neighbour_buf = b;
     }
 
     pub fn config(&self) -> &BackpressureConfig {

@@ -135,11 +135,15 @@ impl Qdisc {
             Qdisc::Backpressure(d) => {
                 // The 802.11 neighbours: the nodes the routing table reaches in one hop.
                 let node = d.node();
-                let neighbours: Vec<NodeId> = (0..routing.node_count() as u32)
-                    .map(NodeId)
-                    .filter(|&j| j != node && routing.next_hop(node, j) == Some(j))
-                    .collect();
-                d.dequeue(&neighbours, |dst| routing.next_hop(node, dst), now)
+                let mut neighbours = d.take_neighbour_buf();
+                neighbours.extend(
+                    (0..routing.node_count() as u32)
+                        .map(NodeId)
+                        .filter(|&j| j != node && routing.next_hop(node, j) == Some(j)),
+                );
+                let out = d.dequeue(&neighbours, |dst| routing.next_hop(node, dst), now);
+                d.return_neighbour_buf(neighbours);
+                out
             }
             Qdisc::DiffQ(d) => {
                 let node = d.node();
