@@ -71,6 +71,7 @@ import pandas as pd
 from airqueue.reproduce.bp_tcp_aware import (
     LOSSES,
     VARIANT_LABEL,
+    BackpressureParams,
     coding_note,
     coding_problems,
     estimate_problems,
@@ -105,8 +106,9 @@ FAIRNESS_TOLERANCE = 0.05
 
 
 @dataclass(frozen=True)
-class Config:
-    """Parameters (``airqueue.reproduce(NAME, params={...})`` overrides any of them)."""
+class Config(BackpressureParams):
+    """Parameters (``airqueue.reproduce(NAME, params={...})`` overrides any of them; the
+    backpressure settings are ``BackpressureParams``'s)."""
 
     #: Seeds 1..seeds, each its own layout (section 5.1: 10).
     seeds: int = 10
@@ -128,19 +130,6 @@ class Config:
     tx_range_m: float = 250.0
     #: Flows start uniformly at random within this window (section 5.1: 5 s).
     start_window_s: float = 5.0
-    #: How long an overheard queue report counts (the model's default).
-    report_lifetime: float = 0.05
-    #: Footnote 2's link estimates, "measured" (the paper) or "configured" (the
-    #: configured loss and rate), over ``estimate_interval`` seconds (the paper's T,
-    #: not given; the model's default).
-    link_estimate: str = "measured"
-    estimate_interval: float = 1.0
-    #: What the measured estimates count as transmitted: "packets" (footnote 2's words;
-    #: a packet fails when the MAC gives up on it) or "attempts" (every frame on the air).
-    loss_count: str = "packets"
-    #: Section 4.1.2's control packets of an idle node, seconds (0: off; the model's
-    #: default, half of ``report_lifetime``).
-    control_interval: float = 0.025
     #: A flow survives with at least this fraction of its equal share of the aggregate.
     survive_share: float = 0.1
     #: The probe's loss on the one lossy link (an analysis of ours, not a figure).

@@ -106,20 +106,10 @@ LOG_WEIGHT = 4e6
 
 
 @dataclass(frozen=True)
-class Config:
-    """Parameters (``airqueue.reproduce(NAME, params={...})`` overrides any of them)."""
+class BackpressureParams:
+    """The backpressure settings every seed-002 reproduction passes to ``[queue]``
+    (``queue_section``); their readings are in docs/backpressure.md."""
 
-    seeds: int = 10
-    duration: float = 200.0
-    topologies: tuple[str, ...] = ("tree", "diamond")
-    variants: tuple[str, ...] = ("sack", "vegas")
-    schemes: tuple[str, ...] = SCHEMES
-    packet_size: int = 1000
-    capacity: int = 100
-    data_rate: float = 2e6
-    basic_rate: float = 1e6
-    #: Flow 2 starts this long after flow 1 (at 0 s).
-    second_start: float = 0.5
     #: How long an overheard queue report counts (the model's default).
     report_lifetime: float = 0.05
     #: Footnote 2's link estimates, "measured" (the paper) or "configured" (the
@@ -133,6 +123,23 @@ class Config:
     #: Section 4.1.2's control packets of an idle node, seconds (0: off; the model's
     #: default, half of ``report_lifetime``).
     control_interval: float = 0.025
+
+
+@dataclass(frozen=True)
+class Config(BackpressureParams):
+    """Parameters (``airqueue.reproduce(NAME, params={...})`` overrides any of them)."""
+
+    seeds: int = 10
+    duration: float = 200.0
+    topologies: tuple[str, ...] = ("tree", "diamond")
+    variants: tuple[str, ...] = ("sack", "vegas")
+    schemes: tuple[str, ...] = SCHEMES
+    packet_size: int = 1000
+    capacity: int = 100
+    data_rate: float = 2e6
+    basic_rate: float = 1e6
+    #: Flow 2 starts this long after flow 1 (at 0 s).
+    second_start: float = 0.5
     #: Fig. 9: loss probabilities of link A-B in the diamond (empty: no sweep).
     losses: tuple[float, ...] = LOSSES
     #: Figs. 12-13: run the non-TCP flow experiment.
@@ -275,7 +282,7 @@ def coding_problems(config: CodingParams) -> list[str]:
     return problems
 
 
-def estimate_problems(config: Any) -> list[str]:
+def estimate_problems(config: BackpressureParams) -> list[str]:
     """What is wrong with the backpressure keys ``link_estimate``, ``loss_count``,
     ``estimate_interval`` and ``control_interval``, if anything."""
     problems = []
