@@ -1,8 +1,8 @@
 //! The run report: the `airqueue run --json` summary of DESIGN.md (keys fixed there) and
 //! column-oriented tables for Parquet output.
 
-use crate::schema::{FlowKind, Scenario};
-use airqueue_sim::metrics::{jain_index, log_utility};
+use crate::schema::{FlowKind, QueueKind, Scenario};
+use airqueue_sim::metrics::{jain_index, log_utility, OverflowCounts};
 use airqueue_sim::net::aodv::AodvStats;
 use airqueue_sim::net::more::MoreFlowStats;
 use airqueue_sim::net::olsr::OlsrStats;
@@ -67,7 +67,7 @@ pub fn summary(s: &Scenario, out: &RunOutcome, wall_seconds: f64) -> Value {
     let simulated = out.simulated.as_secs_f64();
     let c = out.conservation;
     let routing = routing_totals(out);
-    json!({
+    let mut summary = json!({
         "name": s.name,
         "seed": s.seed,
         "simulated_seconds": simulated,
@@ -88,6 +88,30 @@ pub fn summary(s: &Scenario, out: &RunOutcome, wall_seconds: f64) -> Value {
             "dropped": c.dropped,
             "in_flight": c.in_flight,
             "holds": c.holds(),
+        },
+    });
+    if s.queue.kind == QueueKind::Diffq {
+        let o = &m.diffq_overflows;
+        summary["diffq_overflows"] = json!({
+            "first_relay": overflow_counts(&o.first_relay),
+            "deeper": overflow_counts(&o.deeper),
+        });
+    }
+    summary
+}
+
+/// One side of the summary's `diffq_overflows` (DiffQ queues only).
+fn overflow_counts(c: &OverflowCounts) -> Value {
+    json!({
+        "drops": c.drops,
+        "sender_level": c.sender_level,
+        "receiver_level": c.receiver_level,
+        "stale_by": {
+            "0": c.stale_by[0],
+            "1-4": c.stale_by[1],
+            "5-9": c.stale_by[2],
+            "10-19": c.stale_by[3],
+            "20+": c.stale_by[4],
         },
     })
 }

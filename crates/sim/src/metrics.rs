@@ -99,6 +99,50 @@ pub struct FlowDropKey {
     pub at_origin: bool,
 }
 
+/// DiffQ's relay overflows (seed 000, section 6.4, Fig. 15): what the sender and the
+/// overflowing relay knew when a forwarded DiffQ packet found the relay's destination
+/// queue full. A diagnostic of the ablation: were the sender's reports stale, and at
+/// which MAC levels did the two stand?
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DiffqOverflows {
+    /// Overflows at the first relay (the sender is the packet's source).
+    pub first_relay: OverflowCounts,
+    /// Overflows further along the path.
+    pub deeper: OverflowCounts,
+}
+
+/// One side of [`DiffqOverflows`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OverflowCounts {
+    pub drops: u64,
+    /// The sender's level: its differential from the `qlen` the packet carries (its
+    /// queue when it handed the packet to the MAC) less what its table holds for the
+    /// relay at the drop, quantised as its scheduler does; levels above 7 count as 7.
+    pub sender_level: [u64; 8],
+    /// The relay's own level towards its routing next hop, at the drop.
+    pub receiver_level: [u64; 8],
+    /// How far the sender's table was below the relay's true queue: 0 (or above it),
+    /// 1-4, 5-9, 10-19, 20 or more packets.
+    pub stale_by: [u64; 5],
+}
+
+impl OverflowCounts {
+    /// Counts one overflow.
+    pub fn record(&mut self, sender_level: u8, receiver_level: u8, stale_by: i64) {
+        self.drops += 1;
+        self.sender_level[(sender_level as usize).min(7)] += 1;
+        self.receiver_level[(receiver_level as usize).min(7)] += 1;
+        let bucket = match stale_by {
+            i64::MIN..=0 => 0,
+            1..=4 => 1,
+            5..=9 => 2,
+            10..=19 => 3,
+            _ => 4,
+        };
+        self.stale_by[bucket] += 1;
+    }
+}
+
 /// All metrics of a run.
 #[derive(Clone, Debug)]
 pub struct Metrics {
@@ -108,6 +152,8 @@ pub struct Metrics {
     /// Drops of flows' packets (data and TCP ACKs) by flow, node, reason and whether the
     /// node is the packet's origin; packets of no flow are counted in `drops` only.
     pub flow_drops: BTreeMap<FlowDropKey, u64>,
+    /// DiffQ's relay overflows (all zero without DiffQ queues).
+    pub diffq_overflows: DiffqOverflows,
     pub queue_samples: Vec<QueueSample>,
     pub bin: Time,
     pub warmup: Time,
@@ -139,6 +185,7 @@ impl Metrics {
             flows,
             drops: vec![[0; REASONS]; node_count],
             flow_drops: BTreeMap::new(),
+            diffq_overflows: DiffqOverflows::default(),
             queue_samples: Vec::new(),
             bin,
             warmup,

@@ -1085,6 +1085,9 @@ impl World {
             Ok(()) => self.kick(iface),
             Err((q, reason)) => {
                 let pushed_out = q.pkt.uid != uid;
+                if reason == DropReason::QueueOverflow && prev_hop != node {
+                    self.diffq_overflow(node, prev_hop, &q.pkt);
+                }
                 self.metrics.on_packet_dropped(node, reason, &q.pkt);
                 self.coding_on_drop(node, reason, &q.pkt);
                 // Backpressure pushed another packet out and kept the arrival.

@@ -25,6 +25,7 @@ use super::{Event, FlowApp, PacedBy, World};
 use crate::app::UdpRate;
 use crate::ids::{FlowId, NodeId};
 use crate::net::Packet;
+use crate::qdisc::Qdisc;
 
 /// What a node believes about a neighbour's queue for a destination, next to the truth
 /// (for tests and traces; the model itself never reads another node's memory).
@@ -63,6 +64,31 @@ impl World {
         let believed = qdiscs.get(node.index())?.neighbour_len(neighbour, dst)?;
         let actual = qdiscs.get(neighbour.index())?.queue_len_for(dst) as u32;
         Some(DiffqView { believed, actual })
+    }
+
+    /// A DiffQ packet from `from` overflowed `node`'s destination queue: records what
+    /// the two knew ([`crate::metrics::DiffqOverflows`]). Reads both nodes' tables, as a
+    /// trace would; the model itself never does.
+    pub(super) fn diffq_overflow(&mut self, node: NodeId, from: NodeId, pkt: &Packet) {
+        let Some(h) = pkt.diffq else { return };
+        let Some(w) = &self.wifi else { return };
+        let (Some(Qdisc::DiffQ(rx)), Some(Qdisc::DiffQ(tx))) =
+            (w.qdiscs.get(node.index()), w.qdiscs.get(from.index()))
+        else {
+            return;
+        };
+        let believed = tx.neighbour_len(node, pkt.dst) as i64;
+        let sender = tx.level_for(h.qlen as i64 - believed);
+        let next = self.routing.next_hop(node, pkt.dst);
+        let receiver = rx.level_for(rx.differential(pkt.dst, next));
+        let stale_by = rx.queue_len(pkt.dst) as i64 - believed;
+        let o = &mut self.metrics.diffq_overflows;
+        let side = if from == pkt.src {
+            &mut o.first_relay
+        } else {
+            &mut o.deeper
+        };
+        side.record(sender, receiver, stale_by);
     }
 
     /// On the wifi medium: the length of `node`'s queue for `dst` (DiffQ's destination
