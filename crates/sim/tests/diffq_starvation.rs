@@ -1,5 +1,8 @@
 //! Seed 000's Fig. 2 starvation scenario in miniature (issue 6 acceptance): a multi-hop TCP
 //! flow starts first, then two one-hop flows join near its relays and contend with them.
+//! This miniature keeps a four-hop chain with one one-hop flow beside each outer relay;
+//! the `diffq-starvation` reproduction follows Fig. 2's caption (three hops, both one-hop
+//! flows beside the first relay).
 //!
 //! ```text
 //!              G (200,400)            I (600,400)
@@ -16,7 +19,7 @@
 //! all three are active.
 //!
 //! Under TCP-SACK over drop-tail queues and DCF the long flow starves (the paper's Fig.
-//! 10). Under DiffQ-TCP (DiffQ queues, the diffq8 EDCA table, DiffQ AIMD rate control on
+//! 2). Under DiffQ-TCP (DiffQ queues, the diffq8 EDCA table, DiffQ AIMD rate control on
 //! all three flows) the paper has all three keep a fair share. Here DiffQ-TCP lifts the
 //! long flow from ~0% to 9-30% of its fair share (seeds 1-3), not above 50%: the long
 //! flow still loses segments at its first relay B (MAC retry limit under the diffq8

@@ -1,22 +1,27 @@
 """``diffq-starvation``: the three-flow scenario of seed 000, Fig. 2 (TCP) and Fig. 10
 (DiffQ-TCP).
 
-Geometry (explicit positions, metres; 250 m range, 550 m carrier sense)::
+Geometry (explicit positions, metres; 250 m range, 550 m carrier sense), with the
+paper's node names::
 
-            G (200, 400)
-            |  flow 2: F -> G, one hop, joins at 45 s
-            F (200, 200)
-    A ----- B ----- C ----- D ----- E      flow 1: A -> E, four hops, starts first
-  (0, 0) (200, 0)                (800, 0)
-            H (200, -200)
-            |  flow 3: H -> I, one hop, joins at 70 s
-            I (200, -400)
+            F (200, 400)
+            |  flow 2: E -> F, one hop, joins at 45 s
+            E (200, 200)
+    A ----- B ----- C ----- D      flow 1: A -> D, three hops, starts first
+  (0, 0) (200, 0)       (600, 0)
+            G (200, -200)
+            |  flow 3: G -> H, one hop, joins at 70 s
+            H (200, -400)
 
-Both one-hop senders sit 200 m from the relay B, perpendicular to the chain: as in the
-paper's explanation of Fig. 2, B's channel accesses contend with four other senders
-(A, C, F and H) while F and H only contend with the long flow, and their receivers are
-400 m from B. The paper's own topology is a building testbed (Fig. 5/10: flow 1 is five
-hops, flow 2 two); this is the same mechanism on a chain.
+Fig. 2's caption gives flow 1 "over three hops" and the text names the nodes: "the
+channel accesses of node B interfere with those of four other nodes, A, C, E and G",
+i.e. the relay B, the path's other senders A and C, and the one-hop senders E and G;
+flows 2 and 3 see no losses "because their destinations are not under any
+interference". Both one-hop senders sit 200 m from B, perpendicular to the chain, and
+their receivers 400 m from B. ``hops`` (default 3, the caption's) lengthens flow 1 along
+the chain; earlier versions ran it over four hops (``--param hops=4``). Fig. 10 runs
+the same three flows on the testbed (flow 1 five hops, flow 2 two); the paper does not
+draw Fig. 2(a)'s positions, so this chain is our reading of the text.
 
 Schemes: TCP-SACK (drop-tail interface queue of 199, MadWiFi's, DCF) and DiffQ-TCP
 (TCP-SACK reliability with its congestion control off, paced by DiffQ's source rate
@@ -56,7 +61,7 @@ from airqueue.reproduce.report import ReproductionResult, Row, row
 from airqueue.reproduce.runs import Runner
 
 NAME = "diffq-starvation"
-SUMMARY = "Fig. 2 / Fig. 10: a 4-hop TCP flow starves beside two 1-hop flows; DiffQ-TCP shares"
+SUMMARY = "Fig. 2 / Fig. 10: a 3-hop TCP flow starves beside two 1-hop flows; DiffQ-TCP shares"
 
 SCHEMES = ("TCP-SACK", "DiffQ-TCP")
 
@@ -67,7 +72,9 @@ class Config:
 
     seeds: int = 5
     duration: float = 120.0
-    #: Start times of flows 1 (4 hops), 2 and 3 (1 hop each), seconds.
+    #: Hops of flow 1 along the chain (Fig. 2's caption: "one flow over three hops").
+    hops: int = 3
+    #: Start times of flows 1 (``hops`` hops), 2 and 3 (1 hop each), seconds.
     starts: tuple[float, float, float] = (1.0, 45.0, 70.0)
     #: Delayed-ACK settings to run; the first is the headline (Linux default: on).
     delayed_ack: tuple[bool, ...] = (True, False)
@@ -91,22 +98,29 @@ class Config:
     def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
         base = cls(seeds=3, duration=60.0, starts=(1.0, 10.0, 20.0)) if quick else cls()
         try:
-            return apply_params(base, params)
+            config = apply_params(base, params)
         except ValueError as e:
             raise ValueError(f"{NAME}: {e}") from None
+        if config.hops < 2:
+            raise ValueError(
+                f"{NAME}: parameter hops must be at least 2 (flow 1 crosses the relay B "
+                f"that flows 2 and 3 sit beside), got {config.hops}; e.g. --param hops=3"
+            )
+        return config
 
 
 def scenario(config: Config, scheme: str) -> dict[str, Any]:
     """The scenario of one scheme (delayed ACK as swept by the grid)."""
     s = config.spacing
-    positions = [[i * s, 0.0] for i in range(5)]  # A B C D E
-    positions += [[s, s], [s, 2 * s], [s, -s], [s, -2 * s]]  # F G H I
+    h = config.hops
+    positions = [[i * s, 0.0] for i in range(h + 1)]  # the chain A B C D ...
+    positions += [[s, s], [s, 2 * s], [s, -s], [s, -2 * s]]  # E F, G H beside B
     t1, t2, t3 = config.starts
     diffq = scheme == "DiffQ-TCP"
     flows = [
-        {"src": 0, "dst": 4, "start": t1},
-        {"src": 5, "dst": 6, "start": t2},
-        {"src": 7, "dst": 8, "start": t3},
+        {"src": 0, "dst": h, "start": t1},
+        {"src": h + 1, "dst": h + 2, "start": t2},
+        {"src": h + 3, "dst": h + 4, "start": t3},
     ]
     for f in flows:
         f.update(kind="tcp", variant="sack", packet_size=config.packet_size)
@@ -179,7 +193,7 @@ def run(
             per_run = w.pivot_table(index="run_id", columns="flow", values="goodput_bps")
             fig_ref = "Fig. 2b" if scheme == "TCP-SACK" else "Fig. 10"
             for flow, what in (
-                (0, "flow 1 (4 hops)"),
+                (0, f"flow 1 ({config.hops} hops)"),
                 (1, "flow 2 (1 hop)"),
                 (2, "flow 3 (1 hop)"),
             ):
@@ -208,8 +222,9 @@ def run(
         f"Window: t = {t3:g} s (third flow starts) to {end:g} s; flows start at "
         f"{', '.join(f'{t:g}' for t in config.starts)} s; {len(seeds)} seeds "
         f"({'quick' if quick else 'full'}).",
-        "Topology: 4-hop chain A-E at 200 m spacing, 1-hop flows F->G and H->I 200 m from "
-        "relay B on either side (B contends with A, C, F, H as in the paper's explanation).",
+        f"Topology: {config.hops}-hop chain from A at {config.spacing:g} m spacing (Fig. 2: "
+        "three hops), 1-hop flows E->F and G->H beside relay B on either side (B contends "
+        "with A, C, E and G, as in the paper's explanation).",
         "Delayed ACK applies to both schemes alike; 'on' is the Linux default of the "
         "paper's testbed.",
     ]

@@ -14,7 +14,7 @@ __all__ = ["IN_ALL", "REPRODUCTIONS", "module"]
 REPRODUCTIONS: dict[str, tuple[str, str, str]] = {
     "diffq-starvation": (
         "airqueue.reproduce.diffq_starvation",
-        "Fig. 2 / Fig. 10: a 4-hop TCP flow starves beside two 1-hop flows; DiffQ-TCP shares",
+        "Fig. 2 / Fig. 10: a 3-hop TCP flow starves beside two 1-hop flows; DiffQ-TCP shares",
         "000",
     ),
     "diffq-single-path": (
