@@ -337,3 +337,52 @@ def test_empty_columns_get_the_type_their_name_implies() -> None:
 def test_malformed_tables_are_simulation_errors() -> None:
     with pytest.raises(SimulationError, match="malformed table 'flows'"):
         Results(summary={}, tables={"flows": {"a": [1, 2], "b": [1]}})
+
+
+def _same_run(a: Results, b: Results) -> None:
+    wall = {"wall_seconds", "events_per_second"}
+    assert {k: v for k, v in a.summary.items() if k not in wall} == {
+        k: v for k, v in b.summary.items() if k not in wall
+    }
+
+
+def test_watched_runs_are_the_same_runs():
+    """From the main thread the core runs in a helper thread, sliced for progress and
+    Ctrl-C; from another thread (a sweep worker) it is called directly: same bits."""
+    import threading
+
+    plain = airqueue.run(CHAIN, seed=5)
+    watched = airqueue.run(CHAIN, seed=5, progress=True)
+    box: list[Results] = []
+    t = threading.Thread(target=lambda: box.append(airqueue.run(CHAIN, seed=5)))
+    t.start()
+    t.join()
+    _same_run(plain, watched)
+    _same_run(plain, box[0])
+
+
+def test_ctrl_c_stops_a_long_run_and_leaves_no_thread_behind():
+    import _thread
+    import threading
+
+    long_run = dict(CHAIN, duration=1e7)  # hours of wall time if it were not stopped
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        airqueue.run(long_run)
+    timer.join()
+    # run() joins its helper thread before the interrupt goes on: the core has stopped.
+    assert not [t for t in threading.enumerate() if t.name == "airqueue-run" and t.is_alive()]
+
+
+def test_monitor_reports_simulated_time_and_stops():
+    monitor = _core.RunMonitor()
+    assert (monitor.simulated_s(), monitor.duration_s()) == (0.0, 0.0)
+    report = json.loads(_core.run(json.dumps(CHAIN), 1, None, monitor))
+    assert report["ok"] is True
+    assert monitor.simulated_s() == monitor.duration_s() == 10.0
+    stopped = _core.RunMonitor()
+    stopped.stop()
+    report = json.loads(_core.run(json.dumps(CHAIN), 1, None, stopped))
+    assert report["ok"] is False and report["interrupted"] is True
+    assert report["errors"] == ["interrupted at 0.000 s of 10.000 s simulated"]

@@ -184,6 +184,24 @@ def test_runner_unknown_extension(tmp_path: Path) -> None:
     assert result.stderr.startswith("error: ") and "unknown scenario format" in result.stderr
 
 
+def test_runner_ctrl_c_exits_130_without_traceback(
+    chain: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen = {}
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        seen.update(kwargs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(airqueue, "run", interrupted)
+    result = runner.invoke(app, ["run", str(chain), "--progress"])
+    assert result.exit_code == 130
+    assert result.stderr == "interrupted: the run was stopped; nothing was written\n"
+    assert seen["progress"] is True
+    runner.invoke(app, ["run", str(chain)])
+    assert seen["progress"] is False  # stderr is not a terminal here
+
+
 def test_runner_simulation_failure_exits_1(chain: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(airqueue._core, "run", lambda *a: airqueue._core._panic_for_tests("x"))
     result = runner.invoke(app, ["run", str(chain)])

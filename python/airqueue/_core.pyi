@@ -1,6 +1,22 @@
 """Type stubs of the compiled extension module (crates/py)."""
 
-def run(scenario_json: str, seed: int | None = None, duration: float | None = None) -> str:
+class RunMonitor:
+    """Watches a run from another thread: simulated time reached, and a stop request."""
+
+    def __init__(self) -> None: ...
+    def simulated_s(self) -> float:
+        """Simulated seconds reached so far."""
+    def duration_s(self) -> float:
+        """The run's simulated duration; 0 until the scenario has validated."""
+    def stop(self) -> None:
+        """Asks the run to stop at its next slice; it then reports ``interrupted``."""
+
+def run(
+    scenario_json: str,
+    seed: int | None = None,
+    duration: float | None = None,
+    monitor: RunMonitor | None = None,
+) -> str:
     """Runs a scenario given as JSON text; returns the report as JSON text."""
 
 def validate(scenario_json: str) -> str:

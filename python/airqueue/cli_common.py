@@ -16,12 +16,14 @@ import typer
 from airqueue import _core
 from airqueue.errors import AirqueueError, ConfigError
 
-__all__ = ["EXIT_CONFIG", "EXIT_FAILURE", "app", "fail", "reporting_errors"]
+__all__ = ["EXIT_CONFIG", "EXIT_FAILURE", "EXIT_INTERRUPTED", "app", "fail", "reporting_errors"]
 
 #: Exit code for an invalid scenario, file or option.
 EXIT_CONFIG = 2
 #: Exit code for a run that failed.
 EXIT_FAILURE = 1
+#: Exit code of a command stopped by Ctrl-C (128 + SIGINT), as shells report it.
+EXIT_INTERRUPTED = 130
 
 app = typer.Typer(
     name="airqueue",

@@ -12,13 +12,10 @@ from typing import Annotated
 
 import typer
 
-from airqueue.cli_common import EXIT_CONFIG, app, fail, reporting_errors
+from airqueue.cli_common import EXIT_CONFIG, EXIT_INTERRUPTED, app, fail, reporting_errors
 from airqueue.reproduce import IN_ALL, NAMES, ReproductionResult, default_out, reproduce
 from airqueue.reproduce import reproduce_all as run_all
 from airqueue.reproduce.registry import REPRODUCTIONS
-
-#: Exit code of a reproduction stopped by Ctrl-C (128 + SIGINT), as shells report it.
-EXIT_INTERRUPTED = 130
 
 
 def _names_help() -> str:

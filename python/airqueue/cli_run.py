@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -13,7 +14,7 @@ from rich.markup import escape
 from rich.table import Table
 
 import airqueue
-from airqueue.cli_common import app, reporting_errors
+from airqueue.cli_common import EXIT_INTERRUPTED, app, reporting_errors
 
 
 @app.command("run")
@@ -31,10 +32,24 @@ def run_command(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print only the summary as one JSON object.")
     ] = False,
+    progress: Annotated[
+        bool | None,
+        typer.Option(
+            "--progress/--no-progress",
+            help="Show simulated time on stderr while the run goes (default: when stderr "
+            "is a terminal).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
-    """Run one scenario and print its summary."""
+    """Run one scenario and print its summary. Ctrl-C stops the run (exit 130)."""
+    show = sys.stderr.isatty() if progress is None else progress
     with reporting_errors():
-        results = airqueue.run(scenario, seed=seed, duration=duration)
+        try:
+            results = airqueue.run(scenario, seed=seed, duration=duration, progress=show)
+        except KeyboardInterrupt:
+            print("interrupted: the run was stopped; nothing was written", file=sys.stderr)
+            raise typer.Exit(EXIT_INTERRUPTED) from None
         if out is not None:
             results.write(out)
     if as_json:

@@ -9,10 +9,7 @@ from typing import Annotated
 import typer
 
 import airqueue
-from airqueue.cli_common import EXIT_FAILURE, app, reporting_errors
-
-#: Exit code of a sweep stopped by Ctrl-C (128 + SIGINT), as shells report it.
-EXIT_INTERRUPTED = 130
+from airqueue.cli_common import EXIT_FAILURE, EXIT_INTERRUPTED, app, reporting_errors
 
 
 @app.command("sweep")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import threading
 from numbers import Integral, Real
 
 from airqueue import _core
@@ -16,27 +17,107 @@ _U64_MAX = 2**64 - 1
 
 
 def run(
-    scenario: ScenarioLike, *, seed: int | None = None, duration: float | None = None
+    scenario: ScenarioLike,
+    *,
+    seed: int | None = None,
+    duration: float | None = None,
+    progress: bool = False,
 ) -> Results:
     """Runs ``scenario`` (a Scenario, a dict of file keys, or a file path) to completion.
 
     ``seed`` and ``duration`` (simulated seconds) override the scenario's own. Raises
     ConfigError, listing every problem, if the scenario is invalid, and SimulationError if
     the core fails. The GIL is released while the core runs.
+
+    Called from the main thread, the core runs in a helper thread so that Ctrl-C stops it
+    (KeyboardInterrupt, within a thousandth of the run's simulated time) and, with
+    ``progress``, a bar on stderr shows the simulated time reached. Runs from other
+    threads (sweep workers) call the core directly. Either way the run is the same, bit
+    for bit.
     """
     sc = load_scenario(scenario)
     problems = _check_overrides(seed, duration)
     if problems:
         raise ConfigError(problems)
-    report = decode_report(
-        _core.run(sc.to_json(), None if seed is None else int(seed), _float(duration))
-    )
+    args = (sc.to_json(), None if seed is None else int(seed), _float(duration))
+    if threading.current_thread() is threading.main_thread():
+        raw = _run_watched(*args, progress=progress, label=str(sc.to_dict().get("name", "run")))
+    else:
+        raw = _core.run(*args)
+    report = decode_report(raw)
+    if report.get("interrupted"):
+        raise KeyboardInterrupt
     if report.get("ok") is True:
         return Results.from_report(report, scenario=sc.to_dict())
     errors = report.get("errors") or ["the core reported failure without a reason"]
     if report.get("internal"):
         raise SimulationError(errors)
     raise ConfigError(errors)
+
+
+def _run_watched(
+    scenario_json: str, seed: int | None, duration: float | None, *, progress: bool, label: str
+) -> str:
+    """Runs the core in a helper thread while this (main) thread waits, interruptibly,
+    drawing the bar when ``progress``. On KeyboardInterrupt the run is told to stop and
+    joined before the interrupt goes on, so no run outlives its caller."""
+    monitor = _core.RunMonitor()
+    out: list[str] = []
+    worker = threading.Thread(
+        target=lambda: out.append(_core.run(scenario_json, seed, duration, monitor)),
+        name="airqueue-run",
+        daemon=True,
+    )
+    bar = _ProgressBar(label) if progress else None
+    try:
+        worker.start()
+        while worker.is_alive():
+            worker.join(0.1)
+            if bar is not None:
+                bar.update(monitor.simulated_s(), monitor.duration_s())
+    except KeyboardInterrupt:
+        monitor.stop()
+        worker.join()
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+    return out[0]
+
+
+class _ProgressBar:
+    """Simulated seconds reached of the run's duration, on stderr (rich)."""
+
+    def __init__(self, label: str) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self._progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            TextColumn("{task.completed:.1f} / {task.total:.1f} simulated s"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        )
+        # The total is the run's duration, known once the core has validated the scenario.
+        self._task = self._progress.add_task(label, total=0.0)
+        self._progress.start()
+
+    def update(self, simulated_s: float, duration_s: float) -> None:
+        if duration_s > 0:
+            self._progress.update(self._task, completed=simulated_s, total=duration_s)
+
+    def close(self) -> None:
+        self._progress.stop()
 
 
 def _float(value: float | None) -> float | None:

@@ -4,6 +4,7 @@
 
 use std::cell::RefCell;
 use std::panic::{self, catch_unwind, UnwindSafe};
+use std::sync::Arc;
 
 use pyo3::prelude::*;
 
@@ -59,19 +60,60 @@ mod _core {
         quiet_panics();
     }
 
+    /// Watches a run from another Python thread: the simulated time reached, and a stop
+    /// request (how Ctrl-C reaches a run that has released the GIL).
+    #[pyclass(frozen)]
+    struct RunMonitor {
+        inner: Arc<airqueue_scenario::api::Monitor>,
+    }
+
+    #[pymethods]
+    impl RunMonitor {
+        #[new]
+        fn new() -> Self {
+            RunMonitor {
+                inner: Arc::default(),
+            }
+        }
+
+        /// Simulated seconds reached so far.
+        fn simulated_s(&self) -> f64 {
+            self.inner.simulated().as_secs_f64()
+        }
+
+        /// The run's simulated duration in seconds; 0 until the scenario has validated.
+        fn duration_s(&self) -> f64 {
+            self.inner.duration().as_secs_f64()
+        }
+
+        /// Asks the run to stop; it reports `"interrupted": true`.
+        fn stop(&self) {
+            self.inner.stop();
+        }
+    }
+
     /// Runs a scenario (JSON text of the file's keys); returns the report as JSON text.
-    /// The GIL is released while the simulation runs.
+    /// The GIL is released while the simulation runs; `monitor` sees its progress.
     #[pyfunction]
-    #[pyo3(signature = (scenario_json, seed=None, duration=None))]
+    #[pyo3(signature = (scenario_json, seed=None, duration=None, monitor=None))]
     fn run(
         py: Python<'_>,
         scenario_json: &str,
         seed: Option<u64>,
         duration: Option<f64>,
+        monitor: Option<&RunMonitor>,
     ) -> String {
         let scenario_json = scenario_json.to_owned();
+        let monitor = monitor.map(|m| Arc::clone(&m.inner));
         py.detach(move || {
-            guarded(move || airqueue_scenario::api::run_json(&scenario_json, seed, duration))
+            guarded(move || {
+                airqueue_scenario::api::run_json_monitored(
+                    &scenario_json,
+                    seed,
+                    duration,
+                    monitor.as_deref(),
+                )
+            })
         })
     }
 

@@ -7,15 +7,55 @@
 //! `{"ok": true, "summary": {...}, "tables": {"<table>": {"<column>": [values...]}}}`
 //! where `summary` is exactly the `airqueue run --json` object of DESIGN.md and the tables
 //! are column-oriented: `flows`, `timeseries`, `drops`, `queues`, `nodes`.
-//! Non-finite floats are written as `null`.
+//! Non-finite floats are written as `null`. A run stopped through its [`Monitor`] returns
+//! `{"ok": false, "interrupted": true, "errors": ["interrupted at ..."]}`.
 
 use crate::build::world_config;
 use crate::report;
 use crate::schema::Scenario;
 use crate::topology::validate_and_place;
+use airqueue_kernel::Time;
 use airqueue_sim::{RunOutcome, World};
 use serde_json::{json, Value};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
+
+/// Watches a run from another thread: how far the simulated clock has got, and a flag that
+/// stops the run. The run updates it between slices of simulated time (see
+/// [`SLICES`]); slicing does not change what runs (`World::run_until` executes exactly
+/// the events due by its argument, whatever steps it is called in), so a monitored run
+/// is the same run, bit for bit.
+#[derive(Debug, Default)]
+pub struct Monitor {
+    simulated_ns: AtomicU64,
+    duration_ns: AtomicU64,
+    stop: AtomicBool,
+}
+
+/// A monitored run checks its monitor this many times over its simulated duration.
+pub const SLICES: u64 = 1000;
+
+impl Monitor {
+    /// Simulated time reached so far.
+    pub fn simulated(&self) -> Time {
+        Time::from_nanos(self.simulated_ns.load(Ordering::Relaxed))
+    }
+
+    /// The run's simulated duration; zero until the scenario has validated.
+    pub fn duration(&self) -> Time {
+        Time::from_nanos(self.duration_ns.load(Ordering::Relaxed))
+    }
+
+    /// Asks the run to stop at its next slice boundary.
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether [`Monitor::stop`] was called.
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+}
 
 /// A finished run with what it was run from.
 pub struct Run {
@@ -52,16 +92,44 @@ pub fn apply_overrides(v: &mut Value, seed: Option<u64>, duration_s: Option<f64>
 }
 
 /// Validates and runs a scenario given as a parsed value.
-pub fn run_value(
+pub fn run_value(v: Value, seed: Option<u64>, duration_s: Option<f64>) -> Result<Run, Vec<String>> {
+    run_monitored(v, seed, duration_s, None)
+}
+
+/// [`run_value`], reporting progress to `monitor` and stopping early when it is told to
+/// (then the error names the simulated time reached).
+pub fn run_monitored(
     mut v: Value,
     seed: Option<u64>,
     duration_s: Option<f64>,
+    monitor: Option<&Monitor>,
 ) -> Result<Run, Vec<String>> {
     apply_overrides(&mut v, seed, duration_s);
     let (scenario, positions) = validate_and_place(&v).map_err(|e| e.messages())?;
     let cfg = world_config(&scenario, &positions);
+    let duration = cfg.duration;
     let t0 = Instant::now();
-    let outcome = World::new(cfg).run();
+    let mut world = World::new(cfg);
+    let outcome = match monitor {
+        None => world.run(),
+        Some(m) => {
+            m.duration_ns.store(duration.as_nanos(), Ordering::Relaxed);
+            let step = Time::from_nanos((duration.as_nanos() / SLICES).max(1));
+            while world.now() < duration {
+                if m.stopped() {
+                    return Err(vec![format!(
+                        "interrupted at {:.3} s of {:.3} s simulated",
+                        world.now().as_secs_f64(),
+                        duration.as_secs_f64()
+                    )]);
+                }
+                world.run_until(world.now() + step);
+                m.simulated_ns
+                    .store(world.now().as_nanos(), Ordering::Relaxed);
+            }
+            world.finish()
+        }
+    };
     let wall_seconds = t0.elapsed().as_secs_f64();
     Ok(Run {
         scenario,
@@ -74,6 +142,16 @@ pub fn run_value(
 /// Runs a scenario given as JSON text (the file's keys, already parsed from TOML/YAML/JSON
 /// by the caller), with optional seed and duration overrides.
 pub fn run_json(scenario_json: &str, seed: Option<u64>, duration_s: Option<f64>) -> String {
+    run_json_monitored(scenario_json, seed, duration_s, None)
+}
+
+/// [`run_json`] with a [`Monitor`]; a stopped run reports `"interrupted": true`.
+pub fn run_json_monitored(
+    scenario_json: &str,
+    seed: Option<u64>,
+    duration_s: Option<f64>,
+    monitor: Option<&Monitor>,
+) -> String {
     let v: Value = match serde_json::from_str(scenario_json) {
         Ok(v) => v,
         Err(e) => {
@@ -81,13 +159,16 @@ pub fn run_json(scenario_json: &str, seed: Option<u64>, duration_s: Option<f64>)
                 .to_string()
         }
     };
-    match run_value(v, seed, duration_s) {
+    match run_monitored(v, seed, duration_s, monitor) {
         Ok(run) => json!({
             "ok": true,
             "summary": report::summary(&run.scenario, &run.outcome, run.wall_seconds),
             "tables": report::tables(&run.scenario, &run.positions, &run.outcome),
         })
         .to_string(),
+        Err(errors) if monitor.is_some_and(Monitor::stopped) => {
+            json!({"ok": false, "interrupted": true, "errors": errors}).to_string()
+        }
         Err(errors) => json!({"ok": false, "errors": errors}).to_string(),
     }
 }

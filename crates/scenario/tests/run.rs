@@ -166,3 +166,47 @@ fn duration_override_clips_flow_stops() {
     assert_eq!(run.scenario.duration_s, 20.0);
     assert_eq!(run.scenario.flows[1].stop_s, 20.0);
 }
+
+/// A monitored run is sliced into `SLICES` steps of simulated time; slicing must not
+/// change a bit of the report, and the monitor must end at the run's duration.
+#[test]
+fn monitored_runs_are_the_same_runs() {
+    use airqueue_scenario::api::{run_json_monitored, Monitor};
+    for name in [
+        "diffq-mesh.toml",
+        "tcp-chain.toml",
+        "bss-dqm.toml",
+        "olsr-mesh.toml",
+    ] {
+        let text = example(name).to_string();
+        let plain: Value = serde_json::from_str(&run_json(&text, Some(3), Some(20.0))).unwrap();
+        let monitor = Monitor::default();
+        let watched: Value = serde_json::from_str(&run_json_monitored(
+            &text,
+            Some(3),
+            Some(20.0),
+            Some(&monitor),
+        ))
+        .unwrap();
+        assert_eq!(plain["ok"], true, "{name}: {plain}");
+        assert_eq!(strip_wall_clock(plain), strip_wall_clock(watched), "{name}");
+        assert_eq!(monitor.duration().as_secs_f64(), 20.0, "{name}");
+        assert_eq!(monitor.simulated(), monitor.duration(), "{name}");
+    }
+}
+
+/// A stop request ends the run at the next slice with an `interrupted` report.
+#[test]
+fn a_stopped_run_reports_interrupted() {
+    use airqueue_scenario::api::{run_json_monitored, Monitor};
+    let monitor = Monitor::default();
+    monitor.stop();
+    let text = example("tcp-chain.toml").to_string();
+    let r: Value =
+        serde_json::from_str(&run_json_monitored(&text, None, None, Some(&monitor))).unwrap();
+    assert_eq!(r["ok"], false);
+    assert_eq!(r["interrupted"], true);
+    let msg = r["errors"][0].as_str().unwrap();
+    assert!(msg.starts_with("interrupted at 0.000 s of "), "{msg}");
+    assert_eq!(monitor.simulated().as_nanos(), 0);
+}
