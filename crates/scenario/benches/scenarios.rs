@@ -9,7 +9,11 @@
 //!   between random pairs, static routing [65 sim-s/s];
 //! - `mesh46-diffq`: the same mesh and flows under DiffQ (seed 000): per-destination
 //!   queues, the eight-level EDCA table, and every source paced by DiffQ's rate control;
-//! - `chain-wired`: the bundled wired example.
+//! - `chain-wired`: the bundled wired example;
+//! - `grid-backpressure`: seed 002's setting on a 4x3 grid (200 m spacing, so only
+//!   row and column neighbours hear each other): four coded TCP-SACK flows from the
+//!   corner node under TCP-aware backpressure with its defaults (measured link
+//!   estimates, control packets), as `bp-grid` runs them.
 
 use airqueue_kernel::{RngStream, StreamKey};
 use airqueue_scenario::api::run_value;
@@ -75,6 +79,30 @@ fn coded(mut v: Value) -> Value {
     v
 }
 
+/// Seed 002's grid in small (after `python/airqueue/reproduce/bp_grid.py`): 802.11b at
+/// 2 Mb/s (control frames at 1 Mb/s), TCP-aware backpressure with 100-packet buffers,
+/// four TCP-SACK flows with the network-coding layer from node 0 to nodes 3, 6, 8 and 11
+/// (one to five hops), starting half a second apart.
+fn grid_backpressure(duration_s: f64) -> Value {
+    let flows: Vec<Value> = [3, 6, 8, 11]
+        .iter()
+        .enumerate()
+        .map(|(i, &dst)| {
+            json!({"kind": "tcp", "variant": "sack", "src": 0, "dst": dst,
+                   "packet_size": 1000, "start": 0.5 * i as f64})
+        })
+        .collect();
+    json!({
+        "name": "grid-backpressure",
+        "duration": duration_s,
+        "topology": {"kind": "grid", "rows": 3, "cols": 4, "spacing": 200.0},
+        "radio": {"data_rate": 2e6, "basic_rate": 1e6},
+        "queue": {"kind": "backpressure", "variant": "tcp_aware", "capacity": 100},
+        "tcp": {"network_coding": true, "coding_block": 32},
+        "flow": flows,
+    })
+}
+
 fn scenarios(c: &mut Criterion) {
     let mut g = c.benchmark_group("scenario");
     g.sample_size(10);
@@ -86,6 +114,7 @@ fn scenarios(c: &mut Criterion) {
         ("chain-wired", example("chain-udp.toml")),
         ("tcp-chain", example("tcp-chain.toml")),
         ("tcp-chain-coded", coded(example("tcp-chain.toml"))),
+        ("grid-backpressure", grid_backpressure(60.0)),
     ];
     for (name, v) in cases {
         let probe = run_value(v.clone(), None, None).expect("benchmark scenario validates");

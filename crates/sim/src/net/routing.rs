@@ -3,7 +3,10 @@
 //! Dijkstra from every destination over the neighbour graph, with either hop count or
 //! ETX (De Couto et al., MobiCom 2003: ETX = 1 / (d_f * d_r), d the delivery ratios of the
 //! two directions) as link cost. Ties go to the lowest node id so the table is a pure
-//! function of the graph. The table is dense: `next_hop[src * n + dst]`.
+//! function of the graph. The table is dense: `next_hop[src * n + dst]`. Each node's
+//! one-hop neighbours (the destinations that are their own next hop) are kept with its
+//! row, so that a discipline choosing among them (backpressure) reads a list instead of
+//! scanning the row at every pull.
 
 use crate::ids::NodeId;
 use std::cmp::Reverse;
@@ -25,6 +28,8 @@ pub struct RoutingTable {
     n: usize,
     next_hop: Vec<u32>,
     hops: Vec<u32>,
+    /// By node: the nodes its row reaches in one hop, ascending (rebuilt with the row).
+    neighbours: Vec<Vec<NodeId>>,
 }
 
 impl RoutingTable {
@@ -70,7 +75,35 @@ impl RoutingTable {
                 }
             }
         }
-        RoutingTable { n, next_hop, hops }
+        let mut t = RoutingTable {
+            n,
+            next_hop,
+            hops,
+            neighbours: vec![Vec::new(); n],
+        };
+        for i in 0..n as u32 {
+            t.find_neighbours(NodeId(i));
+        }
+        t
+    }
+
+    /// Rebuilds `at`'s neighbour list from its row (the list keeps its allocation).
+    fn find_neighbours(&mut self, at: NodeId) {
+        let row = &self.next_hop[at.index() * self.n..(at.index() + 1) * self.n];
+        let list = &mut self.neighbours[at.index()];
+        list.clear();
+        list.extend(
+            (0..self.n as u32)
+                .filter(|&j| j != at.0 && row[j as usize] == j)
+                .map(NodeId),
+        );
+    }
+
+    /// The nodes `at` reaches in one hop (its next hop towards them is themselves), in
+    /// ascending id order.
+    #[inline]
+    pub fn neighbours(&self, at: NodeId) -> &[NodeId] {
+        &self.neighbours[at.index()]
     }
 
     /// The neighbour to which `at` forwards packets for `dst`; `None` if unreachable or
@@ -101,6 +134,7 @@ impl RoutingTable {
             n,
             next_hop: vec![NO_ROUTE; n * n],
             hops,
+            neighbours: vec![Vec::new(); n],
         }
     }
 
@@ -119,6 +153,7 @@ impl RoutingTable {
         let changed = row.iter().zip(next_hop).filter(|(a, b)| a != b).count();
         row.copy_from_slice(next_hop);
         self.hops[i..i + self.n].copy_from_slice(hops);
+        self.find_neighbours(src);
         changed
     }
 }
@@ -189,12 +224,20 @@ mod tests {
         let mut t = RoutingTable::empty(3);
         assert_eq!(t.next_hop(NodeId(0), NodeId(2)), None);
         assert_eq!(t.hop_count(NodeId(1), NodeId(1)), Some(0));
+        assert!(t.neighbours(NodeId(0)).is_empty());
         assert_eq!(t.set_row(NodeId(0), &[NO_ROUTE, 1, 1], &[0, 1, 2]), 2);
         assert_eq!(t.next_hop(NodeId(0), NodeId(2)), Some(NodeId(1)));
         assert_eq!(t.hop_count(NodeId(0), NodeId(2)), Some(2));
+        assert_eq!(t.neighbours(NodeId(0)), &[NodeId(1)]);
         assert_eq!(t.set_row(NodeId(0), &[NO_ROUTE, 1, 2], &[0, 1, 1]), 1);
         assert_eq!(t.row(NodeId(0)), &[NO_ROUTE, 1, 2]);
         assert_eq!(t.row(NodeId(1)), &[NO_ROUTE; 3]);
+        // The neighbour lists follow the rows they were rebuilt from.
+        assert_eq!(t.neighbours(NodeId(0)), &[NodeId(1), NodeId(2)]);
+        assert!(t.neighbours(NodeId(1)).is_empty());
+        // A row naming its own node as next hop does not list it.
+        t.set_row(NodeId(2), &[NO_ROUTE, 1, 2], &[2, 1, 0]);
+        assert_eq!(t.neighbours(NodeId(2)), &[NodeId(1)]);
     }
 
     #[test]
@@ -205,5 +248,9 @@ mod tests {
         assert_eq!(t.next_hop(NodeId(0), NodeId(3)), Some(NodeId(1)));
         assert_eq!(t.next_hop(NodeId(0), NodeId(4)), None);
         assert_eq!(t.hop_count(NodeId(4), NodeId(0)), None);
+        // One-hop neighbours in id order; none for the isolated node.
+        assert_eq!(t.neighbours(NodeId(0)), &[NodeId(1), NodeId(2)]);
+        assert_eq!(t.neighbours(NodeId(3)), &[NodeId(1), NodeId(2)]);
+        assert!(t.neighbours(NodeId(4)).is_empty());
     }
 }

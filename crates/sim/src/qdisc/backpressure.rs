@@ -7,8 +7,8 @@
 //! ACKs travel in opposite directions under one flow id and are two commodities (seed
 //! 002's `U_i^s` is per flow and the paper does not say where ACKs wait; keying by
 //! destination too is this model's reading). An empty queue does
-//! not exist. The node buffer holds at most `capacity` packets over all queues (`B_i`,
-//! seed 002's 100).
+//! not exist (it is not in `S_i`). The node buffer holds at most `capacity` packets over
+//! all queues (`B_i`, seed 002's 100).
 //!
 //! # Overflow (section 4.1.4, "a packet from the largest per-flow queue is dropped")
 //! When an arrival finds the buffer full, the longest queue, counting the arrival in its
@@ -66,12 +66,26 @@
 //! it joins that node's queue for the same commodity (the routing next hop stored with
 //! a queued packet is not read). Packets may wander or loop, as backpressure allows;
 //! the TTL (`DEFAULT_TTL`) ends loops with a `Ttl` drop.
+//!
+//! # Storage
+//! Every pull weighs every commodity with packets against every neighbour, and every
+//! frame decoded or overheard stores a report, so the tables are dense and indexed (as
+//! DiffQ's and fair queuing's, `qdisc/reports.rs`): a row per flow ever seen here,
+//! found through a flow-indexed vector and given on the flow's first packet or report,
+//! with a slot per destination holding that commodity's FIFO (which keeps its
+//! allocation while empty) and when it last emptied; per row, a [`NeighbourReports`]
+//! table of the reports by (neighbour, destination). The commodities with packets are
+//! also listed, with their slots, in (flow, destination) order: the scheduler visits
+//! them in that order, which fixes the order of its random draws for ties, and overflow
+//! breaks ties between the longest queues by it. The neighbours come from the routing
+//! table's per-node list (`RoutingTable::neighbours`), not from a scan of its row.
 
+use super::reports::NeighbourReports;
 use super::{Dequeued, QueueCounters, Queued};
 use crate::ids::{FlowId, NodeId};
 use crate::net::{DiffqHeader, DropReason, Packet};
 use airqueue_kernel::{RngStream, Time};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 mod estimate;
 pub use estimate::LinkEstimates;
@@ -170,6 +184,9 @@ impl BpControlMsg {
 /// A per-flow queue's key: (flow, destination).
 type Commodity = (FlowId, NodeId);
 
+/// `row_of` value of a flow never seen.
+const NO_ROW: u32 = u32::MAX;
+
 /// What the scheduler chose, before the packet leaves its queue.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Choice {
@@ -180,10 +197,15 @@ pub struct Choice {
 }
 
 /// The backpressure discipline of one node's radio interface.
+///
+/// Storage is dense (module doc, "Storage"): a row per flow ever seen, found through a
+/// flow-indexed vector, with one slot per destination; a commodity's slot is
+/// `row * node_count + destination`.
 #[derive(Clone, Debug)]
 pub struct Backpressure {
     cfg: BackpressureConfig,
     node: NodeId,
+    node_count: usize,
     /// Configured `R_ij (1 - p_ij)` in bit/s, dense by neighbour id (1 when never set).
     quality: Vec<f64>,
     /// Configured `R_ij`: what a measured link without transmissions plans with.
@@ -192,21 +214,27 @@ pub struct Backpressure {
     estimates: Option<LinkEstimates>,
     /// The weight factor of each neighbour for the current decision (scratch, dense).
     current: Vec<f64>,
-    /// Commodities whose queue emptied, and when (control packets report their zeros
-    /// while a neighbour may still hold a live report of them); one entry per commodity.
-    emptied: Vec<(Commodity, Time)>,
-    queues: BTreeMap<Commodity, VecDeque<Queued>>,
+    /// Dense by flow id: the flow's row, or `NO_ROW` before its first packet or report.
+    row_of: Vec<u32>,
+    /// By slot: the commodity's FIFO, empty when it holds no packet (the queue "does not
+    /// exist", but keeps its allocation for the next packet).
+    queues: Vec<VecDeque<Queued>>,
+    /// The commodities holding packets (`S_i`) and their slots, in commodity order: the
+    /// order in which the scheduler draws its ties and overflow breaks its ties.
+    active: Vec<(Commodity, usize)>,
+    /// By row: the last report of (neighbour, destination) and when it was heard.
+    reported: Vec<NeighbourReports<(u32, Time)>>,
+    /// By slot: when the commodity's queue last emptied (control packets report its zero
+    /// while a neighbour may still hold a live report of it); `None` once forgotten.
+    emptied_at: Vec<Option<Time>>,
+    /// The commodities (and slots) with an `emptied_at` time, one entry per commodity.
+    emptied: Vec<(Commodity, usize)>,
     total: usize,
-    /// Last report of (neighbour, commodity) and when it was heard.
-    reported: BTreeMap<(NodeId, Commodity), (u32, Time)>,
     counters: QueueCounters,
     /// Dequeue attempts that found packets but no positive weight.
     held: u64,
     /// Tie-breaking between commodities.
     rng: RngStream,
-    /// The neighbour list the world fills before each dequeue, kept so that a pull
-    /// allocates nothing once it has grown ([`Self::take_neighbour_buf`]).
-    neighbour_buf: Vec<NodeId>,
 }
 
 impl Backpressure {
@@ -220,31 +248,60 @@ impl Backpressure {
         Backpressure {
             cfg,
             node,
+            node_count,
             quality: vec![1.0; node_count],
             prior_rate: vec![1.0; node_count],
             estimates,
             current: vec![0.0; node_count],
+            row_of: Vec::new(),
+            queues: Vec::new(),
+            active: Vec::new(),
+            reported: Vec::new(),
+            emptied_at: Vec::new(),
             emptied: Vec::new(),
-            queues: BTreeMap::new(),
             total: 0,
-            reported: BTreeMap::new(),
             counters: QueueCounters::default(),
             held: 0,
             rng,
-            neighbour_buf: Vec::new(),
         }
     }
 
-    /// The reusable neighbour buffer, emptied; hand it back with
-    /// [`Self::return_neighbour_buf`] after the dequeue that reads it.
-    pub fn take_neighbour_buf(&mut self) -> Vec<NodeId> {
-        let mut b = std::mem::take(&mut self.neighbour_buf);
-        b.clear();
-        b
+    /// The slot of commodity `c`, `None` before its flow's first packet or report (or
+    /// for a destination outside the network).
+    #[inline]
+    fn slot(&self, c: Commodity) -> Option<usize> {
+        let row = *self.row_of.get(c.0.index())?;
+        (row != NO_ROW && c.1.index() < self.node_count)
+            .then(|| row as usize * self.node_count + c.1.index())
     }
 
-    pub fn return_neighbour_buf(&mut self, b: Vec<NodeId>) {
-        self.neighbour_buf = b;
+    /// The slot of commodity `c`, giving its flow a row the first time it is named.
+    fn slot_or_insert(&mut self, c: Commodity) -> usize {
+        assert!(
+            c.0 != FlowId::NONE && c.1.index() < self.node_count,
+            "backpressure commodity ({:?}, {:?}) in a network of {} nodes (routing control \
+             packets never enter these queues)",
+            c.0,
+            c.1,
+            self.node_count
+        );
+        if self.row_of.len() <= c.0.index() {
+            self.row_of.resize(c.0.index() + 1, NO_ROW);
+        }
+        if self.row_of[c.0.index()] == NO_ROW {
+            self.row_of[c.0.index()] = self.reported.len() as u32;
+            self.reported.push(NeighbourReports::new(self.node_count));
+            let slots = self.queues.len() + self.node_count;
+            self.queues.resize_with(slots, VecDeque::new);
+            self.emptied_at.resize(slots, None);
+        }
+        self.slot(c).expect("row just given")
+    }
+
+    /// The reports of the row holding `slot`.
+    #[inline]
+    fn reports(&self, slot: usize) -> &NeighbourReports<(u32, Time)> {
+        &self.reported[slot / self.node_count]
     }
 
     pub fn config(&self) -> &BackpressureConfig {
@@ -302,39 +359,54 @@ impl Backpressure {
 
     /// `U_i^s`: this node's queue for `(flow, dst)`.
     pub fn queue_len(&self, flow: FlowId, dst: NodeId) -> usize {
-        self.queues.get(&(flow, dst)).map_or(0, VecDeque::len)
+        self.slot((flow, dst)).map_or(0, |s| self.queues[s].len())
     }
 
     /// Packets held towards `dst`, over all flows.
     pub fn dest_len(&self, dst: NodeId) -> usize {
-        let q = self.queues.iter().filter(|((_, d), _)| *d == dst);
-        q.map(|(_, q)| q.len()).sum()
+        let q = self.active.iter().filter(|((_, d), _)| *d == dst);
+        q.map(|&(_, s)| self.queues[s].len()).sum()
     }
 
     /// `U_j^s` as believed at `now`: 0 when `j` is the destination, before any report,
     /// or once the last report has expired.
     pub fn neighbour_len(&self, j: NodeId, c: Commodity, now: Time) -> u32 {
+        match self.slot(c) {
+            Some(s) => self.believed(j, c, s, now),
+            None => 0,
+        }
+    }
+
+    /// [`Self::neighbour_len`] of the commodity in slot `s`.
+    #[inline]
+    fn believed(&self, j: NodeId, c: Commodity, s: usize, now: Time) -> u32 {
         if j == c.1 {
             return 0;
         }
-        match self.reported.get(&(j, c)) {
-            Some(&(q, at)) if now < at + self.cfg.report_lifetime => q,
+        match self.reports(s).get(j, c.1) {
+            Some((q, at)) if now < at + self.cfg.report_lifetime => q,
             _ => 0,
         }
     }
 
     /// `K = B_i / |S_i|` with the commodities now holding packets (`B_i` when none).
     pub fn k(&self) -> i64 {
-        self.cfg.capacity_pkts as i64 / self.queues.len().max(1) as i64
+        self.cfg.capacity_pkts as i64 / self.active.len().max(1) as i64
     }
 
     /// The backlog difference of eq. (2) (or its classical form) for `c` towards `j`.
     pub fn differential(&self, c: Commodity, j: NodeId, now: Time) -> i64 {
         let mine = self.queue_len(c.0, c.1) as i64;
         let theirs = self.neighbour_len(j, c, now) as i64;
+        self.backlog(mine, self.k()) - theirs
+    }
+
+    /// The own term of eq. (2) (or its classical form) for a queue of `mine` packets.
+    #[inline]
+    fn backlog(&self, mine: i64, k: i64) -> i64 {
         match self.cfg.variant {
-            BackpressureVariant::Classical => mine - theirs,
-            BackpressureVariant::TcpAware => mine.max(self.k()) - theirs,
+            BackpressureVariant::Classical => mine,
+            BackpressureVariant::TcpAware => mine.max(k),
         }
     }
 
@@ -343,33 +415,47 @@ impl Backpressure {
         self.total < self.cfg.capacity_pkts as usize
     }
 
+    /// Appends `q` to the queue of `c` in slot `s`, which joins `S_i` if it was empty.
+    fn push(&mut self, c: Commodity, s: usize, q: Queued) {
+        if self.queues[s].is_empty() {
+            if let Err(i) = self.active.binary_search_by_key(&c, |e| e.0) {
+                self.active.insert(i, (c, s));
+            }
+        }
+        self.queues[s].push_back(q);
+    }
+
     /// Accepts a packet. `Err` carries the packet dropped on overflow: the arrival, or
     /// the tail of the longest queue it pushed out (module doc, "Overflow").
     pub fn enqueue(&mut self, q: Queued) -> Result<(), (Queued, DropReason)> {
         self.counters.received += 1;
         let c = (q.pkt.flow, q.pkt.dst);
+        let s = self.slot_or_insert(c);
         if self.has_room() {
             self.counters.enqueued += 1;
             self.total += 1;
-            self.queues.entry(c).or_default().push_back(q);
+            self.push(c, s, q);
             return Ok(());
         }
         self.counters.dropped += 1;
-        let own = self.queue_len(c.0, c.1) + 1;
+        let own = self.queues[s].len() + 1;
+        // In commodity order, the first of the longest wins: ties go to the smallest.
         let victim = self
-            .queues
+            .active
             .iter()
-            .filter(|(k, v)| **k != c && v.len() > own)
-            .fold(None::<(Commodity, usize)>, |best, (k, v)| match best {
-                Some((_, n)) if n >= v.len() => best,
-                _ => Some((*k, v.len())),
+            .map(|&(k, vs)| (k, vs, self.queues[vs].len()))
+            .filter(|&(k, _, n)| k != c && n > own)
+            .fold(None::<(usize, usize)>, |best, (_, vs, n)| match best {
+                Some((_, m)) if m >= n => best,
+                _ => Some((vs, n)),
             });
-        let Some((vk, _)) = victim else {
+        let Some((vs, _)) = victim else {
             return Err((q, DropReason::QueueOverflow));
         };
-        let vq = self.queues.get_mut(&vk).expect("victim queue exists");
-        let dropped = vq.pop_back().expect("victim queue is longer than one");
-        self.queues.entry(c).or_default().push_back(q);
+        let dropped = self.queues[vs]
+            .pop_back()
+            .expect("victim queue is longer than one");
+        self.push(c, s, q);
         Err((dropped, DropReason::QueueOverflow))
     }
 
@@ -379,17 +465,21 @@ impl Backpressure {
         let Some(h) = pkt.diffq else {
             return false;
         };
-        self.reported
-            .insert((from, (pkt.flow, pkt.dst)), (h.qlen as u32, now));
+        self.record(from, (pkt.flow, pkt.dst), h.qlen as u32, now);
         true
+    }
+
+    /// Records `qlen` as `from`'s last report of `c`, heard at `now`.
+    fn record(&mut self, from: NodeId, c: Commodity, qlen: u32, now: Time) {
+        let s = self.slot_or_insert(c);
+        self.reported[s / self.node_count].insert(from, c.1, (qlen, now));
     }
 
     /// Records the queue sizes a control packet from `from` carried, heard at `now`,
     /// exactly as piggybacked reports. Returns whether any was recorded.
     pub fn on_control_report(&mut self, from: NodeId, reports: &[QueueReport], now: Time) -> bool {
         for &(flow, dst, qlen) in reports {
-            self.reported
-                .insert((from, (flow, dst)), (qlen as u32, now));
+            self.record(from, (flow, dst), qlen as u32, now);
         }
         !reports.is_empty()
     }
@@ -402,15 +492,23 @@ impl Backpressure {
     pub fn advertised(&mut self, now: Time, out: &mut Vec<QueueReport>) {
         out.clear();
         let lifetime = self.cfg.report_lifetime;
-        self.emptied.retain(|&(_, at)| now < at + lifetime);
+        let emptied_at = &mut self.emptied_at;
+        self.emptied.retain(|&(_, s)| match emptied_at[s] {
+            Some(at) if now < at + lifetime => true,
+            _ => {
+                emptied_at[s] = None;
+                false
+            }
+        });
         self.emptied.sort_unstable_by_key(|e| e.0);
         let mut zeros = self.emptied.iter().map(|e| e.0).peekable();
-        for (&c, q) in &self.queues {
+        for &(c, s) in &self.active {
             while let Some(z) = zeros.next_if(|z| *z < c) {
                 out.push((z.0, z.1, 0));
             }
             zeros.next_if(|z| *z == c);
-            out.push((c.0, c.1, q.len().min(u16::MAX as usize) as u16));
+            let len = self.queues[s].len();
+            out.push((c.0, c.1, len.min(u16::MAX as usize) as u16));
         }
         out.extend(zeros.map(|z| (z.0, z.1, 0)));
     }
@@ -432,10 +530,12 @@ impl Backpressure {
                 self.current[j.index()] = self.link_quality(j, now, pooled);
             }
         }
+        let k = self.k();
         let mut best: Option<Choice> = None;
         let mut ties = 0u32;
-        for &c in self.queues.keys() {
-            let Some(mine) = self.best_link(c, neighbours, route(c.1), now) else {
+        // In commodity order, as the reservoir's draws must come.
+        for &(c, s) in &self.active {
+            let Some(mine) = self.best_link(c, s, k, neighbours, route(c.1), now) else {
                 continue;
             };
             match &best {
@@ -457,18 +557,21 @@ impl Backpressure {
         best
     }
 
-    /// The neighbour of largest weight for commodity `c` (`routed`: its routing next
-    /// hop, which wins ties; then the smaller id).
+    /// The neighbour of largest weight for commodity `c` in slot `s` (`k`: `K` now;
+    /// `routed`: its routing next hop, which wins ties; then the smaller id).
     fn best_link(
         &self,
         c: Commodity,
+        s: usize,
+        k: i64,
         neighbours: &[NodeId],
         routed: Option<NodeId>,
         now: Time,
     ) -> Option<Choice> {
+        let mine = self.backlog(self.queues[s].len() as i64, k);
         let mut best: Option<(Choice, bool)> = None;
         for &j in neighbours {
-            let differential = self.differential(c, j, now);
+            let differential = mine - self.believed(j, c, s, now) as i64;
             let quality = self.current.get(j.index()).copied().unwrap_or(0.0);
             let weight = differential as f64 * quality;
             let on_route = routed == Some(j);
@@ -506,16 +609,21 @@ impl Backpressure {
             return None;
         }
         let c = choice.commodity;
-        let queue = self.queues.get_mut(&c).expect("chosen queue exists");
+        let s = self.slot(c).expect("chosen queue exists");
+        let queue = &mut self.queues[s];
         let mut q = queue.pop_front().expect("queues with packets only");
         let remaining = queue.len();
         if remaining == 0 {
-            self.queues.remove(&c);
+            let i = self
+                .active
+                .binary_search_by_key(&c, |e| e.0)
+                .expect("a queue with packets is active");
+            self.active.remove(i);
             if self.cfg.control_interval.is_some() {
-                match self.emptied.iter_mut().find(|e| e.0 == c) {
-                    Some(e) => e.1 = now,
-                    None => self.emptied.push((c, now)),
+                if self.emptied_at[s].is_none() {
+                    self.emptied.push((c, s));
                 }
+                self.emptied_at[s] = Some(now);
             }
         }
         q.pkt.diffq = Some(DiffqHeader {
@@ -523,12 +631,11 @@ impl Backpressure {
         });
         let j = choice.next_hop;
         if j != c.1 {
-            let e = self.reported.entry((j, c)).or_insert((0, now));
-            let base = if now < e.1 + self.cfg.report_lifetime {
-                e.0
-            } else {
-                0
-            };
+            let lifetime = self.cfg.report_lifetime;
+            let e = self.reported[s / self.node_count]
+                .entry(j, c.1)
+                .get_or_insert((0, now));
+            let base = if now < e.1 + lifetime { e.0 } else { 0 };
             *e = (base.saturating_add(1), now);
         }
         self.total -= 1;
@@ -543,14 +650,15 @@ impl Backpressure {
     /// When a held interface should be asked again: the earliest expiry, after `now`, of
     /// a live report about a commodity queued here. `None` when nothing is held back.
     pub fn release_at(&self, now: Time) -> Option<Time> {
-        if self.queues.is_empty() {
+        if self.active.is_empty() {
             return None;
         }
+        let lifetime = self.cfg.report_lifetime;
         let expiry = self
-            .reported
+            .active
             .iter()
-            .filter(|((_, c), _)| self.queues.contains_key(c))
-            .map(|(_, &(_, at))| at + self.cfg.report_lifetime)
+            .flat_map(|&(c, s)| self.reports(s).reports_of(c.1))
+            .map(|(_, at)| at + lifetime)
             .filter(|&until| until > now)
             .min();
         let bucket = self.estimates.as_ref().map(|e| e.next_bucket(now));
@@ -581,9 +689,9 @@ impl Backpressure {
         self.node
     }
 
-    /// Every packet held (end-of-run accounting).
+    /// Every packet held (end-of-run accounting), in commodity order.
     pub fn iter(&self) -> impl Iterator<Item = &Queued> {
-        self.queues.values().flat_map(|q| q.iter())
+        self.active.iter().flat_map(|&(_, s)| self.queues[s].iter())
     }
 }
 

@@ -133,17 +133,11 @@ impl Qdisc {
             Qdisc::Pi(d) => d.dequeue(now),
             Qdisc::Dqm(d) => d.dequeue(now),
             Qdisc::Backpressure(d) => {
-                // The 802.11 neighbours: the nodes the routing table reaches in one hop.
+                // The 802.11 neighbours: the nodes the routing table reaches in one hop,
+                // in id order (the table keeps the list with the row).
                 let node = d.node();
-                let mut neighbours = d.take_neighbour_buf();
-                neighbours.extend(
-                    (0..routing.node_count() as u32)
-                        .map(NodeId)
-                        .filter(|&j| j != node && routing.next_hop(node, j) == Some(j)),
-                );
-                let out = d.dequeue(&neighbours, |dst| routing.next_hop(node, dst), now);
-                d.return_neighbour_buf(neighbours);
-                out
+                let neighbours = routing.neighbours(node);
+                d.dequeue(neighbours, |dst| routing.next_hop(node, dst), now)
             }
             Qdisc::DiffQ(d) => {
                 let node = d.node();

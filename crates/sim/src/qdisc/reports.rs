@@ -68,6 +68,14 @@ impl<V: Copy> NeighbourReports<V> {
     pub fn insert(&mut self, j: NodeId, c: NodeId, v: V) {
         *self.entry(j, c) = Some(v);
     }
+
+    /// Every report for class `c`, one per neighbour that has one, neighbours in the
+    /// order they were first named (a scan of one column, not of the whole table).
+    pub fn reports_of(&self, c: NodeId) -> impl Iterator<Item = V> + '_ {
+        let column = (c.index() < self.node_count).then_some(c.index());
+        let entries = self.rows.iter().skip(column.unwrap_or(self.rows.len()));
+        entries.step_by(self.node_count.max(1)).filter_map(|v| *v)
+    }
 }
 
 #[cfg(test)]
@@ -105,5 +113,22 @@ mod tests {
         assert_eq!(r.rows.len(), 6);
         assert_eq!(r.get(NodeId(2), NodeId(1)), Some((4, 6)));
         assert_eq!(r.get(NodeId(0), NodeId(1)), Some((2, 7)));
+    }
+
+    #[test]
+    fn reports_of_a_class_over_every_neighbour() {
+        let mut r: NeighbourReports<u32> = NeighbourReports::new(4);
+        assert_eq!(r.reports_of(NodeId(2)).count(), 0);
+        r.insert(NodeId(3), NodeId(2), 30);
+        r.insert(NodeId(1), NodeId(0), 10);
+        r.insert(NodeId(1), NodeId(2), 12);
+        r.insert(NodeId(0), NodeId(3), 3);
+        // In the order the neighbours were first named: 3, then 1 (0 has none for 2).
+        assert_eq!(r.reports_of(NodeId(2)).collect::<Vec<_>>(), vec![30, 12]);
+        assert_eq!(r.reports_of(NodeId(0)).collect::<Vec<_>>(), vec![10]);
+        assert_eq!(r.reports_of(NodeId(3)).collect::<Vec<_>>(), vec![3]);
+        assert_eq!(r.reports_of(NodeId(1)).count(), 0);
+        // Out of range: no reports, never a panic.
+        assert_eq!(r.reports_of(NodeId(9)).count(), 0);
     }
 }

@@ -330,3 +330,133 @@ fn control_packets_advertise_queues_and_recent_zeros() {
     );
     assert!(!r.on_control_report(NodeId(1), &[], T0));
 }
+
+/// The commodities with packets, as the scheduler and `iter` visit them.
+fn order(b: &Backpressure) -> Vec<(u32, u32)> {
+    let mut seen: Vec<(u32, u32)> = Vec::new();
+    for q in b.iter() {
+        let c = (q.pkt.flow.0, q.pkt.dst.0);
+        if seen.last() != Some(&c) {
+            seen.push(c);
+        }
+    }
+    seen
+}
+
+#[test]
+fn commodities_are_visited_in_commodity_order_whatever_their_arrival() {
+    let mut b = bp(BackpressureVariant::TcpAware);
+    // Flows arrive out of order; flow 3 has two destinations (data and ACKs).
+    fill(&mut b, 3, 7, 1);
+    fill(&mut b, 0, 9, 2);
+    fill(&mut b, 3, 2, 1);
+    fill(&mut b, 1, 5, 1);
+    assert_eq!(order(&b), vec![(0, 9), (1, 5), (3, 2), (3, 7)]);
+    assert_eq!(b.k(), 20 / 4);
+    // A queue that empties leaves S_i (K grows) and rejoins it in its place. Node 5,
+    // flow 1's destination, is full of the others: only flow 1 goes to it.
+    for (f, d) in [(0, 9), (3, 2), (3, 7)] {
+        b.on_report(NodeId(5), &report(f, d, 50), T0);
+    }
+    let d = b.dequeue(&[NodeId(5)], Some, T0).unwrap();
+    assert_eq!((d.pkt.flow, d.next_hop), (FlowId(1), NodeId(5)));
+    assert_eq!(order(&b), vec![(0, 9), (3, 2), (3, 7)]);
+    assert_eq!(b.k(), 20 / 3);
+    assert_eq!(b.queue_len(FlowId(1), NodeId(5)), 0);
+    fill(&mut b, 1, 5, 2);
+    assert_eq!(order(&b), vec![(0, 9), (1, 5), (3, 2), (3, 7)]);
+    assert_eq!(b.queue_len(FlowId(1), NodeId(5)), 2);
+    assert_eq!(b.dest_len(NodeId(5)), 2);
+    assert_eq!((b.len(), b.iter().count()), (6, 6));
+}
+
+#[test]
+fn a_report_alone_creates_no_queue() {
+    let mut b = bp(BackpressureVariant::TcpAware);
+    // A flow first heard of in a report: believed, but nothing queued here.
+    assert!(b.on_report(NodeId(2), &report(4, 5, 6), T0));
+    let c = (FlowId(4), NodeId(5));
+    assert_eq!(b.neighbour_len(NodeId(2), c, T0), 6);
+    assert_eq!(b.neighbour_len(NodeId(3), c, T0), 0);
+    assert_eq!(b.queue_len(FlowId(4), NodeId(5)), 0);
+    assert_eq!((b.k(), b.len()), (20, 0));
+    assert!(b.iter().next().is_none());
+    assert_eq!(
+        b.release_at(T0),
+        None,
+        "nothing queued: nothing to wait for"
+    );
+    let mut out = Vec::new();
+    b.advertised(T0, &mut out);
+    assert!(out.is_empty());
+    // Flows never heard of read as empty everywhere.
+    assert_eq!(b.neighbour_len(NodeId(2), (FlowId(9), NodeId(5)), T0), 0);
+    assert_eq!(b.queue_len(FlowId(9), NodeId(5)), 0);
+    // Its first packet finds the report.
+    fill(&mut b, 4, 5, 1);
+    assert_eq!(b.differential(c, NodeId(2), T0), 20 - 6);
+    assert_eq!(b.release_at(T0), Some(Time::from_millis(50)));
+}
+
+#[test]
+fn release_at_reads_only_the_reports_of_queued_commodities() {
+    let mut b = bp(BackpressureVariant::Classical);
+    fill(&mut b, 0, 5, 1);
+    // An older report of the queued commodity, a newer one of a commodity not queued
+    // here (same flow, other destination) and of another flow.
+    b.on_report(NodeId(2), &report(0, 5, 1), T0);
+    b.on_report(NodeId(3), &report(0, 6, 1), Time::from_millis(20));
+    b.on_report(NodeId(3), &report(1, 5, 1), Time::from_millis(30));
+    let at = Time::from_millis(10);
+    assert_eq!(b.release_at(at), Some(Time::from_millis(50)));
+    // A second neighbour's later report of the queued commodity: the earliest counts
+    // while it is live, then the later one.
+    b.on_report(NodeId(4), &report(0, 5, 1), Time::from_millis(40));
+    assert_eq!(b.release_at(at), Some(Time::from_millis(50)));
+    assert_eq!(
+        b.release_at(Time::from_millis(50)),
+        Some(Time::from_millis(90))
+    );
+    assert_eq!(b.release_at(Time::from_millis(90)), None);
+}
+
+#[test]
+fn overflow_ties_go_to_the_smallest_commodity_not_the_first_arrived() {
+    let mut b = bp(BackpressureVariant::TcpAware);
+    fill(&mut b, 2, 5, 8);
+    fill(&mut b, 1, 6, 8);
+    fill(&mut b, 3, 7, 4);
+    let (gone, _) = b.enqueue(pkt(3, 7, 100)).unwrap_err();
+    assert_eq!((gone.pkt.flow, gone.pkt.seq), (FlowId(1), 7));
+    assert_eq!(b.queue_len(FlowId(1), NodeId(6)), 7);
+    assert_eq!(b.queue_len(FlowId(3), NodeId(7)), 5);
+    // A new commodity's arrival into a full buffer: it pushes out too and joins S_i.
+    let (gone, _) = b.enqueue(pkt(0, 8, 0)).unwrap_err();
+    assert_eq!((gone.pkt.flow, gone.pkt.seq), (FlowId(2), 7));
+    assert_eq!(order(&b), vec![(0, 8), (1, 6), (2, 5), (3, 7)]);
+    assert!(b.counters().consistent_with(b.len()));
+}
+
+#[test]
+fn a_commodity_emptied_twice_is_advertised_once() {
+    let mut b = measured(BackpressureVariant::Classical);
+    let n = [NodeId(5)];
+    let direct = |d: NodeId| Some(d);
+    let mut out = Vec::new();
+    for t in [10, 30] {
+        fill(&mut b, 0, 5, 1);
+        b.dequeue(&n, direct, Time::from_millis(t)).unwrap();
+    }
+    b.advertised(Time::from_millis(40), &mut out);
+    assert_eq!(out, vec![(FlowId(0), NodeId(5), 0)]);
+    // The zero lives from the last emptying (30 ms), not the first.
+    b.advertised(Time::from_millis(70), &mut out);
+    assert_eq!(out, vec![(FlowId(0), NodeId(5), 0)]);
+    b.advertised(Time::from_millis(80), &mut out);
+    assert!(out.is_empty());
+    // Forgotten, then emptied again: advertised again.
+    fill(&mut b, 0, 5, 1);
+    b.dequeue(&n, direct, Time::from_millis(90)).unwrap();
+    b.advertised(Time::from_millis(100), &mut out);
+    assert_eq!(out, vec![(FlowId(0), NodeId(5), 0)]);
+}
