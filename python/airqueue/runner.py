@@ -90,6 +90,7 @@ class _ProgressBar:
 
     def __init__(self, label: str) -> None:
         from rich.console import Console
+        from rich.markup import escape
         from rich.progress import (
             BarColumn,
             Progress,
@@ -109,7 +110,7 @@ class _ProgressBar:
             transient=True,
         )
         # The total is the run's duration, known once the core has validated the scenario.
-        self._task = self._progress.add_task(label, total=0.0)
+        self._task = self._progress.add_task(escape(label), total=0.0)
         self._progress.start()
 
     def update(self, simulated_s: float, duration_s: float) -> None:
