@@ -101,3 +101,15 @@ def test_hello_link_detection_shows_hellos_in_the_counters() -> None:
 
 def test_mac_link_detection_sends_no_hellos(grid: airqueue.Results) -> None:
     assert grid.summary["routing"]["hellos_sent"] == 0
+
+
+def test_local_repair_adds_its_counters_only_when_on(grid: airqueue.Results) -> None:
+    assert "local_repairs" not in grid.summary["routing"]
+    assert "local_repairs" not in grid.routing.columns
+    sc = airqueue.Scenario.load(EXAMPLE).with_overrides({"routing.local_repair": True})
+    res = airqueue.run(sc, duration=6.0)
+    routing = res.summary["routing"]
+    for key in ("local_repairs", "local_repair_failures"):
+        assert int(res.routing[key].sum()) == routing[key]
+    assert routing["local_repair_failures"] <= routing["local_repairs"]
+    assert res.summary["conservation"]["holds"]

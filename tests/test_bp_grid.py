@@ -5,6 +5,7 @@ that holds in our model for a reason."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 from shared import PNG_SIGNATURE
@@ -90,6 +91,8 @@ def test_schemes_select_queue_and_routing(config):
     assert classical["queue"]["variant"] == "classical"
     aodv = bg.scenario(config, grid, "sack", "aodv")
     assert aodv["routing"] == {"kind": "aodv"} and aodv["queue"]["kind"] == "droptail"
+    repair = bg.scenario(replace(config, local_repair=True), grid, "sack", "aodv")
+    assert repair["routing"] == {"kind": "aodv", "local_repair": True}
     assert aware["topology"] == {
         "kind": "explicit",
         "positions": [list(p) for p in grid.positions_m],

@@ -131,6 +131,14 @@ def test_routing_parameter_reaches_the_scenario_and_is_checked(tmp_path):
         "link_detection": "hello",
     }
     assert "hello messages (section 6.9" in fqp._routing_note(hello)
+    assert "no local repair" in fqp._routing_note(default)
+    repair = fqp.Config.make(False, {"local_repair": True})
+    assert fqp.scenario(repair, "droptail", udp=True)["routing"] == {
+        "kind": "aodv",
+        "link_detection": "mac",
+        "local_repair": True,
+    }
+    assert "with local repair (RFC 3561 6.12" in fqp._routing_note(repair)
     with pytest.raises(ValueError, match="aodv_link_detection: expected one of mac, hello"):
         fqp.Config.make(False, {"aodv_link_detection": "hellos"})
     config = fqp.Config.make(False, {"routing": "static"})

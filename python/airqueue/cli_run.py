@@ -109,13 +109,19 @@ def _routing_line(r: Any) -> list[tuple[str, str]]:
         ]
     if not isinstance(r, dict) or r.get("kind") != "aodv":
         return []
+    # Only with [routing] local_repair = true does the summary have the repair counters.
+    repairs = (
+        f", local repairs {r['local_repairs']} (failed {r.get('local_repair_failures')})"
+        if "local_repairs" in r
+        else ""
+    )
     return [
         (
             "aodv",
             f"discoveries {r.get('discoveries_succeeded')}/{r.get('discoveries_started')} "
             f"(failed {r.get('discoveries_failed')}), link breaks {r.get('link_breaks')}, "
             f"RREQ {r.get('rreq_originated')} + {r.get('rreq_forwarded')} relayed, "
-            f"RREP {r.get('rrep_sent')}, RERR {r.get('rerr_sent')}",
+            f"RREP {r.get('rrep_sent')}, RERR {r.get('rerr_sent')}{repairs}",
         )
     ]
 

@@ -146,7 +146,8 @@ class Results:
     def routing(self) -> pd.DataFrame:
         """Routing counters per node; empty with static routing. AODV: requests
         originated and relayed, replies, errors, discoveries started, succeeded and
-        failed, link breaks, control packets lost. OLSR: HELLOs and TCs sent, relayed and
+        failed, link breaks, control packets lost, and with ``local_repair`` the local
+        repairs started and failed. OLSR: HELLOs and TCs sent, relayed and
         received, duplicates, route recalculations and changes, control packets lost,
         and the final symmetric neighbours, MPRs, MPR selectors, mean link ETX, lowest
         LQ and mean ETX of the next-hop links (docs/routing.md)."""

@@ -476,6 +476,7 @@ fn aodv_config(s: &Scenario) -> Option<AodvConfig> {
         },
         hello_interval: Time::from_secs_f64(a.hello_interval_s),
         allowed_hello_loss: hops(a.allowed_hello_loss),
+        local_repair: a.local_repair,
         ..AodvConfig::default()
     })
 }

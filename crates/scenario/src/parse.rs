@@ -862,7 +862,7 @@ fn read_links(items: &[Value], nodes: Option<u32>, errs: &mut Errs) -> Option<Ve
 }
 
 /// `[routing]` keys that only some routing kinds take.
-const ROUTING_KEYS: [(&str, &[&str]); 20] = [
+const ROUTING_KEYS: [(&str, &[&str]); 21] = [
     ("metric", &["static", "olsr"]),
     ("hello_interval", &["olsr", "aodv"]),
     ("tc_interval", &["olsr"]),
@@ -883,6 +883,7 @@ const ROUTING_KEYS: [(&str, &[&str]); 20] = [
     ("buffer_timeout", &["aodv"]),
     ("link_detection", &["aodv"]),
     ("allowed_hello_loss", &["aodv"]),
+    ("local_repair", &["aodv"]),
 ];
 
 fn read_routing(mut f: Fields, errs: &mut Errs) -> Option<Routing> {
@@ -1088,6 +1089,7 @@ fn read_aodv(f: &mut Fields, errs: &mut Errs) -> Option<AodvSpec> {
             1..=255,
         )
         .map(|x| x as u32);
+    let local_repair = f.boolean(errs, "local_repair", d.local_repair);
     if let (Some(start), Some(threshold), Some(diameter)) = (ttl_start, ttl_threshold, diameter) {
         if start > threshold {
             errs.push(ConfigError::new(
@@ -1126,6 +1128,7 @@ fn read_aodv(f: &mut Fields, errs: &mut Errs) -> Option<AodvSpec> {
         },
         hello_interval_s: hello_interval?,
         allowed_hello_loss: hello_loss?,
+        local_repair: local_repair?,
     })
 }
 

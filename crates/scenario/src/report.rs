@@ -66,7 +66,7 @@ pub fn summary(s: &Scenario, out: &RunOutcome, wall_seconds: f64) -> Value {
     }
     let simulated = out.simulated.as_secs_f64();
     let c = out.conservation;
-    let routing = routing_totals(out);
+    let routing = routing_totals(s, out);
     let mut summary = json!({
         "name": s.name,
         "seed": s.seed,
@@ -116,9 +116,11 @@ fn overflow_counts(c: &OverflowCounts) -> Value {
     })
 }
 
-/// The AODV counters of every node, by name (what the `routing` table has per node).
-fn aodv_counters(s: &AodvStats) -> [(&'static str, u64); 15] {
-    [
+/// The AODV counters of every node, by name (what the `routing` table has per node);
+/// the local repair counters only when the scenario turns local repair on (so that
+/// scenarios without it report what they did before it existed).
+fn aodv_counters(s: &AodvStats, local_repair: bool) -> impl Iterator<Item = (&'static str, u64)> {
+    let all = [
         ("rreq_originated", s.rreq_originated),
         ("rreq_forwarded", s.rreq_forwarded),
         ("rreq_duplicates", s.rreq_duplicates),
@@ -134,7 +136,15 @@ fn aodv_counters(s: &AodvStats) -> [(&'static str, u64); 15] {
         ("link_breaks", s.link_breaks),
         ("hellos_sent", s.hellos_sent),
         ("control_drops", s.control_drops),
-    ]
+        ("local_repairs", s.local_repairs),
+        ("local_repair_failures", s.local_repair_failures),
+    ];
+    let n = if local_repair {
+        all.len()
+    } else {
+        all.len() - 2
+    };
+    all.into_iter().take(n)
 }
 
 /// The OLSR counters of every node, by name (what the `routing` table has per node).
@@ -204,7 +214,7 @@ fn olsr_totals(stats: &[OlsrStats]) -> Value {
 
 /// Summary `routing`: `{"kind": "static"}`, or for AODV the kind and every counter
 /// summed over the nodes (for OLSR see [`olsr_totals`]).
-fn routing_totals(out: &RunOutcome) -> Value {
+fn routing_totals(s: &Scenario, out: &RunOutcome) -> Value {
     if !out.olsr.is_empty() {
         return olsr_totals(&out.olsr);
     }
@@ -225,7 +235,7 @@ fn routing_totals(out: &RunOutcome) -> Value {
     let mut m = Map::new();
     m.insert("kind".into(), json!("aodv"));
     for st in &out.routing {
-        for (name, v) in aodv_counters(st) {
+        for (name, v) in aodv_counters(st, s.routing.aodv.local_repair) {
             let e = m.entry(name).or_insert(json!(0u64));
             *e = json!(e.as_u64().unwrap_or(0) + v);
         }
@@ -408,12 +418,12 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
     let mut routing = Columns::default();
     for (node, st) in out.routing.iter().enumerate() {
         routing.push("node", json!(node));
-        for (name, v) in aodv_counters(st) {
+        for (name, v) in aodv_counters(st, s.routing.aodv.local_repair) {
             routing.push(name, json!(v));
         }
     }
     let mut routing_columns: Vec<&str> = std::iter::once("node")
-        .chain(aodv_counters(&AodvStats::default()).map(|(n, _)| n))
+        .chain(aodv_counters(&AodvStats::default(), s.routing.aodv.local_repair).map(|(n, _)| n))
         .collect();
     if !out.olsr.is_empty() {
         for (node, st) in out.olsr.iter().enumerate() {

@@ -342,6 +342,11 @@ pub struct AodvSpec {
     pub hello_interval_s: f64,
     /// `allowed_hello_loss` in 1..=255 (ALLOWED_HELLO_LOSS); default 2.
     pub allowed_hello_loss: u32,
+    /// `local_repair`: RFC 3561 6.12 local repair of broken links by the relay upstream
+    /// of the break; default false (then left out of the resolved scenario, which stays
+    /// what it was before the key existed).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub local_repair: bool,
 }
 
 /// `[routing] link_detection` of AODV.
@@ -371,6 +376,7 @@ impl Default for AodvSpec {
             link_detection: AodvLinkDetection::Mac,
             hello_interval_s: 1.0,
             allowed_hello_loss: 2,
+            local_repair: false,
         }
     }
 }

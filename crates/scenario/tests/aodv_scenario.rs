@@ -387,3 +387,80 @@ fn bad_hello_configurations_are_refused_with_the_keys_named() {
         "{e:?}"
     );
 }
+
+/// The summary of a run of `text` without its wall-clock fields.
+fn summary(text: &str) -> Value {
+    let mut v: Value = serde_json::from_str(&run_json(
+        &toml_to_json(text).unwrap().to_string(),
+        None,
+        None,
+    ))
+    .unwrap();
+    assert_eq!(v["ok"], true, "{v}");
+    let m = v["summary"].as_object_mut().unwrap();
+    m.remove("wall_seconds");
+    m.remove("events_per_second");
+    v["summary"].take()
+}
+
+#[test]
+fn local_repair_repairs_relayed_routes_on_the_congested_grid() {
+    let repair = grid(20.0).replace("kind = \"aodv\"", "kind = \"aodv\"\nlocal_repair = true");
+    let on = run(&repair).outcome;
+    let off = run(&grid(20.0)).outcome;
+    assert!(on.conservation.holds(), "{:?}", on.conservation);
+    let total = |o: &airqueue_sim::RunOutcome,
+                 f: fn(&airqueue_sim::net::aodv::AodvStats) -> u64|
+     -> u64 { o.routing.iter().map(f).sum() };
+    let repairs = total(&on, |s| s.local_repairs);
+    let failures = total(&on, |s| s.local_repair_failures);
+    assert!(repairs >= 3, "{repairs} local repairs");
+    assert!(failures < repairs, "{failures} of {repairs} repairs failed");
+    assert_eq!(total(&off, |s| s.local_repairs), 0);
+    // Relays that repair drop fewer packets with their broken links.
+    let broken =
+        |o: &airqueue_sim::RunOutcome| o.metrics.drops_by_reason()[DropReason::LinkBroken.index()];
+    assert!(
+        broken(&on) < broken(&off),
+        "{} vs {}",
+        broken(&on),
+        broken(&off)
+    );
+    eprintln!(
+        "grid 20 s local repair: repairs {repairs}, failed {failures}, link_broken drops {} (off {}), \
+         delivered {} (off {}), route_discovery_failed {}",
+        broken(&on),
+        broken(&off),
+        on.metrics.delivered,
+        off.metrics.delivered,
+        on.metrics.drops_by_reason()[DropReason::RouteDiscoveryFailed.index()],
+    );
+    // The summary reports the repairs, and the same file and seed give the same bits.
+    let s = summary(&repair);
+    assert_eq!(s["routing"]["local_repairs"], repairs);
+    assert_eq!(s["routing"]["local_repair_failures"], failures);
+    assert_eq!(s, summary(&repair));
+}
+
+#[test]
+fn local_repair_off_reports_what_it_did_before() {
+    let explicit = grid(10.0).replace("kind = \"aodv\"", "kind = \"aodv\"\nlocal_repair = false");
+    let s = summary(&grid(10.0));
+    assert_eq!(s, summary(&explicit));
+    let routing = s["routing"].as_object().unwrap();
+    assert!(
+        !routing.contains_key("local_repairs") && !routing.contains_key("local_repair_failures")
+    );
+    let e = errors(&chain("kind = \"aodv\"\nlocal_repair = 1"));
+    assert!(
+        e.iter()
+            .any(|m| m.starts_with("routing.local_repair") && m.contains("true or false")),
+        "{e:?}"
+    );
+    let e = errors(&chain("kind = \"static\"\nlocal_repair = true"));
+    assert!(
+        e.iter()
+            .any(|m| m.starts_with("routing.local_repair") && m.contains("aodv")),
+        "{e:?}"
+    );
+}

@@ -865,7 +865,10 @@ impl World {
                     }
                     WifiOutput::RetryLimitDrop { node, pkt } => {
                         self.metrics
-                            .on_packet_dropped(node, DropReason::MacRetryLimit, &pkt)
+                            .on_packet_dropped(node, DropReason::MacRetryLimit, &pkt);
+                        if self.aodv.is_some() {
+                            self.aodv_relay_failed(node, &pkt);
+                        }
                     }
                     WifiOutput::WantFrame(node) => self.kick(Iface::Wifi(node)),
                     WifiOutput::TxStatus(st) => {

@@ -139,6 +139,9 @@ class Config(BackpressureParams):
     network_coding: bool = True
     #: Packets per coding block, ``H`` (the paper: TCP's average window, not reported).
     coding_block: int = 32
+    #: The AODV runs with RFC 3561 6.12 local repair (``[routing] local_repair``; off by
+    #: default, the baseline as modelled so far, although ns-2 compiles it in).
+    local_repair: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -317,6 +320,8 @@ def scenario(
     }
     if scheme == "aodv":
         sc["routing"] = {"kind": "aodv"}
+        if config.local_repair:
+            sc["routing"]["local_repair"] = True
     if loss > 0:
         sc["link"] = [{"a": a, "b": b, "loss": loss} for a, b in grid.lossy]
     for k, value in config.extra.items():

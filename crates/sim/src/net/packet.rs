@@ -312,10 +312,11 @@ pub enum DropReason {
     NoRouteBufferFull,
     /// AODV: a packet waited longer than the buffer timeout for a route.
     NoRouteTimeout,
-    /// AODV: route discovery gave up after its retries.
+    /// AODV: route discovery gave up after its retries, or a relay's local repair
+    /// (RFC 3561 6.12) found no route in time.
     RouteDiscoveryFailed,
     /// AODV: a forwarded packet was queued for a neighbour the MAC found unreachable
-    /// (no local repair, as ns-2's AODV without it).
+    /// (and no local repair held it).
     LinkBroken,
 }
 

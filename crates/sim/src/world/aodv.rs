@@ -17,9 +17,14 @@
 //!   broadcasts) and reports next hops silent for ALLOWED_HELLO_LOSS * HELLO_INTERVAL
 //!   as broken, and MAC failures are only drops. Either way the routes through that
 //!   neighbour break and the packets queued for it leave the queue: those this node
-//!   generated wait for a new route, the others are dropped (`DropReason::LinkBroken`;
-//!   no local repair). A frame that reached the retry limit stays a `MacRetryLimit`
-//!   drop.
+//!   generated wait for a new route, the others are dropped (`DropReason::LinkBroken`).
+//!   A frame that reached the retry limit stays a `MacRetryLimit` drop.
+//! * Local repair (RFC 3561 6.12, `AodvConfig::local_repair`, off by default): the
+//!   relayed packets queued for the lost neighbour, those that arrive later and the
+//!   destination of the frame that reached the retry limit start a repair of their
+//!   route when the state machine flagged it repairable; the packets wait in the node's
+//!   buffer (in flight, like a source's) with the neighbour they came from, go on when
+//!   the route is found and are dropped as `RouteDiscoveryFailed` when it is not.
 
 use super::control::ControlQueues;
 use super::{Event, Iface, World};
@@ -40,7 +45,7 @@ pub(super) struct AodvNet {
     control: ControlQueues,
     /// Scratch lists, reused.
     actions: Vec<Action>,
-    packets: Vec<Packet>,
+    packets: Vec<(Packet, NodeId)>,
     removed: Vec<Queued>,
 }
 
@@ -135,18 +140,30 @@ impl World {
         let now = self.events.now();
         let dst = pkt.dst;
         if prev != node {
+            let a = self.aodv();
+            let mut out = std::mem::take(&mut a.actions);
+            if a.nodes[node.index()].start_repair(dst, pkt.src, now, &mut out) {
+                return self.aodv_hold(node, prev, pkt, out);
+            }
             self.metrics
                 .on_packet_dropped(node, DropReason::NoRoute, &pkt);
             let a = self.aodv();
-            let mut out = std::mem::take(&mut a.actions);
             a.nodes[node.index()].on_no_route(dst, prev, now, &mut out);
             return self.aodv_act(node, out);
         }
         let a = self.aodv();
-        let expires = now + a.cfg.buffer_timeout;
-        let evicted = a.buffers[node.index()].push(pkt, expires);
         let mut out = std::mem::take(&mut a.actions);
         a.nodes[node.index()].start_discovery(dst, now, &mut out);
+        self.aodv_hold(node, node, pkt, out);
+    }
+
+    /// Holds `pkt`, received from `prev`, in `node`'s buffer until a route is found, then
+    /// carries out `out`.
+    fn aodv_hold(&mut self, node: NodeId, prev: NodeId, pkt: Packet, mut out: Vec<Action>) {
+        let now = self.events.now();
+        let a = self.aodv();
+        let expires = now + a.cfg.buffer_timeout;
+        let evicted = a.buffers[node.index()].push(pkt, prev, expires);
         out.push(Action::Arm {
             at: expires,
             timer: AodvTimer::Buffer,
@@ -206,7 +223,7 @@ impl World {
                 let mut pkts = std::mem::take(&mut a.packets);
                 a.buffers[node.index()].take_expired(now, &mut pkts);
                 let any = !pkts.is_empty();
-                for p in pkts.drain(..) {
+                for (p, _) in pkts.drain(..) {
                     self.metrics
                         .on_packet_dropped(node, DropReason::NoRouteTimeout, &p);
                 }
@@ -258,12 +275,46 @@ impl World {
             if q.prev_hop == node {
                 // Generated here: look for a new route.
                 self.forward(node, q.pkt);
-            } else {
+            } else if let Some(p) = self.aodv_try_repair(node, q.prev_hop, q.pkt) {
                 self.metrics
-                    .on_packet_dropped(node, DropReason::LinkBroken, &q.pkt);
+                    .on_packet_dropped(node, DropReason::LinkBroken, &p);
             }
         }
         self.aodv().removed = removed;
+    }
+
+    /// Local repair (RFC 3561 6.12): if the route of `pkt`, which `node` relays for
+    /// `prev`, is being repaired or may be, holds it (starting the repair); else hands
+    /// it back. Always hands it back without local repair.
+    fn aodv_try_repair(&mut self, node: NodeId, prev: NodeId, pkt: Packet) -> Option<Packet> {
+        let now = self.events.now();
+        let a = self.aodv();
+        if !a.cfg.local_repair {
+            return Some(pkt);
+        }
+        let mut out = std::mem::take(&mut a.actions);
+        if !a.nodes[node.index()].start_repair(pkt.dst, pkt.src, now, &mut out) {
+            a.actions = out;
+            return Some(pkt);
+        }
+        self.aodv_hold(node, prev, pkt, out);
+        None
+    }
+
+    /// A data frame `pkt` that `node` relayed reached the MAC retry limit (and was
+    /// dropped): with local repair, the repair of its route starts now (RFC 3561 6.12:
+    /// for the destination the undeliverable packet was travelling to).
+    pub(super) fn aodv_relay_failed(&mut self, node: NodeId, pkt: &Packet) {
+        let now = self.events.now();
+        let Some(a) = self.aodv.as_mut().filter(|a| a.cfg.local_repair) else {
+            return;
+        };
+        if pkt.src == node {
+            return;
+        }
+        let mut out = std::mem::take(&mut a.actions);
+        a.nodes[node.index()].start_repair(pkt.dst, pkt.src, now, &mut out);
+        self.aodv_act(node, out);
     }
 
     /// Carries out what `node`'s state machine asked for, then hands `out` back for
@@ -287,8 +338,8 @@ impl World {
                     let mut pkts = std::mem::take(&mut a.packets);
                     a.buffers[node.index()].take_for(dst, &mut pkts);
                     // A nested call finding the scratch list taken gets a new one.
-                    for p in pkts.drain(..) {
-                        self.forward(node, p);
+                    for (p, prev) in pkts.drain(..) {
+                        self.forward_from(node, prev, p);
                     }
                     self.aodv().packets = pkts;
                 }
@@ -296,7 +347,7 @@ impl World {
                     let a = self.aodv();
                     let mut pkts = std::mem::take(&mut a.packets);
                     a.buffers[node.index()].take_for(dst, &mut pkts);
-                    for p in pkts.drain(..) {
+                    for (p, _) in pkts.drain(..) {
                         self.metrics
                             .on_packet_dropped(node, DropReason::RouteDiscoveryFailed, &p);
                     }

@@ -5,13 +5,13 @@
 //! * `node.rs`: the state machine of one node: route discovery with an expanding ring
 //!   and binary exponential backoff (6.3, 6.4), request handling and duplicate
 //!   suppression (6.5), replies by the destination and by intermediate nodes (6.6, 6.7),
-//!   link breaks and route errors (6.11);
+//!   link breaks and route errors (6.11), and, as an option, local repair (6.12);
 //! * `buffer.rs`: the packets a source holds while it looks for a route.
 //!
 //! The world (`world/aodv.rs`) carries the messages over the 802.11 MAC and detects link
 //! breaks either from MAC feedback (the default) or from hello messages (6.9,
-//! [`LinkDetection::Hello`]). What is left out (local repair, gratuitous RREPs,
-//! blacklists) is listed in `docs/routing.md`.
+//! [`LinkDetection::Hello`]). What is left out (gratuitous RREPs, blacklists, parts of
+//! local repair) is listed in `docs/routing.md`.
 
 pub mod buffer;
 pub mod node;
@@ -29,6 +29,9 @@ const TIMEOUT_BUFFER: u64 = 2;
 /// RFC 3561 section 10: K in DELETE_PERIOD = K * max(ACTIVE_ROUTE_TIMEOUT,
 /// HELLO_INTERVAL), 5 when link-layer feedback detects breaks.
 const DELETE_PERIOD_K: u64 = 5;
+/// RFC 3561 section 10 LOCAL_ADD_TTL: hops a local repair's request reaches beyond
+/// MIN_REPAIR_TTL (6.12).
+const LOCAL_ADD_TTL: u8 = 2;
 
 /// How a node learns that the link to a next hop broke (RFC 3561 6.11 case i).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -73,6 +76,10 @@ pub struct AodvConfig {
     pub hello_interval: Time,
     /// ALLOWED_HELLO_LOSS (2), with [`LinkDetection::Hello`].
     pub allowed_hello_loss: u8,
+    /// Local repair (RFC 3561 6.12; default off): a relay whose link to the next hop
+    /// breaks looks for a new route to a destination at most MAX_REPAIR_TTL hops away
+    /// itself, holding the packets for it, before reporting it unreachable.
+    pub local_repair: bool,
 }
 
 impl Default for AodvConfig {
@@ -93,6 +100,7 @@ impl Default for AodvConfig {
             link_detection: LinkDetection::Mac,
             hello_interval: Time::from_secs(1),
             allowed_hello_loss: 2,
+            local_repair: false,
         }
     }
 }
@@ -124,6 +132,23 @@ impl AodvConfig {
         self.active_route_timeout.times(DELETE_PERIOD_K)
     }
 
+    /// MAX_REPAIR_TTL = 0.3 * NET_DIAMETER (rounded down): the farthest destination a
+    /// local repair is tried for (6.12).
+    pub fn max_repair_ttl(&self) -> u8 {
+        (self.net_diameter as u16 * 3 / 10) as u8
+    }
+
+    /// The TTL of a local repair's request (6.12): max(MIN_REPAIR_TTL, 0.5 * #hops) +
+    /// LOCAL_ADD_TTL, with MIN_REPAIR_TTL the last known hop count to the destination
+    /// and #hops the hops back to the originator of the undeliverable packet (half of it
+    /// rounded up), at most NET_DIAMETER.
+    pub fn repair_ttl(&self, last_hops: u8, orig_hops: u8) -> u8 {
+        last_hops
+            .max(orig_hops.div_ceil(2))
+            .saturating_add(LOCAL_ADD_TTL)
+            .min(self.net_diameter)
+    }
+
     /// RING_TRAVERSAL_TIME = 2 * NODE_TRAVERSAL_TIME * (TTL + TIMEOUT_BUFFER).
     pub fn ring_traversal_time(&self, ttl: u8) -> Time {
         self.node_traversal_time
@@ -143,5 +168,13 @@ mod tests {
         assert_eq!(c.my_route_timeout(), Time::from_secs(6));
         assert_eq!(c.delete_period(), Time::from_secs(15));
         assert_eq!(c.ring_traversal_time(1), Time::from_millis(240));
+        assert_eq!(c.max_repair_ttl(), 10);
+        assert_eq!(c.repair_ttl(3, 2), 5, "MIN_REPAIR_TTL + LOCAL_ADD_TTL");
+        assert_eq!(
+            c.repair_ttl(3, 9),
+            7,
+            "half the hops to the originator, rounded up"
+        );
+        assert_eq!(c.repair_ttl(40, 0), 35, "at most NET_DIAMETER");
     }
 }

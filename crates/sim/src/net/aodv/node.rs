@@ -13,6 +13,19 @@
 //! further ones waits twice as long as the one before (binary exponential backoff).
 //! When the last one times out the discovery has failed. The node's own sequence number
 //! is incremented before every request it originates (6.1).
+//!
+//! Local repair (6.12, [`AodvConfig::local_repair`]): when the link to a next hop breaks,
+//! the routes through it that have precursors and lead to destinations at most
+//! MAX_REPAIR_TTL hops away are invalidated, their destination sequence numbers
+//! incremented, and flagged repairable for ACTIVE_ROUTE_TIMEOUT instead of being
+//! reported. A data packet to relay for such a destination (queued for the lost
+//! neighbour, or arriving later) starts a repair ([`AodvNode::start_repair`]): one
+//! request with TTL max(MIN_REPAIR_TTL, 0.5 * #hops) + LOCAL_ADD_TTL, answered within
+//! RING_TRAVERSAL_TIME of that TTL or not at all. If a reply comes, the waiting packets
+//! go out, and if the new route is longer than the lost one the precursors get a RERR
+//! with the N flag; if none comes, the precursors get the RERR of 6.11 and the waiting
+//! packets are dropped. A flagged route that nothing asks for within its time is
+//! reported as an unrepaired one when the next packet for it arrives (6.11 case ii).
 
 use super::table::{seq_at_least, seq_newer, Offer, RouteTable};
 use super::wire::{AodvMsg, Rerr, Rrep, Rreq};
@@ -56,7 +69,8 @@ pub enum Action {
     Arm { at: Time, timer: AodvTimer },
     /// A route to this destination is now active: send what waits for it.
     RouteFound(NodeId),
-    /// The discovery for this destination gave up: drop what waits for it.
+    /// The discovery (or local repair) for this destination gave up: drop what waits
+    /// for it.
     DiscoveryFailed(NodeId),
     /// Hello detection: nothing was heard from this next hop for ALLOWED_HELLO_LOSS *
     /// HELLO_INTERVAL. The caller handles it as a link break (and calls
@@ -82,6 +96,9 @@ pub struct AodvStats {
     pub discoveries_started: u64,
     pub discoveries_succeeded: u64,
     pub discoveries_failed: u64,
+    /// Local repairs started (6.12), and those that found no route in time.
+    pub local_repairs: u64,
+    pub local_repair_failures: u64,
     /// Detected link breaks: unicast frames that reached the MAC retry limit (MAC
     /// detection), or next hops silent for too long (hello detection).
     pub link_breaks: u64,
@@ -101,6 +118,9 @@ struct Discovery {
     /// Network-wide requests sent so far (0 during the expanding ring).
     network_tries: u32,
     generation: u32,
+    /// A local repair (6.12), with the hop count of the lost route; `None`: a discovery
+    /// for this node's own packets.
+    repair: Option<u8>,
 }
 
 /// One node's AODV state.
@@ -223,6 +243,10 @@ impl AodvNode {
         if self.discovering(dst) || dst == self.id {
             return;
         }
+        if let Some(r) = self.table.get_mut(dst) {
+            // Packets relayed for it meanwhile report it (6.11 case ii), not repair it.
+            r.repair_until = Time::ZERO;
+        }
         self.stats.discoveries_started += 1;
         let c = self.cfg;
         // 6.4: a remembered hop count is a better first guess than TTL_START.
@@ -240,8 +264,55 @@ impl AodvNode {
             ttl,
             network_tries: 0,
             generation: 0,
+            repair: None,
         });
         self.send_rreq(dst, now, out);
+    }
+
+    /// Whether a local repair for `dst` is in progress.
+    pub fn repairing(&self, dst: NodeId) -> bool {
+        self.discoveries
+            .iter()
+            .any(|d| d.dst == dst && d.repair.is_some())
+    }
+
+    /// A data packet from `src` to `dst` that this node relays has no route: with local
+    /// repair (6.12), starts a repair if the route to `dst` broke recently and may be
+    /// repaired. Returns whether a repair for `dst` is in progress (the caller then
+    /// holds the packet).
+    pub fn start_repair(
+        &mut self,
+        dst: NodeId,
+        src: NodeId,
+        now: Time,
+        out: &mut Vec<Action>,
+    ) -> bool {
+        if !self.cfg.local_repair {
+            return false;
+        }
+        if self.discovering(dst) {
+            return self.repairing(dst);
+        }
+        let Some(r) = self.table.get_mut(dst) else {
+            return false;
+        };
+        if r.valid || now >= r.repair_until {
+            return false;
+        }
+        r.repair_until = Time::ZERO;
+        let last_hops = r.hop_count;
+        // #hops: to the originator of the packet, when a route back is known.
+        let orig_hops = self.table.get(src).map_or(0, |r| r.hop_count);
+        self.stats.local_repairs += 1;
+        self.discoveries.push(Discovery {
+            dst,
+            ttl: self.cfg.repair_ttl(last_hops, orig_hops),
+            network_tries: 0,
+            generation: 0,
+            repair: Some(last_hops),
+        });
+        self.send_rreq(dst, now, out);
+        true
     }
 
     /// Originates a request for the discovery of `dst` at its current TTL and arms its
@@ -257,7 +328,10 @@ impl AodvNode {
             .expect("send_rreq for a discovery in progress");
         d.generation = generation;
         let ttl = d.ttl;
-        let wait = if ttl >= c.net_diameter {
+        let wait = if d.repair.is_some() {
+            // 6.12's discovery period: one ring of the repair's TTL.
+            c.ring_traversal_time(ttl)
+        } else if ttl >= c.net_diameter {
             // Binary exponential backoff over the network-wide tries (6.3).
             c.net_traversal_time().times(1 << d.network_tries.min(20))
         } else {
@@ -299,10 +373,47 @@ impl AodvNode {
             return;
         }
         if let Some(i) = self.discoveries.iter().position(|d| d.dst == dst) {
-            self.discoveries.swap_remove(i);
-            self.stats.discoveries_succeeded += 1;
+            let d = self.discoveries.swap_remove(i);
             out.push(Action::RouteFound(dst));
+            match d.repair {
+                None => self.stats.discoveries_succeeded += 1,
+                Some(old_hops) => self.repaired(dst, old_hops, now, out),
+            }
         }
+    }
+
+    /// A local repair of the route to `dst` succeeded (6.12): if the new route is longer
+    /// than the lost one (`old_hops`), its precursors get a RERR with the N flag.
+    fn repaired(&mut self, dst: NodeId, old_hops: u8, now: Time, out: &mut Vec<Action>) {
+        let mut to = std::mem::take(&mut self.recipients);
+        to.clear();
+        let mut lost = std::mem::take(&mut self.lost);
+        lost.clear();
+        if let Some(r) = self.table.get(dst).filter(|r| r.hop_count > old_hops) {
+            to.extend_from_slice(&r.precursors);
+            lost.push((dst, r.seq));
+        }
+        self.send_rerr_flagged(&lost, &to, true, now, out);
+        self.lost = lost;
+        self.recipients = to;
+    }
+
+    /// The local repair of the route to `dst` found nothing in time (6.12): the route's
+    /// precursors hear of it as of a broken link (6.11), and what waits is dropped.
+    fn repair_failed(&mut self, dst: NodeId, now: Time, out: &mut Vec<Action>) {
+        self.stats.local_repair_failures += 1;
+        out.push(Action::DiscoveryFailed(dst));
+        let mut lost = std::mem::take(&mut self.lost);
+        let mut to = std::mem::take(&mut self.recipients);
+        lost.clear();
+        to.clear();
+        let dead = now + self.cfg.delete_period();
+        if let Some(r) = self.table.get_mut(dst) {
+            invalidate(dst, r, dead, &mut lost, &mut to);
+        }
+        self.send_rerr(&lost, &to, now, out);
+        self.lost = lost;
+        self.recipients = to;
     }
 
     /// The wait for the reply to request `generation` is over: widen the ring, retry,
@@ -321,6 +432,11 @@ impl AodvNode {
             return self.discovered(dst, now, out);
         }
         let d = &mut self.discoveries[i];
+        if d.repair.is_some() {
+            // A repair sends one request (6.12).
+            self.discoveries.swap_remove(i);
+            return self.repair_failed(dst, now, out);
+        }
         if d.ttl < c.net_diameter {
             let wider = d.ttl.saturating_add(c.ttl_increment);
             d.ttl = if wider > c.ttl_threshold {
@@ -597,12 +713,26 @@ impl AodvNode {
         lost.clear();
         to.clear();
         let dead = now + self.cfg.delete_period();
+        // Local repair (6.12): routes with precursors to destinations near enough wait
+        // for a repair instead of being reported.
+        let repair_until = now + self.cfg.active_route_timeout;
+        let max_repair = if self.cfg.local_repair {
+            self.cfg.max_repair_ttl()
+        } else {
+            0
+        };
         for (d, r) in self.table.iter_mut() {
             if r.is_active(now) && r.next_hop == next {
                 if r.valid_seq {
                     r.seq = r.seq.wrapping_add(1);
                 }
-                invalidate(d, r, dead, &mut lost, &mut to);
+                if r.hop_count <= max_repair && !r.precursors.is_empty() {
+                    r.valid = false;
+                    r.lifetime = dead;
+                    r.repair_until = repair_until;
+                } else {
+                    invalidate(d, r, dead, &mut lost, &mut to);
+                }
             }
         }
         self.send_rerr(&lost, &to, now, out);
@@ -648,6 +778,28 @@ impl AodvNode {
         lost.clear();
         to.clear();
         let dead = now + self.cfg.delete_period();
+        if rerr.is_no_delete() {
+            // 6.12: the routes stay; the error goes on to the precursors of those that go
+            // through `from`.
+            for &(d, seq) in rerr.dests() {
+                if let Some(r) = self
+                    .table
+                    .active(d, now)
+                    .filter(|r| r.next_hop == from && !r.precursors.is_empty())
+                {
+                    lost.push((d, seq));
+                    for &p in &r.precursors {
+                        if !to.contains(&p) {
+                            to.push(p);
+                        }
+                    }
+                }
+            }
+            self.send_rerr_flagged(&lost, &to, true, now, out);
+            self.lost = lost;
+            self.recipients = to;
+            return;
+        }
         for &(d, seq) in rerr.dests() {
             let Some(r) = self.table.get_mut(d) else {
                 continue;
@@ -677,6 +829,18 @@ impl AodvNode {
         now: Time,
         out: &mut Vec<Action>,
     ) {
+        self.send_rerr_flagged(lost, to, false, now, out)
+    }
+
+    /// [`Self::send_rerr`], with the N flag set when `no_delete` (6.12).
+    fn send_rerr_flagged(
+        &mut self,
+        lost: &[(NodeId, u32)],
+        to: &[NodeId],
+        no_delete: bool,
+        now: Time,
+        out: &mut Vec<Action>,
+    ) {
         if lost.is_empty() || to.is_empty() {
             return;
         }
@@ -690,7 +854,11 @@ impl AodvNode {
                 continue;
             }
             self.rerr_window.1 += 1;
-            let mut e = Rerr::new();
+            let mut e = if no_delete {
+                Rerr::no_delete()
+            } else {
+                Rerr::new()
+            };
             for &(d, s) in chunk {
                 e.push(d, s);
             }
@@ -727,6 +895,7 @@ fn invalidate(
 ) {
     r.valid = false;
     r.lifetime = dead;
+    r.repair_until = Time::ZERO;
     if r.precursors.is_empty() {
         return;
     }

@@ -571,3 +571,196 @@ fn a_hello_gives_a_route_to_its_sender_and_is_not_relayed() {
         (NodeId(2), 1, 9, true)
     );
 }
+
+// Local repair (RFC 3561 6.12).
+
+fn repair_node(id: u32) -> AodvNode {
+    let cfg = AodvConfig {
+        local_repair: true,
+        ..AodvConfig::default()
+    };
+    AodvNode::new(NodeId(id), N, cfg)
+}
+
+/// An active route of `n` to `dst` through `next`, `hops` long, with `precursors`.
+fn route_hops(n: &mut AodvNode, dst: u32, next: u32, seq: u32, hops: u8, precursors: &[u32]) {
+    route(n, dst, next, seq, precursors);
+    n.table.get_mut(NodeId(dst)).unwrap().hop_count = hops;
+}
+
+/// The RERRs in `out`, with their recipients.
+fn rerrs(out: &[Action]) -> Vec<(NodeId, Rerr)> {
+    out.iter()
+        .filter_map(|a| match a {
+            Action::Send {
+                msg: AodvMsg::Rerr(e),
+                to,
+                ..
+            } => Some((*to, *e)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn repairs_start_only_for_relayed_routes_within_max_repair_ttl() {
+    let t = Time::from_secs(1);
+    let mut out = Vec::new();
+    for repair in [false, true] {
+        let mut b = if repair { repair_node(1) } else { node(1) };
+        route_hops(&mut b, 3, 2, 10, 10, &[0]); // MAX_REPAIR_TTL = 0.3 * 35 = 10 hops
+        route_hops(&mut b, 4, 2, 20, 11, &[0]); // one hop too far
+        route_hops(&mut b, 5, 2, 30, 2, &[]); // no precursor: nobody relays through here
+        out.clear();
+        b.on_link_break(NodeId(2), t, &mut out);
+        let reported: Vec<_> = rerrs(&out)
+            .iter()
+            .flat_map(|(_, e)| e.dests().to_vec())
+            .collect();
+        if !repair {
+            assert_eq!(reported, [(NodeId(3), 11), (NodeId(4), 21)]);
+            out.clear();
+            assert!(!b.start_repair(NodeId(3), NodeId(0), t, &mut out));
+            assert!(out.is_empty());
+            continue;
+        }
+        // The route to 3 waits for a repair: not reported, still has its precursor.
+        assert_eq!(reported, [(NodeId(4), 21)]);
+        assert!(b.table().active(NodeId(3), t).is_none());
+        assert_eq!(b.table().get(NodeId(3)).unwrap().precursors, [NodeId(0)]);
+        out.clear();
+        assert!(
+            !b.start_repair(NodeId(4), NodeId(0), t, &mut out),
+            "too far"
+        );
+        assert!(
+            !b.start_repair(NodeId(5), NodeId(0), t, &mut out),
+            "not relayed"
+        );
+        assert!(out.is_empty());
+        // The flag lasts ACTIVE_ROUTE_TIMEOUT.
+        let late = t + Time::from_secs(3);
+        assert!(!b.start_repair(NodeId(3), NodeId(0), late, &mut out));
+        assert!(b.start_repair(NodeId(3), NodeId(0), late - ms(1), &mut out));
+        assert_eq!(b.stats.local_repairs, 1);
+    }
+}
+
+#[test]
+fn a_repair_request_has_the_repair_ttl_and_the_incremented_sequence_number() {
+    let t = Time::from_secs(1);
+    let mut b = repair_node(1);
+    let mut out = Vec::new();
+    route_hops(&mut b, 3, 2, 10, 2, &[0]);
+    route_hops(&mut b, 6, 0, 7, 9, &[]); // the originator of the packet, 9 hops back
+    b.on_link_break(NodeId(2), t, &mut out);
+    assert!(out.is_empty(), "no error while the repair may still happen");
+    assert!(b.start_repair(NodeId(3), NodeId(6), t, &mut out));
+    let (ttl, wait, _, r) = request(&out, t);
+    // max(MIN_REPAIR_TTL = 2, ceil(0.5 * 9) = 5) + LOCAL_ADD_TTL = 7, waiting one ring.
+    assert_eq!(ttl, 7);
+    assert_eq!(wait, b.cfg.ring_traversal_time(7));
+    assert_eq!((r.dst, r.dst_seq, r.unknown_seq), (NodeId(3), 11, false));
+    assert_eq!((r.orig, r.orig_seq), (NodeId(1), b.seq()));
+    assert!(b.repairing(NodeId(3)) && b.discovering(NodeId(3)));
+    // More packets for 3 join the repair without a second request.
+    out.clear();
+    assert!(b.start_repair(NodeId(3), NodeId(6), t + ms(5), &mut out));
+    assert!(out.is_empty());
+    assert_eq!((b.stats.local_repairs, b.stats.rreq_originated), (1, 1));
+    assert_eq!(b.stats.discoveries_started, 0, "repairs are counted apart");
+    // An originator close by: MIN_REPAIR_TTL dominates.
+    let mut c = repair_node(1);
+    route_hops(&mut c, 3, 2, 10, 4, &[0]);
+    out.clear();
+    c.on_link_break(NodeId(2), t, &mut out);
+    assert!(c.start_repair(NodeId(3), NodeId(0), t, &mut out));
+    assert_eq!(request(&out, t).0, 6);
+}
+
+/// A node 1 relaying 0 -> 3 through 2 (`hops` to 3), whose link to 2 broke and which
+/// started a repair.
+fn repairing(hops: u8) -> (AodvNode, Time, u32) {
+    let t = Time::from_secs(1);
+    let mut b = repair_node(1);
+    let mut out = Vec::new();
+    route_hops(&mut b, 3, 2, 10, hops, &[0]);
+    b.on_link_break(NodeId(2), t, &mut out);
+    assert!(b.start_repair(NodeId(3), NodeId(0), t, &mut out));
+    let (_, _, generation, _) = request(&out, t);
+    (b, t, generation)
+}
+
+#[test]
+fn a_successful_repair_releases_the_packets_and_flags_a_longer_route() {
+    let reply = |hops: u8| Rrep {
+        hop_count: hops,
+        dst: NodeId(3),
+        dst_seq: 11,
+        orig: NodeId(1),
+        lifetime: Time::from_secs(6),
+    };
+    // As long as before (2 hops, through 5 now): the packets go, nobody is told.
+    let (mut b, t, _) = repairing(2);
+    let mut out = Vec::new();
+    b.on_rrep(NodeId(5), reply(1), t + ms(50), &mut out);
+    assert_eq!(out, [Action::RouteFound(NodeId(3))]);
+    assert_eq!(b.next_hop(NodeId(3), t + ms(50)), Some(NodeId(5)));
+    assert!(!b.repairing(NodeId(3)));
+    // Longer (3 hops): an error with the N flag to the precursors, who keep the route.
+    let (mut b, t, _) = repairing(2);
+    out.clear();
+    b.on_rrep(NodeId(5), reply(2), t + ms(50), &mut out);
+    assert_eq!(out[0], Action::RouteFound(NodeId(3)));
+    let sent = rerrs(&out);
+    assert_eq!(sent.len(), 1);
+    let (to, e) = sent[0];
+    assert_eq!(to, NodeId(0), "unicast to the only precursor");
+    assert!(e.is_no_delete());
+    assert_eq!(e.dests(), [(NodeId(3), 11)]);
+    assert_eq!(b.table().get(NodeId(3)).unwrap().precursors, [NodeId(0)]);
+    assert_eq!(
+        (b.stats.local_repairs, b.stats.local_repair_failures),
+        (1, 0)
+    );
+    // The precursor keeps its route; one with precursors of its own passes the error on.
+    let mut a = node(0);
+    route(&mut a, 3, 1, 10, &[7]);
+    out.clear();
+    a.on_rerr(NodeId(1), e, t + ms(60), &mut out);
+    assert!(a.table().active(NodeId(3), t + ms(60)).is_some());
+    let passed = rerrs(&out);
+    assert_eq!(passed.len(), 1);
+    assert_eq!(passed[0].0, NodeId(7));
+    assert!(passed[0].1.is_no_delete());
+}
+
+#[test]
+fn a_failed_repair_reports_the_destination_and_drops_the_packets() {
+    let (mut b, t, generation) = repairing(2);
+    let mut out = Vec::new();
+    let wait = b.cfg.ring_traversal_time(b.cfg.repair_ttl(2, 0));
+    b.on_discovery_timeout(generation, t + wait, &mut out);
+    assert_eq!(out[0], Action::DiscoveryFailed(NodeId(3)));
+    let sent = rerrs(&out);
+    assert_eq!(sent.len(), 1, "{out:?}");
+    let (to, e) = sent[0];
+    assert_eq!(to, NodeId(0));
+    assert!(!e.is_no_delete());
+    assert_eq!(
+        e.dests(),
+        [(NodeId(3), 11)],
+        "incremented once, at the break"
+    );
+    assert_eq!(
+        (b.stats.local_repairs, b.stats.local_repair_failures),
+        (1, 1)
+    );
+    assert!(!b.repairing(NodeId(3)));
+    assert!(b.table().get(NodeId(3)).unwrap().precursors.is_empty());
+    // One request only, and no second repair for the reported route.
+    assert_eq!(b.stats.rreq_originated, 1);
+    out.clear();
+    assert!(!b.start_repair(NodeId(3), NodeId(0), t + wait, &mut out));
+    assert!(out.is_empty());
+}

@@ -38,6 +38,9 @@ pub struct Route {
     pub lifetime: Time,
     /// Neighbours that forward traffic to this destination through this node (6.2).
     pub precursors: Vec<NodeId>,
+    /// Local repair (6.12): until when this invalid route may still be repaired locally
+    /// (its link broke, its precursors have not been told); `Time::ZERO`: not repairable.
+    pub repair_until: Time,
 }
 
 impl Route {
@@ -112,6 +115,7 @@ impl RouteTable {
                 valid: true,
                 lifetime: o.lifetime,
                 precursors: Vec::new(),
+                repair_until: Time::ZERO,
             });
             return true;
         };

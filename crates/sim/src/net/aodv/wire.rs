@@ -52,11 +52,12 @@ pub struct Rrep {
     pub lifetime: Time,
 }
 
-/// Route Error (RFC 3561 5.3), with at most [`RERR_MAX_DESTS`] destinations. The N flag
-/// (no delete, for local repair) is not modelled.
+/// Route Error (RFC 3561 5.3), with at most [`RERR_MAX_DESTS`] destinations, and the N
+/// flag (no delete: a local repair found a longer route, 6.12).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rerr {
     count: u8,
+    no_delete: bool,
     dests: [(NodeId, u32); RERR_MAX_DESTS],
 }
 
@@ -64,8 +65,22 @@ impl Rerr {
     pub const fn new() -> Self {
         Rerr {
             count: 0,
+            no_delete: false,
             dests: [(NodeId(0), 0); RERR_MAX_DESTS],
         }
+    }
+
+    /// An empty RERR with the N flag set (6.12): the routes to its destinations were
+    /// repaired, longer, and stay.
+    pub const fn no_delete() -> Self {
+        let mut e = Rerr::new();
+        e.no_delete = true;
+        e
+    }
+
+    /// The N flag.
+    pub fn is_no_delete(&self) -> bool {
+        self.no_delete
     }
 
     /// Adds an unreachable destination and its sequence number; `false` when full.
