@@ -27,9 +27,13 @@ fn main() {
     // cargo rerun this script on every build.
     if let Some(git_dir) = git(&["rev-parse", "--absolute-git-dir"]) {
         let git_dir = Path::new(&git_dir);
-        let mut watched = vec![git_dir.join("HEAD"), git_dir.join("packed-refs")];
+        // Branch refs live in the common directory, which in a `git worktree` is not the
+        // worktree's own git directory (there only HEAD is).
+        let common = git(&["rev-parse", "--path-format=absolute", "--git-common-dir"]);
+        let refs = common.as_deref().map_or(git_dir, Path::new);
+        let mut watched = vec![git_dir.join("HEAD"), refs.join("packed-refs")];
         if let Some(head_ref) = git(&["symbolic-ref", "-q", "HEAD"]) {
-            watched.push(git_dir.join(head_ref));
+            watched.push(refs.join(head_ref));
         }
         for path in watched.iter().filter(|p| p.exists()) {
             println!("cargo:rerun-if-changed={}", path.display());
