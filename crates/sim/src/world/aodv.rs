@@ -134,20 +134,20 @@ impl World {
     }
 
     /// `node` has no route for `pkt`, which came from `prev` (`node` itself: generated
-    /// here). A source buffers it and looks for a route; a forwarder drops it and reports
-    /// the destination unreachable (RFC 3561 6.11 case ii).
+    /// here). A source buffers it and looks for a route; a forwarder holds it while it
+    /// repairs the route locally (6.12, when on), or else drops it and reports the
+    /// destination unreachable (RFC 3561 6.11 case ii).
     pub(super) fn aodv_no_route(&mut self, node: NodeId, prev: NodeId, pkt: Packet) {
         let now = self.events.now();
         let dst = pkt.dst;
         if prev != node {
-            let a = self.aodv();
-            let mut out = std::mem::take(&mut a.actions);
-            if a.nodes[node.index()].start_repair(dst, pkt.src, now, &mut out) {
-                return self.aodv_hold(node, prev, pkt, out);
-            }
+            let Some(pkt) = self.aodv_try_repair(node, prev, pkt) else {
+                return;
+            };
             self.metrics
                 .on_packet_dropped(node, DropReason::NoRoute, &pkt);
             let a = self.aodv();
+            let mut out = std::mem::take(&mut a.actions);
             a.nodes[node.index()].on_no_route(dst, prev, now, &mut out);
             return self.aodv_act(node, out);
         }
