@@ -1,10 +1,12 @@
-"""A rich progress bar for sweeps: runs done, running, failed, and the time remaining."""
+"""Rich progress bars on stderr: a sweep's runs done, running, failed and the time
+remaining; one run's simulated seconds."""
 
 from __future__ import annotations
 
 from types import TracebackType
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -14,7 +16,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-__all__ = ["SweepProgress"]
+__all__ = ["RunProgress", "SweepProgress"]
 
 
 class SweepProgress:
@@ -85,3 +87,29 @@ class SweepProgress:
                 failed=self.failed,
                 skipped=self.skipped,
             )
+
+
+class RunProgress:
+    """One run's simulated seconds reached of its duration; gone when closed."""
+
+    def __init__(self, label: str) -> None:
+        self._progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            TextColumn("{task.completed:.1f} / {task.total:.1f} simulated s"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        )
+        # The total is the run's duration, known once the core has validated the scenario.
+        self._task = self._progress.add_task(escape(label), total=0.0)
+        self._progress.start()
+
+    def update(self, simulated_s: float, duration_s: float) -> None:
+        if duration_s > 0:
+            self._progress.update(self._task, completed=simulated_s, total=duration_s)
+
+    def close(self) -> None:
+        self._progress.stop()

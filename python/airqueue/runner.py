@@ -8,6 +8,7 @@ from numbers import Integral, Real
 
 from airqueue import _core
 from airqueue.errors import ConfigError, SimulationError
+from airqueue.progress import RunProgress
 from airqueue.results import Results
 from airqueue.scenario import ScenarioLike, decode_report, load_scenario
 
@@ -68,7 +69,7 @@ def _run_watched(
         name="airqueue-run",
         daemon=True,
     )
-    bar = _ProgressBar(label) if progress else None
+    bar = RunProgress(label) if progress else None
     try:
         worker.start()
         while worker.is_alive():
@@ -83,42 +84,6 @@ def _run_watched(
         if bar is not None:
             bar.close()
     return out[0]
-
-
-class _ProgressBar:
-    """Simulated seconds reached of the run's duration, on stderr (rich)."""
-
-    def __init__(self, label: str) -> None:
-        from rich.console import Console
-        from rich.markup import escape
-        from rich.progress import (
-            BarColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
-        self._progress = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            TextColumn("{task.completed:.1f} / {task.total:.1f} simulated s"),
-            TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-            console=Console(stderr=True),
-            transient=True,
-        )
-        # The total is the run's duration, known once the core has validated the scenario.
-        self._task = self._progress.add_task(escape(label), total=0.0)
-        self._progress.start()
-
-    def update(self, simulated_s: float, duration_s: float) -> None:
-        if duration_s > 0:
-            self._progress.update(self._task, completed=simulated_s, total=duration_s)
-
-    def close(self) -> None:
-        self._progress.stop()
 
 
 def _float(value: float | None) -> float | None:
