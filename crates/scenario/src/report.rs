@@ -328,6 +328,7 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         mac.push("retry_limit_drops", json!(st.retry_limit_drops));
         mac.push("rx_ok", json!(st.rx_ok));
         mac.push("rx_failed", json!(st.rx_failed));
+        mac.push("rx_sensed", json!(st.rx_sensed));
         mac.push("duplicates", json!(st.duplicates));
         mac.push("internal_collisions", json!(st.internal_collisions));
         mac.push(
@@ -547,7 +548,7 @@ const TCP_COLUMNS: [&str; 19] = [
     "unmasked_losses",
 ];
 
-const MAC_COLUMNS: [&str; 10] = [
+const MAC_COLUMNS: [&str; 11] = [
     "node",
     "data_tx",
     "retries",
@@ -555,6 +556,7 @@ const MAC_COLUMNS: [&str; 10] = [
     "retry_limit_drops",
     "rx_ok",
     "rx_failed",
+    "rx_sensed",
     "duplicates",
     "internal_collisions",
     "busy_fraction",

@@ -148,6 +148,9 @@ pub struct Radio {
     pub noise_dbm: f64,
     /// `capture_db` >= 0; default 10 dB (ns-2's capture threshold).
     pub capture_db: f64,
+    /// `sensed_frames`: what a frame sensed but too weak to decode does; default
+    /// `rx_error` (a failed reception, then EIFS).
+    pub sensed_frames: SensedFramesKind,
     /// `preamble`; default long.
     pub preamble: PreambleKind,
 }
@@ -173,6 +176,18 @@ pub enum FadingKind {
     None,
     /// Per-frame Rayleigh fading on top of the path loss.
     Rayleigh,
+}
+
+/// `radio.sensed_frames`: frames above the carrier-sense threshold and below the receive
+/// threshold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SensedFramesKind {
+    /// The PHY starts receiving and fails; the MAC defers EIFS (IEEE 802.11-2016
+    /// 10.3.2.3.7; ns-2).
+    RxError,
+    /// Busy channel only, no EIFS (the model before this key existed).
+    Energy,
 }
 
 /// `radio.preamble`: the 802.11b PLCP preamble (IEEE 802.11-2016 16.2.2).

@@ -2,12 +2,16 @@
 //! batches, conserves packets and repeats itself; in a lossy diamond both middle nodes
 //! forward, and MORE outdoes single-path TCP on the same links.
 //!
-//! Figures measured (seed 1, 1400-byte packets, 11 Mb/s): 3-hop chain over 10 s, MORE
-//! 2.22 Mb/s, DiffQ-MORE 1.65 Mb/s; lossy diamond over 20 s, MORE 860 kb/s, DiffQ-MORE
-//! 1469 kb/s, TCP-SACK on the single ETX path 508 kb/s. MORE's source in the diamond keeps
-//! sending a decoded batch until the ACK has crossed the 50%-loss link back (2110 packets
-//! reached the destination after their batch was decoded); DiffQ-MORE's paced source
-//! wastes less.
+//! Figures measured (seed 1, 1400-byte packets, 11 Mb/s): lossy diamond over 20 s, MORE
+//! 215 kb/s, TCP-SACK on the single ETX path 511 kb/s. MORE's source in the diamond keeps
+//! sending a decoded batch until the ACK has crossed the 50%-loss link back. The
+//! destination, 400 m from the source, senses its frames without decoding them and defers
+//! EIFS after each (`radio.sensed_frames = "rx_error"`, the default), so its batch ACKs
+//! lose almost every contention to the saturating source: 338 ACKs sent for 12 batches
+//! decoded, 184 received, 3160 packets reaching the destination after their batch was
+//! decoded. With sensed frames as energy only (no EIFS, the model before `sensed_frames` existed) the
+//! destination contends on equal terms: 48 batches, 860 kb/s, ahead of TCP's 508 kb/s,
+//! which is the comparison the MORE paper makes; the test checks it under that model.
 
 mod common;
 use common::goodputs;
@@ -29,11 +33,12 @@ fn chain(duration: f64, flow: &str, extra: &str) -> String {
 
 /// S=0 and D=3 out of each other's range, A=1 and B=2 between them and out of each
 /// other's range; every S-A, S-B link loses half its frames, every A-D, B-D link 20%.
-fn diamond(flow: &str) -> String {
-    let mut s = String::from(
+/// `sensed_frames`: the `[radio]` key's value.
+fn diamond(flow: &str, sensed_frames: &str) -> String {
+    let mut s = format!(
         "duration = 20.0\nseed = 1\n[topology]\nkind = \"explicit\"\n\
          positions = [[0.0, 0.0], [200.0, 130.0], [200.0, -130.0], [400.0, 0.0]]\n\
-         [routing]\nmetric = \"etx\"\n",
+         [routing]\nmetric = \"etx\"\n[radio]\nsensed_frames = \"{sensed_frames}\"\n",
     );
     for (a, b, loss) in [(0, 1, 0.5), (0, 2, 0.5), (1, 3, 0.2), (2, 3, 0.2)] {
         s += &format!("[[link]]\na = {a}\nb = {b}\nloss = {loss}\n");
@@ -95,17 +100,31 @@ fn broadcasts_go_at_the_data_rate() {
 }
 
 #[test]
-fn lossy_diamond_uses_both_middle_nodes_and_beats_single_path_tcp() {
-    let text = diamond("kind = \"more\"");
-    let more = goodputs(&text)[0];
-    let r = run(&text);
-    let m = more_stats(&r);
-    assert_eq!(m.forwarders.len(), 2, "{m:?}");
-    assert!(m.forwarders.iter().all(|&(_, c)| c > 0.0), "{m:?}");
-    for relay in [1, 2] {
-        assert!(r.outcome.mac[relay].data_tx > 100, "relay {relay} idle");
+fn lossy_diamond_uses_both_middle_nodes() {
+    for sensed in ["rx_error", "energy"] {
+        let r = run(&diamond("kind = \"more\"", sensed));
+        let m = more_stats(&r);
+        assert_eq!(m.forwarders.len(), 2, "{sensed}: {m:?}");
+        assert!(
+            m.forwarders.iter().all(|&(_, c)| c > 0.0),
+            "{sensed}: {m:?}"
+        );
+        for relay in [1, 2] {
+            assert!(
+                r.outcome.mac[relay].data_tx > 100,
+                "{sensed}: relay {relay} idle"
+            );
+        }
+        assert!(m.batches_decoded > 5, "{sensed}: {m:?}");
     }
-    let tcp = goodputs(&diamond("kind = \"tcp\"\nvariant = \"sack\""))[0];
+}
+
+#[test]
+fn more_beats_single_path_tcp_when_the_destination_contends_on_equal_terms() {
+    // Frames sensed as energy only: the destination's batch ACKs are not held back by
+    // EIFS (see the module's doc), as in the MORE paper's comparison.
+    let more = goodputs(&diamond("kind = \"more\"", "energy"))[0];
+    let tcp = goodputs(&diamond("kind = \"tcp\"\nvariant = \"sack\"", "energy"))[0];
     assert!(more > tcp, "MORE {more} vs TCP {tcp}");
 }
 
@@ -204,7 +223,7 @@ fn many_flows_on_a_mesh_conserve_packets() {
 
 #[test]
 fn diffq_more_in_the_lossy_diamond_still_uses_both_relays() {
-    let text = diamond("kind = \"more\"\ncc = \"diffq\"") + DIFFQ;
+    let text = diamond("kind = \"more\"\ncc = \"diffq\"", "rx_error") + DIFFQ;
     let g = goodputs(&text)[0];
     let r = run(&text);
     assert!(g > 0.0);

@@ -10,6 +10,14 @@
 //! Node 0 keeps a view of node 1's queue for 3, node 1 of node 2's; node 2's next hop is
 //! the destination, whose queue is zero by definition. Every run checks conservation and
 //! is run twice to check determinism.
+//!
+//! Where the chain's queue builds depends on EIFS: nodes 0 and 1 sense, without
+//! decoding, the frames of the nodes two hops away (node 2's data, node 3's MAC ACKs) and
+//! defer EIFS after each (`radio.sensed_frames = "rx_error"`, the default), while node 2
+//! decodes every frame it senses. So node 1 is the bottleneck and node 2's queue stays
+//! short (seed 1: node 1's queue averages 4.4 packets, max 19; node 2's 0.4, max 8). Both
+//! views must track within a few packets; the non-empty queue that makes the check
+//! meaningful is node 1's.
 
 use airqueue_kernel::Time;
 use airqueue_sim::{
@@ -127,11 +135,13 @@ fn overheard_reports_track_the_next_hops_queue() {
             busy * 100.0,
         );
         assert!(err <= 3.0, "node {node}: mean error {err}");
-        // The queues being tracked are not trivially empty.
-        assert!(
-            mean >= 2.0 && max >= 8,
-            "node {node}: mean {mean}, max {max}"
-        );
+        if node == 0 {
+            // The bottleneck's queue, the one being tracked, is not trivially empty.
+            assert!(
+                mean >= 2.0 && max >= 8,
+                "node {node}: mean {mean}, max {max}"
+            );
+        }
     }
     assert!(f.goodput_bps() > 500e3, "{}", f.goodput_bps());
 }

@@ -12,6 +12,7 @@ use crate::build::propagation_model;
 use crate::error::ConfigError;
 use crate::schema::{
     FadingKind, Level, Mac, MacKind, Medium, PreambleKind, PropagationKind, Radio, RateControlKind,
+    SensedFramesKind,
 };
 
 const MEDIUM_KINDS: [&str; 2] = ["wifi", "wired"];
@@ -221,6 +222,17 @@ pub(super) fn read_radio(mut f: Fields, errs: &mut Errs) -> Option<Radio> {
         "a power ratio in dB >= 0",
         |x| x >= 0.0,
     );
+    let sensed_frames = match f.choice(
+        errs,
+        "sensed_frames",
+        Some("rx_error"),
+        &["rx_error", "energy"],
+        &[],
+    ) {
+        Some("energy") => Some(SensedFramesKind::Energy),
+        Some(_) => Some(SensedFramesKind::RxError),
+        None => None,
+    };
     let preamble = match f.choice(errs, "preamble", Some("long"), &["long", "short"], &[]) {
         Some("short") => Some(PreambleKind::Short),
         Some(_) => Some(PreambleKind::Long),
@@ -242,6 +254,7 @@ pub(super) fn read_radio(mut f: Fields, errs: &mut Errs) -> Option<Radio> {
         cs_threshold_dbm: cs_threshold?,
         noise_dbm: noise?,
         capture_db: capture?,
+        sensed_frames: sensed_frames?,
         preamble: preamble?,
     })
 }

@@ -49,6 +49,7 @@ fn a_file_without_medium_is_wifi_with_the_dsss_defaults() {
             cs_threshold_dbm: d.cs_threshold_dbm,
             noise_dbm: d.noise_dbm,
             capture_db: 10.0,
+            sensed_frames: SensedFramesKind::RxError,
             preamble: PreambleKind::Long,
         }
     );
@@ -87,7 +88,7 @@ fn every_radio_key_given() {
         "[radio]\ndata_rate = 2e6\nbasic_rate = 2e6\ntx_range = 100\ncs_range = 200\n\
          propagation = \"log-distance\"\npath_loss_exponent = 3.5\nfading = \"rayleigh\"\n\
          tx_power_dbm = 15\nrx_threshold_dbm = -80\ncs_threshold_dbm = -90.5\nnoise_dbm = -95\n\
-         capture_db = 0\npreamble = \"short\"\n",
+         capture_db = 0\npreamble = \"short\"\nsensed_frames = \"energy\"\n",
     ));
     assert_eq!(
         s.radio,
@@ -103,6 +104,7 @@ fn every_radio_key_given() {
             cs_threshold_dbm: -90.5,
             noise_dbm: -95.0,
             capture_db: 0.0,
+            sensed_frames: SensedFramesKind::Energy,
             preamble: PreambleKind::Short,
         }
     );
@@ -352,6 +354,10 @@ fn bad_radio_values() {
         (
             "capture_db = -1",
             "radio.capture_db: expected a power ratio in dB >= 0, got -1",
+        ),
+        (
+            "sensed_frames = \"eifs\"",
+            "radio.sensed_frames: unknown sensed_frames \"eifs\"; expected one of rx_error, energy",
         ),
         (
             "preamble = \"medium\"",

@@ -15,8 +15,20 @@
 //! during a reception and stronger than it by the capture threshold takes the receiver
 //! over (the first frame is lost). Under the unit-disk model SINR means nothing, so any
 //! overlap within carrier-sense range destroys the frame (the protocol model).
+//!
+//! A frame that reaches only the carrier-sense threshold is, by default
+//! ([`SensedFrames::RxError`]), locked onto as well and ends in a reception error. At the
+//! default carrier-sense threshold (-82.6 dBm) its 1 Mb/s PLCP header is 11 dB above the
+//! noise, far above the 1 Mb/s decode threshold, so a real DSSS receiver synchronises and
+//! starts receiving (clause 16's receive procedure); the payload then fails, and the MAC
+//! defers EIFS (IEEE 802.11-2016 10.3.2.3.7). ns-2 does the same (`WirelessPhy::sendUp`
+//! marks a packet below `RXThresh_` as an error, `Mac802_11::recv_timer` then sets the NAV
+//! to EIFS). While locked onto such a frame the radio can still be taken over by a frame
+//! stronger by the capture threshold. [`SensedFrames::EnergyOnly`] keeps these frames as
+//! energy alone (busy channel, no reception, no EIFS), the model before the option
+//! existed.
 
-use super::config::{Fading, WifiConfig};
+use super::config::{Fading, SensedFrames, WifiConfig};
 use crate::ids::NodeId;
 use airqueue_kernel::{RngStream, StreamKey};
 use airqueue_phy::{Db, Dbm, DsssRate, Propagation};
@@ -38,6 +50,8 @@ struct Lock {
     max_interference_mw: f64,
     threshold: f64,
     erased: bool,
+    /// Below the receive threshold: sensed, started, never decoded.
+    sensed_only: bool,
 }
 
 /// Physical state of one radio.
@@ -59,6 +73,8 @@ pub enum RadioEvent {
         node: NodeId,
         from: NodeId,
         decoded: bool,
+        /// The frame was below the receive threshold (sensed, never decodable).
+        sensed_only: bool,
     },
     /// Carrier sense at `node` changed.
     Cca { node: NodeId, busy: bool },
@@ -78,6 +94,8 @@ pub struct Channel {
     noise_mw: f64,
     capture_ratio: f64,
     protocol_model: bool,
+    /// Whether radios lock onto frames they can sense but not decode (EIFS after them).
+    lock_sensed: bool,
     fading: Fading,
     fading_rng: Vec<RngStream>,
     erasure_rng: Vec<RngStream>,
@@ -147,6 +165,7 @@ impl Channel {
             noise_mw: Dbm(cfg.noise_dbm).to_mw().0,
             capture_ratio: Db(cfg.capture_db).to_ratio(),
             protocol_model: matches!(cfg.propagation, Propagation::Range { .. }),
+            lock_sensed: cfg.sensed_frames == SensedFrames::RxError,
             fading: cfg.fading,
             fading_rng: (0..n)
                 .map(|i| RngStream::new(StreamKey::new(seed, i as u32, "phy.fading")))
@@ -220,33 +239,29 @@ impl Channel {
             r.energy_mw += p;
             r.signals += 1;
             if !r.transmitting {
+                let sensed_only = p < self.rx_threshold_mw;
+                let lockable = !sensed_only || (self.lock_sensed && p >= self.cs_threshold_mw);
+                let newcomer = Lock {
+                    from,
+                    signal_mw: p,
+                    max_interference_mw: others,
+                    threshold,
+                    erased,
+                    sensed_only,
+                };
                 match &mut r.lock {
                     Some(lock) => {
                         if !self.protocol_model && p >= lock.signal_mw * self.capture_ratio {
                             // Capture: the stronger newcomer takes the receiver over; the
                             // PHY resynchronises and the first frame just disappears.
-                            *lock = Lock {
-                                from,
-                                signal_mw: p,
-                                max_interference_mw: others,
-                                threshold,
-                                erased,
-                            };
+                            *lock = newcomer;
                             self.captured += 1;
                         } else {
                             let interference = r.energy_mw - lock.signal_mw;
                             lock.max_interference_mw = lock.max_interference_mw.max(interference);
                         }
                     }
-                    None if p >= self.rx_threshold_mw => {
-                        r.lock = Some(Lock {
-                            from,
-                            signal_mw: p,
-                            max_interference_mw: others,
-                            threshold,
-                            erased,
-                        });
-                    }
+                    None if lockable => r.lock = Some(newcomer),
                     None => {}
                 }
             }
@@ -272,11 +287,12 @@ impl Channel {
             if let Some(lock) = r.lock {
                 if lock.from == from {
                     r.lock = None;
-                    let decoded = !lock.erased && self.decodes(&lock);
+                    let decoded = !lock.sensed_only && !lock.erased && self.decodes(&lock);
                     out.push(RadioEvent::RxEnd {
                         node,
                         from,
                         decoded,
+                        sensed_only: lock.sensed_only,
                     });
                 }
             }
@@ -343,7 +359,8 @@ mod tests {
 
     #[test]
     fn lone_frame_is_decoded_in_range_and_only_sensed_beyond() {
-        let cfg = WifiConfig::dsss_default();
+        let mut cfg = WifiConfig::dsss_default();
+        cfg.sensed_frames = SensedFrames::EnergyOnly;
         let mut ch = line(&[0.0, 200.0, 400.0], &cfg);
         let mut out = vec![];
         ch.start_tx(NodeId(0), DsssRate::Mbps11, &mut out);
@@ -354,7 +371,8 @@ mod tests {
         assert!(out.contains(&RadioEvent::RxEnd {
             node: NodeId(1),
             from: NodeId(0),
-            decoded: true
+            decoded: true,
+            sensed_only: false
         }));
         assert!(!out.iter().any(|e| matches!(
             e,
@@ -380,7 +398,8 @@ mod tests {
         assert!(out.contains(&RadioEvent::RxEnd {
             node: NodeId(1),
             from: NodeId(0),
-            decoded: false
+            decoded: false,
+            sensed_only: false
         }));
     }
 
@@ -397,7 +416,8 @@ mod tests {
         assert!(out.contains(&RadioEvent::RxEnd {
             node: NodeId(1),
             from: NodeId(0),
-            decoded: true
+            decoded: true,
+            sensed_only: false
         }));
     }
 
@@ -422,7 +442,8 @@ mod tests {
         assert!(out.contains(&RadioEvent::RxEnd {
             node: NodeId(1),
             from: NodeId(2),
-            decoded: true
+            decoded: true,
+            sensed_only: false
         }));
     }
 
@@ -442,7 +463,8 @@ mod tests {
         assert!(out.contains(&RadioEvent::RxEnd {
             node: NodeId(1),
             from: NodeId(0),
-            decoded: false
+            decoded: false,
+            sensed_only: false
         }));
     }
 
@@ -464,5 +486,117 @@ mod tests {
         assert!(!out
             .iter()
             .any(|e| matches!(e, RadioEvent::RxEnd { decoded: true, .. })));
+    }
+
+    #[test]
+    fn a_frame_sensed_beyond_decode_range_ends_in_a_reception_error() {
+        // The default: node 2 (400 m) starts receiving node 0's frame and fails it, so its
+        // MAC will defer EIFS; node 3 (600 m) is beyond carrier sense and sees nothing.
+        let cfg = WifiConfig::dsss_default();
+        assert_eq!(cfg.sensed_frames, SensedFrames::RxError);
+        let mut ch = line(&[0.0, 200.0, 400.0, 600.0], &cfg);
+        let mut out = vec![];
+        ch.start_tx(NodeId(0), DsssRate::Mbps11, &mut out);
+        assert!(ch.is_receiving(NodeId(1)) && ch.is_receiving(NodeId(2)));
+        assert!(!ch.is_busy(NodeId(3)) && !ch.is_receiving(NodeId(3)));
+        out.clear();
+        ch.end_tx(NodeId(0), &mut out);
+        assert!(out.contains(&RadioEvent::RxEnd {
+            node: NodeId(1),
+            from: NodeId(0),
+            decoded: true,
+            sensed_only: false
+        }));
+        assert!(out.contains(&RadioEvent::RxEnd {
+            node: NodeId(2),
+            from: NodeId(0),
+            decoded: false,
+            sensed_only: true
+        }));
+        assert!(!out.iter().any(|e| matches!(
+            e,
+            RadioEvent::RxEnd {
+                node: NodeId(3),
+                ..
+            }
+        )));
+    }
+
+    #[test]
+    fn a_strong_frame_captures_a_radio_locked_on_a_sensed_one() {
+        // Node 1 is 500 m from node 0 (sensed only) and 20 m from node 2: node 2's frame,
+        // starting during node 0's, is far more than 10 dB stronger and is decoded.
+        let cfg = WifiConfig::dsss_default();
+        let mut ch = line(&[0.0, 500.0, 520.0], &cfg);
+        let mut out = vec![];
+        ch.start_tx(NodeId(0), DsssRate::Mbps11, &mut out);
+        assert!(ch.is_receiving(NodeId(1)));
+        ch.start_tx(NodeId(2), DsssRate::Mbps11, &mut out);
+        assert_eq!(ch.captured, 1);
+        out.clear();
+        ch.end_tx(NodeId(0), &mut out);
+        assert!(!out.iter().any(|e| matches!(
+            e,
+            RadioEvent::RxEnd {
+                node: NodeId(1),
+                ..
+            }
+        )));
+        ch.end_tx(NodeId(2), &mut out);
+        assert!(out.contains(&RadioEvent::RxEnd {
+            node: NodeId(1),
+            from: NodeId(2),
+            decoded: true,
+            sensed_only: false
+        }));
+    }
+
+    #[test]
+    fn a_decodable_frame_not_10_db_above_a_sensed_one_is_lost_either_way() {
+        // Node 1: node 0 at 300 m (sensed only), node 2 at 240 m (decodable, but only
+        // 40 log10(300/240) = 3.9 dB stronger under two-ray ground). With the sensed lock
+        // the newcomer is interference; without it the newcomer locks and fails the
+        // capture test. Same loss, but only the default ends in EIFS for node 0's frame.
+        for (mode, sensed_end) in [
+            (SensedFrames::RxError, true),
+            (SensedFrames::EnergyOnly, false),
+        ] {
+            let mut cfg = WifiConfig::dsss_default();
+            cfg.sensed_frames = mode;
+            let mut ch = line(&[0.0, 300.0, 540.0], &cfg);
+            let mut out = vec![];
+            ch.start_tx(NodeId(0), DsssRate::Mbps11, &mut out);
+            ch.start_tx(NodeId(2), DsssRate::Mbps11, &mut out);
+            out.clear();
+            ch.end_tx(NodeId(0), &mut out);
+            ch.end_tx(NodeId(2), &mut out);
+            let ends: Vec<_> = out
+                .iter()
+                .filter(|e| {
+                    matches!(
+                        e,
+                        RadioEvent::RxEnd {
+                            node: NodeId(1),
+                            ..
+                        }
+                    )
+                })
+                .collect();
+            assert!(ends
+                .iter()
+                .all(|e| matches!(e, RadioEvent::RxEnd { decoded: false, .. })));
+            assert_eq!(
+                ends.iter().any(|e| matches!(
+                    e,
+                    RadioEvent::RxEnd {
+                        from: NodeId(0),
+                        sensed_only: true,
+                        ..
+                    }
+                )),
+                sensed_end,
+                "{mode:?}"
+            );
+        }
     }
 }

@@ -37,6 +37,18 @@ pub struct RateChange {
     pub rate: DsssRate,
 }
 
+/// What a radio does with a frame it senses (above the carrier-sense threshold) but cannot
+/// decode (below the receive threshold).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SensedFrames {
+    /// The PHY starts receiving it (its 1 Mb/s PLCP header is above the noise) and the
+    /// reception ends in an error, after which the MAC defers EIFS (IEEE 802.11-2016
+    /// 10.3.2.3.7); ns-2's behaviour. The default.
+    RxError,
+    /// Energy only: the channel is busy while it lasts, nothing else (no EIFS).
+    EnergyOnly,
+}
+
 /// Everything the radio and MAC need.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WifiConfig {
@@ -52,6 +64,8 @@ pub struct WifiConfig {
     /// A later frame this much stronger than the one being received takes the receiver
     /// over; a frame that overlaps interference must also beat it by this much.
     pub capture_db: f64,
+    /// Frames sensed but too weak to decode: a failed reception (EIFS) or energy only.
+    pub sensed_frames: SensedFrames,
     pub data_rate: DsssRate,
     pub basic_rate: DsssRate,
     pub preamble: Preamble,
@@ -93,6 +107,7 @@ impl WifiConfig {
             )
             .0,
             capture_db: 10.0,
+            sensed_frames: SensedFrames::RxError,
             data_rate: DsssRate::Mbps11,
             basic_rate: DsssRate::Mbps1,
             preamble: Preamble::Long,

@@ -108,8 +108,12 @@ pub struct MacStats {
     pub rts_tx: u64,
     pub acks_tx: u64,
     pub retry_limit_drops: u64,
-    /// Frames this radio locked onto but could not decode.
+    /// Frames this radio locked onto above the receive threshold but could not decode
+    /// (collisions, interference, erasures).
     pub rx_failed: u64,
+    /// Frames this radio sensed below the receive threshold and received in error
+    /// ([`SensedFrames::RxError`](super::config::SensedFrames::RxError)); each starts EIFS.
+    pub rx_sensed: u64,
     pub rx_ok: u64,
     pub duplicates: u64,
     pub internal_collisions: u64,
@@ -779,8 +783,9 @@ impl WifiNet {
                     node,
                     from,
                     decoded,
+                    sensed_only,
                 } => {
-                    self.rx_end(node, from, decoded, q);
+                    self.rx_end(node, from, decoded, sensed_only, q);
                     self.touched.push(node);
                 }
                 RadioEvent::Cca { node, .. } => self.touched.push(node),
@@ -814,13 +819,18 @@ impl WifiNet {
         node: NodeId,
         from: NodeId,
         decoded: bool,
+        sensed_only: bool,
         q: &mut EventQueue<E>,
     ) {
         let now = q.now();
         if !decoded {
             let st = &mut self.stations[node.index()];
-            st.eifs = true;
-            st.stats.rx_failed += 1;
+            st.eifs = true; // 10.3.2.3.7: the PHY reported an error
+            if sensed_only {
+                st.stats.rx_sensed += 1;
+            } else {
+                st.stats.rx_failed += 1;
+            }
             return;
         }
         let frame = self.stations[from.index()]
