@@ -1,27 +1,44 @@
 """``diffq-starvation``: the three-flow scenario of seed 000, Fig. 2 (TCP) and Fig. 10
 (DiffQ-TCP).
 
-Geometry (explicit positions, metres; 250 m range, 550 m carrier sense), with the
-paper's node names::
+Geometry (explicit positions, metres; 250 m decode range, 550 m carrier sense), with
+the paper's node names::
 
-            F (200, 400)
+            F (200, 731)
             |  flow 2: E -> F, one hop, joins at 45 s
-            E (200, 200)
+            E (200, 531)
+            :  (B senses E, cannot decode it)
     A ----- B ----- C ----- D      flow 1: A -> D, three hops, starts first
   (0, 0) (200, 0)       (600, 0)
-            G (200, -200)
+            :
+            G (200, -531)
             |  flow 3: G -> H, one hop, joins at 70 s
-            H (200, -400)
+            H (200, -731)
 
-Fig. 2's caption gives flow 1 "over three hops" and the text names the nodes: "the
-channel accesses of node B interfere with those of four other nodes, A, C, E and G",
-i.e. the relay B, the path's other senders A and C, and the one-hop senders E and G;
-flows 2 and 3 see no losses "because their destinations are not under any
-interference". Both one-hop senders sit 200 m from B, perpendicular to the chain, and
-their receivers 400 m from B. ``hops`` (default 3, the caption's) lengthens flow 1 along
-the chain; earlier versions ran it over four hops (``--param hops=4``). Fig. 10 runs
-the same three flows on the testbed (flow 1 five hops, flow 2 two); the paper does not
-draw Fig. 2(a)'s positions, so this chain is our reading of the text.
+Fig. 2 is a testbed run and the paper does not draw its positions; it states who
+interferes with whom, and the geometry is built from those statements (section 2):
+
+1. flow 1 is over three hops (caption) and "the channel accesses of node B interfere
+   with those of four other nodes, A, C, E and G": flow 1 is A -> B -> C -> D, the
+   one-hop senders are E and G, and both are within B's carrier-sense range;
+2. "the second and third flows get interference from only the first flow": E and G do
+   not sense each other;
+3. flows 2 and 3 see no losses "because their destinations are not under any
+   interference": F and H sense only their own flow's sender;
+4. flow 1 "gets less channel accesses especially at node B": A and C do not sense E
+   and G, so B is where the one-hop flows contend with flow 1.
+
+With a 200 m chain and 550 m carrier sense, E (and G) at distance ``y`` from B
+perpendicular to the chain meets 1, 2 and 4 for ``sqrt(550^2 - 200^2) = 512.3 < y <=
+550``; ``sender_offset`` defaults to the middle of that interval (531 m), and the
+receivers sit one ``spacing`` further out (731 m from B, out of everyone's range but
+their sender's), which meets 3. One statement cannot hold with these ranges: B also
+senses D (B-C and C-D are within 250 m, so B-D is within 500 m). Earlier versions put E
+and G 200 m from B (``--param sender_offset=200``), where A and C contend with them as
+much as B does, E and G sense each other, and B senses F and H; that layout had no
+reason on record. ``hops`` (default 3, the caption's) lengthens flow 1 along the chain
+(``--param hops=4`` with ``sender_offset=200`` is the layout before that). Fig. 10 runs
+the same three flows on the testbed (flow 1 five hops, flow 2 two).
 
 Schemes: TCP-SACK (drop-tail interface queue of 199, MadWiFi's, DCF) and DiffQ-TCP
 (TCP-SACK reliability with its congestion control off, paced by DiffQ's source rate
@@ -41,6 +58,7 @@ the random draws of the MAC, the topology is fixed).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +83,9 @@ SUMMARY = "Fig. 2 / Fig. 10: a 3-hop TCP flow starves beside two 1-hop flows; Di
 
 SCHEMES = ("TCP-SACK", "DiffQ-TCP")
 
+#: The radio's carrier-sense range (``radio.cs_range``'s default), metres.
+CS_RANGE_M = 550.0
+
 
 @dataclass(frozen=True)
 class Config:
@@ -79,6 +100,10 @@ class Config:
     #: Delayed-ACK settings to run; the first is the headline (Linux default: on).
     delayed_ack: tuple[bool, ...] = (True, False)
     spacing: float = 200.0
+    #: Distance of the one-hop senders E and G from B, perpendicular to the chain,
+    #: metres; ``None``: the middle of the offsets at which B senses them and A and C do
+    #: not (see the module's docstring). Their receivers sit ``spacing`` further out.
+    sender_offset: float | None = None
     packet_size: int = 1400
     #: TCP-SACK's drop-tail interface queue, packets (MadWiFi's ``tx_queue_len``).
     queue_capacity: int = MADWIFI_IFQ_PACKETS
@@ -106,15 +131,38 @@ class Config:
                 f"{NAME}: parameter hops must be at least 2 (flow 1 crosses the relay B "
                 f"that flows 2 and 3 sit beside), got {config.hops}; e.g. --param hops=3"
             )
+        offset = config.sender_offset
+        if offset is not None and (
+            isinstance(offset, bool) or not isinstance(offset, (int, float)) or not offset > 0
+        ):
+            raise ValueError(
+                f"{NAME}: parameter sender_offset must be a distance in metres > 0, got "
+                f"{offset!r}; e.g. --param sender_offset=531"
+            )
         return config
+
+
+def sender_offset_m(config: Config) -> float:
+    """How far E and G sit from B: ``config.sender_offset`` or the derived default, the
+    middle of ``(sqrt(cs^2 - spacing^2), cs]``, where B senses them and A and C do not."""
+    if config.sender_offset is not None:
+        return float(config.sender_offset)
+    nearest = math.sqrt(CS_RANGE_M**2 - config.spacing**2)
+    return (nearest + CS_RANGE_M) / 2.0
+
+
+def positions_m(config: Config) -> list[list[float]]:
+    """The chain A, B, C, D, ... (``hops + 1`` nodes), then E, F, G, H."""
+    s = config.spacing
+    y = sender_offset_m(config)
+    chain = [[i * s, 0.0] for i in range(config.hops + 1)]
+    return chain + [[s, y], [s, y + s], [s, -y], [s, -(y + s)]]
 
 
 def scenario(config: Config, scheme: str) -> dict[str, Any]:
     """The scenario of one scheme (delayed ACK as swept by the grid)."""
-    s = config.spacing
     h = config.hops
-    positions = [[i * s, 0.0] for i in range(h + 1)]  # the chain A B C D ...
-    positions += [[s, s], [s, 2 * s], [s, -s], [s, -2 * s]]  # E F, G H beside B
+    positions = positions_m(config)
     t1, t2, t3 = config.starts
     diffq = scheme == "DiffQ-TCP"
     flows = [
@@ -223,8 +271,10 @@ def run(
         f"{', '.join(f'{t:g}' for t in config.starts)} s; {len(seeds)} seeds "
         f"({'quick' if quick else 'full'}).",
         f"Topology: {config.hops}-hop chain from A at {config.spacing:g} m spacing (Fig. 2: "
-        "three hops), 1-hop flows E->F and G->H beside relay B on either side (B contends "
-        "with A, C, E and G, as in the paper's explanation).",
+        f"three hops), 1-hop senders E and G {sender_offset_m(config):.0f} m from relay B "
+        "on either side, their receivers one spacing further out (section 2: B senses A, "
+        "C, E and G; E and G sense neither each other nor A and C; F and H only their "
+        "senders).",
         "Delayed ACK applies to both schemes alike; 'on' is the Linux default of the "
         "paper's testbed.",
     ]

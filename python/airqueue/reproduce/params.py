@@ -14,7 +14,8 @@ __all__ = ["apply_params", "as_params", "make_config"]
 def apply_params(base: Any, params: Mapping[str, Any] | None) -> Any:
     """``base`` (a frozen Config dataclass) with ``params`` replacing fields; each value
     must have its field's type (a list for a tuple field; an int where a float is
-    expected). Raises ValueError naming the parameter."""
+    expected); a field whose default is ``None`` (a value derived when not given) takes
+    any value and the reproduction checks it. Raises ValueError naming the parameter."""
     params = dict(params or {})
     fields = type(base).__dataclass_fields__
     unknown = set(params) - set(fields)
@@ -23,6 +24,8 @@ def apply_params(base: Any, params: Mapping[str, Any] | None) -> Any:
     problems = []
     for key, value in params.items():
         current = getattr(base, key)
+        if current is None:
+            continue
         if isinstance(current, tuple) and isinstance(value, (list, tuple)):
             params[key] = value = tuple(value)
         expected = type(current)
