@@ -246,18 +246,16 @@ def test_sensitivity_quick_reruns_the_headlines_per_point(tmp_path):
     ]
     assert sack[0] == sack[1]
     # The finding docs/diffq.md reports: a finer priority step (smaller D, threshold D/8)
-    # gives the starved long flow a larger share. The full grid separates the intervals on
-    # the three-hop chain (0.372 [0.360, 0.384] against 0.291 [0.278, 0.303]); the quick
-    # run's 3 seeds of 60 s do not (0.378 [0.351, 0.406] against 0.356 [0.292, 0.419]),
-    # so here only the direction is checked, with delayed ACKs on and off.
-    for delack in ("on", "off"):
-        small = res.row(
-            f"D=16, threshold=2, window=64: starvation, long-flow share, delayed ACK {delack}"
-        )
-        large = res.row(
-            f"D=40, threshold=10, window=64: starvation, long-flow share, delayed ACK {delack}"
-        )
-        assert small.ours > large.ours, delack
+    # makes DiffQ-TCP fairer on the mesh. The full grid separates the 16-flow Jain
+    # intervals (D = 16: 0.423 [0.379, 0.467]; D = 40: 0.337 [0.312, 0.363]); the quick
+    # run's 3 scenarios do not (0.440 against 0.399, intervals 0.2-0.7 wide), so here only
+    # the direction is checked, of Jain's index and of the median ratio. (The starvation
+    # share no longer follows D on section 2's layout: full grid 0.518 at D = 16 against
+    # 0.530 at D = 40, delayed ACKs on.)
+    for metric in ("Jain's index, 16 flows, DiffQ-TCP", "median goodput ratio, 16 flows (Table 3)"):
+        small = res.row(f"D=16, threshold=2, window=64: {metric}")
+        large = res.row(f"D=40, threshold=10, window=64: {metric}")
+        assert small.ours > large.ours, metric
     _pngs(res)
 
 
