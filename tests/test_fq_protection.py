@@ -47,9 +47,9 @@ def test_quick_figure_is_a_png(quick):
 
 
 def test_fq_by_destination_protects_tcp_better_than_drop_tail(quick):
-    # Seeds 1-10 of the quick scenario: TCP goodput with UDP 162-277 kb/s under
-    # drop-tail, 329-381 kb/s under FQ by destination; TCP keeps 0.33-0.57 of its
-    # goodput without UDP under drop-tail, 0.67-0.76 under FQ by destination.
+    # Seeds 1-10 of the quick scenario: TCP goodput with UDP 109-246 kb/s under
+    # drop-tail, 254-442 kb/s under FQ by destination; TCP keeps 0.32-0.73 of its
+    # goodput without UDP under drop-tail, 0.66-1.05 under FQ by destination.
     ratio = quick.row(
         "FQ by IP destination / drop-tail, retry 7/4: TCP goodput with UDP "
         "(Sec. 3.3 gives fractions, not this ratio)"
