@@ -55,11 +55,10 @@ fn tree(queue: &str, duration: f64) -> String {
 /// push it back down. Only the direction is asserted, with margins the five seeds keep.
 ///
 /// These are eq. (2)'s differentials with the configured link weights and no control
-/// packets (`ORACLE`), the model this test was measured with. Under the schema's
-/// defaults (measured estimates, control packets) the direction is the same and the
-/// two-hop flow weaker still: `airqueue reproduce bp-tcp-aware` (coded TCP, 200 s, 10
-/// seeds) gives TCP-aware flow 1 / flow 2 887 / 91 kb/s counting packets (the default),
-/// 904 / 8 counting frame attempts, 634 / 168 with configured weights.
+/// packets (`ORACLE`), the model this test was measured with. `airqueue reproduce
+/// bp-tcp-aware` (coded TCP, 200 s, 10 seeds) gives TCP-aware flow 1 / flow 2 228 / 285
+/// kb/s counting packets (the default), 1126 / 0 counting frame attempts, 167 / 310
+/// with configured weights (energy-only model: 887 / 91, 904 / 8, 634 / 168).
 #[test]
 fn classical_backpressure_starves_the_two_hop_flow_and_tcp_aware_keeps_it() {
     let droptail = goodputs(&tree("kind = \"droptail\"\ncapacity = 100", 200.0));
