@@ -57,8 +57,10 @@ const DROPTAIL: &str = "kind = \"droptail\"\ncapacity = 100";
 const AODV: &str = "[routing]\nkind = \"aodv\"";
 
 /// Measured with seeds 1-3 over 60 s (kb/s, TCP / UDP): TCP-aware backpressure with
-/// flow control 700-726 / 313-332; AODV with the saturating UDP flow 40-44 / 750-758;
-/// TCP-aware backpressure with the UDP flow uncontrolled 18-59 / 736-759. Fig. 12's
+/// flow control 716-734 / 312-321; AODV with the saturating UDP flow 31-41 / 753;
+/// TCP-aware backpressure with the UDP flow uncontrolled 18-59 / 731-756 (EIFS after
+/// sensed frames; the energy-only model gave 700-726 / 313-332, 40-44 / 750-758 and
+/// 18-59 / 736-759). Fig. 12's
 /// direction with margins these seeds keep: the controlled UDP flow leaves TCP room,
 /// the uncontrolled one starves it under either scheme.
 ///
