@@ -45,9 +45,11 @@ fn tree(queue: &str, duration: f64) -> String {
     )
 }
 
-/// Measured with seeds 1-5 over 200 s (goodput in kb/s, flow 1 / flow 2): drop-tail
-/// 509-550 / 385-403; classical backpressure 1231-1234 / 0-0.3; TCP-aware backpressure
-/// 1054-1142 / 33-66. The paper's direction holds (classical starves flow 2, TCP-aware
+/// Measured with seeds 1-5 over 200 s (goodput in kb/s, flow 1 / flow 2; nodes 400 m
+/// apart, B and C, A and D, sense each other's frames without decoding them and defer
+/// EIFS after them, the default since 6d7113c): drop-tail 426-542 / 378-430; classical backpressure 1232-1234
+/// / 0-0.1; TCP-aware backpressure 997-1020 / 76-85 (1054-1142 / 33-66 under the old
+/// energy-only model). The paper's direction holds (classical starves flow 2, TCP-aware
 /// keeps it alive, the queue-blind baseline serves both), but TCP-aware is far from the
 /// paper's even split (205.76 / 203.36 kb/s): the one-hop flow's queue at A grows past
 /// `K = 100 / 2` and then wins every slot, and the 100-packet buffer never overflows to
@@ -113,7 +115,7 @@ fn lossy_direct_link(loss: f64, queue_extra: &str, duration: f64) -> String {
 }
 
 /// What the measured estimates change (seed 1, 60 s, plain TCP; kb/s): configured
-/// 1232 without loss, 648 at 1% (`0.99 K R` of the destination loses to `K R` of every
+/// 1232 without loss, 656 at 1% (`0.99 K R` of the destination loses to `K R` of every
 /// empty relay, so the flow detours over two hops); measured 1232 and 1202, counting
 /// packets (the default) or frame attempts alike. Per attempt, the direct link's `p~`
 /// counts its failed attempts (erasures and collisions); per packet, only the packets
