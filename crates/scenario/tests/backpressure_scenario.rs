@@ -45,20 +45,26 @@ fn tree(queue: &str, duration: f64) -> String {
     )
 }
 
-/// Measured with seeds 1-5 over 200 s (goodput in kb/s, flow 1 / flow 2): drop-tail
-/// 426-542 / 378-430; classical backpressure 1232-1234 / 0-0.1; TCP-aware backpressure
-/// 997-1020 / 76-85 (EIFS after sensed frames, the default since 6d7113c; with the
-/// energy-only model 509-550 / 385-403, 1231-1234 / 0-0.3 and 1054-1142 / 33-66). The paper's direction holds (classical starves flow 2, TCP-aware
-/// keeps it alive, the queue-blind baseline serves both), but TCP-aware is far from the
-/// paper's even split (205.76 / 203.36 kb/s): the one-hop flow's queue at A grows past
-/// `K = 100 / 2` and then wins every slot, and the 100-packet buffer never overflows to
-/// push it back down. Only the direction is asserted, with margins the five seeds keep.
+/// Measured with seeds 1-5 over 200 s (goodput in kb/s, flow 1 / flow 2; nodes 400 m
+/// apart, B and C, A and D, sense each other's frames without decoding them and defer
+/// EIFS after them, the default since 6d7113c): drop-tail 426-542 / 378-430; classical
+/// backpressure 1232-1234 / 0-0.1; TCP-aware backpressure 997-1020 / 76-85 (1054-1142 /
+/// 33-66 under the old energy-only model). The paper's direction holds (classical
+/// starves flow 2, TCP-aware keeps it alive, the queue-blind baseline serves both), but
+/// TCP-aware is far from the paper's even split (205.76 / 203.36 kb/s): the one-hop
+/// flow's queue at A grows past `K = 100 / 2` and then wins every slot, and the
+/// 100-packet buffer never overflows to push it back down. Only the direction is
+/// asserted, with margins the five seeds keep.
 ///
 /// These are eq. (2)'s differentials with the configured link weights and no control
-/// packets (`ORACLE`), the model this test was measured with. `airqueue reproduce
-/// bp-tcp-aware` (coded TCP, 200 s, 10 seeds) gives TCP-aware flow 1 / flow 2 228 / 285
-/// kb/s counting packets (the default), 1126 / 0 counting frame attempts, 167 / 310
-/// with configured weights (energy-only model: 887 / 91, 904 / 8, 634 / 168).
+/// packets (`ORACLE`), the model this test was measured with. Under the schema's
+/// defaults (measured estimates, control packets) the split is another:
+/// `airqueue reproduce bp-tcp-aware` (coded TCP, 200 s, 10 seeds) gives TCP-aware flow
+/// 1 / flow 2 228 / 285 kb/s counting packets (the default), 1126 / 0.4 counting frame
+/// attempts, 232 / 282 with configured weights and 167 / 310 with configured weights and
+/// no control packets (under the old energy-only model 887 / 91, 904 / 8 and, configured
+/// without control packets, 634 / 168). Counting packets, the two-hop flow now gets the
+/// larger share; counting frame attempts, it starves.
 #[test]
 fn classical_backpressure_starves_the_two_hop_flow_and_tcp_aware_keeps_it() {
     let droptail = goodputs(&tree("kind = \"droptail\"\ncapacity = 100", 200.0));
