@@ -100,6 +100,7 @@ pub fn wifi_config(radio: &Radio, mac: &Mac) -> WifiConfig {
             SensedFramesKind::RxError => SensedFrames::RxError,
             SensedFramesKind::Energy => SensedFrames::EnergyOnly,
         },
+        late_capture: radio.late_capture,
         data_rate: dsss_rate(radio.data_rate_bps),
         basic_rate: dsss_rate(radio.basic_rate_bps),
         preamble: match radio.preamble {
@@ -635,7 +636,7 @@ mod tests {
             "[radio]\ndata_rate = 5.5e6\nbasic_rate = 2e6\ntx_range = 210\ncs_range = 400\n\
              propagation = \"log-distance\"\npath_loss_exponent = 2.7\nfading = \"rayleigh\"\n\
              tx_power_dbm = 17\ncs_threshold_dbm = -95\nnoise_dbm = -97\ncapture_db = 4\n\
-             preamble = \"short\"\nsensed_frames = \"energy\"\n\
+             preamble = \"short\"\nsensed_frames = \"energy\"\nlate_capture = false\n\
              [mac]\nkind = \"edca\"\nshort_retry_limit = 5\nlong_retry_limit = 3\n\
              rts_threshold = 0\nrate_control = \"aarf\"\ntx_buffer = 3\n",
         );
@@ -655,6 +656,7 @@ mod tests {
             noise_dbm: -97.0,
             capture_db: 4.0,
             sensed_frames: SensedFrames::EnergyOnly,
+            late_capture: false,
             data_rate: DsssRate::Mbps5_5,
             basic_rate: DsssRate::Mbps2,
             preamble: Preamble::Short,

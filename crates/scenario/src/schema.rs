@@ -151,6 +151,10 @@ pub struct Radio {
     /// `sensed_frames`: what a frame sensed but too weak to decode does; default
     /// `rx_error` (a failed reception, then EIFS).
     pub sensed_frames: SensedFramesKind,
+    /// `late_capture`: whether a frame `capture_db` stronger than the one being received
+    /// takes the receiver over; default true (Atheros radios, seed 000's testbed);
+    /// false is ns-2's reception.
+    pub late_capture: bool,
     /// `preamble`; default long.
     pub preamble: PreambleKind,
 }

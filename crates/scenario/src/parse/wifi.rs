@@ -233,6 +233,7 @@ pub(super) fn read_radio(mut f: Fields, errs: &mut Errs) -> Option<Radio> {
         Some(_) => Some(SensedFramesKind::RxError),
         None => None,
     };
+    let late_capture = f.boolean(errs, "late_capture", true);
     let preamble = match f.choice(errs, "preamble", Some("long"), &["long", "short"], &[]) {
         Some("short") => Some(PreambleKind::Short),
         Some(_) => Some(PreambleKind::Long),
@@ -255,6 +256,7 @@ pub(super) fn read_radio(mut f: Fields, errs: &mut Errs) -> Option<Radio> {
         noise_dbm: noise?,
         capture_db: capture?,
         sensed_frames: sensed_frames?,
+        late_capture: late_capture?,
         preamble: preamble?,
     })
 }

@@ -50,6 +50,7 @@ fn a_file_without_medium_is_wifi_with_the_dsss_defaults() {
             noise_dbm: d.noise_dbm,
             capture_db: 10.0,
             sensed_frames: SensedFramesKind::RxError,
+            late_capture: true,
             preamble: PreambleKind::Long,
         }
     );
@@ -88,7 +89,7 @@ fn every_radio_key_given() {
         "[radio]\ndata_rate = 2e6\nbasic_rate = 2e6\ntx_range = 100\ncs_range = 200\n\
          propagation = \"log-distance\"\npath_loss_exponent = 3.5\nfading = \"rayleigh\"\n\
          tx_power_dbm = 15\nrx_threshold_dbm = -80\ncs_threshold_dbm = -90.5\nnoise_dbm = -95\n\
-         capture_db = 0\npreamble = \"short\"\nsensed_frames = \"energy\"\n",
+         capture_db = 0\npreamble = \"short\"\nsensed_frames = \"energy\"\nlate_capture = false\n",
     ));
     assert_eq!(
         s.radio,
@@ -105,6 +106,7 @@ fn every_radio_key_given() {
             noise_dbm: -95.0,
             capture_db: 0.0,
             sensed_frames: SensedFramesKind::Energy,
+            late_capture: false,
             preamble: PreambleKind::Short,
         }
     );
@@ -358,6 +360,10 @@ fn bad_radio_values() {
         (
             "sensed_frames = \"eifs\"",
             "radio.sensed_frames: unknown sensed_frames \"eifs\"; expected one of rx_error, energy",
+        ),
+        (
+            "late_capture = \"no\"",
+            "radio.late_capture: expected true or false, got \"no\"",
         ),
         (
             "preamble = \"medium\"",

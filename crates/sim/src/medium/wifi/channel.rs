@@ -13,8 +13,16 @@
 //! decoded iff, over its whole length, `S / (N + I_max)` reaches the rate's threshold and,
 //! if anything overlapped, `S / I_max` reaches the capture threshold. A frame arriving
 //! during a reception and stronger than it by the capture threshold takes the receiver
-//! over (the first frame is lost). Under the unit-disk model SINR means nothing, so any
-//! overlap within carrier-sense range destroys the frame (the protocol model).
+//! over (the first frame is lost): message-in-message capture, which Lee et al. measured
+//! on Atheros radios, the hardware of seed 000's testbed, whatever the later frame's
+//! timing ("An experimental study on the capture effect in 802.11a networks", WiNTECH
+//! 2007). With `late_capture = false` the radio keeps ns-2's reception instead
+//! (`Mac802_11::recv`; ns-3 without a frame capture model behaves alike): a later frame is
+//! never received; unless the locked frame beats it by the capture threshold, both are
+//! lost (a collision), and the radio stays in the failed reception until the later of the
+//! two ends (ns-2's `collision()` keeps whichever lasts longer), so EIFS follows the end
+//! of the pair. Under the unit-disk model SINR means nothing, so any overlap within
+//! carrier-sense range destroys the frame (the protocol model) and nothing captures.
 //!
 //! A frame that reaches only the carrier-sense threshold is, by default
 //! ([`SensedFrames::RxError`]), locked onto as well and ends in a reception error. At the
@@ -52,6 +60,12 @@ struct Lock {
     erased: bool,
     /// Below the receive threshold: sensed, started, never decoded.
     sensed_only: bool,
+    /// Without late capture: the last frame that collided with this one and is still on
+    /// the air, with its power here. If it outlasts this frame the failed reception
+    /// carries on until it ends.
+    collider: Option<(NodeId, f64)>,
+    /// Lost in a collision, whatever the SINR (the tail of a collision pair).
+    collided: bool,
 }
 
 /// Physical state of one radio.
@@ -96,6 +110,8 @@ pub struct Channel {
     protocol_model: bool,
     /// Whether radios lock onto frames they can sense but not decode (EIFS after them).
     lock_sensed: bool,
+    /// Whether a later, stronger frame takes a radio over (message-in-message capture).
+    late_capture: bool,
     fading: Fading,
     fading_rng: Vec<RngStream>,
     erasure_rng: Vec<RngStream>,
@@ -103,6 +119,9 @@ pub struct Channel {
     pub aborted: u64,
     /// Receptions taken over by a stronger frame.
     pub captured: u64,
+    /// Receptions lost to a later frame the radio could not switch to (`late_capture`
+    /// off).
+    pub collided: u64,
 }
 
 impl Channel {
@@ -166,6 +185,7 @@ impl Channel {
             capture_ratio: Db(cfg.capture_db).to_ratio(),
             protocol_model: matches!(cfg.propagation, Propagation::Range { .. }),
             lock_sensed: cfg.sensed_frames == SensedFrames::RxError,
+            late_capture: cfg.late_capture,
             fading: cfg.fading,
             fading_rng: (0..n)
                 .map(|i| RngStream::new(StreamKey::new(seed, i as u32, "phy.fading")))
@@ -175,6 +195,7 @@ impl Channel {
                 .collect(),
             aborted: 0,
             captured: 0,
+            collided: 0,
         }
     }
 
@@ -248,10 +269,15 @@ impl Channel {
                     threshold,
                     erased,
                     sensed_only,
+                    collider: None,
+                    collided: false,
                 };
                 match &mut r.lock {
                     Some(lock) => {
-                        if !self.protocol_model && p >= lock.signal_mw * self.capture_ratio {
+                        if !self.protocol_model
+                            && self.late_capture
+                            && p >= lock.signal_mw * self.capture_ratio
+                        {
                             // Capture: the stronger newcomer takes the receiver over; the
                             // PHY resynchronises and the first frame just disappears.
                             *lock = newcomer;
@@ -259,6 +285,17 @@ impl Channel {
                         } else {
                             let interference = r.energy_mw - lock.signal_mw;
                             lock.max_interference_mw = lock.max_interference_mw.max(interference);
+                            // ns-2's collision(): a lockable newcomer the locked frame does
+                            // not beat by the capture threshold destroys both.
+                            if !self.late_capture
+                                && !self.protocol_model
+                                && lockable
+                                && lock.signal_mw < p * self.capture_ratio
+                            {
+                                lock.collided = true;
+                                lock.collider = Some((from, p));
+                                self.collided += 1;
+                            }
                         }
                     }
                     None if lockable => r.lock = Some(newcomer),
@@ -284,16 +321,38 @@ impl Channel {
             } else {
                 (r.energy_mw - p).max(0.0)
             };
-            if let Some(lock) = r.lock {
+            if let Some(lock) = &mut r.lock {
                 if lock.from == from {
+                    let lock = *lock;
                     r.lock = None;
-                    let decoded = !lock.sensed_only && !lock.erased && self.decodes(&lock);
-                    out.push(RadioEvent::RxEnd {
-                        node,
-                        from,
-                        decoded,
-                        sensed_only: lock.sensed_only,
-                    });
+                    if let Some((later, later_mw)) = lock.collider {
+                        // The colliding frame outlasts this one: the failed reception
+                        // goes on until it ends (ns-2 keeps the longer of the pair).
+                        r.lock = Some(Lock {
+                            from: later,
+                            signal_mw: later_mw,
+                            max_interference_mw: lock.signal_mw,
+                            threshold: lock.threshold,
+                            erased: false,
+                            sensed_only: later_mw < self.rx_threshold_mw,
+                            collider: None,
+                            collided: true,
+                        });
+                    } else {
+                        let decoded = !lock.sensed_only
+                            && !lock.collided
+                            && !lock.erased
+                            && self.decodes(&lock);
+                        out.push(RadioEvent::RxEnd {
+                            node,
+                            from,
+                            decoded,
+                            sensed_only: lock.sensed_only,
+                        });
+                    }
+                } else if lock.collider.is_some_and(|(c, _)| c == from) {
+                    // The colliding frame ended first: this one ends the pair.
+                    lock.collider = None;
                 }
             }
             self.update_cca(node, out);
@@ -598,5 +657,92 @@ mod tests {
                 "{mode:?}"
             );
         }
+    }
+
+    /// The reception ends `out` reports at `node`, as (from, decoded).
+    fn ends_at(out: &[RadioEvent], node: u32) -> Vec<(u32, bool)> {
+        out.iter()
+            .filter_map(|e| match *e {
+                RadioEvent::RxEnd {
+                    node: n,
+                    from,
+                    decoded,
+                    ..
+                } if n.0 == node => Some((from.0, decoded)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn ns2_reception() -> WifiConfig {
+        WifiConfig {
+            late_capture: false,
+            ..WifiConfig::dsss_default()
+        }
+    }
+
+    #[test]
+    fn without_late_capture_a_stronger_later_frame_is_lost_with_the_first() {
+        // The geometry of `stronger_late_frame_captures_the_receiver`: under ns-2's
+        // reception node 2's frame collides with node 0's instead of taking over, and the
+        // failed reception lasts until node 2's frame, the later to end, is over.
+        let mut ch = line(&[0.0, 240.0, 260.0], &ns2_reception());
+        let mut out = vec![];
+        ch.start_tx(NodeId(0), DsssRate::Mbps1, &mut out);
+        ch.start_tx(NodeId(2), DsssRate::Mbps1, &mut out);
+        assert_eq!((ch.captured, ch.collided), (0, 1));
+        ch.end_tx(NodeId(0), &mut out);
+        assert!(ends_at(&out, 1).is_empty());
+        assert!(ch.is_receiving(NodeId(1)));
+        ch.end_tx(NodeId(2), &mut out);
+        assert_eq!(ends_at(&out, 1), vec![(2, false)]);
+        assert!(!ch.is_receiving(NodeId(1)));
+    }
+
+    #[test]
+    fn without_late_capture_the_pair_ends_with_the_longer_frame() {
+        // Node 2's frame is the shorter: the failed reception ends with node 0's.
+        let mut ch = line(&[0.0, 240.0, 260.0], &ns2_reception());
+        let mut out = vec![];
+        ch.start_tx(NodeId(0), DsssRate::Mbps1, &mut out);
+        ch.start_tx(NodeId(2), DsssRate::Mbps1, &mut out);
+        ch.end_tx(NodeId(2), &mut out);
+        assert!(ends_at(&out, 1).is_empty());
+        assert!(ch.is_receiving(NodeId(1)));
+        ch.end_tx(NodeId(0), &mut out);
+        assert_eq!(ends_at(&out, 1), vec![(0, false)]);
+        // A new frame from node 2 after the pair is an ordinary reception again.
+        out.clear();
+        ch.start_tx(NodeId(2), DsssRate::Mbps1, &mut out);
+        ch.end_tx(NodeId(2), &mut out);
+        assert_eq!(ends_at(&out, 1), vec![(2, true)]);
+    }
+
+    #[test]
+    fn without_late_capture_a_sensed_frame_destroys_a_later_strong_one() {
+        // `a_strong_frame_captures_a_radio_locked_on_a_sensed_one` under ns-2's reception:
+        // the radio locked on a frame it can only sense loses the strong one as well.
+        let mut ch = line(&[0.0, 500.0, 520.0], &ns2_reception());
+        let mut out = vec![];
+        ch.start_tx(NodeId(0), DsssRate::Mbps11, &mut out);
+        ch.start_tx(NodeId(2), DsssRate::Mbps11, &mut out);
+        assert_eq!((ch.captured, ch.collided), (0, 1));
+        ch.end_tx(NodeId(0), &mut out);
+        ch.end_tx(NodeId(2), &mut out);
+        assert_eq!(ends_at(&out, 1), vec![(2, false)]);
+    }
+
+    #[test]
+    fn without_late_capture_a_much_weaker_later_frame_is_only_interference() {
+        // `much_stronger_frame_survives_a_weak_overlap` under ns-2's reception: node 2's
+        // frame is tens of dB below node 0's, so ns-2 ignores it and node 0's survives.
+        let mut ch = line(&[0.0, 20.0, 260.0], &ns2_reception());
+        let mut out = vec![];
+        ch.start_tx(NodeId(0), DsssRate::Mbps11, &mut out);
+        ch.start_tx(NodeId(2), DsssRate::Mbps11, &mut out);
+        assert_eq!(ch.collided, 0);
+        ch.end_tx(NodeId(0), &mut out);
+        ch.end_tx(NodeId(2), &mut out);
+        assert_eq!(ends_at(&out, 1), vec![(0, true)]);
     }
 }

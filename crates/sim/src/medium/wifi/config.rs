@@ -66,6 +66,10 @@ pub struct WifiConfig {
     pub capture_db: f64,
     /// Frames sensed but too weak to decode: a failed reception (EIFS) or energy only.
     pub sensed_frames: SensedFrames,
+    /// Whether a frame arriving during a reception and `capture_db` stronger takes the
+    /// receiver over (message-in-message capture, measured on Atheros radios). `false`
+    /// is ns-2's and ns-3's default reception: the later frame is never received.
+    pub late_capture: bool,
     pub data_rate: DsssRate,
     pub basic_rate: DsssRate,
     pub preamble: Preamble,
@@ -108,6 +112,7 @@ impl WifiConfig {
             .0,
             capture_db: 10.0,
             sensed_frames: SensedFrames::RxError,
+            late_capture: true,
             data_rate: DsssRate::Mbps11,
             basic_rate: DsssRate::Mbps1,
             preamble: Preamble::Long,
