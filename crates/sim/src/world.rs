@@ -405,8 +405,8 @@ impl WifiMedium {
         }
     }
 
-    /// Exact view: `node` is held; it waits on every neighbour its classes' head packets
-    /// go to.
+    /// Exact view: `node` is held; it waits on every neighbour its queued packets go to
+    /// (back-pressure holds per class and neighbour, so any of them may free a packet).
     fn wait_for_neighbours(&mut self, node: NodeId) {
         for k in 0..self.qdiscs[node.index()].exact_queries() {
             if let Some((j, _)) = self.qdiscs[node.index()].exact_query(k) {
@@ -419,7 +419,7 @@ impl WifiMedium {
     }
 
     /// Exact view: writes into `node`'s fair queue the true length, at every neighbour
-    /// its classes' head packets go to, of that class (no allocation: index by index).
+    /// its queued packets go to, of their class (no allocation: index by index).
     fn refresh_exact(&mut self, node: NodeId, now: Time) {
         for k in 0..self.qdiscs[node.index()].exact_queries() {
             if let Some((j, c)) = self.qdiscs[node.index()].exact_query(k) {

@@ -8,16 +8,18 @@
 //! checks packet conservation; the mixed runs are repeated and must be identical.
 
 use airqueue_kernel::Time;
+use airqueue_sim::app::UdpRate;
 use airqueue_sim::medium::wifi::WifiConfig;
 use airqueue_sim::qdisc::ReportView;
 use airqueue_sim::{
-    Classify, FqConfig, QdiscConfig, RunOutcome, TcpFlowConfig, TcpVariant, WorldConfig,
+    Classify, FlowKindConfig, FqConfig, NodeId, QdiscConfig, RunOutcome, TcpFlowConfig, TcpVariant,
+    WorldConfig,
 };
 
 mod common;
 use common::{
-    chain_positions, events_and_delivered, run_checked, run_twice_by, saturating_udp, tcp_flow,
-    wifi_world,
+    chain_positions, events_and_delivered, flow, run_checked, run_twice_by, saturating_udp,
+    tcp_flow, wifi_world,
 };
 
 const MSS: u32 = 1000;
@@ -193,4 +195,101 @@ fn exact_view_keeps_a_relay_at_the_threshold_per_class() {
     assert!(kbps(&exact, 0) > 0.0 && kbps(&exact, 1) > 0.0);
     assert!(relay_max_queue(&exact) <= 3);
     assert!(relay_max_queue(&plain) > 3);
+}
+
+/// Nodes of [`crossing`]: Y - A - B - X in a row 200 m apart, S above the A-B link,
+/// within range of A and B only.
+const CROSS_Y: u32 = 0;
+const CROSS_A: u32 = 1;
+const CROSS_B: u32 = 2;
+const CROSS_X: u32 = 3;
+const CROSS_S: u32 = 4;
+
+/// One IP-source class crossing a link both ways: S saturates X and Y with UDP, routed
+/// S -> A -> B -> X and S -> B -> A -> Y (the other nodes' routes are the shortest),
+/// fair queuing by IP source with back-pressure `threshold`. In the fq-protection grid
+/// AODV's detours do this to the server's ACKs (docs/fq.md, "Back-pressure stalls").
+fn crossing(threshold: u32, view: ReportView) -> WorldConfig {
+    let positions = vec![
+        [-200.0, 0.0],
+        [0.0, 0.0],
+        [200.0, 0.0],
+        [400.0, 0.0],
+        [100.0, 150.0],
+    ];
+    let duration = Time::from_secs(10);
+    // CBR well above what the shared channel carries (two saturating sources of one
+    // node would leave the second nothing: the first refills the shared class).
+    let cbr = |dst| {
+        let rate = FlowKindConfig::Udp(UdpRate::Cbr { rate_bps: 1e6 });
+        flow(CROSS_S, dst, MSS, rate, duration)
+    };
+    let flows = vec![cbr(CROSS_X), cbr(CROSS_Y)];
+    let mut cfg = WorldConfig {
+        qdisc: fq_seen(Classify::Source, Some(threshold), view),
+        ..wifi_world(WifiConfig::dsss_default(), positions, flows, duration, 1)
+    };
+    let shortest = cfg.routing.clone();
+    let mut next: Vec<u32> = shortest.row(NodeId(CROSS_S)).to_vec();
+    let hops: Vec<u32> = (0..5u32)
+        .map(|d| shortest.hop_count(NodeId(CROSS_S), NodeId(d)).unwrap())
+        .collect();
+    assert_eq!(
+        (next[CROSS_X as usize], next[CROSS_Y as usize]),
+        (CROSS_B, CROSS_A)
+    );
+    next[CROSS_X as usize] = CROSS_A;
+    next[CROSS_Y as usize] = CROSS_B;
+    let mut hops = hops;
+    hops[CROSS_X as usize] = 3;
+    hops[CROSS_Y as usize] = 3;
+    cfg.routing.set_row(NodeId(CROSS_S), &next, &hops);
+    cfg
+}
+
+/// Packets delivered over both flows in the last `secs` seconds of the run.
+fn delivered_last(o: &RunOutcome, secs: usize) -> u64 {
+    o.metrics
+        .flows
+        .iter()
+        .map(|f| f.bin_packets.iter().rev().take(secs).sum::<u64>())
+        .sum()
+}
+
+/// Seed 001's rule can deadlock by itself (docs/fq.md, "Back-pressure stalls"): A holds
+/// S's packets for X because their next hop B holds `threshold` packets of class S, B
+/// holds S's packets for Y because A does, and with the exact view (true lengths that
+/// never expire) neither queue ever shrinks. Holding per (class, neighbour), as the
+/// paper says, does not help: every packet at A goes to B and every packet at B to A
+/// (A's packets for Y and B's for X go to their destinations, which never hold them).
+/// The deadlock forms within the first second at thresholds 1 and 2. With the
+/// overheard view a report expires after `report_lifetime` and the class moves on,
+/// over the threshold.
+#[test]
+fn one_class_crossing_a_link_both_ways_deadlocks_the_exact_view() {
+    for threshold in [1, 2] {
+        let exact = run_checked(crossing(threshold, ReportView::Exact));
+        let overheard = run_checked(crossing(threshold, ReportView::Overheard));
+        let queued = |o: &RunOutcome, node: u32| {
+            o.metrics
+                .queue_samples
+                .iter()
+                .rev()
+                .find(|s| s.node.0 == node)
+                .map_or(0, |s| s.len_pkts)
+        };
+        eprintln!(
+            "threshold {threshold}: exact view delivers {} packets in the last 5 s \
+             ({} in all; A holds {}, B {}), overheard view {} ({} in all)",
+            delivered_last(&exact, 5),
+            exact.metrics.delivered,
+            queued(&exact, CROSS_A),
+            queued(&exact, CROSS_B),
+            delivered_last(&overheard, 5),
+            overheard.metrics.delivered,
+        );
+        assert_eq!(delivered_last(&exact, 5), 0);
+        assert!(queued(&exact, CROSS_A) >= threshold && queued(&exact, CROSS_B) >= threshold);
+        assert!(delivered_last(&overheard, 5) > 100);
+    }
 }

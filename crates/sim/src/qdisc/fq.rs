@@ -15,10 +15,12 @@
 //! leaving the node carries a queue report (the `qlen` of the piggybacked
 //! [`DiffqHeader`]), the number of packets of its class still queued at the sender after
 //! it left. Neighbours decoding or overhearing the frame record it per (sender, class).
-//! A class whose head-of-line packet goes to a neighbour `j` (other than its
-//! destination) is skipped by the round robin while `j`'s last report for the class is
-//! at least `backpressure_threshold`; when no class may send, the interface idles until
-//! a report, an arrival or the expiry of the holding report changes that. With the
+//! A packet going to a neighbour `j` (other than its destination) is held while `j`'s
+//! last report for the packet's class is at least `backpressure_threshold`: the paper
+//! stops a flow per downstream neighbour, so a class sends, on its turn, its first
+//! packet whose next hop is not held, and is skipped only when all its packets are
+//! held. When no class may send, the interface idles until a report, an arrival or the
+//! expiry of a holding report changes that. With the
 //! overheard view ([`ReportView::Overheard`], the default) a node knows what it last
 //! decoded from `j` (a report counts the packets queued behind the one carrying it) plus
 //! the packets of the class it has handed to `j` since. The paper's simulations read an
@@ -183,23 +185,39 @@ impl FairQueue {
         true
     }
 
-    /// With the exact view, how many (neighbour, class) pairs [`Self::exact_query`] may
-    /// name: one per class with packets; 0 otherwise.
+    /// With the exact view, the range of `k` that [`Self::exact_query`] takes: one slot
+    /// per (class with packets, position in its queue up to the longest class's length);
+    /// 0 without the exact view or without packets.
     pub fn exact_queries(&self) -> usize {
         if self.cfg.view == ReportView::Exact && self.cfg.backpressure_threshold.is_some() {
-            self.active.len()
+            self.active.len() * self.longest_class()
         } else {
             0
         }
     }
 
-    /// The `k`-th pair whose true length the next decision reads: the next hop of class
-    /// `k`'s head packet and the class, unless that next hop is the packet's destination
-    /// (which never holds it).
+    fn longest_class(&self) -> usize {
+        self.active
+            .iter()
+            .map(|c| self.classes[c.index()].len())
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The (neighbour, class) pair whose true length the next decision reads for slot
+    /// `k` of [`Self::exact_queries`]: the next hop of the packet at that position of
+    /// that class and the class. `None` for an empty slot, for a packet whose next hop is
+    /// its destination (never held), and for a next hop an earlier packet of the class
+    /// already names. Every packet is read, not only the head: back-pressure stops a
+    /// class per neighbour (see [`Self::sendable`]).
     pub fn exact_query(&self, k: usize) -> Option<(NodeId, NodeId)> {
-        let c = *self.active.get(k)?;
-        let head = self.classes[c.index()].front()?;
-        (head.next_hop != head.pkt.dst).then_some((head.next_hop, c))
+        let width = self.longest_class();
+        let c = *self.active.get(k.checked_div(width)?)?;
+        let queue = &self.classes[c.index()];
+        let pos = k % width;
+        let q = queue.get(pos)?;
+        let first = queue.iter().take(pos).all(|p| p.next_hop != q.next_hop);
+        (q.next_hop != q.pkt.dst && first).then_some((q.next_hop, c))
     }
 
     /// Writes neighbour `j`'s true queue length for class `c` at `now` (exact view).
@@ -214,18 +232,48 @@ impl FairQueue {
         self.reported.get(j, c).map_or(0, |r| r.0)
     }
 
-    /// Until when back-pressure holds class `c` back at `now`: its head goes to a
-    /// neighbour other than its destination whose last report for `c`, still alive,
-    /// reached the threshold. `None`: not held.
-    fn held_until(&self, c: NodeId, now: Time) -> Option<Time> {
+    /// Until when back-pressure stops packets of class `c` to `next` at `now`: `next`
+    /// is not the packet's destination `dst`, and its last report for `c`, still
+    /// alive, reached the threshold. `None`: not held.
+    fn hold_to(&self, c: NodeId, next: NodeId, dst: NodeId, now: Time) -> Option<Time> {
         let t = self.cfg.backpressure_threshold?;
-        let head = self.classes[c.index()].front()?;
-        if head.next_hop == head.pkt.dst {
+        if next == dst {
             return None;
         }
-        let (qlen, at) = self.reported.get(head.next_hop, c)?;
+        let (qlen, at) = self.reported.get(next, c)?;
         let until = at + self.cfg.report_lifetime;
         (qlen >= t && now < until).then_some(until)
+    }
+
+    /// The position in class `c`'s queue of the packet the class sends next at `now`:
+    /// the first one whose next hop back-pressure does not hold (`Err`: every packet is
+    /// held, with the earliest expiry of the reports holding them).
+    ///
+    /// Seed 001, section 4.2, paraphrased: a node follows, per flow, the queue of each
+    /// downstream neighbour it forwards that flow to, and once that neighbour's queue
+    /// for the flow reaches the threshold it stops sending the flow *to that
+    /// neighbour*. The hold is per (class, neighbour): packets of the class bound for
+    /// other neighbours still go. Holding the whole class on its head's next hop (this
+    /// model before) let a head-of-line packet for a full neighbour stop packets for
+    /// empty ones, which closed the hold cycle traced in docs/fq.md ("Back-pressure
+    /// stalls"). The paper's rule can still deadlock by itself, when one class crosses
+    /// a link both ways (`tests/fq.rs`). Packets to one next hop keep their order.
+    fn sendable(&self, c: NodeId, now: Time) -> Result<usize, Time> {
+        let mut earliest: Option<Time> = None;
+        for (i, q) in self.classes[c.index()].iter().enumerate() {
+            match self.hold_to(c, q.next_hop, q.pkt.dst, now) {
+                None => return Ok(i),
+                Some(until) => earliest = Some(earliest.map_or(until, |e| e.min(until))),
+            }
+        }
+        // An empty class is not active; `Err` here means every packet is held.
+        Err(earliest.unwrap_or(now))
+    }
+
+    /// Until when back-pressure holds every packet of class `c` back at `now` (the
+    /// earliest expiry among the reports holding them). `None`: a packet may go.
+    fn held_until(&self, c: NodeId, now: Time) -> Option<Time> {
+        self.sendable(c, now).err()
     }
 
     /// When the earliest report holding a class back expires, if every class with
@@ -249,17 +297,18 @@ impl FairQueue {
         let mut pick = None;
         for k in 0..n {
             let idx = (self.rr_next + k) % n;
-            if self.held_until(self.active[idx], now).is_some() {
-                self.held_back += 1;
-            } else {
-                pick = Some(idx);
-                break;
+            match self.sendable(self.active[idx], now) {
+                Ok(pos) => {
+                    pick = Some((idx, pos));
+                    break;
+                }
+                Err(_) => self.held_back += 1,
             }
         }
-        let idx = pick?;
+        let (idx, pos) = pick?;
         let c = self.active[idx];
         let queue = &mut self.classes[c.index()];
-        let mut q = queue.pop_front().expect("active classes have packets");
+        let mut q = queue.remove(pos).expect("active classes have packets");
         let remaining = queue.len();
         if remaining == 0 {
             // The class after the removed one slides into its place and has the next turn.
@@ -573,6 +622,130 @@ mod tests {
         q.on_report(NodeId(3), &heard, later);
         assert_eq!(q.dequeue(later).unwrap().pkt.seq, 1);
         assert!(q.counters().consistent_with(q.len()));
+    }
+
+    #[test]
+    fn backpressure_holds_per_neighbour_and_keeps_each_next_hops_order() {
+        let mut c = cfg(Classify::Source);
+        c.backpressure_threshold = Some(1);
+        let mut q = fq(c);
+        // Class 0: to 2, 3, 2, 3; neighbour 2 is at the threshold, 3 is empty.
+        for (next, seq) in [(2, 0), (3, 1), (2, 2), (3, 3)] {
+            q.enqueue(pkt(0, 9, next, Some(0), seq)).unwrap();
+        }
+        let mut heard = pkt(0, 9, 4, None, 99).pkt;
+        heard.diffq = Some(DiffqHeader { qlen: 1 });
+        q.on_report(NodeId(2), &heard, T0);
+        // The head is held; the packets for 3 behind it are not (seed 001, 4.2: the
+        // flow stops "to that neighbor"). Each handed packet counts at 3 in this
+        // node's view, so 3 reports room again before the second one goes.
+        assert_eq!(q.dequeue(T0).unwrap().pkt.seq, 1);
+        heard.diffq = Some(DiffqHeader { qlen: 0 });
+        q.on_report(NodeId(3), &heard, T0);
+        assert_eq!(q.dequeue(T0).unwrap().pkt.seq, 3);
+        assert_eq!(q.dequeue(T0), None, "only packets for 2 are left");
+        assert_eq!(q.release_at(T0), Some(Time::from_millis(50)));
+        // 2 has room: its packets go in their order.
+        q.on_report(NodeId(2), &heard, T0);
+        assert_eq!(q.dequeue(T0).unwrap().pkt.seq, 0);
+        q.on_report(NodeId(2), &heard, T0);
+        assert_eq!(q.dequeue(T0).unwrap().pkt.seq, 2);
+        assert!(q.is_empty() && q.counters().consistent_with(0));
+    }
+
+    /// Reads, as the world does before each decision (exact view), every neighbour
+    /// queue node `i`'s packets wait on; nodes outside `nodes` are empty.
+    fn refresh_exact(nodes: &[u32], qs: &mut [FairQueue], i: usize, now: Time) {
+        for k in 0..qs[i].exact_queries() {
+            if let Some((j, c)) = qs[i].exact_query(k) {
+                let len = nodes
+                    .iter()
+                    .position(|&n| n == j.0)
+                    .map_or(0, |x| qs[x].class_len(c));
+                qs[i].set_exact(j, c, len, now);
+            }
+        }
+    }
+
+    /// The stall of `airqueue reproduce fq-protection` at back-pressure threshold 2, seed 5,
+    /// without UDP (docs/fq.md, "Back-pressure stalls"), as the model held it from 13 s on:
+    /// all packets are the server 84's TCP ACKs, one class by IP source. 71 heads with
+    /// an ACK for client 6 via 72 (AODV route 71 -> 6 via 72), 72 heads with an ACK for
+    /// client 78 via 71 (route 72 -> 78 via 71, the ACK came 84 -> 85 -> 72), both at
+    /// the threshold, and the server heads with an ACK for 6 via 71. Behind each head
+    /// waits an ACK for an empty neighbour (71: for 156 via 70; 72: for 6 via 59; 84:
+    /// for 168 via 85). Holding a whole class on its head's next hop, every node waited
+    /// on another for ever; holding per neighbour, the ACKs for the empty neighbours go,
+    /// 71 and 72 drop below the threshold, and everything drains.
+    #[test]
+    fn the_traced_hold_cycle_unwinds_when_holds_are_per_neighbour() {
+        let nodes = [84, 71, 72];
+        let mut c = cfg(Classify::Source);
+        c.backpressure_threshold = Some(2);
+        c.view = ReportView::Exact;
+        let mut qs: Vec<FairQueue> = nodes
+            .iter()
+            .map(|&n| FairQueue::new(c.clone(), NodeId(n), 169))
+            .collect();
+        // The transport header does not matter to the queue; `pkt`'s is UDP.
+        let ack = |dst: u32, next: u32, prev: u32, uid: u64| pkt(84, dst, next, Some(prev), uid);
+        for (i, d, next, prev, uid) in [
+            (0, 6, 71, 84, 3041),
+            (0, 168, 85, 84, 3121),
+            (1, 6, 72, 84, 2948),
+            (1, 156, 70, 84, 2971),
+            (2, 78, 71, 85, 3030),
+            (2, 6, 59, 71, 2889),
+        ] {
+            qs[i].enqueue(ack(d, next, prev, uid)).unwrap();
+        }
+        assert_eq!(qs.iter().map(FairQueue::len).collect::<Vec<_>>(), [2, 2, 2]);
+        // Rounds in which every node reads the exact view, then hands out at most one
+        // packet; one handed to a modelled node joins its queue (routes as in the run).
+        let route = |at: u32, dst: u32| match (at, dst) {
+            (71, 6) => 72,
+            (72, 78) => 71,
+            (71, 78) => 70,
+            (72, 6) => 59,
+            other => panic!("no route in the traced run for {other:?}"),
+        };
+        let mut sent = Vec::new();
+        for round in 0..10u64 {
+            let now = Time::from_millis(round);
+            let mut moved = Vec::new();
+            for i in 0..nodes.len() {
+                refresh_exact(&nodes, &mut qs, i, now);
+            }
+            for (i, q) in qs.iter_mut().enumerate() {
+                if let Some(d) = q.dequeue(now) {
+                    moved.push((nodes[i], d.next_hop.0, d.pkt));
+                }
+            }
+            if moved.is_empty() {
+                break;
+            }
+            for (from, to, pkt) in moved {
+                sent.push(pkt.uid);
+                if let Some(x) = nodes.iter().position(|&n| n == to) {
+                    let next_hop = NodeId(route(to, pkt.dst.0));
+                    let prev_hop = NodeId(from);
+                    qs[x]
+                        .enqueue(Queued {
+                            pkt,
+                            next_hop,
+                            prev_hop,
+                        })
+                        .unwrap();
+                }
+            }
+        }
+        assert!(
+            qs.iter().all(FairQueue::is_empty),
+            "queues left: {:?}, sent: {sent:?}",
+            qs.iter().map(FairQueue::len).collect::<Vec<_>>()
+        );
+        // The first round sends exactly the ACKs for the empty neighbours.
+        assert_eq!(sent[..3], [3121, 2971, 2889], "sent: {sent:?}");
     }
 
     #[test]

@@ -211,8 +211,9 @@ impl Qdisc {
         }
     }
 
-    /// Fair queuing with back-pressure's exact view (seed 001, 4.2): how many
-    /// (neighbour, class) pairs the next decision reads; 0 for everything else.
+    /// Fair queuing with back-pressure's exact view (seed 001, 4.2): the range of slots
+    /// of [`Qdisc::exact_query`], each naming at most one (neighbour, class) pair the
+    /// next decision reads; 0 for everything else.
     #[inline]
     pub fn exact_queries(&self) -> usize {
         match self {
@@ -221,7 +222,7 @@ impl Qdisc {
         }
     }
 
-    /// The `k`-th (neighbour, class) pair of [`Qdisc::exact_queries`].
+    /// The (neighbour, class) pair of slot `k` of [`Qdisc::exact_queries`], if any.
     pub fn exact_query(&self, k: usize) -> Option<(NodeId, NodeId)> {
         match self {
             Qdisc::FairQueue(d) => d.exact_query(k),
