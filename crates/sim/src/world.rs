@@ -863,6 +863,11 @@ impl World {
                     WifiOutput::RetryLimitDrop { node, pkt } if pkt.transport.is_control() => {
                         self.aodv_control_lost(node)
                     }
+                    WifiOutput::RetryLimitDrop { node, pkt }
+                        if matches!(pkt.transport, TransportHeader::MoreAck(_)) =>
+                    {
+                        self.more_ack_retry(node, pkt)
+                    }
                     WifiOutput::RetryLimitDrop { node, pkt } => {
                         self.metrics
                             .on_packet_dropped(node, DropReason::MacRetryLimit, &pkt);

@@ -46,7 +46,7 @@ pub struct MoreFlowStats {
     /// Queued transmissions a forwarder had nothing to fill with when the MAC took them
     /// (its batch was flushed meanwhile); dropped as `coding_redundancy`.
     pub stale_credits: u64,
-    /// Batch ACKs the destination sent (first ACKs and repeats) and the source received.
+    /// Batch ACKs the destination sent (one per decoded batch) and the source received.
     pub acks_sent: u64,
     pub acks_received: u64,
     /// The flow's forwarders with their TX credits.

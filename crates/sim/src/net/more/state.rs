@@ -139,7 +139,7 @@ pub enum DestinationArrival {
     Decoded(u32),
     /// Nothing new for the current batch (a combination of what it holds).
     Redundant,
-    /// A packet of a batch already decoded (its ACK may have been lost or be on its way).
+    /// A packet of a batch already decoded (its ACK is on its way).
     Old(u32),
 }
 
