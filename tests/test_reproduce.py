@@ -71,7 +71,9 @@ _TCP_SACK_ABOVE_10 = pytest.mark.xfail(
     strict=True,
     reason="the 3-hop TCP-SACK flow keeps 12-15% of its fair share in our model on Fig. 2's "
     "layout (quick: delayed ACK on 0.146, 95% CI 0.144-0.147; off 0.124, 0.117-0.131; full: "
-    "0.148, 0.124), above the issue's 10%; docs/diffq.md says why",
+    "0.148, 0.124), above the issue's 10%; docs/diffq.md says why. Under ns-2's reception "
+    "([radio] late_capture = false) it starves (quick 0.018 / 0.049), but DiffQ-TCP's then "
+    "gets 0.225 / 0.252, so neither reception meets both criteria",
 )
 
 
