@@ -718,31 +718,33 @@ mod tests {
         assert_eq!(ends_at(&out, 1), vec![(2, true)]);
     }
 
+    /// Under ns-2's reception on a line at `xs`: node 0's frame, then node 2's starting
+    /// during it, ending in that order. Returns the channel's (captured, collided)
+    /// counts and the reception ends at node 1.
+    fn ns2_overlap(xs: &[f64]) -> ((u64, u64), Vec<(u32, bool)>) {
+        let mut ch = line(xs, &ns2_reception());
+        let mut out = vec![];
+        ch.start_tx(NodeId(0), DsssRate::Mbps11, &mut out);
+        ch.start_tx(NodeId(2), DsssRate::Mbps11, &mut out);
+        ch.end_tx(NodeId(0), &mut out);
+        ch.end_tx(NodeId(2), &mut out);
+        ((ch.captured, ch.collided), ends_at(&out, 1))
+    }
+
     #[test]
     fn without_late_capture_a_sensed_frame_destroys_a_later_strong_one() {
         // `a_strong_frame_captures_a_radio_locked_on_a_sensed_one` under ns-2's reception:
         // the radio locked on a frame it can only sense loses the strong one as well.
-        let mut ch = line(&[0.0, 500.0, 520.0], &ns2_reception());
-        let mut out = vec![];
-        ch.start_tx(NodeId(0), DsssRate::Mbps11, &mut out);
-        ch.start_tx(NodeId(2), DsssRate::Mbps11, &mut out);
-        assert_eq!((ch.captured, ch.collided), (0, 1));
-        ch.end_tx(NodeId(0), &mut out);
-        ch.end_tx(NodeId(2), &mut out);
-        assert_eq!(ends_at(&out, 1), vec![(2, false)]);
+        assert_eq!(
+            ns2_overlap(&[0.0, 500.0, 520.0]),
+            ((0, 1), vec![(2, false)])
+        );
     }
 
     #[test]
     fn without_late_capture_a_much_weaker_later_frame_is_only_interference() {
         // `much_stronger_frame_survives_a_weak_overlap` under ns-2's reception: node 2's
         // frame is tens of dB below node 0's, so ns-2 ignores it and node 0's survives.
-        let mut ch = line(&[0.0, 20.0, 260.0], &ns2_reception());
-        let mut out = vec![];
-        ch.start_tx(NodeId(0), DsssRate::Mbps11, &mut out);
-        ch.start_tx(NodeId(2), DsssRate::Mbps11, &mut out);
-        assert_eq!(ch.collided, 0);
-        ch.end_tx(NodeId(0), &mut out);
-        ch.end_tx(NodeId(2), &mut out);
-        assert_eq!(ends_at(&out, 1), vec![(0, true)]);
+        assert_eq!(ns2_overlap(&[0.0, 20.0, 260.0]), ((0, 0), vec![(0, true)]));
     }
 }
