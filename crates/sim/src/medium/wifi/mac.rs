@@ -786,9 +786,9 @@ impl WifiNet {
                     sensed_only,
                 } => {
                     self.rx_end(node, from, decoded, sensed_only, q);
-                    self.touched.push(node);
+                    self.touch(node);
                 }
-                RadioEvent::Cca { node, .. } => self.touched.push(node),
+                RadioEvent::Cca { node, .. } => self.touch(node),
             }
             i += 1;
         }
@@ -797,6 +797,19 @@ impl WifiNet {
             let n = self.touched[j];
             self.refresh(n, q);
             j += 1;
+        }
+    }
+
+    /// Adds `node` to the stations to refresh, unless it was the last one added. The
+    /// channel reports a hearer's reception end and its carrier-sense change one right
+    /// after the other, and the sender's own change right after the sender, so a
+    /// quarter of the entries (`mesh46`) would repeat their predecessor. Skipping them
+    /// changes nothing: a refresh only changes its own station and timers, so a second
+    /// one in a row finds nothing new and returns early.
+    #[inline]
+    fn touch(&mut self, node: NodeId) {
+        if self.touched.last() != Some(&node) {
+            self.touched.push(node);
         }
     }
 
