@@ -107,6 +107,10 @@ pub struct Channel {
     cs_threshold_mw: f64,
     noise_mw: f64,
     capture_ratio: f64,
+    /// Each rate's decode threshold as an SINR ratio, indexed by `DsssRate as usize`
+    /// (the order of [`DsssRate::ALL`]): worked out once, since the dB-to-ratio
+    /// conversion is a `powf` and every frame start needs its rate's threshold.
+    sinr_thresholds: [f64; 4],
     protocol_model: bool,
     /// Whether radios lock onto frames they can sense but not decode (EIFS after them).
     lock_sensed: bool,
@@ -183,6 +187,8 @@ impl Channel {
             cs_threshold_mw,
             noise_mw: Dbm(cfg.noise_dbm).to_mw().0,
             capture_ratio: Db(cfg.capture_db).to_ratio(),
+            sinr_thresholds: DsssRate::ALL
+                .map(|rate| airqueue_phy::dsss::sinr_threshold(rate).to_ratio()),
             protocol_model: matches!(cfg.propagation, Propagation::Range { .. }),
             lock_sensed: cfg.sensed_frames == SensedFrames::RxError,
             late_capture: cfg.late_capture,
@@ -369,8 +375,9 @@ impl Channel {
         sinr >= lock.threshold && sir_ok
     }
 
+    #[inline]
     fn threshold(&self, rate: DsssRate) -> f64 {
-        airqueue_phy::dsss::sinr_threshold(rate).to_ratio()
+        self.sinr_thresholds[rate as usize]
     }
 }
 
@@ -381,6 +388,16 @@ mod tests {
     fn line(xs: &[f64], cfg: &WifiConfig) -> Channel {
         let pos: Vec<[f64; 2]> = xs.iter().map(|&x| [x, 0.0]).collect();
         Channel::new(cfg, &pos, 1, |_, _| 0.0)
+    }
+
+    #[test]
+    fn precomputed_thresholds_match_the_rate_table() {
+        let ch = line(&[0.0, 100.0], &WifiConfig::dsss_default());
+        for (i, &rate) in DsssRate::ALL.iter().enumerate() {
+            assert_eq!(rate as usize, i);
+            let exact = airqueue_phy::dsss::sinr_threshold(rate).to_ratio();
+            assert_eq!(ch.threshold(rate).to_bits(), exact.to_bits());
+        }
     }
 
     #[test]

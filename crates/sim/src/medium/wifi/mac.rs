@@ -29,6 +29,21 @@ use airqueue_phy::dsss::{self, ACK_BYTES, CTS_BYTES, EIFS, RTS_BYTES};
 use airqueue_phy::{frame_duration, DsssRate, EdcaLevel};
 use std::collections::VecDeque;
 
+/// With more than 16 levels, the levels from this one up share one grant (see
+/// `WifiNet::schedule_access`).
+const SHARED_GRANT_LEVEL: usize = 15;
+
+/// The idle time an AC waits before counting backoff slots: AIFS[AC], or after a frame
+/// the station could not decode EIFS - DIFS + AIFS[AC] (10.22.2.4 / 10.3.2.3.7).
+#[inline]
+fn ifs(eifs: bool, params: EdcaLevel) -> Time {
+    if eifs {
+        EIFS - dsss::DIFS + params.aifs()
+    } else {
+        params.aifs()
+    }
+}
+
 /// Events the wifi medium schedules for itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WifiEvent {
@@ -428,15 +443,6 @@ impl WifiNet {
 
     // ----- carrier sense and access -----------------------------------------------------
 
-    fn ifs(&self, st: &Station, ac: &Ac) -> Time {
-        if st.eifs {
-            // 10.22.2.4 / 10.3.2.3.7: EIFS - DIFS + AIFS[AC].
-            EIFS - dsss::DIFS + ac.params.aifs()
-        } else {
-            ac.params.aifs()
-        }
-    }
-
     /// Re-evaluates whether `node` may count backoff and acts on a change.
     fn refresh<E: From<WifiEvent>>(&mut self, node: NodeId, q: &mut EventQueue<E>) {
         let now = q.now();
@@ -464,7 +470,10 @@ impl WifiNet {
         }
     }
 
-    /// Computes every AC's grant and arms the access timer at the earliest.
+    /// Computes every AC's grant and arms the access timer at the earliest, in one pass
+    /// over the ACs: this runs each time the medium turns free for a station, so for
+    /// every frame at most of its hearers, and eight-level EDCA made a separate table of
+    /// grants (cleared, filled, copied back) its main cost.
     fn schedule_access<E: From<WifiEvent>>(
         &mut self,
         node: NodeId,
@@ -472,23 +481,27 @@ impl WifiNet {
         q: &mut EventQueue<E>,
     ) {
         let slot = self.cfg.slot();
-        let st = &self.stations[node.index()];
-        let mut grants: [Option<Time>; 16] = [None; 16];
-        for (i, ac) in st.acs.iter().enumerate() {
-            if ac.queue.is_empty() && ac.backoff.is_none() {
-                continue;
-            }
-            let start = st.idle_since + self.ifs(st, ac);
-            let g = start + slot.times(ac.backoff.unwrap_or(0) as u64);
-            grants[i.min(15)] = Some(g.max(now));
-        }
         let st = &mut self.stations[node.index()];
+        let (idle_since, eifs) = (st.idle_since, st.eifs);
         let mut earliest: Option<Time> = None;
-        for (i, ac) in st.acs.iter_mut().enumerate() {
-            ac.grant = grants[i.min(15)];
-            if let Some(g) = ac.grant {
+        for ac in st.acs.iter_mut() {
+            ac.grant = if ac.queue.is_empty() && ac.backoff.is_none() {
+                None
+            } else {
+                let start = idle_since + ifs(eifs, ac.params);
+                let g = (start + slot.times(ac.backoff.unwrap_or(0) as u64)).max(now);
                 earliest = Some(earliest.map_or(g, |e: Time| e.min(g)));
-            }
+                Some(g)
+            };
+        }
+        if st.acs.len() > SHARED_GRANT_LEVEL + 1 {
+            // Levels from SHARED_GRANT_LEVEL up have always shared one grant, the last
+            // of theirs computed: a limit of the 16-slot grant table this loop replaced,
+            // not of 802.11, kept so that runs with more than 16 levels stay as they were.
+            let tail = &mut st.acs[SHARED_GRANT_LEVEL..];
+            let shared = tail.iter().rev().find_map(|ac| ac.grant);
+            tail.iter_mut().for_each(|ac| ac.grant = shared);
+            earliest = st.acs.iter().filter_map(|ac| ac.grant).min();
         }
         let timer = st.timers[TimerKind::Access as usize];
         match earliest {
@@ -512,12 +525,7 @@ impl WifiNet {
                 Some(g) if g == now => due = true,
                 _ => {
                     if let Some(k) = ac.backoff {
-                        let ifs = if eifs {
-                            EIFS - dsss::DIFS + ac.params.aifs()
-                        } else {
-                            ac.params.aifs()
-                        };
-                        let start = idle_since + ifs;
+                        let start = idle_since + ifs(eifs, ac.params);
                         let counted = if now > start {
                             (now - start).as_nanos() / slot.as_nanos()
                         } else {
@@ -786,9 +794,9 @@ impl WifiNet {
                     sensed_only,
                 } => {
                     self.rx_end(node, from, decoded, sensed_only, q);
-                    self.touched.push(node);
+                    self.touch(node);
                 }
-                RadioEvent::Cca { node, .. } => self.touched.push(node),
+                RadioEvent::Cca { node, .. } => self.touch(node),
             }
             i += 1;
         }
@@ -797,6 +805,19 @@ impl WifiNet {
             let n = self.touched[j];
             self.refresh(n, q);
             j += 1;
+        }
+    }
+
+    /// Adds `node` to the stations to refresh, unless it was the last one added. The
+    /// channel reports a hearer's reception end and its carrier-sense change one right
+    /// after the other, and the sender's own change right after the sender, so a
+    /// quarter of the entries (`mesh46`) would repeat their predecessor. Skipping them
+    /// changes nothing: a refresh only changes its own station and timers, so a second
+    /// one in a row finds nothing new and returns early.
+    #[inline]
+    fn touch(&mut self, node: NodeId) {
+        if self.touched.last() != Some(&node) {
+            self.touched.push(node);
         }
     }
 
