@@ -9,12 +9,14 @@ use airqueue_analytic::bianchi::{DsssSaturation, RetryLimit};
 use airqueue_kernel::Time;
 use airqueue_phy::dsss::{DATA_OVERHEAD_BYTES, LLC_SNAP_BYTES};
 use airqueue_phy::{Dbm, DsssRate, EdcaLevel};
+use airqueue_sim::app::UdpRate;
 use airqueue_sim::medium::wifi::{Fading, RateControl, WifiConfig};
-use airqueue_sim::{FlowConfig, RunOutcome, WorldConfig};
+use airqueue_sim::{FlowConfig, FlowKindConfig, RunOutcome, WorldConfig};
 
 mod common;
 use common::{
-    diffq8_wifi, events_and_delivered, run_checked, saturating_udp, unit_disk_routing, wifi_world,
+    diffq8_wifi, events_and_delivered, flow, run_checked, saturating_udp, unit_disk_routing,
+    wifi_world,
 };
 
 const PAYLOAD: u32 = 1000;
@@ -190,6 +192,49 @@ fn higher_edca_level_gets_a_larger_share() {
             );
         }
     }
+}
+
+/// Every level keeps its own access timing however many a table has. One station gets
+/// a packet at level 19 (AIFSN 15) and then one at level 15 (AIFSN 2) of a 20-level
+/// table at the same instant on an idle channel: level 15's AIFS ends 13 slots sooner,
+/// so its packet goes first. (While the MAC kept grants in a 16-slot table, levels 15
+/// and up shared the last one's grant: both became due at level 19's AIFS and the
+/// internal collision sent level 19's packet first.)
+#[test]
+fn levels_beyond_the_sixteenth_keep_their_own_timing() {
+    let mut wifi = WifiConfig::dsss_default();
+    let level = |aifsn| EdcaLevel {
+        aifsn,
+        cw_min: 15,
+        cw_max: 1023,
+    };
+    wifi.levels = vec![level(15); 20];
+    wifi.levels[15] = level(2);
+    // Room in the MAC for both packets at once.
+    wifi.tx_buffer_frames = 4;
+    let d = Time::from_millis(100);
+    // One packet each, at t = 0 (the next would come 8 s later).
+    let one = |priority| FlowConfig {
+        priority,
+        ..flow(
+            1,
+            0,
+            PAYLOAD,
+            FlowKindConfig::Udp(UdpRate::Cbr { rate_bps: 1e3 }),
+            d,
+        )
+    };
+    let out = run(
+        wifi,
+        vec![[0.0, 0.0], [5.0, 0.0]],
+        vec![one(19), one(15)],
+        d,
+        1,
+    );
+    let delay = |i: usize| out.metrics.flows[i].mean_delay_s().expect("delivered");
+    let (late, early) = (delay(0), delay(1));
+    eprintln!("level 19 / 15 of 20: delivered after {late:.6} / {early:.6} s");
+    assert!(early < late, "level 15 should go first: {early} vs {late}");
 }
 
 #[test]

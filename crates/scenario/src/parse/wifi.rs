@@ -359,6 +359,9 @@ fn levels_of(preset: &[EdcaLevel]) -> Vec<Level> {
 }
 
 /// `mac.levels`: a preset name or an array of `{ aifsn, cw_min, cw_max }` tables.
+/// Most EDCA levels a `mac.levels` array may have.
+const MAX_LEVELS: usize = 64;
+
 fn read_levels(v: &Value, path: &str, errs: &mut Errs) -> Option<Vec<Level>> {
     let names: Vec<&str> = LEVEL_PRESETS.iter().map(|(n, _)| *n).collect();
     let expected = format!(
@@ -385,6 +388,18 @@ fn read_levels(v: &Value, path: &str, errs: &mut Errs) -> Option<Vec<Level>> {
             errs.push(ConfigError::new(
                 path,
                 format!("expected at least one level: {expected}"),
+            ));
+            None
+        }
+        Value::Array(items) if items.len() > MAX_LEVELS => {
+            errs.push(ConfigError::new(
+                path,
+                format!(
+                    "expected at most {MAX_LEVELS} levels (the MAC resolves internal \
+                     collisions over a 64-bit mask), got {}; merge levels with equal \
+                     parameters",
+                    items.len()
+                ),
             ));
             None
         }

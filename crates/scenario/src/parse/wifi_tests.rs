@@ -452,6 +452,14 @@ fn bad_levels() {
         "mac.levels: expected a preset name (dcf, diffq8) or an array of { aifsn, cw_min, cw_max } \
          tables, lowest priority first, got 3"
     );
+    let level = "{ aifsn = 2, cw_min = 15, cw_max = 1023 }";
+    assert_eq!(
+        one_error(&edca(&format!("[{}]", vec![level; 65].join(", ")))),
+        "mac.levels: expected at most 64 levels (the MAC resolves internal collisions over a \
+         64-bit mask), got 65; merge levels with equal parameters"
+    );
+    let s = ok(&edca(&format!("[{}]", vec![level; 64].join(", "))));
+    assert_eq!(s.mac.levels.len(), 64);
     assert_eq!(
         one_error(&edca("[]")),
         "mac.levels: expected at least one level: a preset name (dcf, diffq8) or an array of { \

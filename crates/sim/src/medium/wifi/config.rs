@@ -73,7 +73,7 @@ pub struct WifiConfig {
     pub data_rate: DsssRate,
     pub basic_rate: DsssRate,
     pub preamble: Preamble,
-    /// EDCA levels (one level = plain DCF), lowest priority first.
+    /// EDCA levels (one level = plain DCF), lowest priority first; at most 64.
     pub levels: Vec<EdcaLevel>,
     /// dot11ShortRetryLimit: attempts for frames sent without RTS, and for RTS.
     pub short_retry_limit: u32,

@@ -29,10 +29,6 @@ use airqueue_phy::dsss::{self, ACK_BYTES, CTS_BYTES, EIFS, RTS_BYTES};
 use airqueue_phy::{frame_duration, DsssRate, EdcaLevel};
 use std::collections::VecDeque;
 
-/// With more than 16 levels, the levels from this one up share one grant (see
-/// `WifiNet::schedule_access`).
-const SHARED_GRANT_LEVEL: usize = 15;
-
 /// The idle time an AC waits before counting backoff slots: AIFS[AC], or after a frame
 /// the station could not decode EIFS - DIFS + AIFS[AC] (10.22.2.4 / 10.3.2.3.7).
 #[inline]
@@ -494,15 +490,6 @@ impl WifiNet {
                 Some(g)
             };
         }
-        if st.acs.len() > SHARED_GRANT_LEVEL + 1 {
-            // Levels from SHARED_GRANT_LEVEL up have always shared one grant, the last
-            // of theirs computed: a limit of the 16-slot grant table this loop replaced,
-            // not of 802.11, kept so that runs with more than 16 levels stay as they were.
-            let tail = &mut st.acs[SHARED_GRANT_LEVEL..];
-            let shared = tail.iter().rev().find_map(|ac| ac.grant);
-            tail.iter_mut().for_each(|ac| ac.grant = shared);
-            earliest = st.acs.iter().filter_map(|ac| ac.grant).min();
-        }
         let timer = st.timers[TimerKind::Access as usize];
         match earliest {
             Some(at) => self
@@ -551,7 +538,9 @@ impl WifiNet {
             st.exchange != Exchange::None || st.response.is_some()
         };
         let st = &mut self.stations[node.index()];
-        let mut due: u32 = 0; // bit i: AC i has a frame and is granted now
+        // Bit i: AC i has a frame and is granted now (the scenario layer allows at most
+        // `MAX_LEVELS` = 64 levels).
+        let mut due: u64 = 0;
         for (i, ac) in st.acs.iter_mut().enumerate() {
             if ac.grant != Some(now) {
                 continue;
@@ -566,11 +555,13 @@ impl WifiNet {
                 ac.backoff = Some(0);
                 continue;
             }
-            due |= 1 << i.min(31);
+            debug_assert!(i < 64, "at most 64 EDCA levels");
+            due |= 1 << i;
         }
         if due != 0 {
-            let winner = 31 - due.leading_zeros() as usize; // levels rise in priority
-                                                            // 10.22.2.4: lower ACs due in the same slot suffer an internal collision.
+            // Levels rise in priority. 10.22.2.4: lower ACs due in the same slot suffer an
+            // internal collision.
+            let winner = 63 - due.leading_zeros() as usize;
             for i in 0..winner {
                 if due & (1 << i) != 0 {
                     self.stations[node.index()].stats.internal_collisions += 1;
