@@ -499,28 +499,17 @@ mod tests {
 
     #[test]
     fn stronger_late_frame_captures_the_receiver() {
+        // Node 1: weak from node 0 (240 m), strong from node 2 (20 m).
         let cfg = WifiConfig::dsss_default();
-        let mut ch = line(&[0.0, 240.0, 260.0], &cfg); // node 1: weak from 0, strong from 2
-        let mut out = vec![];
-        ch.start_tx(NodeId(0), DsssRate::Mbps1, &mut out);
-        ch.start_tx(NodeId(2), DsssRate::Mbps1, &mut out);
-        assert_eq!(ch.captured, 1);
-        ch.end_tx(NodeId(0), &mut out);
-        assert!(!out.iter().any(|e| matches!(
-            e,
-            RadioEvent::RxEnd {
-                from: NodeId(0),
-                ..
+        let seen = overlap(&cfg, &[0.0, 240.0, 260.0], DsssRate::Mbps1);
+        assert_eq!(
+            seen,
+            Overlap {
+                counts: (1, 0),
+                at_first_end: vec![],
+                at_second_end: vec![(2, true, false)],
             }
-        )));
-        out.clear();
-        ch.end_tx(NodeId(2), &mut out);
-        assert!(out.contains(&RadioEvent::RxEnd {
-            node: NodeId(1),
-            from: NodeId(2),
-            decoded: true,
-            sensed_only: false
-        }));
+        );
     }
 
     #[test]
@@ -603,28 +592,10 @@ mod tests {
         // Node 1 is 500 m from node 0 (sensed only) and 20 m from node 2: node 2's frame,
         // starting during node 0's, is far more than 10 dB stronger and is decoded.
         let cfg = WifiConfig::dsss_default();
-        let mut ch = line(&[0.0, 500.0, 520.0], &cfg);
-        let mut out = vec![];
-        ch.start_tx(NodeId(0), DsssRate::Mbps11, &mut out);
-        assert!(ch.is_receiving(NodeId(1)));
-        ch.start_tx(NodeId(2), DsssRate::Mbps11, &mut out);
-        assert_eq!(ch.captured, 1);
-        out.clear();
-        ch.end_tx(NodeId(0), &mut out);
-        assert!(!out.iter().any(|e| matches!(
-            e,
-            RadioEvent::RxEnd {
-                node: NodeId(1),
-                ..
-            }
-        )));
-        ch.end_tx(NodeId(2), &mut out);
-        assert!(out.contains(&RadioEvent::RxEnd {
-            node: NodeId(1),
-            from: NodeId(2),
-            decoded: true,
-            sensed_only: false
-        }));
+        let seen = overlap(&cfg, &[0.0, 500.0, 520.0], DsssRate::Mbps11);
+        assert_eq!(seen.counts, (1, 0));
+        assert!(seen.at_first_end.is_empty());
+        assert_eq!(seen.at_second_end, vec![(2, true, false)]);
     }
 
     #[test]
@@ -676,19 +647,50 @@ mod tests {
         }
     }
 
-    /// The reception ends `out` reports at `node`, as (from, decoded).
-    fn ends_at(out: &[RadioEvent], node: u32) -> Vec<(u32, bool)> {
+    /// The reception ends `out` reports at `node`, as (from, decoded, sensed_only).
+    fn ends_at(out: &[RadioEvent], node: u32) -> Vec<(u32, bool, bool)> {
         out.iter()
             .filter_map(|e| match *e {
                 RadioEvent::RxEnd {
                     node: n,
                     from,
                     decoded,
-                    ..
-                } if n.0 == node => Some((from.0, decoded)),
+                    sensed_only,
+                } if n.0 == node => Some((from.0, decoded, sensed_only)),
                 _ => None,
             })
             .collect()
+    }
+
+    /// What node 1 sees on a line at `xs` when node 0's frame starts, node 2's starts
+    /// during it, and they end in that order.
+    #[derive(Debug, PartialEq)]
+    struct Overlap {
+        /// The channel's (captured, collided) counts.
+        counts: (u64, u64),
+        /// Node 1's reception ends when node 0's frame ends, and when node 2's does.
+        at_first_end: Vec<(u32, bool, bool)>,
+        at_second_end: Vec<(u32, bool, bool)>,
+    }
+
+    /// Runs [`Overlap`]'s sequence under `cfg`; every caller's node 1 locks onto node 0's
+    /// frame first (checked).
+    fn overlap(cfg: &WifiConfig, xs: &[f64], rate: DsssRate) -> Overlap {
+        let mut ch = line(xs, cfg);
+        let mut out = vec![];
+        ch.start_tx(NodeId(0), rate, &mut out);
+        assert!(ch.is_receiving(NodeId(1)));
+        ch.start_tx(NodeId(2), rate, &mut out);
+        out.clear();
+        ch.end_tx(NodeId(0), &mut out);
+        let at_first_end = ends_at(&out, 1);
+        out.clear();
+        ch.end_tx(NodeId(2), &mut out);
+        Overlap {
+            counts: (ch.captured, ch.collided),
+            at_first_end,
+            at_second_end: ends_at(&out, 1),
+        }
     }
 
     fn ns2_reception() -> WifiConfig {
@@ -712,7 +714,7 @@ mod tests {
         assert!(ends_at(&out, 1).is_empty());
         assert!(ch.is_receiving(NodeId(1)));
         ch.end_tx(NodeId(2), &mut out);
-        assert_eq!(ends_at(&out, 1), vec![(2, false)]);
+        assert_eq!(ends_at(&out, 1), vec![(2, false, false)]);
         assert!(!ch.is_receiving(NodeId(1)));
     }
 
@@ -727,41 +729,31 @@ mod tests {
         assert!(ends_at(&out, 1).is_empty());
         assert!(ch.is_receiving(NodeId(1)));
         ch.end_tx(NodeId(0), &mut out);
-        assert_eq!(ends_at(&out, 1), vec![(0, false)]);
+        assert_eq!(ends_at(&out, 1), vec![(0, false, false)]);
         // A new frame from node 2 after the pair is an ordinary reception again.
         out.clear();
         ch.start_tx(NodeId(2), DsssRate::Mbps1, &mut out);
         ch.end_tx(NodeId(2), &mut out);
-        assert_eq!(ends_at(&out, 1), vec![(2, true)]);
-    }
-
-    /// Under ns-2's reception on a line at `xs`: node 0's frame, then node 2's starting
-    /// during it, ending in that order. Returns the channel's (captured, collided)
-    /// counts and the reception ends at node 1.
-    fn ns2_overlap(xs: &[f64]) -> ((u64, u64), Vec<(u32, bool)>) {
-        let mut ch = line(xs, &ns2_reception());
-        let mut out = vec![];
-        ch.start_tx(NodeId(0), DsssRate::Mbps11, &mut out);
-        ch.start_tx(NodeId(2), DsssRate::Mbps11, &mut out);
-        ch.end_tx(NodeId(0), &mut out);
-        ch.end_tx(NodeId(2), &mut out);
-        ((ch.captured, ch.collided), ends_at(&out, 1))
+        assert_eq!(ends_at(&out, 1), vec![(2, true, false)]);
     }
 
     #[test]
     fn without_late_capture_a_sensed_frame_destroys_a_later_strong_one() {
         // `a_strong_frame_captures_a_radio_locked_on_a_sensed_one` under ns-2's reception:
         // the radio locked on a frame it can only sense loses the strong one as well.
-        assert_eq!(
-            ns2_overlap(&[0.0, 500.0, 520.0]),
-            ((0, 1), vec![(2, false)])
-        );
+        let seen = overlap(&ns2_reception(), &[0.0, 500.0, 520.0], DsssRate::Mbps11);
+        assert_eq!(seen.counts, (0, 1));
+        assert!(seen.at_first_end.is_empty());
+        assert_eq!(seen.at_second_end, vec![(2, false, false)]);
     }
 
     #[test]
     fn without_late_capture_a_much_weaker_later_frame_is_only_interference() {
         // `much_stronger_frame_survives_a_weak_overlap` under ns-2's reception: node 2's
         // frame is tens of dB below node 0's, so ns-2 ignores it and node 0's survives.
-        assert_eq!(ns2_overlap(&[0.0, 20.0, 260.0]), ((0, 0), vec![(0, true)]));
+        let seen = overlap(&ns2_reception(), &[0.0, 20.0, 260.0], DsssRate::Mbps11);
+        assert_eq!(seen.counts, (0, 0));
+        assert_eq!(seen.at_first_end, vec![(0, true, false)]);
+        assert!(seen.at_second_end.is_empty());
     }
 }
