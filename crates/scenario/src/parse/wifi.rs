@@ -11,8 +11,8 @@ use super::DSSS_RATES_BPS;
 use crate::build::propagation_model;
 use crate::error::ConfigError;
 use crate::schema::{
-    FadingKind, Level, Mac, MacKind, Medium, PreambleKind, PropagationKind, Radio, RateControlKind,
-    SensedFramesKind,
+    FadingKind, LateCaptureKind, Level, Mac, MacKind, Medium, PreambleKind, PropagationKind, Radio,
+    RateControlKind, SensedFramesKind,
 };
 
 const MEDIUM_KINDS: [&str; 2] = ["wifi", "wired"];
@@ -233,7 +233,28 @@ pub(super) fn read_radio(mut f: Fields, errs: &mut Errs) -> Option<Radio> {
         Some(_) => Some(SensedFramesKind::RxError),
         None => None,
     };
-    let late_capture = f.boolean(errs, "late_capture", true);
+    // `true` / `false` keep their first meaning (`always` / `never`).
+    let late_capture = match f.peek("late_capture") {
+        Some(Value::Bool(_)) => f.boolean(errs, "late_capture", false).map(|b| {
+            if b {
+                LateCaptureKind::Always
+            } else {
+                LateCaptureKind::Never
+            }
+        }),
+        _ => match f.choice(
+            errs,
+            "late_capture",
+            Some("preamble"),
+            &["preamble", "always", "never"],
+            &[],
+        ) {
+            Some("always") => Some(LateCaptureKind::Always),
+            Some("never") => Some(LateCaptureKind::Never),
+            Some(_) => Some(LateCaptureKind::Preamble),
+            None => None,
+        },
+    };
     let preamble = match f.choice(errs, "preamble", Some("long"), &["long", "short"], &[]) {
         Some("short") => Some(PreambleKind::Short),
         Some(_) => Some(PreambleKind::Long),

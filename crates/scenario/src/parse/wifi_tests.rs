@@ -50,7 +50,7 @@ fn a_file_without_medium_is_wifi_with_the_dsss_defaults() {
             noise_dbm: d.noise_dbm,
             capture_db: 10.0,
             sensed_frames: SensedFramesKind::RxError,
-            late_capture: true,
+            late_capture: LateCaptureKind::Preamble,
             preamble: PreambleKind::Long,
         }
     );
@@ -72,6 +72,20 @@ fn a_file_without_medium_is_wifi_with_the_dsss_defaults() {
 }
 
 #[test]
+fn late_capture_takes_its_names_and_the_booleans_of_its_first_version() {
+    for (value, expected) in [
+        ("\"preamble\"", LateCaptureKind::Preamble),
+        ("\"always\"", LateCaptureKind::Always),
+        ("\"never\"", LateCaptureKind::Never),
+        ("true", LateCaptureKind::Always),
+        ("false", LateCaptureKind::Never),
+    ] {
+        let s = ok(&with(&format!("[radio]\nlate_capture = {value}\n")));
+        assert_eq!(s.radio.late_capture, expected, "{value}");
+    }
+}
+
+#[test]
 fn wired_keeps_its_keys_and_defaults() {
     let s = ok(&with("[medium]\nkind = \"wired\"\n"));
     assert_eq!(
@@ -89,7 +103,7 @@ fn every_radio_key_given() {
         "[radio]\ndata_rate = 2e6\nbasic_rate = 2e6\ntx_range = 100\ncs_range = 200\n\
          propagation = \"log-distance\"\npath_loss_exponent = 3.5\nfading = \"rayleigh\"\n\
          tx_power_dbm = 15\nrx_threshold_dbm = -80\ncs_threshold_dbm = -90.5\nnoise_dbm = -95\n\
-         capture_db = 0\npreamble = \"short\"\nsensed_frames = \"energy\"\nlate_capture = false\n",
+         capture_db = 0\npreamble = \"short\"\nsensed_frames = \"energy\"\nlate_capture = \"always\"\n",
     ));
     assert_eq!(
         s.radio,
@@ -106,7 +120,7 @@ fn every_radio_key_given() {
             noise_dbm: -95.0,
             capture_db: 0.0,
             sensed_frames: SensedFramesKind::Energy,
-            late_capture: false,
+            late_capture: LateCaptureKind::Always,
             preamble: PreambleKind::Short,
         }
     );
@@ -363,7 +377,11 @@ fn bad_radio_values() {
         ),
         (
             "late_capture = \"no\"",
-            "radio.late_capture: expected true or false, got \"no\"",
+            "radio.late_capture: unknown late_capture \"no\"; expected one of preamble, always, never",
+        ),
+        (
+            "late_capture = 1",
+            "radio.late_capture: expected one of preamble, always, never (a string), got 1",
         ),
         (
             "preamble = \"medium\"",

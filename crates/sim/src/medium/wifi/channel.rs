@@ -11,18 +11,23 @@
 //! transmitting nor receiving locks onto a frame whose power reaches the receive
 //! threshold; every other signal overlapping it counts as interference, and the frame is
 //! decoded iff, over its whole length, `S / (N + I_max)` reaches the rate's threshold and,
-//! if anything overlapped, `S / I_max` reaches the capture threshold. A frame arriving
-//! during a reception and stronger than it by the capture threshold takes the receiver
-//! over (the first frame is lost): message-in-message capture, which Lee et al. measured
-//! on Atheros radios, the hardware of seed 000's testbed, whatever the later frame's
-//! timing ("An experimental study on the capture effect in 802.11a networks", WiNTECH
-//! 2007). With `late_capture = false` the radio keeps ns-2's reception instead
-//! (`Mac802_11::recv`; ns-3 without a frame capture model behaves alike): a later frame is
-//! never received; unless the locked frame beats it by the capture threshold, both are
-//! lost (a collision), and the radio stays in the failed reception until the later of the
-//! two ends (ns-2's `collision()` keeps whichever lasts longer), so EIFS follows the end
-//! of the pair. Under the unit-disk model SINR means nothing, so any overlap within
-//! carrier-sense range destroys the frame (the protocol model) and nothing captures.
+//! if anything overlapped, `S / I_max` reaches the capture threshold.
+//!
+//! A frame arriving during a reception and stronger than it by the capture threshold
+//! takes the receiver over (the first frame is lost) only while the first frame's PLCP
+//! preamble (SYNC + SFD, IEEE 802.11-2016 16.2.2) lasts, by default
+//! ([`LateCapture::Preamble`]): Kochut et al. measured exactly this on 802.11b radios
+//! ("Sniffing out the correct physical layer capture model in 802.11b", ICNP 2004), and our
+//! PHY is 802.11b's. Once the receiver has synchronised, a later frame is never received;
+//! unless the locked frame beats it by the capture threshold, both are lost (a collision),
+//! and the radio stays in the failed reception until the later of the two ends (ns-2's
+//! `collision()` keeps whichever lasts longer), so EIFS follows the end of the pair.
+//! [`LateCapture::Always`] lets the stronger frame take over at any time
+//! (message-in-message capture, which Lee et al. measured on 802.11a Atheros radios,
+//! WiNTECH 2007); [`LateCapture::Never`] never does, which is ns-2's reception
+//! (`Mac802_11::recv`; ns-3 without a frame capture model behaves alike). Under the
+//! unit-disk model SINR means nothing, so any overlap within carrier-sense range destroys
+//! the frame (the protocol model) and nothing captures.
 //!
 //! A frame that reaches only the carrier-sense threshold is, by default
 //! ([`SensedFrames::RxError`]), locked onto as well and ends in a reception error. At the
@@ -36,10 +41,10 @@
 //! energy alone (busy channel, no reception, no EIFS), the model before the option
 //! existed.
 
-use super::config::{Fading, SensedFrames, WifiConfig};
+use super::config::{Fading, LateCapture, SensedFrames, WifiConfig};
 use crate::ids::NodeId;
-use airqueue_kernel::{RngStream, StreamKey};
-use airqueue_phy::{Db, Dbm, DsssRate, Propagation};
+use airqueue_kernel::{RngStream, StreamKey, Time};
+use airqueue_phy::{Db, Dbm, DsssRate, Preamble, Propagation};
 
 /// A radio that hears a transmitter, with the mean power it receives.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -60,7 +65,10 @@ struct Lock {
     erased: bool,
     /// Below the receive threshold: sensed, started, never decoded.
     sensed_only: bool,
-    /// Without late capture: the last frame that collided with this one and is still on
+    /// A stronger frame starting before this instant takes the radio over
+    /// ([`LateCapture`]); `Time::MAX` under `Always`, `Time::ZERO` under `Never`.
+    capture_until: Time,
+    /// Without capture: the last frame that collided with this one and is still on
     /// the air, with its power here. If it outlasts this frame the failed reception
     /// carries on until it ends.
     collider: Option<(NodeId, f64)>,
@@ -114,8 +122,10 @@ pub struct Channel {
     protocol_model: bool,
     /// Whether radios lock onto frames they can sense but not decode (EIFS after them).
     lock_sensed: bool,
-    /// Whether a later, stronger frame takes a radio over (message-in-message capture).
-    late_capture: bool,
+    /// When a later, stronger frame takes a radio over.
+    late_capture: LateCapture,
+    /// The PLCP preamble transmitters use (sets how long the `Preamble` capture window is).
+    preamble: Preamble,
     fading: Fading,
     fading_rng: Vec<RngStream>,
     erasure_rng: Vec<RngStream>,
@@ -123,8 +133,7 @@ pub struct Channel {
     pub aborted: u64,
     /// Receptions taken over by a stronger frame.
     pub captured: u64,
-    /// Receptions lost to a later frame the radio could not switch to (`late_capture`
-    /// off).
+    /// Receptions lost to a later frame the radio could not switch to.
     pub collided: u64,
 }
 
@@ -192,6 +201,7 @@ impl Channel {
             protocol_model: matches!(cfg.propagation, Propagation::Range { .. }),
             lock_sensed: cfg.sensed_frames == SensedFrames::RxError,
             late_capture: cfg.late_capture,
+            preamble: cfg.preamble,
             fading: cfg.fading,
             fading_rng: (0..n)
                 .map(|i| RngStream::new(StreamKey::new(seed, i as u32, "phy.fading")))
@@ -238,11 +248,18 @@ impl Channel {
         }
     }
 
-    /// `from` starts transmitting a frame at `rate`. A reception in progress at `from` is
-    /// abandoned (a half-duplex radio cannot receive while it sends).
-    pub fn start_tx(&mut self, from: NodeId, rate: DsssRate, out: &mut Vec<RadioEvent>) {
+    /// `from` starts transmitting a frame at `rate` at time `now`. A reception in progress
+    /// at `from` is abandoned (a half-duplex radio cannot receive while it sends).
+    pub fn start_tx(&mut self, from: NodeId, rate: DsssRate, now: Time, out: &mut Vec<RadioEvent>) {
         debug_assert!(self.has_radio(from), "{from:?} has no radio");
         let threshold = self.threshold(rate);
+        let capture_until = match self.late_capture {
+            LateCapture::Always => Time::MAX,
+            LateCapture::Preamble => {
+                now + airqueue_phy::dsss::preamble_duration(rate, self.preamble)
+            }
+            LateCapture::Never => Time::ZERO,
+        };
         {
             let r = &mut self.radios[from.index()];
             debug_assert!(!r.transmitting, "{from:?} already transmitting");
@@ -275,13 +292,15 @@ impl Channel {
                     threshold,
                     erased,
                     sensed_only,
+                    capture_until,
                     collider: None,
                     collided: false,
                 };
                 match &mut r.lock {
                     Some(lock) => {
+                        let capturable = now < lock.capture_until;
                         if !self.protocol_model
-                            && self.late_capture
+                            && capturable
                             && p >= lock.signal_mw * self.capture_ratio
                         {
                             // Capture: the stronger newcomer takes the receiver over; the
@@ -291,9 +310,10 @@ impl Channel {
                         } else {
                             let interference = r.energy_mw - lock.signal_mw;
                             lock.max_interference_mw = lock.max_interference_mw.max(interference);
-                            // ns-2's collision(): a lockable newcomer the locked frame does
-                            // not beat by the capture threshold destroys both.
-                            if !self.late_capture
+                            // ns-2's collision(): past the capture window, a lockable
+                            // newcomer the locked frame does not beat by the capture
+                            // threshold destroys both.
+                            if !capturable
                                 && !self.protocol_model
                                 && lockable
                                 && lock.signal_mw < p * self.capture_ratio
@@ -341,6 +361,8 @@ impl Channel {
                             threshold: lock.threshold,
                             erased: false,
                             sensed_only: later_mw < self.rx_threshold_mw,
+                            // A failed reception's tail: nothing takes it over.
+                            capture_until: Time::ZERO,
                             collider: None,
                             collided: true,
                         });
@@ -424,7 +446,7 @@ mod tests {
         assert!(heard(&ch, 1).is_empty() && heard(&ch, 3).is_empty());
         assert!(ch.has_radio(NodeId(2)) && !ch.has_radio(NodeId(1)));
         let mut out = vec![];
-        ch.start_tx(NodeId(0), DsssRate::Mbps11, &mut out);
+        ch.start_tx(NodeId(0), DsssRate::Mbps11, Time::ZERO, &mut out);
         assert!(ch.is_receiving(NodeId(2)));
         assert!(!ch.is_busy(NodeId(1)) && !ch.is_receiving(NodeId(1)));
         ch.end_tx(NodeId(0), &mut out);
@@ -439,7 +461,7 @@ mod tests {
         cfg.sensed_frames = SensedFrames::EnergyOnly;
         let mut ch = line(&[0.0, 200.0, 400.0], &cfg);
         let mut out = vec![];
-        ch.start_tx(NodeId(0), DsssRate::Mbps11, &mut out);
+        ch.start_tx(NodeId(0), DsssRate::Mbps11, Time::ZERO, &mut out);
         assert!(ch.is_busy(NodeId(1)) && ch.is_busy(NodeId(2)));
         assert!(ch.is_receiving(NodeId(1)) && !ch.is_receiving(NodeId(2)));
         out.clear();
@@ -466,8 +488,8 @@ mod tests {
         // 0 and 2 both 100 m from 1.
         let mut ch = line(&[0.0, 100.0, 200.0], &cfg);
         let mut out = vec![];
-        ch.start_tx(NodeId(0), DsssRate::Mbps11, &mut out);
-        ch.start_tx(NodeId(2), DsssRate::Mbps11, &mut out);
+        ch.start_tx(NodeId(0), DsssRate::Mbps11, Time::ZERO, &mut out);
+        ch.start_tx(NodeId(2), DsssRate::Mbps11, Time::ZERO, &mut out);
         out.clear();
         ch.end_tx(NodeId(0), &mut out);
         ch.end_tx(NodeId(2), &mut out);
@@ -485,8 +507,8 @@ mod tests {
         // Node 1 at 20 m from 0 and 240 m from 2: tens of dB apart.
         let mut ch = line(&[0.0, 20.0, 260.0], &cfg);
         let mut out = vec![];
-        ch.start_tx(NodeId(0), DsssRate::Mbps11, &mut out);
-        ch.start_tx(NodeId(2), DsssRate::Mbps11, &mut out);
+        ch.start_tx(NodeId(0), DsssRate::Mbps11, Time::ZERO, &mut out);
+        ch.start_tx(NodeId(2), DsssRate::Mbps11, Time::ZERO, &mut out);
         out.clear();
         ch.end_tx(NodeId(0), &mut out);
         assert!(out.contains(&RadioEvent::RxEnd {
@@ -498,10 +520,16 @@ mod tests {
     }
 
     #[test]
-    fn stronger_late_frame_captures_the_receiver() {
-        // Node 1: weak from node 0 (240 m), strong from node 2 (20 m).
-        let cfg = WifiConfig::dsss_default();
-        let seen = overlap(&cfg, &[0.0, 240.0, 260.0], DsssRate::Mbps1);
+    fn stronger_late_frame_captures_the_receiver_at_any_time_under_always() {
+        // Node 1: weak from node 0 (240 m), strong from node 2 (20 m), which starts 1 ms
+        // into node 0's frame, long after its preamble.
+        let cfg = with_capture(LateCapture::Always);
+        let seen = overlap(
+            &cfg,
+            &[0.0, 240.0, 260.0],
+            DsssRate::Mbps1,
+            Time::from_micros(1000),
+        );
         assert_eq!(
             seen,
             Overlap {
@@ -513,6 +541,39 @@ mod tests {
     }
 
     #[test]
+    fn by_default_a_stronger_frame_captures_only_during_the_preamble() {
+        // Kochut et al. (ICNP 2004), 802.11b: capture of a later frame only within the
+        // first frame's PLCP preamble (SYNC + SFD: 144 us long, 72 us short). Past it the
+        // pair collides as under `Never`.
+        let cfg = WifiConfig::dsss_default();
+        assert_eq!(cfg.late_capture, LateCapture::Preamble);
+        let xs = [0.0, 240.0, 260.0];
+        let captured = Overlap {
+            counts: (1, 0),
+            at_first_end: vec![],
+            at_second_end: vec![(2, true, false)],
+        };
+        let collided = Overlap {
+            counts: (0, 1),
+            at_first_end: vec![],
+            at_second_end: vec![(2, false, false)],
+        };
+        let us = Time::from_micros;
+        assert_eq!(overlap(&cfg, &xs, DsssRate::Mbps11, Time::ZERO), captured);
+        assert_eq!(overlap(&cfg, &xs, DsssRate::Mbps11, us(143)), captured);
+        assert_eq!(overlap(&cfg, &xs, DsssRate::Mbps11, us(144)), collided);
+        let short = WifiConfig {
+            preamble: Preamble::Short,
+            ..cfg.clone()
+        };
+        assert_eq!(overlap(&short, &xs, DsssRate::Mbps11, us(71)), captured);
+        assert_eq!(overlap(&short, &xs, DsssRate::Mbps11, us(72)), collided);
+        // A 1 Mb/s frame always carries the long preamble (16.2.2.3).
+        assert_eq!(overlap(&short, &xs, DsssRate::Mbps1, us(143)), captured);
+        assert_eq!(overlap(&short, &xs, DsssRate::Mbps1, us(144)), collided);
+    }
+
+    #[test]
     fn unit_disk_model_loses_any_overlapped_frame() {
         let mut cfg = WifiConfig::dsss_default();
         cfg.propagation = Propagation::range(250.0, 550.0);
@@ -521,8 +582,8 @@ mod tests {
         cfg.cs_threshold_dbm = airqueue_phy::threshold_for_range(&cfg.propagation, tx, 550.0).0;
         let mut ch = line(&[0.0, 10.0, 500.0], &cfg);
         let mut out = vec![];
-        ch.start_tx(NodeId(0), DsssRate::Mbps11, &mut out);
-        ch.start_tx(NodeId(2), DsssRate::Mbps11, &mut out);
+        ch.start_tx(NodeId(0), DsssRate::Mbps11, Time::ZERO, &mut out);
+        ch.start_tx(NodeId(2), DsssRate::Mbps11, Time::ZERO, &mut out);
         out.clear();
         ch.end_tx(NodeId(0), &mut out);
         assert!(out.contains(&RadioEvent::RxEnd {
@@ -545,7 +606,7 @@ mod tests {
         );
         let mut out = vec![];
         for _ in 0..50 {
-            ch.start_tx(NodeId(0), DsssRate::Mbps11, &mut out);
+            ch.start_tx(NodeId(0), DsssRate::Mbps11, Time::ZERO, &mut out);
             ch.end_tx(NodeId(0), &mut out);
         }
         assert!(!out
@@ -561,7 +622,7 @@ mod tests {
         assert_eq!(cfg.sensed_frames, SensedFrames::RxError);
         let mut ch = line(&[0.0, 200.0, 400.0, 600.0], &cfg);
         let mut out = vec![];
-        ch.start_tx(NodeId(0), DsssRate::Mbps11, &mut out);
+        ch.start_tx(NodeId(0), DsssRate::Mbps11, Time::ZERO, &mut out);
         assert!(ch.is_receiving(NodeId(1)) && ch.is_receiving(NodeId(2)));
         assert!(!ch.is_busy(NodeId(3)) && !ch.is_receiving(NodeId(3)));
         out.clear();
@@ -588,14 +649,23 @@ mod tests {
     }
 
     #[test]
-    fn a_strong_frame_captures_a_radio_locked_on_a_sensed_one() {
+    fn a_strong_frame_captures_a_radio_locked_on_a_sensed_one_during_its_preamble() {
         // Node 1 is 500 m from node 0 (sensed only) and 20 m from node 2: node 2's frame,
-        // starting during node 0's, is far more than 10 dB stronger and is decoded.
+        // far more than 10 dB stronger, is decoded if it starts during node 0's preamble
+        // (or at any time under `Always`); later it is lost with node 0's.
         let cfg = WifiConfig::dsss_default();
-        let seen = overlap(&cfg, &[0.0, 500.0, 520.0], DsssRate::Mbps11);
-        assert_eq!(seen.counts, (1, 0));
-        assert!(seen.at_first_end.is_empty());
-        assert_eq!(seen.at_second_end, vec![(2, true, false)]);
+        let xs = [0.0, 500.0, 520.0];
+        let early = overlap(&cfg, &xs, DsssRate::Mbps11, Time::from_micros(100));
+        assert_eq!(early.counts, (1, 0));
+        assert!(early.at_first_end.is_empty());
+        assert_eq!(early.at_second_end, vec![(2, true, false)]);
+        let late = overlap(&cfg, &xs, DsssRate::Mbps11, Time::from_micros(400));
+        assert_eq!(late.counts, (0, 1));
+        assert_eq!(late.at_second_end, vec![(2, false, false)]);
+        let always = with_capture(LateCapture::Always);
+        let late = overlap(&always, &xs, DsssRate::Mbps11, Time::from_micros(400));
+        assert_eq!(late.counts, (1, 0));
+        assert_eq!(late.at_second_end, vec![(2, true, false)]);
     }
 
     #[test]
@@ -612,8 +682,8 @@ mod tests {
             cfg.sensed_frames = mode;
             let mut ch = line(&[0.0, 300.0, 540.0], &cfg);
             let mut out = vec![];
-            ch.start_tx(NodeId(0), DsssRate::Mbps11, &mut out);
-            ch.start_tx(NodeId(2), DsssRate::Mbps11, &mut out);
+            ch.start_tx(NodeId(0), DsssRate::Mbps11, Time::ZERO, &mut out);
+            ch.start_tx(NodeId(2), DsssRate::Mbps11, Time::ZERO, &mut out);
             out.clear();
             ch.end_tx(NodeId(0), &mut out);
             ch.end_tx(NodeId(2), &mut out);
@@ -662,8 +732,8 @@ mod tests {
             .collect()
     }
 
-    /// What node 1 sees on a line at `xs` when node 0's frame starts, node 2's starts
-    /// during it, and they end in that order.
+    /// What node 1 sees on a line at `xs` when node 0's frame starts at time zero, node
+    /// 2's starts during it (`after` later), and they end in that order.
     #[derive(Debug, PartialEq)]
     struct Overlap {
         /// The channel's (captured, collided) counts.
@@ -675,12 +745,12 @@ mod tests {
 
     /// Runs [`Overlap`]'s sequence under `cfg`; every caller's node 1 locks onto node 0's
     /// frame first (checked).
-    fn overlap(cfg: &WifiConfig, xs: &[f64], rate: DsssRate) -> Overlap {
+    fn overlap(cfg: &WifiConfig, xs: &[f64], rate: DsssRate, after: Time) -> Overlap {
         let mut ch = line(xs, cfg);
         let mut out = vec![];
-        ch.start_tx(NodeId(0), rate, &mut out);
+        ch.start_tx(NodeId(0), rate, Time::ZERO, &mut out);
         assert!(ch.is_receiving(NodeId(1)));
-        ch.start_tx(NodeId(2), rate, &mut out);
+        ch.start_tx(NodeId(2), rate, after, &mut out);
         out.clear();
         ch.end_tx(NodeId(0), &mut out);
         let at_first_end = ends_at(&out, 1);
@@ -693,22 +763,26 @@ mod tests {
         }
     }
 
-    fn ns2_reception() -> WifiConfig {
+    fn with_capture(late_capture: LateCapture) -> WifiConfig {
         WifiConfig {
-            late_capture: false,
+            late_capture,
             ..WifiConfig::dsss_default()
         }
     }
 
+    fn ns2_reception() -> WifiConfig {
+        with_capture(LateCapture::Never)
+    }
+
     #[test]
-    fn without_late_capture_a_stronger_later_frame_is_lost_with_the_first() {
-        // The geometry of `stronger_late_frame_captures_the_receiver`: under ns-2's
+    fn never_capturing_a_stronger_later_frame_is_lost_with_the_first() {
+        // The geometry of `stronger_late_frame_captures_the_receiver_at_any_time_under_always`: under ns-2's
         // reception node 2's frame collides with node 0's instead of taking over, and the
         // failed reception lasts until node 2's frame, the later to end, is over.
         let mut ch = line(&[0.0, 240.0, 260.0], &ns2_reception());
         let mut out = vec![];
-        ch.start_tx(NodeId(0), DsssRate::Mbps1, &mut out);
-        ch.start_tx(NodeId(2), DsssRate::Mbps1, &mut out);
+        ch.start_tx(NodeId(0), DsssRate::Mbps1, Time::ZERO, &mut out);
+        ch.start_tx(NodeId(2), DsssRate::Mbps1, Time::ZERO, &mut out);
         assert_eq!((ch.captured, ch.collided), (0, 1));
         ch.end_tx(NodeId(0), &mut out);
         assert!(ends_at(&out, 1).is_empty());
@@ -719,12 +793,12 @@ mod tests {
     }
 
     #[test]
-    fn without_late_capture_the_pair_ends_with_the_longer_frame() {
+    fn never_capturing_the_pair_ends_with_the_longer_frame() {
         // Node 2's frame is the shorter: the failed reception ends with node 0's.
         let mut ch = line(&[0.0, 240.0, 260.0], &ns2_reception());
         let mut out = vec![];
-        ch.start_tx(NodeId(0), DsssRate::Mbps1, &mut out);
-        ch.start_tx(NodeId(2), DsssRate::Mbps1, &mut out);
+        ch.start_tx(NodeId(0), DsssRate::Mbps1, Time::ZERO, &mut out);
+        ch.start_tx(NodeId(2), DsssRate::Mbps1, Time::ZERO, &mut out);
         ch.end_tx(NodeId(2), &mut out);
         assert!(ends_at(&out, 1).is_empty());
         assert!(ch.is_receiving(NodeId(1)));
@@ -732,26 +806,36 @@ mod tests {
         assert_eq!(ends_at(&out, 1), vec![(0, false, false)]);
         // A new frame from node 2 after the pair is an ordinary reception again.
         out.clear();
-        ch.start_tx(NodeId(2), DsssRate::Mbps1, &mut out);
+        ch.start_tx(NodeId(2), DsssRate::Mbps1, Time::ZERO, &mut out);
         ch.end_tx(NodeId(2), &mut out);
         assert_eq!(ends_at(&out, 1), vec![(2, true, false)]);
     }
 
     #[test]
-    fn without_late_capture_a_sensed_frame_destroys_a_later_strong_one() {
-        // `a_strong_frame_captures_a_radio_locked_on_a_sensed_one` under ns-2's reception:
+    fn never_capturing_a_sensed_frame_destroys_a_later_strong_one() {
+        // `a_strong_frame_captures_a_radio_locked_on_a_sensed_one_during_its_preamble` under ns-2's reception:
         // the radio locked on a frame it can only sense loses the strong one as well.
-        let seen = overlap(&ns2_reception(), &[0.0, 500.0, 520.0], DsssRate::Mbps11);
+        let seen = overlap(
+            &ns2_reception(),
+            &[0.0, 500.0, 520.0],
+            DsssRate::Mbps11,
+            Time::ZERO,
+        );
         assert_eq!(seen.counts, (0, 1));
         assert!(seen.at_first_end.is_empty());
         assert_eq!(seen.at_second_end, vec![(2, false, false)]);
     }
 
     #[test]
-    fn without_late_capture_a_much_weaker_later_frame_is_only_interference() {
+    fn never_capturing_a_much_weaker_later_frame_is_only_interference() {
         // `much_stronger_frame_survives_a_weak_overlap` under ns-2's reception: node 2's
         // frame is tens of dB below node 0's, so ns-2 ignores it and node 0's survives.
-        let seen = overlap(&ns2_reception(), &[0.0, 20.0, 260.0], DsssRate::Mbps11);
+        let seen = overlap(
+            &ns2_reception(),
+            &[0.0, 20.0, 260.0],
+            DsssRate::Mbps11,
+            Time::ZERO,
+        );
         assert_eq!(seen.counts, (0, 0));
         assert_eq!(seen.at_first_end, vec![(0, true, false)]);
         assert!(seen.at_second_end.is_empty());

@@ -49,6 +49,26 @@ pub enum SensedFrames {
     EnergyOnly,
 }
 
+/// Whether a frame that arrives while a radio is locked onto another, and is `capture_db`
+/// stronger than it, takes the radio over (physical-layer capture of a later frame).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LateCapture {
+    /// At any time (message-in-message capture): Lee et al. measured this on 802.11a
+    /// (OFDM) Atheros radios ("An experimental study on the capture effect in 802.11a
+    /// networks", WiNTECH 2007).
+    Always,
+    /// Only while the locked frame's PLCP preamble (SYNC + SFD) lasts, which is what
+    /// Kochut et al. measured on 802.11b radios ("Sniffing out the correct physical layer
+    /// capture model in 802.11b", ICNP 2004); later, as [`LateCapture::Never`]. The
+    /// default: our PHY is 802.11b's.
+    Preamble,
+    /// Never: ns-2's reception (`Mac802_11::recv`; ns-3 without a frame capture model
+    /// behaves alike). A later frame is never received; unless the locked frame beats it
+    /// by `capture_db` both are lost, and the failed reception lasts until the later of
+    /// the two ends.
+    Never,
+}
+
 /// Everything the radio and MAC need.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WifiConfig {
@@ -66,10 +86,9 @@ pub struct WifiConfig {
     pub capture_db: f64,
     /// Frames sensed but too weak to decode: a failed reception (EIFS) or energy only.
     pub sensed_frames: SensedFrames,
-    /// Whether a frame arriving during a reception and `capture_db` stronger takes the
-    /// receiver over (message-in-message capture, measured on Atheros radios). `false`
-    /// is ns-2's and ns-3's default reception: the later frame is never received.
-    pub late_capture: bool,
+    /// When a frame arriving during a reception and `capture_db` stronger takes the
+    /// receiver over.
+    pub late_capture: LateCapture,
     pub data_rate: DsssRate,
     pub basic_rate: DsssRate,
     pub preamble: Preamble,
@@ -112,7 +131,7 @@ impl WifiConfig {
             .0,
             capture_db: 10.0,
             sensed_frames: SensedFrames::RxError,
-            late_capture: true,
+            late_capture: LateCapture::Preamble,
             data_rate: DsssRate::Mbps11,
             basic_rate: DsssRate::Mbps1,
             preamble: Preamble::Long,

@@ -720,7 +720,7 @@ impl WifiNet {
         }
         self.radio_events.clear();
         self.channel
-            .start_tx(node, frame.rate, &mut self.radio_events);
+            .start_tx(node, frame.rate, q.now(), &mut self.radio_events);
         q.schedule_in(duration, WifiEvent::TxEnd(node).into());
         self.process_radio_events(node, q);
     }

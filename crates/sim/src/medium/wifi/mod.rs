@@ -7,6 +7,6 @@ pub mod frame;
 pub mod mac;
 pub mod rate;
 
-pub use config::{Fading, RateChange, RateControl, SensedFrames, WifiConfig};
+pub use config::{Fading, LateCapture, RateChange, RateControl, SensedFrames, WifiConfig};
 pub use frame::BROADCAST;
 pub use mac::{LevelStats, MacStats, TxStatus, WifiEvent, WifiNet, WifiOutput, STATS_LEVELS};
