@@ -46,18 +46,31 @@ def test_quick_figure_is_a_png(quick):
         assert path.read_bytes().startswith(PNG_SIGNATURE)
 
 
-def test_fq_by_destination_protects_tcp_better_than_drop_tail(quick):
-    # Seeds 1-10 of the quick scenario: TCP goodput with UDP 109-246 kb/s under
-    # drop-tail, 254-442 kb/s under FQ by destination; TCP keeps 0.32-0.73 of its
-    # goodput without UDP under drop-tail, 0.66-1.05 under FQ by destination.
-    ratio = quick.row(
+@pytest.fixture(scope="module")
+def quick_10_seeds(tmp_path_factory):
+    out = tmp_path_factory.mktemp("fq-protection-10")
+    return airqueue.reproduce(
+        "fq-protection", quick=True, out=out, serial=True, params={"seeds": 10}
+    )
+
+
+def test_fq_by_destination_protects_tcp_better_than_drop_tail(quick_10_seeds):
+    # Section 3.3's claim is about means, so it is checked on seeds 1-10 of the quick
+    # scenario (about 15 s): FQ by destination / drop-tail, TCP goodput with UDP, 1.88
+    # (95% interval 1.49-2.31); TCP keeps 0.48 (0.39-0.57) of its goodput without UDP
+    # under drop-tail and 0.68 (0.54-0.82) under FQ by destination. The quick run's two
+    # seeds alone give a ratio interval from 0.97 up: too few for this claim since a
+    # later frame captures a radio only during the preamble (`late_capture`); with
+    # capture at any time seeds 1-10 gave drop-tail 109-246 kb/s with UDP, FQ by
+    # destination 254-442.
+    ratio = quick_10_seeds.row(
         "FQ by IP destination / drop-tail, retry 7/4: TCP goodput with UDP "
         "(Sec. 3.3 gives fractions, not this ratio)"
     )
     assert ratio.ci_low > 1.0
     frac = "TCP goodput with UDP / without UDP"
-    dst = quick.row(f"FQ by IP destination: {frac} (Sec. 3.3 (2), Fig. 3)")
-    plain = quick.row(f"drop-tail, retry 7/4: {frac} (Sec. 3.3)")
+    dst = quick_10_seeds.row(f"FQ by IP destination: {frac} (Sec. 3.3 (2), Fig. 3)")
+    plain = quick_10_seeds.row(f"drop-tail, retry 7/4: {frac} (Sec. 3.3)")
     assert dst.ours > plain.ours
 
 
