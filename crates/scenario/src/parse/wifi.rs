@@ -242,6 +242,19 @@ pub(super) fn read_radio(mut f: Fields, errs: &mut Errs) -> Option<Radio> {
                 LateCaptureKind::Never
             }
         }),
+        Some(v) if !v.is_string() => {
+            let path = f.path("late_capture");
+            f.consume("late_capture");
+            errs.push(ConfigError::new(
+                path,
+                format!(
+                    "expected \"preamble\", \"always\" or \"never\" (or true / false for \
+                     \"always\" / \"never\"), got {}",
+                    describe(v)
+                ),
+            ));
+            None
+        }
         _ => match f.choice(
             errs,
             "late_capture",

@@ -381,7 +381,8 @@ fn bad_radio_values() {
         ),
         (
             "late_capture = 1",
-            "radio.late_capture: expected one of preamble, always, never (a string), got 1",
+            "radio.late_capture: expected \"preamble\", \"always\" or \"never\" (or true / false \
+             for \"always\" / \"never\"), got 1",
         ),
         (
             "preamble = \"medium\"",
