@@ -443,8 +443,12 @@ def _measure(flows: pd.DataFrame, win: pd.DataFrame, drops: pd.DataFrame, key: s
     f = flows[(flows["scheme"] == with_udp) & (flows["kind"] == "udp")]
     d = drops[(drops["scheme"] == with_udp) & drops["flow"].isin(set(f["id"]))]
     overflow = d[d["reason"] == "queue_overflow"]
-    at_source = overflow[overflow["at_origin"] == 1].groupby("seed")["packets"].sum()
     relay = overflow[overflow["at_origin"] == 0].groupby("seed")["packets"].sum()
+    # Injected = handed to the source's MAC: every drop at the source but the MAC's own
+    # (a full queue, or AODV's buffer while the source has no route) kept the packet
+    # off the air.
+    before_mac = d[(d["at_origin"] == 1) & (d["reason"] != "mac_retry_limit")]
+    at_source = before_mac.groupby("seed")["packets"].sum()
     sent = f.groupby("seed")["packets_sent"].sum()
     seeds = sent.index
     return _Measured(
