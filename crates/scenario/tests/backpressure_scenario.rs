@@ -47,24 +47,24 @@ fn tree(queue: &str, duration: f64) -> String {
 
 /// Measured with seeds 1-5 over 200 s (goodput in kb/s, flow 1 / flow 2; nodes 400 m
 /// apart, B and C, A and D, sense each other's frames without decoding them and defer
-/// EIFS after them, the default since 6d7113c): drop-tail 426-542 / 378-430; classical
-/// backpressure 1232-1234 / 0-0.1; TCP-aware backpressure 997-1020 / 76-85 (1054-1142 /
-/// 33-66 under the old energy-only model). The paper's direction holds (classical
-/// starves flow 2, TCP-aware keeps it alive, the queue-blind baseline serves both), but
-/// TCP-aware is far from the paper's even split (205.76 / 203.36 kb/s): the one-hop
-/// flow's queue at A grows past `K = 100 / 2` and then wins every slot, and the
-/// 100-packet buffer never overflows to push it back down. Only the direction is
-/// asserted, with margins the five seeds keep.
+/// EIFS after them; B and D, 600 m apart, are hidden from each other, and a frame that
+/// starts after the preamble of the one a radio receives no longer captures it, the
+/// defaults since 6d7113c and 33807fb): drop-tail 433-529 / 384-425; classical
+/// backpressure 1232-1234 / 0-0.1; TCP-aware backpressure 1075-1161 / 26-60 (997-1020 /
+/// 76-85 with capture at any time, 1054-1142 / 33-66 under the older energy-only
+/// model). The paper's direction holds (classical starves flow 2, TCP-aware keeps it
+/// alive, the queue-blind baseline serves both), but TCP-aware is far from the paper's
+/// even split (205.76 / 203.36 kb/s): the one-hop flow's queue at A grows past
+/// `K = 100 / 2` and then wins every slot, and the 100-packet buffer never overflows to
+/// push it back down. Only the direction is asserted, with margins the five seeds keep.
 ///
 /// These are eq. (2)'s differentials with the configured link weights and no control
 /// packets (`ORACLE`), the model this test was measured with. Under the schema's
 /// defaults (measured estimates, control packets) the split is another:
 /// `airqueue reproduce bp-tcp-aware` (coded TCP, 200 s, 10 seeds) gives TCP-aware flow
-/// 1 / flow 2 228 / 285 kb/s counting packets (the default), 1126 / 0.4 counting frame
-/// attempts, 232 / 282 with configured weights and 167 / 310 with configured weights and
-/// no control packets (under the old energy-only model 887 / 91, 904 / 8 and, configured
-/// without control packets, 634 / 168). Counting packets, the two-hop flow now gets the
-/// larger share; counting frame attempts, it starves.
+/// 1 / flow 2 284 / 232 kb/s counting packets (the default), 440 / 49 counting frame
+/// attempts and 593 / 171 with configured weights and no control packets
+/// (docs/backpressure.md; with capture at any time 228 / 285, 1126 / 0.4 and 167 / 310).
 #[test]
 fn classical_backpressure_starves_the_two_hop_flow_and_tcp_aware_keeps_it() {
     let droptail = goodputs(&tree("kind = \"droptail\"\ncapacity = 100", 200.0));
