@@ -109,6 +109,12 @@ impl RtoEstimator {
         self.rto
     }
 
+    /// SRTT and RTTVAR (RFC 6298 (2)), once a sample has been taken.
+    pub fn smoothed(&self) -> Option<(Time, Time)> {
+        self.srtt
+            .map(|s| (Time::from_nanos(s), Time::from_nanos(self.rttvar)))
+    }
+
     /// How many consecutive backoffs have been applied since the last sample.
     pub fn backoffs(&self) -> u32 {
         self.backoffs

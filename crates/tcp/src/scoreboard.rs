@@ -61,6 +61,11 @@ impl Scoreboard {
             .and_then(|i| self.slots.get(i as usize))
     }
 
+    /// When `seq` was last sent and whether it has been sent more than once.
+    pub fn sent(&self, seq: u32) -> Option<(Time, bool)> {
+        self.slot(seq).map(|s| (s.sent_at, s.retransmitted))
+    }
+
     pub fn is_sacked(&self, seq: u32) -> bool {
         self.slot(seq).is_some_and(|s| s.sacked)
     }

@@ -19,9 +19,13 @@ pub enum Variant {
     NewReno,
     /// RFC 5681 window growth with RFC 6675 SACK-based loss recovery.
     Sack,
-    /// TCP Vegas (Brakmo & Peterson 1995): once per RTT, `diff = (cwnd/BaseRTT - cwnd/RTT)
-    /// * BaseRTT` packets is kept within `[alpha, beta]`; slow start ends when
-    /// `diff > gamma`. Loss recovery is NewReno's.
+    /// TCP Vegas (Brakmo & Peterson 1995): once per RTT, the queued estimate
+    /// `diff = (cwnd/BaseRTT - cwnd/RTT) BaseRTT` packets is kept within `[alpha, beta]`;
+    /// slow start ends when `diff > gamma`. Loss recovery is NewReno's, entered by
+    /// Vegas's own retransmission rules (section 3.1): a duplicate ACK retransmits at once
+    /// when the segment it waits for has been out longer than a fine-grained timeout, and
+    /// so do the first two new ACKs after a retransmission; the window shrinks by a
+    /// quarter, and only for a segment sent after the last decrease.
     Vegas { alpha: f64, beta: f64, gamma: f64 },
     /// FeW, fractional window increment (Nahm, Helmy, Kuo 2005): in congestion avoidance
     /// cwnd grows by `alpha` packets per RTT (`alpha / cwnd` per ACK); NewReno otherwise.
@@ -178,6 +182,13 @@ struct VegasState {
     epoch_min: Option<Time>,
     /// The epoch ends when this segment is cumulatively acknowledged.
     epoch_end: u32,
+    /// Fine-grained retransmission timeout (section 3.1), backed off by each Vegas
+    /// retransmission until the next RTT sample; `None` before the first sample.
+    timeout: Option<Time>,
+    /// New ACKs left to check for an expired segment after a retransmission (at most 2).
+    worried: u32,
+    /// When cwnd was last decreased for a loss (or a timeout).
+    last_decrease: Time,
 }
 
 /// The TCP sender. See the module documentation.
@@ -424,9 +435,11 @@ impl TcpSender {
                 self.stats.rtt_samples += 1;
                 self.vegas.base_rtt = Some(self.vegas.base_rtt.map_or(r, |b| b.min(r)));
                 self.vegas.epoch_min = Some(self.vegas.epoch_min.map_or(r, |b| b.min(r)));
+                self.vegas.timeout = self.vegas_fine_timeout();
             }
             // The Eifel response sets cwnd for this ACK itself (RFC 4015 (7)).
             self.on_new_ack(acked.segments, ack.ece, !undone, now, out);
+            self.vegas_check_worried(now, out);
         } else if self.flight_size() > 0 && cum == self.board.base() {
             // RFC 5681 (2): a duplicate ACK. RFC 6675 (2): for SACK, only one that SACKs
             // new data counts.
@@ -500,6 +513,8 @@ impl TcpSender {
         self.rto.backoff();
         self.vegas.epoch_end = self.board.end();
         self.vegas.epoch_min = None;
+        self.vegas.worried = 0;
+        self.vegas.last_decrease = now;
         self.transmit(now, out);
     }
 
@@ -603,7 +618,10 @@ impl TcpSender {
                     {
                         self.enter_sack_recovery(now, out);
                     }
-                } else if dup && self.dupacks == self.cfg.dupthresh {
+                } else if dup
+                    && (self.dupacks == self.cfg.dupthresh
+                        || (self.dupacks < self.cfg.dupthresh && self.vegas_expired(una, now)))
+                {
                     self.enter_fast_recovery(now, out);
                 }
             }
@@ -625,15 +643,96 @@ impl TcpSender {
 
     /// RFC 6582 (3.2) step 2 / RFC 5681 (3.2) steps 2-3: record `recover`, ssthresh =
     /// FlightSize / 2, retransmit SND.UNA, cwnd = ssthresh + DupThresh.
+    /// Vegas (Brakmo & Peterson 1995, 3.1) keeps NewReno's recovery but sets the window
+    /// its own way (`vegas_loss_window`) and enters on fewer than DupThresh duplicate ACKs
+    /// when the fine-grained timeout says the segment is lost.
     fn enter_fast_recovery(&mut self, now: Time, out: &mut Outbox<TcpData>) {
         self.stats.fast_retransmits += 1;
         self.recover = self.board.end();
         self.ecn_recover = Some(self.board.end());
-        self.ssthresh = self.halved_flight();
-        self.cwnd = self.ssthresh + self.cfg.dupthresh as f64;
-        self.phase = Phase::FastRecovery { partial_acks: 0 };
         let una = self.board.base();
+        if matches!(self.cfg.variant, Variant::Vegas { .. }) {
+            self.ssthresh = self.vegas_loss_window(una, now);
+            self.cwnd = self.ssthresh + self.dupacks as f64;
+        } else {
+            self.ssthresh = self.halved_flight();
+            self.cwnd = self.ssthresh + self.cfg.dupthresh as f64;
+        }
+        self.phase = Phase::FastRecovery { partial_acks: 0 };
         self.retransmit_now(una, now, out);
+    }
+
+    /// Vegas's fine-grained timeout: SRTT + 2 RTTVAR plus a sixteenth, the value ns-2's
+    /// Vegas (which seed 002 ran) derives from its fine-grained RTT samples. Brakmo &
+    /// Peterson (3.1) time segments with the fine clock instead of TCP's 500 ms ticks;
+    /// RFC 6298's 1 s floor would defeat the purpose, so none is applied.
+    fn vegas_fine_timeout(&self) -> Option<Time> {
+        self.rto.smoothed().map(|(srtt, rttvar)| {
+            let t = srtt.as_nanos().saturating_add(2 * rttvar.as_nanos());
+            Time::from_nanos(t + t / 16)
+        })
+    }
+
+    /// Whether Vegas would call outstanding segment `seq` lost at `now`: sent longer
+    /// than the fine-grained timeout ago (Brakmo & Peterson 3.1). Never for other
+    /// variants, or before the first RTT sample.
+    fn vegas_expired(&self, seq: u32, now: Time) -> bool {
+        if !matches!(self.cfg.variant, Variant::Vegas { .. }) {
+            return false;
+        }
+        match (self.vegas.timeout, self.board.sent(seq)) {
+            (Some(timeout), Some((sent_at, _))) => now.saturating_sub(sent_at) >= timeout,
+            _ => false,
+        }
+    }
+
+    /// Vegas's window after a loss of `lost` (Brakmo & Peterson 3.1): decreased only if
+    /// the segment was sent after the last decrease (a loss from an older window was paid
+    /// for already), then to 2 from a window of 3 or less, by half for a segment lost
+    /// twice, else by a quarter. Backs the fine-grained timeout off (doubled after a
+    /// repeated loss, else an eighth more), as ns-2's Vegas does; every later
+    /// retransmission of the episode checks against the backed-off value. Also arms the
+    /// check of the next two new ACKs.
+    fn vegas_loss_window(&mut self, lost: u32, now: Time) -> f64 {
+        let (sent_at, again) = self.board.sent(lost).unwrap_or((now, false));
+        if let Some(t) = self.vegas.timeout {
+            let n = t.as_nanos();
+            self.vegas.timeout = Some(Time::from_nanos(if again {
+                n.saturating_mul(2)
+            } else {
+                n + n / 8
+            }));
+        }
+        self.vegas.worried = 2.min(self.flight_size());
+        let win = self.cwnd.floor();
+        if self.vegas.last_decrease >= sent_at && self.vegas.last_decrease > Time::ZERO {
+            return self.cwnd.max(2.0);
+        }
+        self.vegas.last_decrease = now;
+        if win <= 3.0 {
+            2.0
+        } else if again {
+            (win / 2.0).floor().max(2.0)
+        } else {
+            (win - (win / 4.0).floor()).max(2.0)
+        }
+    }
+
+    /// Vegas (Brakmo & Peterson 3.1): the first and second new ACKs after a
+    /// retransmission retransmit the segment they now wait for if it has been out longer
+    /// than the fine-grained timeout, without another window decrease. Outside loss
+    /// recovery only: inside it NewReno's partial ACKs retransmit that segment anyway.
+    fn vegas_check_worried(&mut self, now: Time, out: &mut Outbox<TcpData>) {
+        if self.vegas.worried == 0 || self.phase != Phase::Open {
+            return;
+        }
+        self.vegas.worried -= 1;
+        let una = self.board.base();
+        if una < self.board.end() && self.vegas_expired(una, now) {
+            self.retransmit_now(una, now, out);
+        } else {
+            self.vegas.worried = 0;
+        }
     }
 
     /// RFC 6675 (5) step (4): RecoveryPoint = HighData (4.1); ssthresh = cwnd =

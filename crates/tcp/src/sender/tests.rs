@@ -559,6 +559,66 @@ fn vegas_keeps_alpha_to_beta_packets_queued() {
     assert_eq!(net.tx.stats().retransmissions, 0);
 }
 
+/// The start of both Vegas retransmission scripts: 0..7 out at t=0 (cwnd = ssthresh =
+/// 8), 0, 1, 2 arrive at t=100 ms (three RTT samples of 100 ms, so the fine-grained
+/// timeout is at most SRTT + 2 RTTVAR = 200 ms, plus a sixteenth), 3 is lost, 4 arrives
+/// at t=101 ms. Returns the script and cwnd before the second duplicate ACK.
+fn vegas_loses_segment_3(variant: Variant) -> (Script, f64) {
+    let mut s = tcp_established(variant, 8);
+    // The window slides by 3 (NewReno), or by 4 when Vegas's epoch adds one (diff < alpha).
+    let sent = s.at(ms(100)).arrive([0, 1, 2]);
+    assert_eq!(sent[..3], [8, 9, 10]);
+    // One duplicate ACK 101 ms after 3 left: not yet past any timeout (>= SRTT).
+    assert_eq!(s.at(ms(101)).arrive([4]), Vec::<u32>::new());
+    assert_eq!(s.tx.dupacks(), 1);
+    let cwnd = s.tx.cwnd();
+    (s, cwnd)
+}
+
+#[test]
+fn vegas_retransmits_on_a_duplicate_ack_once_the_fine_timeout_passed() {
+    // Brakmo & Peterson 1995, 3.1: the second duplicate ACK comes 1 s after segment 3
+    // left, far past the fine-grained timeout: Vegas retransmits at once, NewReno waits
+    // for the third duplicate ACK.
+    let (mut vegas, cwnd) = vegas_loses_segment_3(Variant::VEGAS);
+    assert_eq!(vegas.at(ms(1000)).arrive([5]), vec![3]);
+    assert_eq!(vegas.tx.stats().fast_retransmits, 1);
+    assert_eq!(vegas.retransmitted(), vec![3]);
+    // A quarter off the window (3.1), not half; cwnd inflated by the two duplicates.
+    let win = cwnd.floor();
+    assert_eq!(vegas.tx.ssthresh(), win - (win / 4.0).floor());
+    assert_eq!(vegas.tx.cwnd(), vegas.tx.ssthresh() + 2.0);
+
+    let (mut newreno, _) = vegas_loses_segment_3(Variant::NewReno);
+    assert_eq!(newreno.at(ms(1000)).arrive([5]), Vec::<u32>::new());
+    assert_eq!(newreno.tx.stats().fast_retransmits, 0);
+    // Both still retransmit on the third duplicate ACK (NewReno now, Vegas is already
+    // recovering and only inflates).
+    assert_eq!(newreno.arrive([6]), vec![3]);
+    assert_eq!(newreno.tx.ssthresh(), 4.0); // FlightSize (3..10) / 2
+}
+
+#[test]
+fn vegas_checks_the_first_new_ack_after_a_retransmission() {
+    // 3.1: the first two new ACKs after a retransmission retransmit the segment they wait
+    // for if it has been out past the fine-grained timeout. Segment 3 is retransmitted at
+    // t=1 s; the duplicates for everything else sent so far inflate cwnd and send new
+    // data, whose first segment is lost too. The retransmission of 3 arrives at t=2 s: the ACK covers the recovery
+    // point, recovery ends, and that ACK retransmits the lost new segment at once.
+    let (mut s, _) = vegas_loses_segment_3(Variant::VEGAS);
+    assert_eq!(s.at(ms(1000)).arrive([5]), vec![3]);
+    let recover = s.tx.recover();
+    let dups: Vec<u32> = (6..recover).collect();
+    let new_data = s.arrive(dups);
+    assert_eq!(new_data.first(), Some(&recover));
+    let sent = s.at(ms(2000)).arrive([3]);
+    assert_eq!(s.tx.phase(), Phase::Open);
+    assert_eq!(sent.first(), Some(&recover), "{sent:?}");
+    assert_eq!(s.retransmitted(), vec![3, recover]);
+    assert_eq!(s.tx.stats().fast_retransmits, 1);
+    assert_eq!(s.tx.stats().timeouts, 0);
+}
+
 #[test]
 fn newreno_fills_a_drop_tail_bottleneck() {
     // The same bottleneck with a 10-packet buffer: NewReno saw-tooths through losses,
