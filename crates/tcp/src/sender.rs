@@ -187,8 +187,8 @@ struct VegasState {
     timeout: Option<Time>,
     /// New ACKs left to check for an expired segment after a retransmission (at most 2).
     worried: u32,
-    /// When cwnd was last decreased for a loss (or a timeout).
-    last_decrease: Time,
+    /// When cwnd was last decreased for a loss (or a timeout); `None` before the first.
+    last_decrease: Option<Time>,
 }
 
 /// The TCP sender. See the module documentation.
@@ -514,7 +514,7 @@ impl TcpSender {
         self.vegas.epoch_end = self.board.end();
         self.vegas.epoch_min = None;
         self.vegas.worried = 0;
-        self.vegas.last_decrease = now;
+        self.vegas.last_decrease = Some(now);
         self.transmit(now, out);
     }
 
@@ -704,11 +704,11 @@ impl TcpSender {
             }));
         }
         self.vegas.worried = 2.min(self.flight_size());
-        let win = self.cwnd.floor();
-        if self.vegas.last_decrease >= sent_at && self.vegas.last_decrease > Time::ZERO {
+        if self.vegas.last_decrease.is_some_and(|t| t >= sent_at) {
             return self.cwnd.max(2.0);
         }
-        self.vegas.last_decrease = now;
+        self.vegas.last_decrease = Some(now);
+        let win = self.cwnd.floor();
         if win <= 3.0 {
             2.0
         } else if again {
