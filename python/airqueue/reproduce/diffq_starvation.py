@@ -4,19 +4,20 @@
 Geometry (explicit positions, metres; 250 m decode range, 550 m carrier sense), with
 the paper's node names::
 
-            F (200, 731)
+            F (200, 564)
             |  flow 2: E -> F, one hop, joins at 45 s
-            E (200, 531)
-            :  (B senses E, cannot decode it)
+            E (200, 364)
+            :  (A, B, C and D sense E, none decodes it)
     A ----- B ----- C ----- D      flow 1: A -> D, three hops, starts first
   (0, 0) (200, 0)       (600, 0)
             :
-            G (200, -531)
+            G (200, -364)
             |  flow 3: G -> H, one hop, joins at 70 s
-            H (200, -731)
+            H (200, -564)
 
 Fig. 2 is a testbed run and the paper does not draw its positions; it states who
-interferes with whom, and the geometry is built from those statements (section 2):
+interferes with whom and where the congestion builds, and the geometry is built from
+those statements (section 2):
 
 1. flow 1 is over three hops (caption) and "the channel accesses of node B interfere
    with those of four other nodes, A, C, E and G": flow 1 is A -> B -> C -> D, the
@@ -25,18 +26,28 @@ interferes with whom, and the geometry is built from those statements (section 2
    not sense each other;
 3. flows 2 and 3 see no losses "because their destinations are not under any
    interference": F and H sense only their own flow's sender;
-4. flow 1 "gets less channel accesses especially at node B": A and C do not sense E
-   and G, so B is where the one-hop flows contend with flow 1.
+4. flow 1 "gets less channel accesses especially at node B ... This causes congestion
+   at node B", and under DiffQ "the destination queue of node B will increase"
+   (section 4.1): flow 1 is held back by losing the contention for the channel, and A's
+   frames reach B and queue there. So every node of flow 1 that contends with B senses
+   E and G too: none of flow 1's senders is hidden from them.
 
 With a 200 m chain and 550 m carrier sense, E (and G) at distance ``y`` from B
-perpendicular to the chain meets 1, 2 and 4 for ``sqrt(550^2 - 200^2) = 512.3 < y <=
-550``; ``sender_offset`` defaults to the middle of that interval (531 m), and the
-receivers sit one ``spacing`` further out (731 m from B, out of everyone's range but
-their sender's), which meets 3. One statement cannot hold with these ranges: B also
-senses D (B-C and C-D are within 250 m, so B-D is within 500 m). Earlier versions put E
-and G 200 m from B (``--param sender_offset=200``), where A and C contend with them as
-much as B does, E and G sense each other, and B senses F and H; that layout had no
-reason on record. ``hops`` (default 3, the caption's) lengthens flow 1 along the chain
+perpendicular to the chain meets 2 for ``y > 275``, 3 for ``y > 550 - 200 = 350`` and 4
+for ``y <= sqrt(550^2 - 400^2) = 377.5`` (D, 400 m along the chain from B, is the
+farthest node of flow 1 that B senses); ``sender_offset`` defaults to the middle of
+(350, 377.5], 363.7 m, and the receivers sit one ``spacing`` further out. B also senses
+D, which statement 1 does not list (B-C and C-D are within 250 m, so B-D is within
+500 m). This is the flow-in-the-middle layout: flow 1's nodes contend with two senders
+that do not contend with each other.
+
+Earlier layouts stay a parameter away. Before this version E and G stood 531 m from B
+(``--param sender_offset=531``), where B senses them and A and C do not: statement 4 was
+read as "A and C do not sense E and G", and under the 802.11b capture model
+(``[radio] late_capture = "preamble"``) A's and C's frames then start during E's and
+G's and die at B, so B's queue stays short, against statement 4. Before that E and G
+stood 200 m from B (``--param sender_offset=200``), where they sense each other and B
+senses F and H. ``hops`` (default 3, the caption's) lengthens flow 1 along the chain
 (``--param hops=4`` with ``sender_offset=200`` is the layout before that). Fig. 10 runs
 the same three flows on the testbed (flow 1 five hops, flow 2 two).
 
@@ -101,8 +112,8 @@ class Config:
     delayed_ack: tuple[bool, ...] = (True, False)
     spacing: float = 200.0
     #: Distance of the one-hop senders E and G from B, perpendicular to the chain,
-    #: metres; ``None``: the middle of the offsets at which B senses them and A and C do
-    #: not (see the module's docstring). Their receivers sit ``spacing`` further out.
+    #: metres; ``None``: the middle of :func:`sender_offset_band_m` (see the module's
+    #: docstring). Their receivers sit ``spacing`` further out.
     sender_offset: float | None = None
     packet_size: int = 1400
     #: TCP-SACK's drop-tail interface queue, packets (MadWiFi's ``tx_queue_len``).
@@ -142,13 +153,33 @@ class Config:
         return config
 
 
+def sender_offset_band_m(config: Config) -> tuple[float, float]:
+    """The offsets of E and G from B (perpendicular to the chain) that meet section 2's
+    statements (module docstring): above ``max(cs - spacing, cs / 2)`` (F and H out of
+    B's range, E and G out of each other's) and at most ``sqrt(cs^2 - dx^2)``, where
+    ``dx`` is the distance along the chain from B to the farthest node of flow 1 that B
+    senses (so every node of flow 1 that contends with B also senses E and G)."""
+    s = config.spacing
+    lower = max(CS_RANGE_M - s, CS_RANGE_M / 2.0)
+    hops_within_cs = math.floor(CS_RANGE_M / s)
+    dx = min(config.hops - 1, hops_within_cs) * s
+    upper = math.sqrt(max(CS_RANGE_M**2 - dx**2, 0.0))
+    return lower, upper
+
+
 def sender_offset_m(config: Config) -> float:
-    """How far E and G sit from B: ``config.sender_offset`` or the derived default, the
-    middle of ``(sqrt(cs^2 - spacing^2), cs]``, where B senses them and A and C do not."""
+    """How far E and G sit from B: ``config.sender_offset`` or the middle of
+    :func:`sender_offset_band_m`."""
     if config.sender_offset is not None:
         return float(config.sender_offset)
-    nearest = math.sqrt(CS_RANGE_M**2 - config.spacing**2)
-    return (nearest + CS_RANGE_M) / 2.0
+    lower, upper = sender_offset_band_m(config)
+    if not lower < upper:
+        raise ValueError(
+            f"{NAME}: with spacing {config.spacing:g} m no offset of E and G from B meets "
+            f"section 2's statements (band {lower:.1f}-{upper:.1f} m); give one with "
+            f"--param sender_offset=METRES"
+        )
+    return (lower + upper) / 2.0
 
 
 def positions_m(config: Config) -> list[list[float]]:
@@ -157,6 +188,34 @@ def positions_m(config: Config) -> list[list[float]]:
     y = sender_offset_m(config)
     chain = [[i * s, 0.0] for i in range(config.hops + 1)]
     return chain + [[s, y], [s, y + s], [s, -y], [s, -(y + s)]]
+
+
+def node_names(config: Config) -> list[str]:
+    """The paper's names: the chain A, B, C, ... then E, F, G, H."""
+    chain = [chr(ord("A") + i) for i in range(config.hops + 1)]
+    if config.hops >= 4:  # past D the paper's letters are taken: nodes by index
+        chain = chain[:4] + [f"node {i}" for i in range(4, config.hops + 1)]
+    return chain + ["E", "F", "G", "H"]
+
+
+def who_senses(config: Config) -> str:
+    """Who is within carrier-sense range of the one-hop flows' nodes, in words (for the
+    report, so a changed ``sender_offset`` says what it did to section 2's statements)."""
+    pos = positions_m(config)
+    names = node_names(config)
+    h = config.hops
+
+    def sensed(n: int) -> str:
+        near = [
+            names[m] for m in range(len(pos)) if m != n and math.dist(pos[n], pos[m]) <= CS_RANGE_M
+        ]
+        return ", ".join(near) or "nobody"
+
+    return (
+        f"E senses {sensed(h + 1)}; F senses {sensed(h + 2)}; "
+        f"G senses {sensed(h + 3)}; H senses {sensed(h + 4)} "
+        f"({CS_RANGE_M:g} m carrier sense)"
+    )
 
 
 def scenario(config: Config, scheme: str) -> dict[str, Any]:
@@ -272,9 +331,7 @@ def run(
         f"({'quick' if quick else 'full'}).",
         f"Topology: {config.hops}-hop chain from A at {config.spacing:g} m spacing (Fig. 2: "
         f"three hops), 1-hop senders E and G {sender_offset_m(config):.0f} m from relay B "
-        "on either side, their receivers one spacing further out (section 2: B senses A, "
-        "C, E and G; E and G sense neither each other nor A and C; F and H only their "
-        "senders).",
+        f"on either side, their receivers one spacing further out; {who_senses(config)}.",
         "Delayed ACK applies to both schemes alike; 'on' is the Linux default of the "
         "paper's testbed.",
     ]
