@@ -105,11 +105,20 @@ def test_the_cli_shows_olsr_overhead() -> None:
     assert "HELLO" in line and "route changes" in line
 
 
-def test_the_single_path_reproduction_can_run_on_olsr() -> None:
+def test_the_single_path_reproduction_runs_on_olsr_by_default() -> None:
+    """Issue 6: "static ETX routing until OLSR exists"; the testbed ran OLSR-ETX (seed
+    000, section 6.1). Static routes stay one parameter away, for the mesh and the
+    ablation that runs on it."""
+    from airqueue.reproduce import diffq_ablation as ab
     from airqueue.reproduce import diffq_single_path as sp
 
-    config = sp.Config.make(quick=True, params={"routing": "olsr"})
+    config = sp.Config.make(quick=True, params=None)
     assert config.routing == "olsr"
+    assert ab.Config.make(quick=True, params=None).routing == "olsr"
+    assert sp.Config.make(quick=True, params={"routing": "static"}).routing == "static"
+    assert ab.Config.make(quick=True, params={"routing": "static"}).routing == "static"
+    with pytest.raises(ValueError, match='diffq-ablation: routing must be "static" or "olsr"'):
+        ab.Config.make(quick=True, params={"routing": "aodv"})
     sc = sp.scheme_scenario(
         "DiffQ-TCP",
         name="t",

@@ -3,7 +3,7 @@ prioritisation each contribute.
 
 Three variants of DiffQ-UDP (saturating UDP paced by DiffQ's source rate control, DiffQ
 queues, EDCA with DiffQ's eight levels), 16 random flows on the random mesh of
-``diffq-single-path``:
+``diffq-single-path``, with its routing (OLSR-ETX by default):
 
 - RC only: ``diffq.scheduling = false`` (round robin over destinations) and
   ``diffq.mac_priority = false`` (every frame at level 0);
@@ -71,11 +71,20 @@ class Config:
     retry_limit: int = MADWIFI_TX_ATTEMPTS
     diffq_d: int = DIFFQ_D
     queue_threshold: int = QUEUE_THRESHOLD
+    #: ``[routing] kind``, as in ``diffq-single-path``: ``"olsr"`` (OLSR-ETX, the paper's
+    #: routing) or ``"static"`` (shortest ETX paths computed before the run).
+    routing: str = "olsr"
 
     @classmethod
     def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
         base = cls(seeds=3, duration=20.0) if quick else cls()
-        return apply_params(base, params)
+        config = apply_params(base, params)
+        if config.routing not in ("static", "olsr"):
+            raise ValueError(
+                f'{NAME}: routing must be "static" or "olsr", got {config.routing!r}; '
+                "e.g. --param routing=static"
+            )
+        return config
 
 
 def run(
@@ -106,6 +115,7 @@ def run(
                 diffq_d=config.diffq_d,
                 queue_threshold=config.queue_threshold,
                 retry_limit=config.retry_limit,
+                routing=config.routing,
             )
             base["diffq"].update(switches)
             frames.append(runner.sweep(variant, base, seeds=seeds))
@@ -212,7 +222,12 @@ def run(
         "Intermediate-node drops: queue overflows of packets at a node other than their "
         "source (the flow_drops table records each drop's flow and whether the node "
         "created the packet). Drops by path length: each drop counts for the flow whose "
-        "packet it was; path lengths from routes recomputed from node positions.",
+        "packet it was; path lengths are shortest routes recomputed from node positions "
+        + (
+            "(static routing's own)."
+            if config.routing == "static"
+            else "(OLSR-ETX's paths are at least as long and change during a run)."
+        ),
         "DiffQ queues: destination queues of D = 40 packets and a node buffer that never "
         "binds (the paper's Forwarder Algorithm limits destination queues only).",
     ]
