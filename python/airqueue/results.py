@@ -31,6 +31,7 @@ TABLES = (
     "mac_levels",
     "tcp",
     "cwnd",
+    "rates",
     "tfrc",
     "more",
     "routing",
@@ -158,6 +159,15 @@ class Results:
         """Per-flow TCP trace at every bin boundary: cwnd, ssthresh, smoothed RTT, RTO and
         the retransmissions and timeouts so far."""
         return self.table("cwnd")
+
+    @property
+    def rates(self) -> pd.DataFrame:
+        """Sending rate of every rate-controlled flow at every bin boundary from its
+        start: ``kind`` ``"diffq"`` (DiffQ source rate control, seed 000 section 4.1) or
+        ``"flow_control"`` (backpressure flow control, seed 002 eq. (5)), with
+        ``source_queue_pkts`` the source queue the controller reads; ``"tfrc"``: TFRC's
+        allowed rate X (RFC 5348), no queue."""
+        return self.table("rates")
 
     def to_json(self, *, indent: int | None = None) -> str:
         """The summary as JSON text (the ``airqueue run --json`` object)."""

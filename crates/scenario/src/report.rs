@@ -406,6 +406,32 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         tfrc.push("nofeedback_expiries", json!(t.sender.nofeedback_expiries));
     }
 
+    // Sending rates over time: source rate control (DiffQ, backpressure flow control)
+    // with the queue it reads, and TFRC's allowed rate X (RFC 5348 4.3).
+    let mut rates = Columns::default();
+    for (flow, series) in out.rate_series.iter().enumerate() {
+        for x in series {
+            rates.push("flow", json!(flow));
+            rates.push("t_s", json!(x.at.as_secs_f64()));
+            rates.push(
+                "kind",
+                json!(if x.diffq { "diffq" } else { "flow_control" }),
+            );
+            rates.push("rate_bps", num(x.rate_bps));
+            rates.push("source_queue_pkts", json!(x.source_queue_pkts));
+        }
+    }
+    for (flow, stats) in out.tfrc.iter().enumerate() {
+        let Some(t) = stats else { continue };
+        for &(at, bytes_per_s) in &t.rate_series {
+            rates.push("flow", json!(flow));
+            rates.push("t_s", json!(at.as_secs_f64()));
+            rates.push("kind", json!("tfrc"));
+            rates.push("rate_bps", num(bytes_per_s * 8.0));
+            rates.push("source_queue_pkts", Value::Null);
+        }
+    }
+
     let mut more = Columns::default();
     for (flow, stats) in out.more.iter().enumerate() {
         let Some(x) = stats else { continue };
@@ -479,6 +505,7 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
             "retransmissions",
             "timeouts",
         ]),
+        "rates": rates.finish(&["flow", "t_s", "kind", "rate_bps", "source_queue_pkts"]),
     })
 }
 

@@ -54,9 +54,8 @@ fn a_tcp_flow_from_a_file_runs_deterministically_and_reports_its_window() {
     );
 }
 
-#[test]
-fn diffq_tcp_and_diffq_udp_run_from_a_file() {
-    let text = r#"
+/// A 3-hop chain with DiffQ's queues and EDCA levels; tests append their sections.
+const DIFFQ_CHAIN: &str = r#"
         duration = 10.0
         [topology]
         kind = "chain"
@@ -69,6 +68,12 @@ fn diffq_tcp_and_diffq_udp_run_from_a_file() {
         kind = "diffq"
         capacity = 100
         per_dest_capacity = 40
+"#;
+
+#[test]
+fn diffq_tcp_and_diffq_udp_run_from_a_file() {
+    let text = DIFFQ_CHAIN.to_string()
+        + r#"
         [[flow]]
         kind = "tcp"
         variant = "sack"
@@ -84,7 +89,7 @@ fn diffq_tcp_and_diffq_udp_run_from_a_file() {
         dst = 1
         packet_size = 1400
     "#;
-    let run = run_value(toml_to_json(text).unwrap(), None, None).unwrap();
+    let run = run_value(toml_to_json(&text).unwrap(), None, None).unwrap();
     assert!(
         run.outcome.conservation.holds(),
         "{:?}",
@@ -96,5 +101,77 @@ fn diffq_tcp_and_diffq_udp_run_from_a_file() {
     assert!(
         run.outcome.diffq_rate.iter().all(Option::is_some),
         "both flows are DiffQ-paced"
+    );
+}
+
+/// The `rates` table: one row per paced flow per bin boundary from its start, in bit/s,
+/// with the destination queue DiffQ's controller reads (seed 000, 4.1), bounded by the
+/// controller's limits and by `D`.
+#[test]
+fn the_rates_table_traces_each_diffq_source_per_bin() {
+    let text = DIFFQ_CHAIN.to_string()
+        + r#"
+        [diffq]
+        min_rate = 20e3
+        max_rate = 5e6
+        [[flow]]
+        src = 1
+        dst = 3
+        kind = "udp"
+        rate = "saturate"
+        cc = "diffq"
+        packet_size = 1400
+        [[flow]]
+        src = 2
+        dst = 0
+        start = 4.0
+        kind = "udp"
+        rate = "saturate"
+        cc = "diffq"
+        packet_size = 1000
+    "#;
+    let json = toml_to_json(&text).unwrap().to_string();
+    let a: Value = serde_json::from_str(&run_json(&json, None, None)).unwrap();
+    assert_eq!(a["ok"], true, "{a}");
+    let rates = &a["tables"]["rates"];
+    let col = |name: &str| rates[name].as_array().unwrap().clone();
+    let (flow, t, kind, rate, queue) = (
+        col("flow"),
+        col("t_s"),
+        col("kind"),
+        col("rate_bps"),
+        col("source_queue_pkts"),
+    );
+    for f in [0u64, 1] {
+        let times: Vec<f64> = (0..flow.len())
+            .filter(|&i| flow[i].as_u64() == Some(f))
+            .map(|i| t[i].as_f64().unwrap())
+            .collect();
+        // Bins of 1 s; flow 1 starts at 4 s.
+        let first = if f == 0 { 1.0 } else { 4.0 };
+        let expected: Vec<f64> = (0..)
+            .map(|k| first + k as f64)
+            .take_while(|x| *x <= 10.0)
+            .collect();
+        assert_eq!(times, expected, "flow {f}");
+    }
+    assert!(kind.iter().all(|k| k == "diffq"), "{kind:?}");
+    let rates_bps: Vec<f64> = rate.iter().map(|r| r.as_f64().unwrap()).collect();
+    assert!(
+        rates_bps.iter().all(|r| (20e3..=5e6).contains(r)),
+        "{rates_bps:?}"
+    );
+    assert!(queue.iter().all(|q| q.as_u64().unwrap() <= 40), "{queue:?}");
+    // Units: a paced source sends at its rate, so the mean of the samples is not below
+    // what the flow delivers by a factor anywhere near 8 (bytes against bits).
+    let goodput = a["summary"]["flows"][0]["goodput_bps"].as_f64().unwrap();
+    let own: Vec<f64> = (0..flow.len())
+        .filter(|&i| flow[i].as_u64() == Some(0))
+        .map(|i| rates_bps[i])
+        .collect();
+    let mean = own.iter().sum::<f64>() / own.len() as f64;
+    assert!(
+        mean > 0.5 * goodput,
+        "mean rate {mean} against goodput {goodput}"
     );
 }

@@ -66,3 +66,29 @@ fn without_marking_tfrc_ecn_sees_no_marks_and_plain_tfrc_sees_losses() {
     assert!(!t.ecn && t.receiver.loss_events > 0, "{t:?}");
     assert!(run.outcome.conservation.holds());
 }
+
+/// TFRC's allowed rate X appears in the `rates` table per bin, in bit/s, without a queue.
+#[test]
+fn tfrc_reports_its_allowed_rate_per_bin() {
+    let text = toml_to_json(&chain(true, "ecn_mark = 0.75"))
+        .unwrap()
+        .to_string();
+    let a: Value = serde_json::from_str(&run_json(&text, None, None)).unwrap();
+    let rates = &a["tables"]["rates"];
+    let n = rates["t_s"].as_array().unwrap().len();
+    assert_eq!(n, 15, "one sample per 1 s bin over 15 s");
+    assert!(rates["kind"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|k| k == "tfrc"));
+    assert!(rates["source_queue_pkts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(Value::is_null));
+    // The last sample is the sender's final X, which the tfrc table reports too.
+    let last = rates["rate_bps"][n - 1].as_f64().unwrap();
+    let fin = a["tables"]["tfrc"]["rate_bps"][0].as_f64().unwrap();
+    assert!((last - fin).abs() <= 1e-9 * fin.max(1.0), "{last} vs {fin}");
+}

@@ -22,5 +22,5 @@ pub use transport::{
 };
 pub use world::{
     DiffqView, FlowCc, FlowConfig, FlowKindConfig, MediumConfig, OlsrSetup, QdiscConfig,
-    RunOutcome, WiresConfig, World, WorldConfig,
+    RateSample, RunOutcome, WiresConfig, World, WorldConfig,
 };

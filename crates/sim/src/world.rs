@@ -339,6 +339,8 @@ struct FlowState {
     pacer: Option<DiffqRate>,
     /// The queue the pacer reads.
     paced_by: PacedBy,
+    /// The pacer's rate and the queue it read, at every bin boundary (paced flows only).
+    rate_series: Vec<RateSample>,
 }
 
 impl FlowState {
@@ -502,6 +504,9 @@ pub struct RunOutcome {
     /// Final state of each flow's rate controller (DiffQ's, or backpressure flow
     /// control's); `None` for flows without one.
     pub diffq_rate: Vec<Option<DiffqRate>>,
+    /// Each flow's rate controller over time, one sample per bin boundary from the
+    /// flow's start (empty for flows without one).
+    pub rate_series: Vec<Vec<RateSample>>,
     /// Per-node AODV counters (empty with static routing and OLSR).
     pub routing: Vec<AodvStats>,
     /// Per-node OLSR counters (empty unless OLSR ran).
@@ -510,6 +515,19 @@ pub struct RunOutcome {
     pub more: Vec<Option<MoreFlowStats>>,
     /// Per-node counters of backpressure's control packets (empty when off).
     pub bp_control: Vec<BpControlStats>,
+}
+
+/// A paced flow's source rate control at one instant (`RunOutcome::rate_series`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RateSample {
+    pub at: Time,
+    /// The rate the pacer sends at, application payload in bit/s.
+    pub rate_bps: f64,
+    /// The source queue the controller reads: DiffQ's `|Q_src(dst)|` (seed 000, 4.1) or
+    /// backpressure flow control's `U_src^s` (seed 002, eq. (5)), packets.
+    pub source_queue_pkts: u32,
+    /// Whether the controller is DiffQ's (`false`: backpressure flow control's).
+    pub diffq: bool,
 }
 
 impl World {
@@ -616,6 +634,7 @@ impl World {
                     app,
                     pacer,
                     paced_by,
+                    rate_series: Vec::new(),
                 }
             })
             .collect();
@@ -733,6 +752,11 @@ impl World {
         let tcp = self.tcp_stats();
         let tfrc = self.tfrc_stats();
         let diffq_rate = self.flows.iter().map(|f| f.pacer.clone()).collect();
+        let rate_series = self
+            .flows
+            .iter_mut()
+            .map(|f| std::mem::take(&mut f.rate_series))
+            .collect();
         let more = self.more_stats();
         let routing = self.aodv.as_ref().map_or_else(Vec::new, |a| a.stats());
         let now = self.events.now();
@@ -752,6 +776,7 @@ impl World {
             tcp,
             tfrc,
             diffq_rate,
+            rate_series,
             conservation,
             events: self.events.executed(),
             simulated: self.events.now(),
@@ -807,6 +832,7 @@ impl World {
                 self.sample_queues(now);
                 self.tcp_sample(now);
                 self.tfrc_sample(now);
+                self.pace_sample(now);
                 if now + self.bin <= self.duration {
                     self.events.schedule_in(self.bin, Event::Sample);
                 }

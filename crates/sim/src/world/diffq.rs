@@ -21,11 +21,12 @@
 //! TCP decided on it (an earlier version kept emitted segments in a host buffer with
 //! their timers running: throttled flows then timed out on their own buffer).
 
-use super::{Event, FlowApp, PacedBy, World};
+use super::{Event, FlowApp, PacedBy, RateSample, World};
 use crate::app::UdpRate;
 use crate::ids::{FlowId, NodeId};
 use crate::net::Packet;
 use crate::qdisc::Qdisc;
+use airqueue_kernel::Time;
 
 /// What a node believes about a neighbour's queue for a destination, next to the truth
 /// (for tests and traces; the model itself never reads another node's memory).
@@ -157,6 +158,28 @@ impl World {
     }
 
     /// The queue flow `f`'s controller reads at its source (0 when unroutable): DiffQ's
+    /// Records every started paced flow's rate and the source queue its controller
+    /// reads (the `rates` table), once per bin: not per event, so the hot path is
+    /// untouched.
+    pub(super) fn pace_sample(&mut self, now: Time) {
+        for i in 0..self.flows.len() {
+            let fl = &self.flows[i];
+            let Some(pacer) = &fl.pacer else { continue };
+            if now < fl.start {
+                continue;
+            }
+            let sample = RateSample {
+                at: now,
+                rate_bps: pacer.rate_bps(),
+                source_queue_pkts: self
+                    .source_queue_len(FlowId(i as u32))
+                    .min(u32::MAX as usize) as u32,
+                diffq: fl.paced_by == PacedBy::Destination,
+            };
+            self.flows[i].rate_series.push(sample);
+        }
+    }
+
     /// `|Q_src(dst)|`, the source's queue for the destination; backpressure flow
     /// control's `U_src^s`, the source's queue for the flow's commodity (seed 002,
     /// eq. (5)).
