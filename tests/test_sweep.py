@@ -275,3 +275,12 @@ def test_run_ids_hash_the_resolved_scenario():
     assert runs[0].run_id == plain[0].run_id != runs[1].run_id
     assert runs[0].run_id == run_id({**BASE, "seed": 1})
     assert run_id({**BASE, "seed": 1}, 2.0) != runs[0].run_id
+
+
+def test_loading_a_table_an_older_run_lacks_names_the_run_and_the_fix(tmp_path, client):
+    _sweep(tmp_path, client)
+    run = sorted((tmp_path / "runs").iterdir())[0]
+    (run / "rates.parquet").unlink()  # as written before the table existed
+    with pytest.raises(FileNotFoundError, match=f"run {run.name} has no 'rates' table"):
+        airqueue.load(tmp_path, table="rates")
+    assert len(airqueue.load(tmp_path, table="flows")) == 12  # the other tables still load

@@ -143,7 +143,14 @@ def load(
             manifest = _read_json(store.run_dir(run_id) / "manifest.json")
             frame = pd.DataFrame([_summary_row(manifest.get("summary", {}))])
         else:
-            frame = pd.read_parquet(store.run_dir(run_id) / f"{table}.parquet")
+            path = store.run_dir(run_id) / f"{table}.parquet"
+            if not path.is_file():
+                raise FileNotFoundError(
+                    f"{path}: run {run_id} has no {table!r} table: an earlier airqueue "
+                    "wrote it (its manifest.json names the version). Rerun the sweep into "
+                    "a new directory to get every table"
+                )
+            frame = pd.read_parquet(path)
             if table == "flows":
                 manifest = _read_json(store.run_dir(run_id) / "manifest.json")
                 summary = manifest.get("summary", {})
