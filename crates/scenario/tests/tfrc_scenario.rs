@@ -27,13 +27,16 @@ fn chain(ecn: bool, mark: &str) -> String {
     )
 }
 
+/// The JSON report (`ok`, `summary`, `tables`) of a run of the TOML scenario `text`.
+fn report(text: &str) -> Value {
+    let json = toml_to_json(text).unwrap().to_string();
+    serde_json::from_str(&run_json(&json, None, None)).unwrap()
+}
+
 #[test]
 fn a_tfrc_ecn_flow_from_a_file_runs_deterministically_and_is_marked() {
-    let text = toml_to_json(&chain(true, "ecn_mark = 0.75"))
-        .unwrap()
-        .to_string();
-    let a: Value = serde_json::from_str(&run_json(&text, None, None)).unwrap();
-    let b: Value = serde_json::from_str(&run_json(&text, None, None)).unwrap();
+    let a = report(&chain(true, "ecn_mark = 0.75"));
+    let b = report(&chain(true, "ecn_mark = 0.75"));
     assert_eq!(a["ok"], true, "{a}");
     assert_eq!(a["summary"]["flows"], b["summary"]["flows"]);
     assert_eq!(a["summary"]["events"], b["summary"]["events"]);
@@ -70,10 +73,7 @@ fn without_marking_tfrc_ecn_sees_no_marks_and_plain_tfrc_sees_losses() {
 /// TFRC's allowed rate X appears in the `rates` table per bin, in bit/s, without a queue.
 #[test]
 fn tfrc_reports_its_allowed_rate_per_bin() {
-    let text = toml_to_json(&chain(true, "ecn_mark = 0.75"))
-        .unwrap()
-        .to_string();
-    let a: Value = serde_json::from_str(&run_json(&text, None, None)).unwrap();
+    let a = report(&chain(true, "ecn_mark = 0.75"));
     let rates = &a["tables"]["rates"];
     let n = rates["t_s"].as_array().unwrap().len();
     assert_eq!(n, 15, "one sample per 1 s bin over 15 s");
