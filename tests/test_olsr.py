@@ -48,8 +48,10 @@ def test_olsr_reports_routing_counters(mesh: airqueue.Results) -> None:
     assert routing["tcs_forwarded"] > routing["tcs_originated"] > 0
     assert routing["tc_duplicates"] > 0
     # A grid node has 2 to 4 neighbours within 250 m; under load a link may be down at
-    # the end (three HELLOs lost in a row), but most are symmetric.
-    assert table["sym_neighbors"].between(1, 4).all()
+    # the end (three HELLOs lost in a row), but most are symmetric. Broadcast HELLOs are
+    # not retried: at 8 s node 6 has received 4 of its neighbours' HELLOs and holds no
+    # symmetric link (8 and 2 with DiffQ's per-packet rate clock).
+    assert table["sym_neighbors"].between(0, 4).all()
     assert table["sym_neighbors"].mean() > 2.5
     assert 0.0 < routing["min_lq"] <= 1.0
     assert routing["mean_link_etx"] >= 1.0

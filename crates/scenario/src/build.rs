@@ -5,8 +5,8 @@ use crate::schema::{
     AodvLinkDetection, BackpressureVariantKind, CcKind, DiffqUtilityKind, FadingKind, FlowKind,
     FlowSpec, FqClassifyKind, FqViewKind, LateCaptureKind, Level, LinkEstimateKind, LossCountKind,
     Mac, Medium, OlsrLqAlgorithm, PreambleKind, PropagationKind, QueueKind, Radio, Rate,
-    RateControlKind, RoutingKind, RoutingMetric, Scenario, SensedFramesKind, TcpVariantKind,
-    Topology,
+    RateControlKind, RateUpdateKind, RoutingKind, RoutingMetric, Scenario, SensedFramesKind,
+    TcpVariantKind, Topology,
 };
 use crate::topology::adjacency;
 use airqueue_kernel::Time;
@@ -25,8 +25,8 @@ use airqueue_sim::qdisc::ReportView;
 use airqueue_sim::{
     BackpressureConfig, BackpressureVariant, Classify, CodingConfig, DiffQConfig, DiffqRateConfig,
     DiffqUtility, DqmConfig, FlowCc, FlowConfig, FlowKindConfig, FqConfig, LinkEstimate, LossCount,
-    MediumConfig, NodeId, OlsrSetup, PiConfig, QdiscConfig, RedConfig, TcpFlowConfig, TcpVariant,
-    TfrcFlowConfig, WiresConfig, WorldConfig,
+    MediumConfig, NodeId, OlsrSetup, PiConfig, QdiscConfig, RateUpdate, RedConfig, TcpFlowConfig,
+    TcpVariant, TfrcFlowConfig, WiresConfig, WorldConfig,
 };
 
 /// Erasure probability configured for the directed pair (a, b) by `[[link]]`.
@@ -524,6 +524,10 @@ fn diffq_rate(s: &Scenario) -> DiffqRateConfig {
         utility: match d.utility {
             DiffqUtilityKind::Aimd => DiffqUtility::Aimd,
             DiffqUtilityKind::Log => DiffqUtility::Log,
+        },
+        update: match d.rate_update {
+            RateUpdateKind::Packet => RateUpdate::PerPacket,
+            RateUpdateKind::Interval => RateUpdate::Every(Time::from_secs_f64(d.update_interval_s)),
         },
         alpha_bps: d.alpha_bps,
         beta: d.beta,

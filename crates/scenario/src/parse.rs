@@ -34,8 +34,9 @@ use crate::schema::RandomFlows;
 use crate::schema::{
     AodvLinkDetection, AodvSpec, BackpressureSpec, BackpressureVariantKind, CcKind, DiffqSpec,
     DiffqUtilityKind, FlowKind, FlowSpec, FqClassifyKind, FqViewKind, LinkEstimateKind, LinkSpec,
-    LossCountKind, Medium, OlsrLqAlgorithm, OlsrSpec, Outputs, QueueKind, QueueSpec, Rate, Routing,
-    RoutingKind, RoutingMetric, Scenario, TcpSpec, TcpVariantKind, Topology,
+    LossCountKind, Medium, OlsrLqAlgorithm, OlsrSpec, Outputs, QueueKind, QueueSpec, Rate,
+    RateUpdateKind, Routing, RoutingKind, RoutingMetric, Scenario, TcpSpec, TcpVariantKind,
+    Topology,
 };
 use fields::{describe, number, Errs, Fields};
 
@@ -1437,6 +1438,20 @@ fn read_diffq(mut f: Fields, data_rate_bps: Option<f64>, errs: &mut Errs) -> Opt
     let scheduling = f.boolean(errs, "scheduling", true);
     let mac_priority = f.boolean(errs, "mac_priority", true);
     let utility = f.choice(errs, "utility", Some("aimd"), &["aimd", "log"], &[]);
+    let rate_update = f.choice(
+        errs,
+        "rate_update",
+        Some("interval"),
+        &["interval", "packet"],
+        &[],
+    );
+    let update_interval = f.number(
+        errs,
+        "update_interval",
+        Some(0.01),
+        "a number of seconds in (0, 10]",
+        |x| x > 0.0 && x <= 10.0,
+    );
     let alpha = f.number(errs, "alpha", Some(10e3), "bit/s > 0", positive);
     let beta = f.number(errs, "beta", Some(0.5), "a factor in (0, 1)", |x| {
         x > 0.0 && x < 1.0
@@ -1481,6 +1496,11 @@ fn read_diffq(mut f: Fields, data_rate_bps: Option<f64>, errs: &mut Errs) -> Opt
             "log" => DiffqUtilityKind::Log,
             _ => DiffqUtilityKind::Aimd,
         },
+        rate_update: match rate_update? {
+            "packet" => RateUpdateKind::Packet,
+            _ => RateUpdateKind::Interval,
+        },
+        update_interval_s: update_interval?,
         alpha_bps: alpha?,
         beta: beta?,
         queue_threshold_pkts: threshold?,

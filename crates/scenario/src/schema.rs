@@ -635,8 +635,8 @@ pub struct TcpSpec {
 }
 
 /// `[diffq]`: the ablation switches of seed 000 section 6.4 and the source rate
-/// controller of section 4.1 (units: bit/s of application payload, updated once per
-/// packet the source sends).
+/// controller of section 4.1 (units: bit/s of application payload, updated every
+/// `update_interval` or once per packet the source sends).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DiffqSpec {
     /// `scheduling`: differential-backlog choice of destination; false = round robin.
@@ -645,7 +645,12 @@ pub struct DiffqSpec {
     pub mac_priority: bool,
     /// `utility` = "aimd" (default) | "log".
     pub utility: DiffqUtilityKind,
-    /// `alpha`: additive increase per packet sent, bit/s; default 10e3 (the paper's 0.01
+    /// `rate_update` = "interval" (default: every `update_interval`) | "packet" (once per
+    /// packet the source sends).
+    pub rate_update: RateUpdateKind,
+    /// `update_interval` seconds, in (0, 10]; default 0.01. Read with "interval" only.
+    pub update_interval_s: f64,
+    /// `alpha`: additive increase per update, bit/s; default 10e3 (the paper's 0.01
     /// read as Mb/s).
     pub alpha_bps: f64,
     /// `beta`: multiplicative decrease factor in (0, 1); default 0.5.
@@ -683,6 +688,14 @@ pub struct BackpressureSpec {
 pub enum DiffqUtilityKind {
     Aimd,
     Log,
+}
+
+/// `[diffq] rate_update`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RateUpdateKind {
+    Interval,
+    Packet,
 }
 
 /// `[[flow]] variant`.

@@ -175,3 +175,54 @@ fn the_rates_table_traces_each_diffq_source_per_bin() {
         "mean rate {mean} against goodput {goodput}"
     );
 }
+
+/// DiffQ's two rate clocks (seed 000, 4.1; `transport/diffq.rs`) on one idle hop, where
+/// the source's queue stays under the threshold and the rate only rises. From 10 kb/s:
+/// every 10 ms the rate gains 10 kb/s whether or not a packet left, so after 1 s it is
+/// 1.01 Mb/s and the source has sent about `integral of r dt / 11 200 b` = 46 packets;
+/// once per packet, each packet adds one step and the next waits `11 200 b / r`: packets
+/// at 0, 0.56, 0.93, 1.21, ... s, 8 in 2 s, 40 kb/s at 1 s and 90 kb/s at 2 s. A rise
+/// re-times the pending tick: the interval clock's source does not wait out the 1.12 s
+/// its second packet was first due after.
+#[test]
+fn the_interval_clock_raises_the_rate_in_time_and_the_packet_clock_per_packet() {
+    let run = |clock: &str| {
+        let text = "duration = 2.0\n".to_string()
+            + &DIFFQ_CHAIN.replacen("duration = 10.0", "", 1)
+            + &format!(
+                r#"
+        [outputs]
+        bin = 0.5
+        [diffq]
+        rate_update = "{clock}"
+        initial_rate = 10e3
+        [[flow]]
+        src = 0
+        dst = 1
+        kind = "udp"
+        rate = "saturate"
+        cc = "diffq"
+        packet_size = 1400
+    "#
+            );
+        let json = toml_to_json(&text).unwrap().to_string();
+        let a: Value = serde_json::from_str(&run_json(&json, None, None)).unwrap();
+        assert_eq!(a["ok"], true, "{a}");
+        let rates = &a["tables"]["rates"];
+        let rate_at = |t: f64| {
+            let ts = rates["t_s"].as_array().unwrap();
+            let i = ts.iter().position(|x| x.as_f64() == Some(t)).unwrap();
+            rates["rate_bps"][i].as_f64().unwrap()
+        };
+        let sent = a["summary"]["flows"][0]["packets_sent"].as_u64().unwrap();
+        (rate_at(1.0), rate_at(2.0), sent)
+    };
+    let (r1, r2, sent) = run("interval");
+    // 100 updates by 1 s (the one at 1 s may fall either side of the sample).
+    assert!((1.0e6..=1.01e6).contains(&r1), "{r1}");
+    assert!((2.0e6..=2.01e6).contains(&r2), "{r2}");
+    // Integral of (10 kb/s + 1 Mb/s per s * t) over 2 s, in 1400-byte packets: 180.
+    assert!((170..=185).contains(&sent), "{sent}");
+    let (r1, r2, sent) = run("packet");
+    assert_eq!((r1, r2, sent), (40e3, 90e3, 8));
+}

@@ -17,8 +17,8 @@ pub use qdisc::{
     LinkEstimate, LossCount, PiConfig, RedConfig,
 };
 pub use transport::{
-    CodingConfig, CodingStats, DiffqRateConfig, DiffqUtility, TcpFlowConfig, TcpFlowStats,
-    TcpVariant, TfrcFlowConfig, TfrcFlowStats,
+    CodingConfig, CodingStats, DiffqRateConfig, DiffqUtility, RateUpdate, TcpFlowConfig,
+    TcpFlowStats, TcpVariant, TfrcFlowConfig, TfrcFlowStats,
 };
 pub use world::{
     DiffqView, FlowCc, FlowConfig, FlowKindConfig, MediumConfig, OlsrSetup, QdiscConfig,

@@ -22,7 +22,7 @@ use crate::qdisc::{
     FqConfig, Pi, PiConfig, Qdisc, Queued, Red, RedConfig,
 };
 use crate::transport::coding::CodingFeedback;
-use crate::transport::diffq::{DiffqRate, DiffqRateConfig};
+use crate::transport::diffq::{DiffqRate, DiffqRateConfig, RateUpdate};
 use crate::transport::tcp::{CodingEnds, TcpFlow, TcpFlowConfig, TcpFlowStats, TimerOwner};
 use crate::transport::tfrc::{TfrcFlow, TfrcFlowConfig, TfrcFlowStats};
 use airqueue_kernel::{EventQueue, RngStream, StreamKey, Time, TimerEvent, Timers};
@@ -202,7 +202,8 @@ pub enum FlowCc {
     None,
     /// DiffQ source rate control (seed 000, section 4.1). The flow's packets carry a DiffQ
     /// header, TCP ACKs included, and the source is paced at the controller's rate,
-    /// updated once per emitted packet on its own queue for the destination.
+    /// updated on its own queue for the destination every interval or once per emitted
+    /// packet ([`RateUpdate`]).
     /// DiffQ-UDP: a UDP source sending one packet per tick; a CBR rate caps the pace (the
     /// application offers no more), `Saturate` leaves it to the controller alone.
     /// DiffQ-TCP: the TCP sender with its congestion control off
@@ -229,6 +230,18 @@ pub enum FlowCc {
     /// hands a packet to the MAC. Meant for UDP flows under `QdiscConfig::Backpressure`;
     /// a TCP flow with it is paced like DiffQ-TCP.
     Backpressure(DiffqRateConfig),
+}
+
+/// A paced source's tick times, for rate updates that fall between two ticks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct PaceClock {
+    /// The last tick.
+    last: Time,
+    /// The pending tick: the only `Event::Pace` of the flow that acts.
+    due: Time,
+    /// A tick since the last rate update found the source unable to send (a DiffQ-TCP
+    /// window full): the next update may not raise the rate.
+    held: bool,
 }
 
 /// Which of its source's queues a paced flow's controller reads.
@@ -302,8 +315,11 @@ enum Event {
     FlowStop(FlowId),
     /// A transport timer (owner looked up in `World::timers`).
     Timer(TimerEvent),
-    /// A DiffQ-paced source's next packet is due.
+    /// A DiffQ-paced source's next packet is due (ignored unless it is the tick
+    /// [`PaceClock::due`] names: a rate update may have re-timed it).
     Pace(FlowId),
+    /// A DiffQ source's periodic rate update ([`RateUpdate::Every`]).
+    RateUpdate(FlowId),
     /// A back-pressure report holding an interface's queue back has expired.
     Wake(Iface),
     /// Time-series sample at a bin boundary.
@@ -339,6 +355,8 @@ struct FlowState {
     pacer: Option<DiffqRate>,
     /// The queue the pacer reads.
     paced_by: PacedBy,
+    /// When the pacer last sent and sends next (periodic rate updates re-time it).
+    clock: PaceClock,
     /// The pacer's rate and the queue it read, at every bin boundary (paced flows only).
     rate_series: Vec<RateSample>,
 }
@@ -634,6 +652,7 @@ impl World {
                     app,
                     pacer,
                     paced_by,
+                    clock: PaceClock::default(),
                     rate_series: Vec::new(),
                 }
             })
@@ -818,6 +837,7 @@ impl World {
                 _ => self.tcp_stop(f),
             },
             Event::Pace(f) => self.pace(f),
+            Event::RateUpdate(f) => self.rate_update(f),
             Event::Wake(iface) => self.kick(iface),
             Event::Aodv(node, t) => self.aodv_timer(node, t),
             Event::Olsr(node, t) => self.olsr_timer(node, t),

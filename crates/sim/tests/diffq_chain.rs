@@ -15,13 +15,15 @@
 //! decoding, the frames of the nodes two hops away (node 2's data, node 3's MAC ACKs) and
 //! defer EIFS after each (`radio.sensed_frames = "rx_error"`, the default), while node 2
 //! decodes every frame it senses. So node 1 is the bottleneck and node 2's queue stays
-//! short (seed 1: node 1's queue averages 4.4 packets, max 19; node 2's 0.4, max 8). Both
-//! views must track within a few packets; the non-empty queue that makes the check
-//! meaningful is node 1's.
+//! short. Both views must track within a few packets; the non-empty queue that makes the
+//! check meaningful is node 1's. The check runs under both rate clocks: with updates every
+//! 10 ms (the default) node 1's queue averages 1.95 packets (seed 1, max 18, 3 or more
+//! 26% of the time); once per packet, 4.4 (max 19).
 
 use airqueue_kernel::Time;
 use airqueue_sim::{
-    DiffqRateConfig, FlowCc, FlowConfig, NodeId, QdiscConfig, RunOutcome, World, WorldConfig,
+    DiffqRateConfig, FlowCc, FlowConfig, NodeId, QdiscConfig, RateUpdate, RunOutcome, World,
+    WorldConfig,
 };
 
 mod common;
@@ -32,9 +34,12 @@ use common::{
 const PAYLOAD: u32 = 1400;
 const SPACING_M: f64 = 200.0;
 
-fn chain(duration: Time, seed: u64) -> WorldConfig {
+fn chain(duration: Time, seed: u64, update: RateUpdate) -> WorldConfig {
     let flow = FlowConfig {
-        cc: FlowCc::DiffQ(DiffqRateConfig::aimd()),
+        cc: FlowCc::DiffQ(DiffqRateConfig {
+            update,
+            ..DiffqRateConfig::aimd()
+        }),
         ..saturating_udp(0, 3, PAYLOAD, duration)
     };
     WorldConfig {
@@ -84,6 +89,16 @@ fn run_sampled(cfg: WorldConfig, settle: Time, step: Time) -> (RunOutcome, Vec<S
 
 #[test]
 fn overheard_reports_track_the_next_hops_queue() {
+    for update in [
+        RateUpdate::Every(Time::from_millis(10)),
+        RateUpdate::PerPacket,
+    ] {
+        track(update);
+    }
+}
+
+fn track(update: RateUpdate) {
+    let chain = |duration, seed| chain(duration, seed, update);
     let duration = Time::from_secs(30);
     let settle = Time::from_secs(5);
     let step = Time::from_millis(10);
@@ -102,7 +117,7 @@ fn overheard_reports_track_the_next_hops_queue() {
     let f = &out.metrics.flows[0];
     let rate = out.diffq_rate[0].as_ref().unwrap();
     eprintln!(
-        "DiffQ-UDP 0->3: goodput {:.0} kb/s, {} sent, {} delivered, drops {:?}; final rate \
+        "{update:?}: DiffQ-UDP 0->3: goodput {:.0} kb/s, {} sent, {} delivered, drops {:?}; final rate \
          {:.0} kb/s after {} updates ({} decreases)",
         f.goodput_bps() / 1e3,
         f.packets_sent,
@@ -136,10 +151,11 @@ fn overheard_reports_track_the_next_hops_queue() {
         );
         assert!(err <= 3.0, "node {node}: mean error {err}");
         if node == 0 {
-            // The bottleneck's queue, the one being tracked, is not trivially empty.
+            // The bottleneck's queue, the one being tracked, is not trivially empty: at
+            // 3 packets or more a fifth of the time, and reaching 8.
             assert!(
-                mean >= 2.0 && max >= 8,
-                "node {node}: mean {mean}, max {max}"
+                busy >= 0.2 && max >= 8,
+                "node {node}: {busy} of the time at 3 or more, max {max} (mean {mean})"
             );
         }
     }

@@ -34,6 +34,7 @@ from airqueue.reproduce.diffq_single_path import (
     MADWIFI_IFQ_PACKETS,
     MADWIFI_TX_ATTEMPTS,
     QUEUE_THRESHOLD,
+    RATE_UPDATE,
     scheme_scenario,
 )
 from airqueue.reproduce.params import apply_params, as_params
@@ -71,6 +72,8 @@ class Config:
     retry_limit: int = MADWIFI_TX_ATTEMPTS
     diffq_d: int = DIFFQ_D
     queue_threshold: int = QUEUE_THRESHOLD
+    #: DiffQ's rate-control clock, ``"interval"`` or ``"packet"`` (``RATE_UPDATE``).
+    rate_update: str = RATE_UPDATE
     #: ``[routing] kind``, as in ``diffq-single-path``: ``"olsr"`` (OLSR-ETX, the paper's
     #: routing) or ``"static"`` (shortest ETX paths computed before the run).
     routing: str = "olsr"
@@ -114,6 +117,7 @@ def run(
                 delayed_ack=False,
                 diffq_d=config.diffq_d,
                 queue_threshold=config.queue_threshold,
+                rate_update=config.rate_update,
                 retry_limit=config.retry_limit,
                 routing=config.routing,
             )

@@ -37,6 +37,7 @@ from airqueue.reproduce.diffq_single_path import (
     MADWIFI_IFQ_PACKETS,
     MADWIFI_TX_ATTEMPTS,
     QUEUE_THRESHOLD,
+    RATE_UPDATE,
     cdf_figure,
     diffq_sections,
     mac_section,
@@ -78,6 +79,8 @@ class Config:
     retry_limit: int = MADWIFI_TX_ATTEMPTS
     diffq_d: int = DIFFQ_D
     queue_threshold: int = QUEUE_THRESHOLD
+    #: DiffQ's rate-control clock, ``"interval"`` or ``"packet"`` (``RATE_UPDATE``).
+    rate_update: str = RATE_UPDATE
     #: Table 2's chain: seeds per hop count, hop counts, node spacing in metres.
     chain_seeds: int = 5
     hops: tuple[int, ...] = (1, 2, 3, 4)
@@ -129,7 +132,11 @@ def _common(config: Config, scheme: str, name: str, duration_nodes: int) -> dict
         "queue": {"kind": "droptail", "capacity": config.queue_capacity},
     }
     if diffq:
-        sc.update(diffq_sections(duration_nodes, config.diffq_d, config.queue_threshold))
+        sc.update(
+            diffq_sections(
+                duration_nodes, config.diffq_d, config.queue_threshold, config.rate_update
+            )
+        )
     return sc
 
 

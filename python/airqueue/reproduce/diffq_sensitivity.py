@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from airqueue.reproduce import diffq_ablation, diffq_single_path, diffq_starvation
+from airqueue.reproduce.diffq_single_path import RATE_UPDATE
 from airqueue.reproduce.params import apply_params, as_params
 from airqueue.reproduce.report import ReproductionResult, Row
 from airqueue.sweeps import dask_client
@@ -59,6 +60,8 @@ class Config:
     flow_counts: tuple[int, ...] = (16, 32)
     #: Run the ablation (DiffQ-UDP: the window does not apply, so once per (D, threshold)).
     ablation: bool = True
+    #: DiffQ's rate-control clock at every point (``diffq_single_path.RATE_UPDATE``).
+    rate_update: str = RATE_UPDATE
     quick: bool = False
 
     @classmethod
@@ -126,7 +129,7 @@ def _run(config: Config, out: Path, common: dict[str, Any]) -> ReproductionResul
     ablated: dict[tuple[int, int], ReproductionResult] = {}
     for d, t, w in config.grid:
         tag = f"D={d}, threshold={t}, window={w}"
-        knobs = {"diffq_d": d, "queue_threshold": t}
+        knobs = {"diffq_d": d, "queue_threshold": t, "rate_update": config.rate_update}
         starv = diffq_starvation.run(
             quick=config.quick,
             out=out / "starvation",

@@ -61,6 +61,14 @@ TABLE3 = {4: 1.96, 8: 3.45, 16: 4.35, 32: 8.18}
 DIFFQ_D = 40
 QUEUE_THRESHOLD = 10
 
+#: When DiffQ's source rate control updates (``[diffq] rate_update``): ``"interval"``
+#: (every 10 ms, the core's default: AIMD with the same additive step per unit time for
+#: every source, as Chiu and Jain's convergence to fairness needs) or ``"packet"`` (once
+#: per packet sent: the increase per second grows with the rate). A parameter of every
+#: DiffQ reproduction (docs/diffq.md, "Rate update").
+RATE_UPDATE = "interval"
+RATE_UPDATES = ("interval", "packet")
+
 #: The testbed's driver (section 6.1: Atheros cards, MadWiFi, PHY rate fixed at 11 Mb/s).
 #: With a fixed rate MadWiFi's rate modules give every unicast data frame
 #: ``ATH_TXMAXTRY = 11`` transmit attempts (the standard's dot11ShortRetryLimit is 7);
@@ -93,6 +101,7 @@ class Config:
     max_window: int = 64
     diffq_d: int = DIFFQ_D
     queue_threshold: int = QUEUE_THRESHOLD
+    rate_update: str = RATE_UPDATE
     schemes: tuple[str, ...] = SCHEMES
     #: ``[routing] kind``: ``"olsr"`` (OLSR with ETX measured by olsrd's etx_ff, as the
     #: paper's testbed ran, section 6.1; warm-started from the idle network's routes),
@@ -107,7 +116,10 @@ class Config:
 
 
 def diffq_sections(
-    nodes: int, d: int = DIFFQ_D, threshold: int = QUEUE_THRESHOLD
+    nodes: int,
+    d: int = DIFFQ_D,
+    threshold: int = QUEUE_THRESHOLD,
+    rate_update: str = RATE_UPDATE,
 ) -> dict[str, dict[str, Any]]:
     """The ``[queue]`` and ``[diffq]`` of a DiffQ scheme: destination queues of ``d``
     packets, a node buffer that never binds (``d`` times the number of possible
@@ -115,10 +127,16 @@ def diffq_sections(
     destination queue to ``D`` and has no node-wide limit; a node buffer smaller than
     that drops packets at a relay whose destination queue is short, which no upstream
     differential can see (with a 50-packet node buffer, 74% of full DiffQ's relay drops
-    in the 16-flow mesh, seed 1)."""
+    in the 16-flow mesh, seed 1). ``rate_update`` is the controller's clock; a value
+    the core does not know is refused here, before any run, naming the parameter."""
+    if rate_update not in RATE_UPDATES:
+        raise ValueError(
+            f"rate_update must be one of {list(RATE_UPDATES)}, got {rate_update!r}: "
+            f"pass --param rate_update=interval (the default) or --param rate_update=packet"
+        )
     return {
         "queue": {"kind": "diffq", "capacity": d * nodes, "per_dest_capacity": d},
-        "diffq": {"queue_threshold": threshold},
+        "diffq": {"queue_threshold": threshold, "rate_update": rate_update},
     }
 
 
@@ -147,6 +165,7 @@ def scheme_scenario(
     max_window: int = 64,
     retry_limit: int = MADWIFI_TX_ATTEMPTS,
     routing: str = "static",
+    rate_update: str = RATE_UPDATE,
 ) -> dict[str, Any]:
     """The scenario of one scheme on the random mesh (shared with ``diffq-ablation``);
     ``routing`` is the ``[routing] kind``, with the ETX metric."""
@@ -179,7 +198,7 @@ def scheme_scenario(
         "flows": template,
     }
     if diffq:
-        sc.update(diffq_sections(nodes, diffq_d, queue_threshold))
+        sc.update(diffq_sections(nodes, diffq_d, queue_threshold, rate_update))
     return sc
 
 
@@ -220,6 +239,7 @@ def run(
                 max_window=config.max_window,
                 retry_limit=config.retry_limit,
                 routing=config.routing,
+                rate_update=config.rate_update,
             )
             frames.append(runner.sweep(s, base, seeds=seeds, grid=grid))
         flows = pd.concat(frames, ignore_index=True)

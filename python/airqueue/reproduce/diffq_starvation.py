@@ -82,6 +82,7 @@ from airqueue.reproduce.diffq_single_path import (
     MADWIFI_IFQ_PACKETS,
     MADWIFI_TX_ATTEMPTS,
     QUEUE_THRESHOLD,
+    RATE_UPDATE,
     diffq_sections,
     mac_section,
 )
@@ -127,6 +128,8 @@ class Config:
     max_window: int = 64
     diffq_d: int = DIFFQ_D
     queue_threshold: int = QUEUE_THRESHOLD
+    #: DiffQ's rate-control clock, ``"interval"`` or ``"packet"`` (``RATE_UPDATE``).
+    rate_update: str = RATE_UPDATE
     bin: float = 1.0
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -251,7 +254,11 @@ def scenario(config: Config, scheme: str) -> dict[str, Any]:
         "outputs": {"bin": config.bin},
     }
     if diffq:
-        sc.update(diffq_sections(len(positions), config.diffq_d, config.queue_threshold))
+        sc.update(
+            diffq_sections(
+                len(positions), config.diffq_d, config.queue_threshold, config.rate_update
+            )
+        )
     for key, value in config.extra.items():
         sc[key] = value
     return sc

@@ -30,6 +30,7 @@ from airqueue.reproduce.diffq_single_path import (
     MADWIFI_IFQ_PACKETS,
     MADWIFI_TX_ATTEMPTS,
     QUEUE_THRESHOLD,
+    RATE_UPDATE,
     diffq_sections,
     mac_section,
 )
@@ -62,6 +63,8 @@ class Config:
     max_window: int = 64
     diffq_d: int = DIFFQ_D
     queue_threshold: int = QUEUE_THRESHOLD
+    #: DiffQ's rate-control clock, ``"interval"`` or ``"packet"`` (``RATE_UPDATE``).
+    rate_update: str = RATE_UPDATE
     schemes: tuple[str, ...] = SCHEMES
 
     @classmethod
@@ -113,7 +116,9 @@ def scenario(config: Config, scheme: str, hops: int) -> dict[str, Any]:
         "flow": [flow],
     }
     if diffq:
-        sc.update(diffq_sections(hops + 1, config.diffq_d, config.queue_threshold))
+        sc.update(
+            diffq_sections(hops + 1, config.diffq_d, config.queue_threshold, config.rate_update)
+        )
     return sc
 
 

@@ -861,6 +861,14 @@ fn diffq_mistakes_are_named() {
         errors_of("[diffq]\ninitial_rate = 100\n"),
         vec!["diffq.initial_rate: must lie in [min_rate, max_rate] = [10000, 11000000] bit/s, got 100"]
     );
+    // The rate clock: two names, and a period in (0, 10] s.
+    assert_eq!(
+        errors_of("[diffq]\nrate_update = \"ack\"\nupdate_interval = 0\n"),
+        vec![
+            "diffq.rate_update: unknown rate_update \"ack\"; expected one of interval, packet",
+            "diffq.update_interval: expected a number of seconds in (0, 10], got 0",
+        ]
+    );
     assert_eq!(
         errors_of("[tcp]\nmin_rto = 4000\n"),
         vec!["tcp.min_rto: expected a number of seconds in (0, 3600], got 4000"]

@@ -4,22 +4,32 @@
 //!
 //! # Units and update rule
 //!
-//! The rate is application payload in bit/s. It is updated once per packet the source
-//! emits, on `|Q_src(dst)|` read just before that packet is queued, and the next packet
-//! is due `payload * 8 / rate` later. The paper's pseudo-code gives no period; updating
-//! per emitted packet makes the controller self-clocked, like the window of a TCP sender
-//! that moves per ACK: it reacts as often as it acts on the network, and a flow that is
-//! held back (low rate) also looks at its queue less often, so it cannot drain its rate
-//! to the floor on one burst of backlog faster than the backlog can change.
+//! The rate is application payload in bit/s; the next packet is due `payload * 8 / rate`
+//! after the previous one. The paper's pseudo-code gives no update period; it calls the
+//! rule AIMD (section 4.1). Two clocks are available ([`RateUpdate`]):
+//!
+//! - **Every interval** (the default, 10 ms): every `T` the source reads `|Q_src(dst)|`
+//!   and applies the rule once. The additive step is then the same for every source per
+//!   unit time, which is what makes AIMD converge to fairness (Chiu and Jain 1989,
+//!   "Analysis of the increase and decrease algorithms for congestion avoidance"; TCP's
+//!   per-ACK increase divides its step by cwnd for the same reason, RFC 5681 section
+//!   3.1). `T` = 10 ms is the time one 1400-byte packet takes at 1.12 Mb/s, so the
+//!   controller is as fast as the per-packet clock there, and with `alpha` = 10 kb/s it
+//!   climbs 1 Mb/s per second, which a 60-s run needs to reach Mb/s rates in seconds.
+//!   A source that had data it could not send during the interval (a DiffQ-TCP sender
+//!   blocked by its window) does not increase: it did not use the rate it has.
+//! - **Per packet**: once per packet the source emits, on the queue read just before the
+//!   packet is queued. With a constant `alpha` the increase per second is then
+//!   `alpha * r / (8 * payload)`, proportional to the rate, like the decrease: MIMD in
+//!   time, which keeps rate ratios instead of equalising them. Kept for comparison
+//!   (docs/diffq.md) and for backpressure flow control (below), whose log rule has no
+//!   memory, so the clock only sets how often it samples.
 //!
 //! **AIMD** (the paper's pseudo-code): `rate += alpha` while `qlen <= threshold`, otherwise
 //! `rate *= beta`. The pseudo-code writes `rate = rate / beta` with `beta = 0.5`
 //! (section 6.1), which would *raise* the rate on congestion; we read it as the usual
 //! multiplicative decrease, `rate *= beta`. The paper's `alpha = 0.01` has no unit; we read
-//! it as 0.01 Mb/s = 10 kb/s per update (the paper's testbed figures are in Mb/s). Per
-//! packet that means, for 1400-byte packets at rate `r`, `dr/dt = alpha * r / 11200 b`:
-//! the increase is additive per packet but exponential in time, with a time constant of
-//! about 1.1 s (at 100 packets/s, +1 Mb/s per second).
+//! it as 0.01 Mb/s = 10 kb/s per update (the paper's testbed figures are in Mb/s).
 //!
 //! **Log utility** (the `x = M / U` rule of backpressure flow control, which maximises
 //! `M log x - U x` for a queue backlog `U`; Neely, Modiano, Li 2005, the paper's reference 21):
@@ -37,6 +47,15 @@
 
 use airqueue_kernel::Time;
 
+/// When a DiffQ source's controller updates its rate (module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RateUpdate {
+    /// Once per packet the source emits.
+    PerPacket,
+    /// Once per interval, whether or not the source sent.
+    Every(Time),
+}
+
 /// Which rate rule a DiffQ source uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DiffqUtility {
@@ -50,7 +69,9 @@ pub enum DiffqUtility {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DiffqRateConfig {
     pub utility: DiffqUtility,
-    /// AIMD additive increase per update (per emitted packet), bit/s. Default 10 kb/s:
+    /// When the rate is updated. Default every 10 ms.
+    pub update: RateUpdate,
+    /// AIMD additive increase per update, bit/s. Default 10 kb/s:
     /// the paper's `alpha = 0.01` read as Mb/s.
     pub alpha_bps: f64,
     /// AIMD multiplicative factor on decrease, in (0, 1). Default 0.5 (section 6.1).
@@ -81,6 +102,7 @@ impl DiffqRateConfig {
     pub fn aimd() -> Self {
         DiffqRateConfig {
             utility: DiffqUtility::Aimd,
+            update: RateUpdate::Every(Time::from_millis(10)),
             alpha_bps: 10e3,
             beta: 0.5,
             queue_threshold_pkts: 10,
@@ -101,12 +123,13 @@ impl DiffqRateConfig {
 
     /// Backpressure flow control for a non-TCP source (seed 002, eq. (5) with
     /// `g = log`): `rate = m / max(U, 1)` clipped to `[min_bps, r_max_bps]`, where
-    /// `m` is eq. (5)'s `M` (bit/s x packets) and `r_max_bps` its `R_i^max`. The first
-    /// update happens as the first packet leaves, so the initial rate only needs to
-    /// lie within the bounds.
+    /// `m` is eq. (5)'s `M` (bit/s x packets) and `r_max_bps` its `R_i^max`, updated per
+    /// packet sent. The first update happens as the first packet leaves, so the initial
+    /// rate only needs to lie within the bounds.
     pub fn flow_control(m: f64, r_max_bps: f64, min_bps: f64) -> Self {
         DiffqRateConfig {
             utility: DiffqUtility::Log,
+            update: RateUpdate::PerPacket,
             log_weight_bps: m,
             initial_bps: min_bps,
             min_bps,
@@ -159,15 +182,29 @@ impl DiffqRate {
     }
 
     /// One update on the source's queue length for its destination, as the source emits
-    /// a packet; returns the new rate.
+    /// a packet ([`RateUpdate::PerPacket`]); returns the new rate.
     pub fn on_send(&mut self, qlen: usize) -> f64 {
+        self.update(qlen, true)
+    }
+
+    /// One periodic update ([`RateUpdate::Every`]) on the source's queue length for its
+    /// destination; `used` is false when the source had data its window kept back during
+    /// the interval, which holds the rate instead of raising it. Returns the new rate.
+    pub fn on_interval(&mut self, qlen: usize, used: bool) -> f64 {
+        self.update(qlen, used)
+    }
+
+    fn update(&mut self, qlen: usize, may_rise: bool) -> f64 {
         let c = &self.cfg;
-        let new = match c.utility {
+        let mut new = match c.utility {
             DiffqUtility::Aimd if qlen > c.queue_threshold_pkts as usize => self.rate_bps * c.beta,
             DiffqUtility::Aimd => self.rate_bps + c.alpha_bps,
             DiffqUtility::Log => c.log_weight_bps / qlen.max(1) as f64,
         }
         .clamp(c.min_bps, c.max_bps);
+        if !may_rise {
+            new = new.min(self.rate_bps);
+        }
         self.updates += 1;
         if new < self.rate_bps {
             self.decreases += 1;
@@ -279,6 +316,55 @@ mod tests {
         assert_eq!((r.updates, r.decreases), (7, 3));
         // 1000-byte packets at 400 kb/s leave every 20 ms.
         assert_eq!(r.interval(1000, None), Time::from_millis(20));
+    }
+
+    #[test]
+    fn a_blocked_interval_holds_the_rate_but_still_decreases() {
+        let mut r = aimd();
+        // A DiffQ-TCP source whose window kept data back does not grow...
+        assert_eq!(r.on_interval(0, false), 1e6);
+        // ...but a backlog still halves it, and a used interval grows it again.
+        assert_eq!(r.on_interval(11, false), 0.5e6);
+        assert_eq!(r.on_interval(0, true), 0.51e6);
+        assert_eq!((r.updates, r.decreases), (3, 1));
+        // The log rule is held the same way: no rise while blocked.
+        let mut l = DiffqRate::new(DiffqRateConfig {
+            initial_bps: 1e6,
+            ..DiffqRateConfig::log()
+        });
+        assert_eq!(l.on_interval(1, false), 1e6);
+        assert_eq!(l.on_interval(8, false), 0.5e6);
+        assert_eq!(l.on_interval(1, true), 4e6);
+    }
+
+    #[test]
+    fn per_interval_increase_is_the_same_for_slow_and_fast_sources() {
+        // Chiu and Jain's condition for AIMD to converge to fairness: over the same time
+        // both sources gain the same absolute rate. Per packet, the fast one would gain
+        // `alpha` per packet, ten times as many steps as the slow one.
+        let mut slow = aimd(); // 1 Mb/s
+        let mut fast = DiffqRate::new(DiffqRateConfig {
+            initial_bps: 9e6,
+            ..DiffqRateConfig::aimd()
+        });
+        let gap = fast.rate_bps() - slow.rate_bps();
+        for _ in 0..50 {
+            slow.on_interval(0, true);
+            fast.on_interval(0, true);
+        }
+        assert_eq!(fast.rate_bps() - slow.rate_bps(), gap);
+        // A common congestion signal halves both, and so the gap.
+        slow.on_interval(20, true);
+        fast.on_interval(20, true);
+        assert_eq!(fast.rate_bps() - slow.rate_bps(), gap / 2.0);
+        assert_eq!(
+            DiffqRateConfig::aimd().update,
+            RateUpdate::Every(Time::from_millis(10))
+        );
+        assert_eq!(
+            DiffqRateConfig::flow_control(1.0, 1.0, 1.0).update,
+            RateUpdate::PerPacket
+        );
     }
 
     #[test]

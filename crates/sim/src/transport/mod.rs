@@ -8,6 +8,6 @@ pub mod tcp;
 pub mod tfrc;
 
 pub use coding::{CodingConfig, CodingStats};
-pub use diffq::{DiffqRate, DiffqRateConfig, DiffqUtility};
+pub use diffq::{DiffqRate, DiffqRateConfig, DiffqUtility, RateUpdate};
 pub use tcp::{TcpFlowConfig, TcpFlowStats, TcpVariant};
 pub use tfrc::{TfrcFlowConfig, TfrcFlowStats, TfrcPacketCounts};

@@ -8,9 +8,13 @@
 //! by the MAC and report nothing; a retransmitted frame carries the qlen written when it
 //! was first handed to the MAC.
 //!
-//! Pacing: a paced flow has one `Pace` event outstanding. Each tick reads the source's own
-//! queue for the destination, emits one packet and updates the controller; the next tick
-//! is `payload * 8 / rate` later. Backpressure flow control (seed 002, eq. (5)) is the
+//! Pacing: a paced flow has one acting `Pace` event (`PaceClock::due`). Each tick emits
+//! one packet; the next tick is `payload * 8 / rate` later. The controller reads the
+//! source's own queue for the destination either at every tick, just before the packet is
+//! queued (`RateUpdate::PerPacket`), or at its own `RateUpdate` event every interval
+//! (`RateUpdate::Every`), which re-times the pending tick to the new rate: the source
+//! always sends at the current rate, also when it was throttled to one packet a second
+//! and the rate has risen since. Backpressure flow control (seed 002, eq. (5)) is the
 //! same pacer on another queue: the source's per-flow queue `U_i^s` instead of its
 //! destination queue (`PacedBy`). A DiffQ-UDP tick creates a datagram. DiffQ-TCP paces
 //! every data segment, retransmissions included (section 6.1: "the TCP source transmits
@@ -21,7 +25,7 @@
 //! TCP decided on it (an earlier version kept emitted segments in a host buffer with
 //! their timers running: throttled flows then timed out on their own buffer).
 
-use super::{Event, FlowApp, PacedBy, RateSample, World};
+use super::{Event, FlowApp, PacedBy, RateSample, RateUpdate, World};
 use crate::app::UdpRate;
 use crate::ids::{FlowId, NodeId};
 use crate::net::Packet;
@@ -113,18 +117,60 @@ impl World {
             }
             self.tcp_start(f);
         }
+        let now = self.events.now();
+        self.flows[f.index()].clock.due = now;
         self.pace(f);
+        if let RateUpdate::Every(period) = self.rate_update_clock(f) {
+            self.schedule_rate_update(f, now + period);
+        }
+    }
+
+    fn rate_update_clock(&self, f: FlowId) -> RateUpdate {
+        let pacer = self.flows[f.index()].pacer.as_ref();
+        pacer.expect("paced flow").config().update
+    }
+
+    fn schedule_rate_update(&mut self, f: FlowId, at: Time) {
+        let fl = &self.flows[f.index()];
+        if at < fl.stop && at < self.duration {
+            let _ = self.events.schedule(at, Event::RateUpdate(f));
+        }
+    }
+
+    /// A periodic rate update of flow `f` ([`RateUpdate::Every`]): the controller reads
+    /// the source's queue once, and the pending tick moves to the new rate.
+    pub(super) fn rate_update(&mut self, f: FlowId) {
+        let now = self.events.now();
+        let RateUpdate::Every(period) = self.rate_update_clock(f) else {
+            return;
+        };
+        let qlen = self.source_queue_len(f);
+        let fl = &mut self.flows[f.index()];
+        let used = !std::mem::take(&mut fl.clock.held);
+        let pacer = fl.pacer.as_mut().expect("paced flow");
+        pacer.on_interval(qlen, used);
+        let due = (fl.clock.last + self.pace_interval(f)).max(now);
+        let fl = &mut self.flows[f.index()];
+        if due != fl.clock.due {
+            fl.clock.due = due;
+            if due < fl.stop && due < self.duration {
+                let _ = self.events.schedule(due, Event::Pace(f));
+            }
+        }
+        self.schedule_rate_update(f, now + period);
     }
 
     /// One pacing tick of flow `f`.
     pub(super) fn pace(&mut self, f: FlowId) {
         let now = self.events.now();
-        if now >= self.flows[f.index()].stop {
-            return;
+        let fl = &self.flows[f.index()];
+        if now >= fl.stop || now != fl.clock.due {
+            return; // stopped, or a tick a rate update has re-timed
         }
+        let per_packet = self.rate_update_clock(f) == RateUpdate::PerPacket;
         let qlen = self.source_queue_len(f);
-        // The controller moves once per packet that leaves; a window-blocked DiffQ-TCP
-        // sender with nothing to (re)send lets the tick pass without an update.
+        // A window-blocked DiffQ-TCP sender with nothing to (re)send lets the tick pass;
+        // its rate does not grow meanwhile.
         let sent = match &self.flows[f.index()].app {
             FlowApp::Udp(_) => {
                 self.send_app_packet(f);
@@ -134,10 +180,25 @@ impl World {
             FlowApp::More(_) => self.more_pace(f),
             FlowApp::Tfrc(_) => unreachable!("TFRC flows have no DiffQ pacer"),
         };
-        if sent {
-            let pacer = self.flows[f.index()].pacer.as_mut();
-            pacer.expect("paced flow").on_send(qlen);
+        let fl = &mut self.flows[f.index()];
+        if !sent {
+            fl.clock.held = true;
+        } else if per_packet {
+            fl.pacer.as_mut().expect("paced flow").on_send(qlen);
         }
+        let interval = self.pace_interval(f);
+        let next = now + interval;
+        let fl = &mut self.flows[f.index()];
+        fl.clock.last = now;
+        fl.clock.due = next;
+        if next < fl.stop && next < self.duration {
+            self.events.schedule_in(interval, Event::Pace(f));
+        }
+    }
+
+    /// Time between two ticks of flow `f` at its current rate, capped by a CBR source's
+    /// own rate.
+    fn pace_interval(&self, f: FlowId) -> Time {
         let fl = &self.flows[f.index()];
         let cap = match &fl.app {
             FlowApp::Udp(u) => match u.rate {
@@ -146,18 +207,10 @@ impl World {
             },
             FlowApp::Tcp(_) | FlowApp::Tfrc(_) | FlowApp::More(_) => None,
         };
-        let interval = fl
-            .pacer
-            .as_ref()
-            .expect("paced flow")
-            .interval(fl.payload_bytes, cap);
-        let next = now + interval;
-        if next < fl.stop && next < self.duration {
-            self.events.schedule_in(interval, Event::Pace(f));
-        }
+        let pacer = fl.pacer.as_ref().expect("paced flow");
+        pacer.interval(fl.payload_bytes, cap)
     }
 
-    /// The queue flow `f`'s controller reads at its source (0 when unroutable): DiffQ's
     /// Records every started paced flow's rate and the source queue its controller
     /// reads (the `rates` table), once per bin: not per event, so the hot path is
     /// untouched.
@@ -180,6 +233,7 @@ impl World {
         }
     }
 
+    /// The queue flow `f`'s controller reads at its source (0 when unroutable): DiffQ's
     /// `|Q_src(dst)|`, the source's queue for the destination; backpressure flow
     /// control's `U_src^s`, the source's queue for the flow's commodity (seed 002,
     /// eq. (5)).
