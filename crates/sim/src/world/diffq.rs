@@ -131,9 +131,9 @@ impl World {
     }
 
     fn schedule_rate_update(&mut self, f: FlowId, at: Time) {
-        let fl = &self.flows[f.index()];
+        let (fl, now) = (&self.flows[f.index()], self.events.now());
         if at < fl.stop && at < self.duration {
-            let _ = self.events.schedule(at, Event::RateUpdate(f));
+            self.events.schedule_in(at - now, Event::RateUpdate(f));
         }
     }
 
@@ -154,7 +154,7 @@ impl World {
         if due != fl.clock.due {
             fl.clock.due = due;
             if due < fl.stop && due < self.duration {
-                let _ = self.events.schedule(due, Event::Pace(f));
+                self.events.schedule_in(due - now, Event::Pace(f));
             }
         }
         self.schedule_rate_update(f, now + period);
