@@ -35,6 +35,7 @@ from airqueue.reproduce.diffq_single_path import (
     MADWIFI_TX_ATTEMPTS,
     QUEUE_THRESHOLD,
     RATE_UPDATE,
+    check_routing,
     scheme_scenario,
 )
 from airqueue.reproduce.params import apply_params, as_params
@@ -82,11 +83,7 @@ class Config:
     def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
         base = cls(seeds=3, duration=20.0) if quick else cls()
         config = apply_params(base, params)
-        if config.routing not in ("static", "olsr"):
-            raise ValueError(
-                f'{NAME}: routing must be "static" or "olsr", got {config.routing!r}; '
-                "e.g. --param routing=static"
-            )
+        check_routing(NAME, config.routing)
         return config
 
 

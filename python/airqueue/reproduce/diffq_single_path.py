@@ -140,6 +140,16 @@ def diffq_sections(
     }
 
 
+def check_routing(name: str, routing: str) -> None:
+    """Refuses a ``routing`` parameter other than the two the DiffQ mesh runs on, before
+    any run, naming the fix."""
+    if routing not in ("static", "olsr"):
+        raise ValueError(
+            f'{name}: routing must be "static" or "olsr", got {routing!r}; '
+            "e.g. --param routing=static"
+        )
+
+
 def mac_section(diffq: bool, retry_limit: int) -> dict[str, Any]:
     """``[mac]`` of a scheme: EDCA with DiffQ's eight levels (Table 1) or plain DCF, both
     without RTS/CTS and with ``retry_limit`` transmit attempts per data frame."""
@@ -216,8 +226,7 @@ def run(
     unknown = [s for s in config.schemes if s not in SCHEMES]
     if unknown:
         raise ValueError(f"{NAME}: unknown scheme(s) {unknown}; known: {list(SCHEMES)}")
-    if config.routing not in ("static", "olsr"):
-        raise ValueError(f'{NAME}: routing must be "static" or "olsr", got {config.routing!r}')
+    check_routing(NAME, config.routing)
     seeds = list(range(1, config.seeds + 1))
     grid = {"flows.random": list(config.flow_counts)}
     with Runner(out, workers=workers, serial=serial, progress=progress, client=client) as runner:
