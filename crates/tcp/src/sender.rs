@@ -95,7 +95,9 @@ pub struct SenderConfig {
     /// "retain TCP's reliability algorithm but switch off TCP's loss-based congestion
     /// control"), whose new data is paced from outside through
     /// [`TcpSender::add_app_data`]. Loss detection and recovery (dup ACKs, RFC 6675 SACK
-    /// recovery, the RTO with its backoff and go-back-N) still decide *what* is sent.
+    /// recovery, the RTO with its backoff and go-back-N) still decide *what* is sent;
+    /// after an RTO only SND.UNA goes until the next ACK (RFC 5682 2.1 step 1), the
+    /// part of the loss window of one segment that is loss detection.
     /// Default `true`.
     pub congestion_control: bool,
     /// Paced transmission: the sender puts a segment on the wire only when
@@ -222,6 +224,19 @@ pub struct TcpSender {
     budget: u32,
     /// A timeout whose spuriousness is still to be decided (timestamps only).
     eifel: Option<Eifel>,
+    /// Congestion control off: an RTO has fired and no acceptable ACK has arrived since,
+    /// so only SND.UNA may be (re)sent (RFC 5682 section 2.1 step 1).
+    ///
+    /// Why: with congestion control on, the loss window of one segment (RFC 5681 3.1)
+    /// holds the go-back-N until the first ACK after the timeout, which lets Eifel
+    /// (RFC 3522) undo a spurious timeout before old data goes out again. With it off
+    /// (DiffQ-TCP) cwnd stays at the receiver's window, and without this hold the
+    /// whole window would be resent, paced, before that ACK could come back: on long
+    /// DiffQ paths nearly all of it arrives as duplicates. F-RTO sends one segment and
+    /// waits for the ACKs to tell a spurious timeout from a loss, which is loss
+    /// detection, not congestion control (Linux, the seed testbeds' stack, runs it by
+    /// default and leaves the window to congestion control).
+    rto_probe: bool,
 }
 
 impl TcpSender {
@@ -260,6 +275,7 @@ impl TcpSender {
             deferred: VecDeque::new(),
             budget: 0,
             eifel: None,
+            rto_probe: false,
             cfg,
         }
     }
@@ -411,6 +427,11 @@ impl TcpSender {
         if cum < self.board.base() || cum > self.board.end() {
             return;
         }
+        // RFC 5682 2.1 step 2: the first ACK after the timeout decides. If it makes the
+        // timeout spurious, Eifel below resumes with new data; otherwise (a duplicate
+        // ACK, or new data acknowledged by the retransmission) the go-back-N goes on
+        // (step 2a, conventional recovery).
+        self.rto_probe = false;
         let acked = self.board.advance(cum);
         let newly_sacked = if self.cfg.variant.uses_sack() {
             self.board.apply_sack(ack.sack.iter())
@@ -507,8 +528,10 @@ impl TcpSender {
         // had deferred.
         self.deferred.clear();
         // Go-back-N from SND.UNA (RFC 5681 3.1 retransmits the earliest unacked segment;
-        // the rest follows as the window opens again).
+        // the rest follows as the window opens again). Without congestion control no
+        // window closes, so the rest waits for the first ACK (`rto_probe`).
         self.snd_nxt = self.board.base();
+        self.rto_probe = !self.cfg.congestion_control;
         // RFC 6298 (5.5): back off; (5.4)/(5.6): retransmit and restart the timer.
         self.rto.backoff();
         self.vegas.epoch_end = self.board.end();
@@ -843,7 +866,11 @@ impl TcpSender {
         while self.snd_nxt < end && self.board.is_sacked(self.snd_nxt) {
             self.snd_nxt += 1;
         }
-        let wnd = (self.cwnd.floor() as u32).min(self.cfg.max_window);
+        let wnd = if self.rto_probe {
+            1
+        } else {
+            (self.cwnd.floor() as u32).min(self.cfg.max_window)
+        };
         let seq = self.snd_nxt;
         if seq >= una.saturating_add(wnd) || (seq >= end && !self.app_has(seq)) {
             return None;

@@ -491,11 +491,73 @@ fn paced_sender_defers_recovery_to_ticks_and_keeps_its_window() {
     let t = d + ms(50);
     assert_eq!(tick(s.at(t)), vec![8]);
     assert_eq!(s.tx.rto_deadline(), Some(t + s.tx.rto()));
-    for k in 9..=20u32 {
-        assert_eq!(tick(s.at(t + ms(k as u64))), vec![k]);
+    // The window stays open, but the rest of the go-back-N waits for the first ACK
+    // after the timeout (RFC 5682 2.1 step 1): 9..19, which did arrive, are not sent
+    // again on the ticks in between.
+    for k in 1..=5u64 {
+        assert!(tick(s.at(t + ms(k))).is_empty());
     }
-    s.at(t + ms(100)).arrive(8..=20);
-    assert_eq!(s.tx.snd_una(), 21);
+    s.at(t + ms(100)).arrive([8]);
+    assert_eq!(s.tx.snd_una(), 20);
+    // Not shown spurious (no timestamps): the go-back-N resumes at SND.UNA, 20, then new
+    // data.
+    assert_eq!(tick(s.at(t + ms(110))), vec![20]);
+    assert_eq!(tick(s.at(t + ms(120))), vec![21]);
+    assert_eq!(s.retransmitted(), vec![2, 5, 8, 8, 20]);
+}
+
+#[test]
+fn without_congestion_control_an_rto_resends_one_segment_until_an_ack() {
+    // Unpaced: the RTO would otherwise put the whole receiver's window back on the wire
+    // at once (cwnd is pinned at it).
+    let mut s = Script::new(SenderConfig {
+        max_window: 10,
+        congestion_control: false,
+        ..SenderConfig::new(Variant::Sack)
+    });
+    assert_eq!(s.log.len(), 10);
+    let d = s.tx.rto_deadline().unwrap();
+    assert_eq!(s.at(d).rto(), vec![0]);
+    assert_eq!(s.tx.cwnd(), 10.0, "the window itself is untouched");
+    // A second timeout on the same data resends SND.UNA again, and only it.
+    let d2 = s.tx.rto_deadline().unwrap();
+    assert_eq!(s.at(d2).rto(), vec![0]);
+    // A duplicate ACK (1 arrives, 0 still missing) is the first ACK: conventional
+    // recovery (RFC 5682 2.1 step 2a), the go-back-N goes on within the window.
+    assert_eq!(s.at(d2 + ms(10)).arrive([1]), (2..10).collect::<Vec<u32>>());
+    assert_eq!(s.tx.stats().timeouts, 2);
+}
+
+/// A DiffQ-TCP sender with timestamps (window 8) that sent `0..sent`, one per tick, and
+/// whose RTO has just fired; returns it with the time of the timeout.
+fn paced_with_timestamps_after_rto(sent: u32) -> (Script, Time) {
+    let mut s = Script::new(SenderConfig {
+        max_window: 8,
+        congestion_control: false,
+        paced: true,
+        timestamps: true,
+        ..SenderConfig::new(Variant::Sack)
+    });
+    for k in 0..sent {
+        tick(s.at(ms(k as u64)));
+    }
+    let d = s.tx.rto_deadline().unwrap();
+    s.at(d).rto();
+    (s, d)
+}
+
+#[test]
+fn paced_timeout_that_was_a_loss_goes_back_after_the_first_ack() {
+    // 0..5 left, 0 was lost.
+    let (mut s, d) = paced_with_timestamps_after_rto(6);
+    assert_eq!(tick(s.at(d + ms(1))), vec![0]);
+    assert!(tick(s.at(d + ms(2))).is_empty(), "1..5 wait for an ACK");
+    // The retransmission of 0 arrives and its ACK echoes its own timestamp: a genuine
+    // timeout (RFC 3522), so 1..5, never acknowledged, go again, one per tick.
+    s.at(d + ms(50)).arrive([0]);
+    assert_eq!(s.tx.stats().spurious_timeouts, 0);
+    assert_eq!(tick(s.at(d + ms(60))), vec![1]);
+    assert_eq!(tick(s.at(d + ms(70))), vec![2]);
 }
 
 #[test]
@@ -796,18 +858,7 @@ fn eifel_keeps_a_genuine_timeout() {
 
 #[test]
 fn eifel_detects_a_paced_timeout_before_the_retransmission_leaves() {
-    let mut s = Script::new(SenderConfig {
-        max_window: 8,
-        congestion_control: false,
-        paced: true,
-        timestamps: true,
-        ..SenderConfig::new(Variant::Sack)
-    });
-    for k in 0..4 {
-        tick(s.at(ms(k)));
-    }
-    let d = s.tx.rto_deadline().unwrap();
-    s.at(d).rto();
+    let (mut s, d) = paced_with_timestamps_after_rto(4);
     // The ACK for the original 0 arrives before the next tick sent anything.
     s.at(d + ms(1)).arrive([0]);
     assert_eq!(s.tx.stats().spurious_timeouts, 1);
