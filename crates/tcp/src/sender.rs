@@ -174,6 +174,9 @@ struct Eifel {
     retransmit_ts: Option<Time>,
     /// RFC 4015 (4): pipe_prev = max(FlightSize, ssthresh) before the timeout.
     pipe_prev: f64,
+    /// `recover` before the timeout moved it to SND.MAX (RFC 6582 3.2 step 4, RFC 6675
+    /// 5.1), restored if the timeout is undone.
+    recover_prev: u32,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -507,6 +510,7 @@ impl TcpSender {
             self.eifel = Some(Eifel {
                 retransmit_ts: None,
                 pipe_prev: (self.flight_size() as f64).max(self.ssthresh),
+                recover_prev: self.recover,
             });
         }
         // RFC 5681 (3.1) eq. (4): ssthresh = max(FlightSize / 2, 2 SMSS), except that it is
@@ -548,7 +552,8 @@ impl TcpSender {
     /// transmission reached the receiver: the timeout was spurious. The response (RFC
     /// 4015 3.2 steps (6)-(7)) resumes with unsent data instead of going back over data
     /// already on its way (SND.NXT = SND.MAX), and restores the congestion state:
-    /// ssthresh = pipe_prev, cwnd = FlightSize + min(acked, IW) (in segments). Step (8),
+    /// ssthresh = pipe_prev, cwnd = FlightSize + min(acked, IW) (in segments), and
+    /// `recover` as it was before the timeout. Step (8),
     /// the RTO re-initialisation, is left to the timestamp RTT sample this ACK carries.
     /// Linux TCP, the paper testbeds' stack, does the same through its timestamp-based
     /// undo of a loss state.
@@ -569,6 +574,12 @@ impl TcpSender {
         }
         self.stats.spurious_timeouts += 1;
         self.snd_nxt = self.snd_nxt.max(self.board.end());
+        // The timeout's guard against a new recovery episode goes with it: it is there
+        // so the duplicate ACKs of a go-back-N do not start one, and an undone timeout
+        // resent SND.UNA at most. Left in place, a real hole among the delayed segments
+        // (SACKed all around) would wait for the next, backed-off, RTO instead of SACK
+        // recovery; Linux's undo likewise leaves its Loss state for Open.
+        self.recover = e.recover_prev;
         self.ssthresh = e.pipe_prev.max(2.0);
         let iw = self.cfg.initial_cwnd.max(1).min(acked_segments) as f64;
         self.cwnd = (self.flight_size() as f64 + iw).min(self.cfg.max_window as f64);

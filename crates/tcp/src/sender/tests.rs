@@ -840,6 +840,25 @@ fn eifel_undoes_a_spurious_timeout() {
 }
 
 #[test]
+fn eifel_undo_lets_sack_recovery_repair_a_real_hole() {
+    // 0..10 are delayed past the RTO and 3 is lost on the way. The undone timeout must
+    // not keep its guard on `recover` (SND.MAX at the timeout), or the hole, SACKed all
+    // around, would wait for the next RTO.
+    let mut s = tcp_with_timestamps(Variant::Sack);
+    let original = s.wire[&0];
+    let d = s.tx.rto_deadline().unwrap();
+    s.at(d).rto();
+    deliver_copy(s.at(d + ms(10)), original);
+    assert_eq!(s.tx.stats().spurious_timeouts, 1);
+    s.at(d + ms(20)).arrive([1, 2]);
+    assert_eq!(s.tx.snd_una(), 3);
+    let sent = s.at(d + ms(30)).arrive([4, 5, 6]);
+    assert_eq!(s.tx.stats().fast_retransmits, 1, "SACK recovery started");
+    assert!(sent.contains(&3), "{sent:?}");
+    assert_eq!(s.tx.stats().timeouts, 1);
+}
+
+#[test]
 fn eifel_keeps_a_genuine_timeout() {
     // 0 is lost; its retransmission arrives, so the ACK echoes the retransmission's own
     // timestamp: the timeout stands and go-back-N goes on from 1.
