@@ -721,7 +721,8 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     /// Whatever the (finite) loss pattern on data and ACKs, a finite transfer completes
-    /// in order, and SND.UNA never moves backwards.
+    /// in order, and SND.UNA never moves backwards; with congestion control off too,
+    /// whose timeouts resend one segment until an ACK arrives.
     #[test]
     fn lossy_channel_delivers_everything(
         variant in variant_strategy(),
@@ -729,12 +730,14 @@ proptest! {
         ack_loss in proptest::collection::vec(any::<bool>(), 0..120),
         delayed_ack in any::<bool>(),
         timestamps in any::<bool>(),
+        congestion_control in any::<bool>(),
         n in 1u32..150,
     ) {
         let cfg = SenderConfig {
             app: AppData::Finite(n),
             max_window: 32,
             timestamps,
+            congestion_control,
             ..SenderConfig::new(variant)
         };
         let rcfg = ReceiverConfig { delayed_ack, ..ReceiverConfig::default() };
@@ -757,12 +760,17 @@ proptest! {
     #[test]
     fn arbitrary_inputs_never_panic(
         variant in variant_strategy(),
+        congestion_control in any::<bool>(),
         ops in proptest::collection::vec(
             (0u8..4, 0u32..40, proptest::collection::vec((0u32..45, 0u32..45), 0..4), any::<bool>()),
             0..200,
         ),
     ) {
-        let mut tx = TcpSender::new(SenderConfig { ecn: true, ..SenderConfig::new(variant) });
+        let mut tx = TcpSender::new(SenderConfig {
+            ecn: true,
+            congestion_control,
+            ..SenderConfig::new(variant)
+        });
         let mut out = Outbox::new();
         let mut now = Time::ZERO;
         for (op, cum, blocks, ece) in ops {
