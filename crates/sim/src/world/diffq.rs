@@ -121,7 +121,7 @@ impl World {
         self.flows[f.index()].clock.due = now;
         self.pace(f);
         if let RateUpdate::Every(period) = self.rate_update_clock(f) {
-            self.schedule_rate_update(f, now + period);
+            self.schedule_while_paced(f, now + period, Event::RateUpdate(f));
         }
     }
 
@@ -130,10 +130,12 @@ impl World {
         pacer.expect("paced flow").config().update
     }
 
-    fn schedule_rate_update(&mut self, f: FlowId, at: Time) {
+    /// Schedules `event` of paced flow `f` at `at`, unless the flow or the run has ended
+    /// by then (ticks and rate updates alike stop with the flow).
+    fn schedule_while_paced(&mut self, f: FlowId, at: Time, event: Event) {
         let (fl, now) = (&self.flows[f.index()], self.events.now());
         if at < fl.stop && at < self.duration {
-            self.events.schedule_in(at - now, Event::RateUpdate(f));
+            self.events.schedule_in(at - now, event);
         }
     }
 
@@ -150,14 +152,12 @@ impl World {
         let pacer = fl.pacer.as_mut().expect("paced flow");
         pacer.on_interval(qlen, used);
         let due = (fl.clock.last + self.pace_interval(f)).max(now);
-        let fl = &mut self.flows[f.index()];
-        if due != fl.clock.due {
-            fl.clock.due = due;
-            if due < fl.stop && due < self.duration {
-                self.events.schedule_in(due - now, Event::Pace(f));
-            }
+        let clock = &mut self.flows[f.index()].clock;
+        if due != clock.due {
+            clock.due = due;
+            self.schedule_while_paced(f, due, Event::Pace(f));
         }
-        self.schedule_rate_update(f, now + period);
+        self.schedule_while_paced(f, now + period, Event::RateUpdate(f));
     }
 
     /// One pacing tick of flow `f`.
@@ -186,14 +186,11 @@ impl World {
         } else if per_packet {
             fl.pacer.as_mut().expect("paced flow").on_send(qlen);
         }
-        let interval = self.pace_interval(f);
-        let next = now + interval;
-        let fl = &mut self.flows[f.index()];
-        fl.clock.last = now;
-        fl.clock.due = next;
-        if next < fl.stop && next < self.duration {
-            self.events.schedule_in(interval, Event::Pace(f));
-        }
+        let next = now + self.pace_interval(f);
+        let clock = &mut self.flows[f.index()].clock;
+        clock.last = now;
+        clock.due = next;
+        self.schedule_while_paced(f, next, Event::Pace(f));
     }
 
     /// Time between two ticks of flow `f` at its current rate, capped by a CBR source's
