@@ -48,6 +48,7 @@ pub fn summary(s: &Scenario, out: &RunOutcome, wall_seconds: f64) -> Value {
                 "src": spec.src,
                 "dst": spec.dst,
                 "goodput_bps": num(fm.goodput_bps()),
+                "sent_bps": num(fm.sent_bps()),
                 "packets_sent": fm.packets_sent,
                 "packets_delivered": fm.packets_delivered,
                 "mean_delay_s": fm.mean_delay_s().map_or(Value::Null, num),
@@ -269,6 +270,7 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         flows.push("stop_s", json!(spec.stop_s));
         flows.push("packet_size_bytes", json!(spec.packet_size_bytes));
         flows.push("goodput_bps", num(fm.goodput_bps()));
+        flows.push("sent_bps", num(fm.sent_bps()));
         flows.push("packets_sent", json!(fm.packets_sent));
         flows.push("packets_delivered", json!(fm.packets_delivered));
         flows.push("bytes_delivered", json!(fm.bytes_delivered));
@@ -589,7 +591,7 @@ const MAC_COLUMNS: [&str; 11] = [
     "busy_fraction",
 ];
 
-const FLOW_COLUMNS: [&str; 12] = [
+const FLOW_COLUMNS: [&str; 13] = [
     "id",
     "kind",
     "src",
@@ -598,6 +600,7 @@ const FLOW_COLUMNS: [&str; 12] = [
     "stop_s",
     "packet_size_bytes",
     "goodput_bps",
+    "sent_bps",
     "packets_sent",
     "packets_delivered",
     "bytes_delivered",

@@ -1,19 +1,20 @@
 //! Run metrics: per-flow goodput and delay, time series, drops by node and reason, queue
 //! samples, and the packet conservation law of DESIGN.md.
 //!
-//! Goodput of a flow counts the application payload bytes of packets *created* in its
-//! active window `[max(start, warmup), min(stop, duration))` and delivered before the end
-//! of the run, divided by the window's length. Counting by creation time makes a CBR
-//! flow that is not bottlenecked show exactly its offered rate, and keeps packets sent
-//! during warmup out of the figure.
+//! Goodput of a flow is the application payload bytes *delivered* to its sink inside its
+//! active window `[max(start, warmup), min(stop, duration))`, divided by the window's
+//! length: the rule of ns-3's PacketSink and FlowMonitor. Delay statistics come from the
+//! same deliveries, and time-series bins count by delivery time. What the source put on
+//! the network inside the window is kept apart as the flow's sent rate
+//! ([`FlowMetrics::sent_bps`]).
 //!
-//! TCP flows are counted differently, because their packets are not application data
-//! units: a TCP data packet or ACK that reaches its transport endpoint is *delivered* for
-//! the conservation law ([`Metrics::on_transport_delivered`]), duplicates included, while
-//! the flow's goodput counts the bytes the receiver releases *in order* to the
-//! application ([`Metrics::on_app_delivered`]), each segment once, by delivery time inside
-//! the active window. A TCP flow's `packets_sent` counts data segments put on the network
-//! (retransmissions included); its ACKs count only towards conservation.
+//! TCP flows' packets are not application data units: a TCP data packet or ACK that
+//! reaches its transport endpoint is *delivered* for the conservation law
+//! ([`Metrics::on_transport_delivered`]), duplicates included, while the flow's goodput
+//! counts the bytes the receiver releases *in order* to the application
+//! ([`Metrics::on_app_delivered`]), each segment once. A TCP flow's `packets_sent` counts
+//! data segments put on the network (retransmissions included); its ACKs count only
+//! towards conservation.
 
 use crate::ids::{FlowId, NodeId};
 use crate::net::{DropReason, Packet};
@@ -29,11 +30,14 @@ pub struct FlowMetrics {
     pub bytes_sent: u64,
     pub packets_delivered: u64,
     pub bytes_delivered: u64,
-    /// Payload bytes delivered of packets created inside the active window.
+    /// Payload bytes delivered to the application inside the active window.
     pub window_bytes: u64,
+    /// Payload bytes the source put on the network inside the active window
+    /// (retransmissions and coded packets included).
+    pub window_sent_bytes: u64,
     pub window_start: Time,
     pub window_end: Time,
-    /// Sum of end-to-end delays (ns) of packets delivered after warmup.
+    /// Sum of end-to-end delays (ns) of packets delivered inside the active window.
     pub delay_sum_ns: u128,
     pub delay_count: u64,
     /// Payload bytes delivered per time-series bin.
@@ -42,17 +46,32 @@ pub struct FlowMetrics {
 }
 
 impl FlowMetrics {
-    /// Application bytes delivered per second over the measurement window.
+    /// Application bits delivered per second over the active window.
     pub fn goodput_bps(&self) -> f64 {
+        self.per_window_second(self.window_bytes)
+    }
+
+    /// Payload bits the source put on the network per second over the active window.
+    pub fn sent_bps(&self) -> f64 {
+        self.per_window_second(self.window_sent_bytes)
+    }
+
+    fn per_window_second(&self, bytes: u64) -> f64 {
         let span = (self.window_end.saturating_sub(self.window_start)).as_secs_f64();
         if span <= 0.0 {
             0.0
         } else {
-            self.window_bytes as f64 * 8.0 / span
+            bytes as f64 * 8.0 / span
         }
     }
 
-    /// Mean one-way delay in seconds, `None` if nothing was delivered after warmup.
+    /// Whether `t` lies inside the active window.
+    #[inline]
+    pub fn in_window(&self, t: Time) -> bool {
+        t >= self.window_start && t < self.window_end
+    }
+
+    /// Mean one-way delay in seconds, `None` if nothing was delivered inside the window.
     pub fn mean_delay_s(&self) -> Option<f64> {
         (self.delay_count > 0).then(|| self.delay_sum_ns as f64 * 1e-9 / self.delay_count as f64)
     }
@@ -201,6 +220,9 @@ impl Metrics {
         if let Some(f) = self.flows.get_mut(pkt.flow.index()) {
             f.packets_sent += 1;
             f.bytes_sent += pkt.payload_bytes as u64;
+            if f.in_window(pkt.created) {
+                f.window_sent_bytes += pkt.payload_bytes as u64;
+            }
         }
     }
 
@@ -212,10 +234,8 @@ impl Metrics {
         };
         f.packets_delivered += 1;
         f.bytes_delivered += pkt.payload_bytes as u64;
-        if pkt.created >= f.window_start && pkt.created < f.window_end {
+        if f.in_window(now) {
             f.window_bytes += pkt.payload_bytes as u64;
-        }
-        if now >= self.warmup {
             f.delay_sum_ns += (now - pkt.created).as_nanos() as u128;
             f.delay_count += 1;
         }
@@ -259,10 +279,8 @@ impl Metrics {
         };
         f.packets_delivered += packets;
         f.bytes_delivered += bytes;
-        if now >= f.window_start && now < f.window_end {
+        if f.in_window(now) {
             f.window_bytes += bytes;
-        }
-        if now >= self.warmup {
             f.delay_sum_ns += now.saturating_sub(sent).as_nanos() as u128;
             f.delay_count += 1;
         }
