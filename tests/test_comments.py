@@ -62,29 +62,39 @@ _RATE_UNIT = r"(?:[kMG]?b/s|[kMG]?bit/s|[kMG]bps|[kM]?B/s|bytes?/s)"
 #: the 0.5 Mb/s unit of the Supported Rates element (9.4.2.3) are specification values.
 _PHY_RATE = re.compile(r"(?<![\d.])(?:1|2|5\.5|11|0\.5) ?Mb/s")
 
-#: Words that make a rate a result rather than a setting or a specification value.
+#: Words that make a rate next to them a result rather than a setting, a specification
+#: value or a paper's figure: within a few words before or after it.
 _RESULT_CUE = (
-    r"\b(?:gets?|gives?|gave|got|goodputs?|achiev\w*|reach\w*|measured|on average|seeds?)\b"
+    r"\b(?:gets?|gives?|gave|got|achiev\w*|reach\w*|measured|on average|seeds?|falls?|fell)\b"
 )
+_RATE = rf"(?<![\w.]){_NUMBER} ?{_RATE_UNIT}"
 
-#: Shapes searched line by line: a rate counts as a result only with a result word on its
-#: own line. (pattern, what it is); case-insensitive.
+#: Shapes searched line by line. (pattern, what it is); case-insensitive. A rate that a
+#: model predicts is not a measurement.
 PER_LINE = [
-    (rf"^(?=.*(?:{_RESULT_CUE})).*(?<![\w.]){_NUMBER} ?{_RATE_UNIT}", "a throughput"),
+    (
+        rf"^(?!.*\bpredict).*"
+        rf"(?:(?:{_RESULT_CUE}).{{0,40}}{_RATE}|{_RATE}.{{0,30}}(?:{_RESULT_CUE}))",
+        "a throughput",
+    ),
     (r"^\W*measured\s*\(", "a measurement"),
 ]
 
 #: Shapes searched over each comment block (consecutive comment lines joined), so that a
 #: phrase broken across lines is found too.
 PER_BLOCK = [
-    (rf"{_NUMBER} ?(?:%|x|times) (?:faster|slower|less|more|fewer)\b", "a speed-up"),
+    (
+        rf"{_NUMBER} ?(?:%|x|times) (?:faster|slower"
+        r"|(?:less|more|fewer) (?:wall|time|instructions|cycles|events))\b",
+        "a speed-up",
+    ),
     (
         r"\d ?(?:%|s|ms|us|min|x)\b[^.]*\bwall[- ]?(?:clock|time)"
         r"|\bwall[- ]?(?:clock )?time\b[^.]*\d ?(?:%|s|ms|us|min)\b",
         "a timing",
     ),
     (rf"\b{_NUMBER} ?(?:s|ms|us|min) (?:against|vs\.?|versus) {_NUMBER}", "a timing"),
-    (r"\b\d+% (?:interval|CI)\b|\bmeasured (?:with|over) (?:seeds?|\d)", "a measurement"),
+    (r"\b\d+% (?:interval|CI)\W+\d|\bmeasured (?:with|over) (?:seeds?|\d)", "a measurement"),
     (r"\bfell from\b|\brose from\b|\bdropped from \d", "history"),
     (r"\bearlier (?:version|default|model|code)s?\b", "history"),
     (r"\b(?:previous|old|former) (?:version|default|behaviou?r|model|code)\b", "history"),
@@ -266,6 +276,9 @@ def test_the_scan_catches_measured_figures(tmp_path, source, name):
         ('let s = "// not a comment: 66 kb/s";\n', "x.rs"),
         ("x = '# 66 kb/s'  # RFC 6298 (2.1): initial RTO 1 s\n", "x.py"),
         ('name = "a # 66 kb/s"  # a string, not a comment\n', "x.toml"),
+        ("# Bianchi's model predicts about 4.5 Mb/s of goodput for 20 seeds\n", "x.toml"),
+        ("# Flows below this goodput count as starved (DESIGN.md: 1 kb/s).\n", "x.toml"),
+        ('"""Mean and Student-t 95% interval over seeds."""\n', "x.py"),
     ],
 )
 def test_the_scan_keeps_specification_values_and_code(tmp_path, source, name):
