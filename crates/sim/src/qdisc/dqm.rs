@@ -9,8 +9,9 @@
 //!   [`Dqm::on_received`]. No per-flow queues, only two classes' state (III.B).
 //! * **Channel time** (III.B.1): `N_up`, `N_dn` count flows seen within `flow_timeout`;
 //!   `T_up`, `T_dn` sum each class's `T_pkt` over tumbling windows of
-//!   `(N_up + N_dn) * T_fair`. `T_pkt` is one access, `DIFS + CWmin/2 slots + DATA + SIFS
-//!   + ACK` ([`airqueue_analytic::airtime::access_time`]), DATA at the rate of the
+//!   `(N_up + N_dn) * T_fair`. `T_pkt` is one access,
+//!   `DIFS + CWmin/2 slots + DATA + SIFS + ACK`
+//!   ([`airqueue_analytic::airtime::access_time`]), DATA at the rate of the
 //!   packet's link (the AP "is also aware of the bit-rates"; [`Dqm::set_link_rates`]
 //!   follows scheduled rate changes, not AARF). The paper's estimate for incoming packets
 //!   is used for outgoing ones too, since the queue cannot see the MAC's retries.
