@@ -23,9 +23,8 @@
 //! AIMD rate control on all three flows). With the default radio (EIFS after frames
 //! sensed but not decoded, capture only during the preamble) DiffQ-TCP's long flow clears
 //! the paper's bar, but TCP-SACK's does not starve by the measure (< 10% of its
-//! fair share): the bar for TCP-SACK is pinned by an ignored test, and docs/diffq.md
-//! gives the figures. Every run checks conservation, and the first test runs each
-//! scheme twice to check determinism.
+//! fair share), so the bar for TCP-SACK is pinned by an ignored test. Every run checks
+//! conservation, and the first test runs each scheme twice to check determinism.
 
 use airqueue_kernel::Time;
 use airqueue_sim::medium::wifi::WifiConfig;
