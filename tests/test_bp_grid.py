@@ -168,11 +168,8 @@ def test_quick_notes_check_each_claim(quick):
 
 def test_classical_backpressure_starves_more_flows_than_aodv(quick):
     # Fig. 8's claim for classical BP ("one or more flows do not survive"), with network
-    # coding as the paper ran it. Seeds 1-2, 30 s, TCP-SACK, loss 0: classical BP's
-    # smallest flow 0 kb/s in both seeds and 1.5 of 4 flows survive on average; AODV keeps
-    # 3 of 4 in both (its fourth has not got going in 30 s: smallest flow 0 kb/s). The
-    # full run (10 seeds of 200 s) keeps 3.8 of 4 under AODV (smallest flow 107 kb/s on
-    # average) and 1.6 under classical BP. (TCP-aware BP with coding delivers less than
+    # coding as the paper ran it, TCP-SACK, loss 0: classical BP's smallest flow starves
+    # and fewer flows survive than under AODV. (TCP-aware BP with coding delivers less than
     # AODV: its packets wander over the neighbours with the smallest reported queues and
     # TCP's RTT grows to seconds; docs/backpressure.md. Not asserted.)
     classical_min = quick.row(f"Fig. 8, {SACK0}, classical BP: smallest flow's goodput, kb/s")

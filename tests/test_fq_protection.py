@@ -56,13 +56,8 @@ def quick_10_seeds(tmp_path_factory):
 
 def test_fq_by_destination_protects_tcp_better_than_drop_tail(quick_10_seeds):
     # Section 3.3's claim is about means, so it is checked on seeds 1-10 of the quick
-    # scenario (about 15 s): FQ by destination / drop-tail, TCP goodput with UDP, 1.88
-    # (95% interval 1.49-2.31); TCP keeps 0.48 (0.39-0.57) of its goodput without UDP
-    # under drop-tail and 0.68 (0.54-0.82) under FQ by destination. The quick run's two
-    # seeds alone give a ratio interval from 0.97 up: too few for this claim since a
-    # later frame captures a radio only during the preamble (`late_capture`); with
-    # capture at any time seeds 1-10 gave drop-tail 109-246 kb/s with UDP, FQ by
-    # destination 254-442.
+    # scenario: the ratio FQ by destination / drop-tail of TCP goodput with UDP. The quick
+    # run's two seeds alone are too few to put its interval above 1.
     ratio = quick_10_seeds.row(
         "FQ by IP destination / drop-tail, retry 7/4: TCP goodput with UDP "
         "(Sec. 3.3 gives fractions, not this ratio)"

@@ -49,8 +49,7 @@ def test_olsr_reports_routing_counters(mesh: airqueue.Results) -> None:
     assert routing["tc_duplicates"] > 0
     # A grid node has 2 to 4 neighbours within 250 m; under load a link may be down at
     # the end (three HELLOs lost in a row), but most are symmetric. Broadcast HELLOs are
-    # not retried: at 8 s node 6 has received 4 of its neighbours' HELLOs and holds no
-    # symmetric link (8 and 2 with DiffQ's per-packet rate clock).
+    # not retried, so a busy node may hold no symmetric link at all at the end.
     assert table["sym_neighbors"].between(0, 4).all()
     assert table["sym_neighbors"].mean() > 2.5
     assert 0.0 < routing["min_lq"] <= 1.0

@@ -55,9 +55,8 @@ def test_starvation_quick_rows_and_figures(starvation):
 
 @pytest.mark.parametrize("delack", [True, False], ids=["delack-on", "delack-off"])
 def test_diffq_tcp_gives_the_long_flow_a_larger_share(starvation, delack):
-    # Quick: 0.750 against 0.016 (delayed ACK on), 0.404 against 0.002 (off). An earlier
-    # version also asked for 2.5 times TCP-SACK's share, a magnitude read off another
-    # model and layout; only the disjoint intervals are asserted.
+    # Only the disjoint intervals are asserted, not a ratio of the shares: a magnitude
+    # read off the paper would come from another model and layout.
     tcp = _share(starvation, "TCP-SACK", delack)
     diffq = _share(starvation, "DiffQ-TCP", delack)
     assert diffq.ci_low > tcp.ci_high
@@ -65,9 +64,8 @@ def test_diffq_tcp_gives_the_long_flow_a_larger_share(starvation, delack):
 
 @pytest.mark.parametrize("delack", [True, False], ids=["delack-on", "delack-off"])
 def test_diffq_tcp_has_the_higher_jain_index(starvation, delack):
-    # Quick: 0.968 [0.931, 1.0] against 0.674 (on), 0.848 [0.721, 0.974] against 0.668
-    # (off). Under the per-packet rate clock of earlier versions the delayed-ACK-off
-    # intervals overlapped by 0.0004.
+    # Disjoint intervals, with delayed ACKs on and off (the interval rate clock; under the
+    # per-packet clock, `--param rate_update=packet`, they need not be).
     tag = "delayed ACK on" if delack else "delayed ACK off"
     jain = {
         s: starvation.row(f"{s}, {tag}: Jain's index, all 3 active")
@@ -97,10 +95,8 @@ _DIFFQ_TCP_BELOW_HALF_WITHOUT_DELACK = pytest.mark.xfail(
     ],
 )
 def test_acceptance_diffq_tcp_long_flow_above_half(starvation, delack):
-    # With delayed ACKs, the paper's configuration: quick 0.750 [0.582, 0.919], full
-    # 0.703 [0.627, 0.780]. Before DiffQ-TCP resent one segment after a timeout until an
-    # ACK decided: 0.699 and 0.707; under the per-packet rate clock of earlier versions
-    # 0.498 and 0.515 (`--param rate_update=packet`).
+    # With delayed ACKs, the paper's configuration (docs/diffq.md gives the quick and
+    # full figures).
     assert _share(starvation, "DiffQ-TCP", delack).ours > 0.50
 
 
@@ -218,7 +214,7 @@ def test_starvation_chain_follows_fig2(hops):
     assert contenders == {a, b, c, d}
     assert sensed(e) == contenders | {f} and sensed(g) == contenders | {h}
     assert sensed(f) == {e} and sensed(h) == {g}
-    # The earlier layout stays one parameter away.
+    # The layout with the one-hop senders 200 m from the relay is one parameter away.
     old = diffq_starvation.scenario(
         diffq_starvation.Config.make(False, {**params, "sender_offset": 200}), "TCP-SACK"
     )["topology"]["positions"]
@@ -257,12 +253,9 @@ def test_sensitivity_quick_reruns_the_headlines_per_point(tmp_path):
     assert sack[0] == sack[1]
     # The finding docs/diffq.md reports: a finer priority step (smaller D, threshold D/8)
     # makes DiffQ-TCP fairer on the mesh. The full grid separates the 16-flow Jain
-    # intervals (D = 16: 0.451 [0.410, 0.492]; D = 40: 0.337 [0.305, 0.368]); the quick
-    # run's 3 scenarios do not, so here only the direction of Jain's index is checked.
-    # The median ratio's direction was checked too until the timeout change: with 3
-    # scenarios its intervals span 0.6-6.0 and the quick run gives 1.95 at D = 16 against
-    # 2.03 at D = 40, where the full grid has 2.17 against 1.54 (docs/diffq.md,
-    # "Sensitivity").
+    # intervals; the quick run's 3 scenarios do not, so here only the direction of Jain's
+    # index is checked. The median ratio is not checked: over 3 scenarios its intervals
+    # are too wide to order (docs/diffq.md, "Sensitivity").
     metric = "Jain's index, 16 flows, DiffQ-TCP"
     small = res.row(f"D=16, threshold=2, window=64: {metric}")
     large = res.row(f"D=40, threshold=10, window=64: {metric}")

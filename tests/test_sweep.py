@@ -23,7 +23,7 @@ from airqueue.sweeps import Outcome, RunSpec, _run_dask, execute, run_id
 
 distributed = pytest.importorskip("distributed")
 
-# A wired 4-node chain, two flows: each run takes a few milliseconds.
+# A wired 4-node chain, two flows: cheap runs.
 BASE = {
     "name": "chain",
     "duration": 5.0,
@@ -38,7 +38,7 @@ BASE = {
 GRID = {"queue.capacity": [5, 50]}
 SEEDS = [1, 2, 3]
 
-# Long enough (a few tenths of a second per run) to interrupt a sweep midway.
+# Long enough to interrupt a sweep midway.
 SLOW_TOML = """\
 name = "slow"
 duration = 600

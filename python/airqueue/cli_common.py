@@ -1,6 +1,6 @@
 """The ``airqueue`` Typer app and what its commands share: error reporting, exit codes.
 
-A command lives in its own module (``cli_run.py``, later ``cli_sweep.py`` ...), decorates a
+A command lives in its own module (``cli_run.py``, ``cli_sweep.py`` ...), decorates a
 function with ``@app.command()``, and is enabled by one import in ``cli.py``.
 """
 

@@ -2,34 +2,15 @@
 //! Analysis of the IEEE 802.11 Distributed Coordination Function", IEEE JSAC 18(3), 2000),
 //! with the finite retry limit of Wu et al. (INFOCOM 2002) as an option.
 //!
-//! # Which collision time a faithful MAC matches: DIFS or EIFS
-//!
-//! Bianchi's `Tc = H + P + DIFS + delta` (eq. 20) assumes every station resumes its
-//! backoff DIFS after a collision. IEEE 802.11-2016 says otherwise for most of them:
-//!
-//! - A station that did *not* transmit hears the colliding frames as one busy period that
-//!   ends without a correctly received frame. 10.3.2.3.7 then requires EIFS (= aSIFSTime +
-//!   AckTxTime at the lowest mandatory rate + DIFS = 364 us for 802.11b) instead of DIFS
-//!   before it resumes backoff.
-//! - A station that *did* transmit hears nothing (it was transmitting), so it has no
-//!   erroneous reception and no EIFS; it waits for its Ack until AckTimeout (10.3.2.9),
-//!   then invokes backoff, which resumes after the medium has been idle for DIFS. With the
-//!   timeout rule of [`airqueue_phy::dsss::ack_timeout`] that is SIFS + slot + Ack + DIFS
-//!   = 384 us after the collision, one slot later than the bystanders' EIFS.
-//!
-//! With `n >= 3` saturated stations the bystanders (at least `n - 2` of them, the usual
-//! case) resume countdown first, so the channel is next seized no earlier than
-//! `collision end + EIFS`, and the colliders rejoin one slot later, which the model
-//! ignores (it makes them marginally less aggressive). Hence **a faithful 802.11 MAC matches
-//! [`CollisionRecovery::Eifs`]**: `Tc = DATA + EIFS` (basic access) or `RTS + EIFS`
-//! (RTS/CTS), and that is what the simulator's saturation tests should compare against.
-//! The only exception is `n = 2`, where both stations collide and both resume after
-//! AckTimeout + DIFS (slightly longer than EIFS). [`CollisionRecovery::Difs`] is
-//! Bianchi's original, kept to reproduce his figures and simulators (ns-2) that omit EIFS.
-//! The gap between the two is largest for short frames at high rates and many stations,
-//! where collisions are frequent and a collision costs little besides the recovery time.
-//!
-//! # Time unit
+//! Which collision time a faithful MAC matches: Bianchi's `Tc = H + P + DIFS + delta`
+//! (eq. 20) has every station resume after DIFS. Under IEEE 802.11-2016 the stations that
+//! did not transmit end the collision with an erroneous reception and defer EIFS
+//! (10.3.2.3.7: SIFS + Ack at the lowest mandatory rate + DIFS), while the colliders wait
+//! for AckTimeout (10.3.2.9, [`airqueue_phy::dsss::ack_timeout`]) then DIFS, one slot
+//! later. With `n >= 3` stations the bystanders seize the channel first, so a faithful
+//! MAC matches [`CollisionRecovery::Eifs`] (`Tc = DATA + EIFS`, or `RTS + EIFS`); only at
+//! `n = 2` do both stations wait AckTimeout + DIFS. [`CollisionRecovery::Difs`] is
+//! Bianchi's original, for his figures and for simulators without EIFS (ns-2).
 //!
 //! Durations are [`Time`] (integer ns); probabilities and throughput are `f64`.
 

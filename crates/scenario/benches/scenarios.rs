@@ -2,11 +2,10 @@
 //!
 //! Each scenario is run once to count its events, then timed by criterion with that count
 //! as throughput, so criterion's "elem/s" is events per second; the probe run also prints
-//! simulated seconds per wall second. Scenarios (issue targets in brackets, from ns-3
-//! 3.44 on the same machine class times 50):
-//! - `star20`, `star50`: 20 / 50 saturated 802.11b stations around an AP [80, 32 sim-s/s];
+//! simulated seconds per wall second. Scenarios:
+//! - `star20`, `star50`: 20 / 50 saturated 802.11b stations around an AP;
 //! - `mesh46`: 46 nodes placed at random in 1 km^2 (paths up to 6-7 hops), 32 CBR flows
-//!   between random pairs, static routing [65 sim-s/s];
+//!   between random pairs, static routing;
 //! - `mesh46-diffq`: the same mesh and flows under DiffQ (seed 000): per-destination
 //!   queues, the eight-level EDCA table, and every source paced by DiffQ's rate control;
 //! - `chain-wired`: the bundled wired example;

@@ -159,9 +159,9 @@ fn tcp_runs_over_aodv_on_a_chain() {
     assert!(out.metrics.flows[0].packets_delivered > 100);
     // The ACKs found their way back on the reverse route the RREQ left: the destination
     // discovers a route only after a link of the path broke. (On this chain a hidden
-    // sender three hops away can destroy a frame after its preamble, so seed 3 has one
-    // retry-limit drop at node 3, one break and one discovery by node 5; without the
-    // reverse route node 5 would discover before its first ACK, break or not.)
+    // sender three hops away can destroy a frame after its preamble, so a retry-limit
+    // drop may break a link and make node 5 discover; without the reverse route node 5
+    // would discover before its first ACK, break or not.)
     let breaks: u64 = out.routing.iter().map(|s| s.link_breaks).sum();
     assert!(
         out.routing[5].discoveries_started <= breaks,
@@ -289,9 +289,9 @@ fn hello_detection_on_a_chain_discovers_delivers_and_sends_hellos() {
     // Every node of the route carries data for 9 s: HELLOs from each of them (one per
     // HELLO_INTERVAL at most). A node declares a next hop lost only after missing
     // ALLOWED_HELLO_LOSS (2) of its HELLOs (RFC 3561 6.9), so every break comes with at
-    // least two failed receptions at the node that declares it. (Seed 3: node 4 loses two
-    // of node 5's HELLOs to node 2's frames, which it senses from 400 m and node 5 does
-    // not: node 5 is a hidden terminal for them.)
+    // least two failed receptions at the node that declares it. (Node 4 can lose node 5's
+    // HELLOs to node 2's frames, which it senses from 400 m and node 5 does not: node 5 is
+    // a hidden terminal for them.)
     for (i, s) in r.iter().enumerate() {
         assert!(s.hellos_sent >= 3 && s.hellos_sent <= 10, "node {i}: {s:?}");
         if s.link_breaks > 0 {

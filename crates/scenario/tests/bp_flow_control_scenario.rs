@@ -56,18 +56,12 @@ const TCP_AWARE_ORACLE: &str =
 const DROPTAIL: &str = "kind = \"droptail\"\ncapacity = 100";
 const AODV: &str = "[routing]\nkind = \"aodv\"";
 
-/// Measured with seeds 1-3 over 60 s (kb/s, TCP / UDP; A and D, B and C, 300 m apart,
-/// sense each other's frames without decoding them and defer EIFS after them, the
-/// default since 6d7113c): TCP-aware backpressure with flow control 716-734 / 312-321
-/// (700-726 / 313-332 under the old energy-only model); AODV with the saturating UDP
-/// flow 31-41 / 753 (40-44 / 750-758); TCP-aware backpressure with the UDP flow
-/// uncontrolled 18-59 / 731-756 (18-59 / 736-759). Fig. 12's direction with margins
-/// these seeds keep: the controlled UDP flow leaves TCP room, the uncontrolled one
-/// starves it under either scheme.
-///
-/// Those numbers are the model's with configured link weights and no control packets
-/// (`TCP_AWARE_ORACLE`). Under the schema's defaults (measured estimates, control
-/// packets) only the direction against AODV is asserted.
+/// Fig. 12's direction, with margins that hold over seeds 1-3: the controlled UDP flow
+/// leaves TCP room, the uncontrolled one starves it under either scheme (A and D, B and
+/// C sense each other's frames without decoding them and defer EIFS after them). With
+/// configured link weights and no control packets (`TCP_AWARE_ORACLE`); under the
+/// schema's defaults (measured estimates, control packets) only the direction against
+/// AODV is asserted.
 #[test]
 fn flow_control_keeps_tcp_alive_where_an_uncontrolled_udp_flow_starves_it() {
     for seed in 1..=3 {

@@ -1,13 +1,6 @@
 //! The network-coding layer of seed 002 (4.1.3, 4.2.1) under TCP-SACK, from scenario
 //! files: what it costs on a clean path, that it masks losses in the network from TCP,
 //! and that it shows TCP the congestion drops at the source.
-//!
-//! Figures measured over seeds 1-5 (60 s, goodput in kb/s, plain / coded), with the
-//! default EIFS after frames sensed but not decoded (6d7113c) and the default preamble
-//! capture (`radio.late_capture = "preamble"`, 33807fb): loss-free chain 419-424 /
-//! 405-414; lossy link with a 2-attempt MAC and an 8-segment window 140-169 / 166-286
-//! (seed 4 only 158 / 166); 5-packet drop-tail queues 391-401 / 367-384. With capture at
-//! any time (the earlier default) the lossy link gave 87-166 / 256-307.
 
 mod common;
 use common::goodputs;

@@ -1,15 +1,6 @@
 //! MORE (Chachulski et al., SIGCOMM 2007) from scenario files: a chain delivers whole
 //! batches, conserves packets and repeats itself; in a lossy diamond both middle nodes
 //! forward, and MORE outdoes single-path TCP on the same links.
-//!
-//! Figures measured (seed 1, 1400-byte packets, 11 Mb/s): lossy diamond over 20 s, MORE
-//! 1649 kb/s (92 batches), TCP-SACK on the single ETX path 511 kb/s. The destination,
-//! 400 m from the source, senses its frames without decoding them and defers EIFS after
-//! each (`radio.sensed_frames = "rx_error"`, the default); with sensed frames as energy
-//! only MORE gets 1720 kb/s and TCP 508. Before batch ACKs were reliable hop by hop and
-//! made once per batch, the destination repeated its ACK every 50 ms while it still
-//! heard the decoded batch, faster than its MAC could send them over the 50%-loss
-//! links: 338 ACKs for 12 batches, 215 kb/s, below TCP's 511 (860 kb/s with energy only).
 
 mod common;
 use common::goodputs;
@@ -248,10 +239,9 @@ fn fading_chain(hops: u32, duration: f64) -> String {
 fn the_destination_acks_each_batch_once() {
     // Two hops under fading: the destination hears the source's frames but can decode
     // none (400 m), so it hears the decoded batch through the relay until its ACK
-    // reaches the source. It used to repeat the ACK every 50 ms meanwhile; its ACK
-    // frames get through on about one attempt in five, so the repeats queued faster than
-    // its MAC sent them (seed 1, 60 s: 549 ACKs made for 55 batches, 33 waiting ahead of
-    // each new one on average). The ACK is now reliable hop by hop, and made once.
+    // reaches the source. Its ACK frames rarely get through on the first attempt, so
+    // repeating the ACK meanwhile would queue ACKs faster than its MAC sends them: the
+    // ACK is reliable hop by hop instead, and made once per batch.
     let text = fading_chain(2, 20.0);
     goodputs(&text);
     let m = more_stats(&run(&text));
@@ -264,10 +254,9 @@ fn the_destination_acks_each_batch_once() {
 #[test]
 fn a_batch_ack_the_mac_gives_up_on_is_sent_again() {
     // Four hops under fading: the relays the ACK has passed flush the batch and ignore
-    // its packets, so when a later hop's MAC dropped the ACK (after 11 attempts), the
-    // destination never heard the batch again and the source sent the ACKed batch for
-    // the rest of the run (seed 1: nothing decoded after 6.8 s). The hop now queues the
-    // ACK again.
+    // its packets, so if a later hop's MAC dropped the ACK (after 11 attempts) the
+    // destination would never hear the batch again and the source would send the ACKed
+    // batch for the rest of the run. The hop queues the ACK again instead.
     let text = fading_chain(4, 30.0);
     goodputs(&text);
     let r = run(&text);

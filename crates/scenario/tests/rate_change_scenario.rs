@@ -2,10 +2,6 @@
 //! from the listed stations go at the new rate, which slows their links and, through
 //! 802.11's equal access, everybody else's (the "performance anomaly" the paper
 //! mentions); determinism and packet conservation hold across the change.
-//!
-//! Measured (20 s, stations 2 and 3 from 11 to 2 Mb/s at 10 s, seed 1; goodput in Mb/s
-//! over 2-10 s, then 12-20 s): station 1 (unchanged) 1.74 -> 0.70, station 2 1.69 ->
-//! 0.66, downlink to station 3 1.78 -> 0.65; without the change all stay within 4%.
 
 use airqueue_scenario::api::{run_value, Run};
 use airqueue_scenario::parse::toml_to_json;
@@ -154,8 +150,7 @@ fn gamma_after(r: &Run) -> f64 {
 /// DQM charges each class at its links' real rates (III-B), so after the drop the slow
 /// uplink flows get about the channel time of the fast downlink ones: the time-fair ratio
 /// is (1649 + 922) / (5170 + 1170) us = 0.41 (DQM's T_pkt of a segment and its ACK at
-/// 11 and at 2 Mb/s). Drop-tail keeps favouring the uplink. Measured (seed 1): DQM 0.38,
-/// drop-tail 3.9.
+/// 11 and at 2 Mb/s). Drop-tail keeps favouring the uplink.
 #[test]
 fn dqm_gives_the_slow_uplink_its_time_share() {
     let dqm = run(&tcp_bss("kind = \"dqm\""));

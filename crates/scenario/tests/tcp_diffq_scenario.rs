@@ -33,7 +33,7 @@ fn a_tcp_flow_from_a_file_runs_deterministically_and_reports_its_window() {
     assert_eq!(a["summary"]["conservation"]["holds"], true);
     let flow = &a["summary"]["flows"][0];
     assert_eq!(flow["kind"], "tcp");
-    // Three hops of 11 Mb/s 802.11b: well under one hop's ~3.4 Mb/s, well above nothing.
+    // Three hops of 11 Mb/s 802.11b: well under one hop's capacity, well above nothing.
     let g = flow["goodput_bps"].as_f64().unwrap();
     assert!(g > 0.5e6 && g < 3.0e6, "{g}");
     let tcp = &a["tables"]["tcp"];

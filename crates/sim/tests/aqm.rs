@@ -136,9 +136,9 @@ fn pi_holds_the_mean_queue_at_its_reference() {
         // rests where q = q_ref on average); what is left is the queue's own swing
         // (TCP's sawtooth, sampled every 10 ms over 150 s) and the tail of the start-up
         // transient, slow with Hollot's gains (designed for 60 flows at 3750 packets/s,
-        // here 5 flows at 1200). Measured: within 2%. 15% leaves room for changes in
-        // TCP's dynamics while still telling PI from a queue merely kept below its
-        // capacity (drop-tail's mean here is 83 of 100).
+        // here 5 flows at 1200). 15% leaves room for changes in TCP's dynamics while
+        // still telling PI from a queue merely kept below its capacity, where drop-tail
+        // sits.
         assert!(
             (b.mean_queue - q_ref).abs() < 0.15 * q_ref,
             "mean queue {} vs q_ref {q_ref}",
@@ -176,8 +176,8 @@ fn with_ecn_the_aqms_mark_instead_of_dropping() {
         // First transmissions are ECN-capable, so the AQM marks them. It still drops what
         // it picks among retransmissions (not ECN-capable, RFC 3168 section 6.1.5; the
         // few losses are start-up overflows), and the ACKs' queues stay below where
-        // either AQM acts: early drops are at most the retransmissions, a handful
-        // against the thousand-odd drops without ECN.
+        // either AQM acts: early drops are at most the retransmissions, far fewer than
+        // the drops without ECN.
         assert!(b.aqm_drops <= b.retransmissions, "{name}: {b:?}");
         assert!(b.aqm_drops < 10, "{name}: {b:?}");
         assert!(b.ce_marks > 500, "{name}: {b:?}");

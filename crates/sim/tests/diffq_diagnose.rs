@@ -1,4 +1,4 @@
-//! The accounting used to diagnose DiffQ: drops of each flow's packets by node, reason
+//! The accounting that diagnoses DiffQ: drops of each flow's packets by node, reason
 //! and whether the node is the packet's origin (`Metrics::flow_drops`), and MAC counters
 //! per priority level (`MacStats::by_level`).
 //!
@@ -92,8 +92,7 @@ fn sum(out: &RunOutcome, pick: impl Fn(&FlowDropKey) -> bool) -> u64 {
 /// never binds: the relays overflow, the source does not (it only offers what its own
 /// queue takes), and every drop is attributed to the flow at the node that counted it.
 /// The source updates its rate once per packet: the default 10-ms clock keeps this
-/// chain's relays from overflowing at all (no drops in 20 s), and the bookkeeping needs
-/// some.
+/// chain's relays from overflowing at all, and the bookkeeping needs some drops.
 #[test]
 fn flow_drops_tell_relay_overflows_from_drops_at_the_source() {
     let mut wifi = WifiConfig::dsss_default();

@@ -15,21 +15,15 @@
 //!
 //! 200 m between neighbours, 250 m decode range, 550 m carrier sense. F and H are 200 m
 //! from the relays B and D, within carrier sense of A..D and B..E respectively. Flow 0
-//! starts at 0 s, flow 1 at 10 s, flow 2 at 20 s; goodput is measured over 25-60 s, when
-//! all three are active.
+//! starts at 0 s, flow 1 at 10 s, flow 2 at 20 s; goodput counts over 25-60 s, when all
+//! three are active.
 //!
 //! The paper has the long flow starve under TCP-SACK over drop-tail queues and DCF (Fig.
 //! 2) and keep a fair share under DiffQ-TCP (DiffQ queues, the diffq8 EDCA table, DiffQ
-//! AIMD rate control on all three flows). Here, with the default radio (EIFS after
-//! frames sensed but not decoded; a later frame captures a radio only during the
-//! preamble of the frame it is locked on, `late_capture = "preamble"`), seeds 1-3:
-//! DiffQ-TCP's long flow gets 52-58% of its fair share (61% with delayed ACKs, seed 1),
-//! above the paper's bar; TCP-SACK's keeps 21-22%, so it does not starve by the issue's
-//! measure (< 10%): the relays' hidden senders now destroy frames (TCP-SACK seed 1: 70
-//! drops at queues and 57 at the MAC retry limit, 5 RTOs), yet the long flow keeps about
-//! 265 kb/s against 1.3-2.1 Mb/s for the one-hop flows. (With capture at any time,
-//! `"always"`, the earlier default, it was the other way round: TCP-SACK under 1%,
-//! DiffQ-TCP 36-43%.) The TCP-SACK bar is pinned by an ignored test. Every run checks
+//! AIMD rate control on all three flows). With the default radio (EIFS after frames
+//! sensed but not decoded, capture only during the preamble) DiffQ-TCP's long flow clears
+//! the paper's bar, but TCP-SACK's does not starve by the measure (< 10% of its
+//! fair share), so the bar for TCP-SACK is pinned by an ignored test. Every run checks
 //! conservation, and the first test runs each scheme twice to check determinism.
 
 use airqueue_kernel::Time;

@@ -118,9 +118,9 @@ fn fair_queuing_protects_tcp_and_backpressure_protects_it_more() {
     // Seed 001: the local keys lump TCP with the UDP flow sharing its link. By next hop
     // the flows share a class at relays 1 and 2 and TCP starves. By previous hop they
     // share one only at relay 2 (both arrive from 1), which is not the bottleneck once
-    // relay 1 defers EIFS after relay 3's frames (`sensed_frames = "rx_error"`): seed 5
-    // gives TCP 657 kb/s, UDP 821, and relay 2 drops 104 packets in 30 s. With frames
-    // sensed as energy only relay 2 saturates (2870 drops) and TCP gets 83 kb/s.
+    // relay 1 defers EIFS after relay 3's frames (`sensed_frames = "rx_error"`); with
+    // frames sensed as energy only, relay 2 would saturate and TCP starve by previous hop
+    // too.
     assert!(
         next_hop < 0.5 * source,
         "fq next_hop: {next_hop} vs {source}"

@@ -82,8 +82,9 @@ fn two_station_tcp_bps() -> f64 {
 /// data frame and every TCP ACK a full DIFS + mean backoff. In 802.11 the receiver's ACK
 /// and the sender's next segment count their backoffs down *at the same time* (both are
 /// backlogged after each exchange), so the channel idles less than the budget says and
-/// TCP beats it by about 8%. Parametrized for what the MAC really does (two saturated
-/// stations, one data frame or one TCP ACK per access), Bianchi's model fits within 1%.
+/// TCP beats it (by less than 10%). Parametrized for what the MAC really does (two
+/// saturated stations, one data frame or one TCP ACK per access), Bianchi's model fits
+/// within 5%.
 #[test]
 fn one_hop_tcp_gets_the_data_ack_air_time_budget() {
     let duration = Time::from_secs(30);

@@ -197,9 +197,9 @@ fn higher_edca_level_gets_a_larger_share() {
 /// Every level keeps its own access timing however many a table has. One station gets
 /// a packet at level 19 (AIFSN 15) and then one at level 15 (AIFSN 2) of a 20-level
 /// table at the same instant on an idle channel: level 15's AIFS ends 13 slots sooner,
-/// so its packet goes first. (While the MAC kept grants in a 16-slot table, levels 15
-/// and up shared the last one's grant: both became due at level 19's AIFS and the
-/// internal collision sent level 19's packet first.)
+/// so its packet goes first. (A MAC keeping grants in a fixed 16-slot table would give
+/// levels 15 and up the last one's grant: both would become due at level 19's AIFS and
+/// the internal collision would send level 19's packet first.)
 #[test]
 fn levels_beyond_the_sixteenth_keep_their_own_timing() {
     let mut wifi = WifiConfig::dsss_default();

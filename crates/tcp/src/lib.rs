@@ -1,15 +1,12 @@
 //! TCP as pure, event-loop-free state machines: a [`TcpSender`] (NewReno, SACK, Vegas, FeW;
 //! ECN) and a [`TcpReceiver`] (cumulative ACK, SACK blocks, delayed ACK, ECN echo).
 //!
-//! # Shape
-//!
-//! Both machines are plain structs that never call outward (smoltcp style). Each input is a
-//! method call with the current time, e.g. [`TcpSender::on_ack`]`(ack, now, out)`; the
-//! outputs are pushed into an [`Outbox`] that the caller owns and drains: segments to send
-//! and the desired state of the machine's single timer ([`TimerCmd::Arm`] or
-//! [`TimerCmd::Cancel`]). The caller owns the real timer; a stale expiry is harmless because
-//! the machines check the deadline they asked for. Once the outbox `Vec` has grown to the
-//! window size, nothing allocates per segment.
+//! Both machines are plain structs that never call outward (smoltcp style): each input is
+//! a method call with the current time, e.g. [`TcpSender::on_ack`]`(ack, now, out)`, and
+//! the outputs go to an [`Outbox`] the caller drains: segments, and the state of the
+//! machine's single timer ([`TimerCmd::Arm`] or [`TimerCmd::Cancel`]; a stale expiry is
+//! harmless, the machines check their deadline). Nothing allocates per segment once the
+//! outbox has grown to the window.
 //!
 //! ```
 //! use airqueue_kernel::Time;
@@ -31,25 +28,14 @@
 //! assert_eq!(data.items.len(), 6); // slow start: two segments per ACK
 //! ```
 //!
-//! # Packet-level sequence numbers
+//! Like ns-2's TCP agents, sequence numbers count **whole segments**, not bytes: ACKs,
+//! SACK blocks (half-open `[start, end)`) and every window (`cwnd` as an `f64`,
+//! `ssthresh`, FlightSize, pipe) are in packets, so an RFC rule in "`x` * SMSS bytes" is
+//! applied as "`x` packets". Numbers are `u32` and do not wrap within a flow, so plain
+//! comparisons replace modular ones.
 //!
-//! Like ns-2's TCP agents, sequence numbers count **whole segments** (MSS-sized packets),
-//! not bytes: segment `n` carries the `n`-th MSS of the stream, the cumulative ACK is the
-//! next expected segment number, SACK blocks are half-open segment ranges `[start, end)`
-//! and every window (`cwnd`, `ssthresh`, the `max_window` cap, FlightSize, pipe) is in
-//! packets, with `cwnd` an `f64` so that congestion avoidance can grow it by fractions.
-//! An RFC rule written "`x` * SMSS bytes" is applied here as "`x` packets". Numbers are
-//! `u32` and never wrap in practice (4 * 10^9 segments per flow), so plain comparisons are
-//! used instead of modular ones.
-//!
-//! # Modules
-//!
-//! - [`wire`]: the segment headers as plain values and their on-air sizes;
-//! - [`rto`]: the RFC 6298 retransmission-timeout estimator;
-//! - [`scoreboard`]: the per-segment sender scoreboard (send times, SACKed bits);
-//! - [`sender`]: the congestion-controlled sender;
-//! - [`receiver`]: the receiver;
-//! - [`tfrc`]: TFRC (RFC 5348) and TFRC-ECN, a rate-based sender and its receiver.
+//! Modules: [`wire`] (headers and sizes), [`rto`] (RFC 6298), [`scoreboard`] (send times,
+//! SACKed bits), [`sender`], [`receiver`], [`tfrc`] (RFC 5348 and TFRC-ECN).
 
 pub mod receiver;
 pub mod rto;

@@ -2,83 +2,33 @@
 //! per-flow queues whose backlog differences to the neighbours choose both the packet and
 //! the neighbour it goes to.
 //!
-//! # Queues
-//! One FIFO per commodity, the pair (flow id, destination): a TCP flow's data and its
-//! ACKs travel in opposite directions under one flow id and are two commodities (seed
-//! 002's `U_i^s` is per flow and the paper does not say where ACKs wait; keying by
-//! destination too is this model's reading). An empty queue does
-//! not exist (it is not in `S_i`). The node buffer holds at most `capacity` packets over
-//! all queues (`B_i`, seed 002's 100).
+//! * **Queues**: one FIFO per commodity (flow id, destination), so a TCP flow's data and
+//!   ACKs are two commodities (the paper's `U_i^s` is per flow and does not place ACKs:
+//!   this model's reading). At most `capacity` packets over all queues (`B_i`).
+//! * **Overflow** (4.1.4, "a packet from the largest per-flow queue is dropped"): the
+//!   longest queue, counting the arrival, loses its tail (ties: smallest commodity) and
+//!   the arrival takes its place, at every node since reports are stale. A push-out is one
+//!   arrival and one drop, so `received = dropped + enqueued` holds.
+//! * **Reports** (4.1.2): every packet handed to the MAC carries its queue's length (the
+//!   piggybacked [`DiffqHeader`] `qlen`); every node decoding or overhearing it records it
+//!   per (sender, commodity) as `U_j^s`, adding the packets it hands to `j` until `j`
+//!   reports again. Reports older than `report_lifetime` (this model's, not the paper's)
+//!   count as empty, so a missed report or a lost packet cannot block a link for ever. A
+//!   node silent for `control_interval` broadcasts its queue sizes in a control packet
+//!   (`world/bp_control.rs`, [`Backpressure::advertised`]).
+//! * **Scheduling** (eq. (2)-(4), 4.1.1): for every commodity with packets and every
+//!   one-hop neighbour `j`, `D = U_i^s - U_j^s` (classical) or `max(K, U_i^s) - U_j^s`
+//!   (TCP-aware; `U_j^s = 0` at the destination, `K = B_i / |S_i|`), weight
+//!   `D * R_ij * (1 - p_ij)` with footnote 2's estimates (module `estimate`) or the
+//!   configured rate and loss. The largest positive weight sends its head packet (ties:
+//!   commodities at random, then the routing next hop, then the smaller id); otherwise the
+//!   interface idles until an arrival, a report or the window changes the weights.
+//! * **Forwarding**: the packet joins the chosen neighbour's queue, routing next hop or
+//!   not; loops end on the TTL (`DEFAULT_TTL`).
 //!
-//! # Overflow (section 4.1.4, "a packet from the largest per-flow queue is dropped")
-//! When an arrival finds the buffer full, the longest queue, counting the arrival in its
-//! own queue, loses its tail: the arrival itself when its queue is (one of) the longest,
-//! else the last packet of the longest other queue (ties: the smallest (flow,
-//! destination)), and the arrival takes its place. The paper expects overflow at the
-//! source/edge only, since a node does not send to a neighbour that might overflow; here
-//! reports are stale and neighbours may overflow too, so the same rule applies at every
-//! node. A push-out counts as one arrival received and one packet dropped, with the
-//! buffer length unchanged, so `received = dropped + enqueued` still holds.
-//!
-//! # Reports (section 4.1.2)
-//! Every packet handed to the MAC carries the length of its commodity's queue after it
-//! left (the `qlen` of the piggybacked [`DiffqHeader`], as fair queuing reuses it).
-//! Every node decoding or overhearing the frame records it per (sender, commodity): the
-//! "most recent report" standing for `U_j^s(t)`. A packet this node hands to `j` is added
-//! to its record of `j` until `j` reports again (it joins `j`'s queue). Reports are soft
-//! state: older than `report_lifetime` they count as an empty queue. That lifetime is
-//! this model's, not the paper's: a node that missed a neighbour's last report, or
-//! counted a packet the MAC then lost, would otherwise wait for ever.
-//!
-//! A node that handed no data frame to its MAC for `control_interval` broadcasts a
-//! control packet of its queue sizes (section 4.1.2, "if there is no data transmission
-//! for some time duration ... independent control packets"; `world/bp_control.rs`):
-//! every queue holding packets and a zero for every commodity that emptied within
-//! `report_lifetime` ([`Backpressure::advertised`]). Receivers record the entries as
-//! piggybacked reports, with the same lifetime: the default interval, half the
-//! lifetime, refreshes an idle node's reports before they expire. Reports were not made
-//! to live until replaced, since nothing replaces a belief about a commodity the
-//! neighbour never held (a packet counted for it that the MAC lost).
-//!
-//! # Scheduling (section 4.1, eq. (2)-(4), and 4.1.1)
-//! When the MAC has room, for every commodity `s` with packets and every 802.11
-//! neighbour `j` (the nodes the routing table reaches in one hop):
-//! `D = U_i^s - U_j^s` (classical) or `D = max(K, U_i^s) - U_j^s` (TCP-aware), with
-//! `U_j^s = 0` when `j` is the destination and `K = B_i / |S_i|` (section 4.1.4,
-//! integer division; `|S_i|` the commodities with packets here). The weight is
-//! `D * R_ij * (1 - p_ij)`. With `LinkEstimate::Measured` (the default of the scenario
-//! schema), `p_ij` and `R_ij` are footnote 2's estimates from this node's own
-//! transmissions to `j` over the last `T`, counted as packets (the default: a packet
-//! failed if the MAC dropped it at the retry limit) or as frame attempts
-//! ([`LossCount`]; module `estimate`: a link without
-//! attempts in the window counts as the node's links on average, or as loss-free at the
-//! configured rate when the node sent nothing); with
-//! `LinkEstimate::Configured`, the configured data rate and `[[link]]` loss. The pair
-//! with the largest weight wins (ties between commodities at
-//! random, between neighbours the routing next hop first, then the smaller id); its
-//! head packet goes to `j` if the weight is positive. Otherwise nothing is sent: the
-//! interface idles until an arrival, a report or the expiry of a report changes the
-//! differentials, or (measured estimates) the window moves on by a bucket and a link
-//! that lost every attempt (`p~ = 1`, weight 0) may count again (`release_at`).
-//!
-//! # Forwarding
-//! The packet goes to the chosen neighbour, not necessarily the routing next hop; there
-//! it joins that node's queue for the same commodity (the routing next hop stored with
-//! a queued packet is not read). Packets may wander or loop, as backpressure allows;
-//! the TTL (`DEFAULT_TTL`) ends loops with a `Ttl` drop.
-//!
-//! # Storage
-//! Every pull weighs every commodity with packets against every neighbour, and every
-//! frame decoded or overheard stores a report, so the tables are dense and indexed (as
-//! DiffQ's and fair queuing's, `qdisc/reports.rs`): a row per flow ever seen here,
-//! found through a flow-indexed vector and given on the flow's first packet or report,
-//! with a slot per destination holding that commodity's FIFO (which keeps its
-//! allocation while empty) and when it last emptied; per row, a [`NeighbourReports`]
-//! table of the reports by (neighbour, destination). The commodities with packets are
-//! also listed, with their slots, in (flow, destination) order: the scheduler visits
-//! them in that order, which fixes the order of its random draws for ties, and overflow
-//! breaks ties between the longest queues by it. The neighbours come from the routing
-//! table's per-node list (`RoutingTable::neighbours`), not from a scan of its row.
+//! Tables are dense and indexed (as DiffQ's, `qdisc/reports.rs`): a row per flow seen,
+//! a slot per destination, and the commodities with packets listed in (flow, destination)
+//! order, which fixes the order of the random tie-breaks.
 
 use super::reports::NeighbourReports;
 use super::{Dequeued, QueueCounters, Queued};
@@ -140,8 +90,8 @@ pub struct BackpressureConfig {
 }
 
 impl BackpressureConfig {
-    /// The model before measured estimates and control packets: configured link
-    /// weights, no control packets.
+    /// Configured link weights and no control packets: section 4.1 without footnote 2's
+    /// estimates and 4.1.2's control packets.
     pub fn configured(
         capacity_pkts: u32,
         variant: BackpressureVariant,
@@ -198,7 +148,7 @@ pub struct Choice {
 
 /// The backpressure discipline of one node's radio interface.
 ///
-/// Storage is dense (module doc, "Storage"): a row per flow ever seen, found through a
+/// Storage is dense (module doc): a row per flow ever seen, found through a
 /// flow-indexed vector, with one slot per destination; a commodity's slot is
 /// `row * node_count + destination`.
 #[derive(Clone, Debug)]

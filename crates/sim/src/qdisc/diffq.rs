@@ -1,25 +1,14 @@
 //! DiffQ's per-destination queues and differential-backlog scheduler (seed 000, section
 //! 4.1 "Forwarder Algorithm" and 5.4).
 //!
-//! Each node keeps one FIFO per destination (soft state: a destination with no packets
-//! has no queue) and learns its neighbours' queue sizes for each destination from the
-//! `qlen` field piggybacked on every DiffQ frame it decodes or overhears. When the MAC has
-//! room, the scheduler picks the destination with the largest queue differential
-//! `QD(d) = |Q_i(d)| - |Q_j(d)|`, `j` the routing next hop towards `d` (zero when `j` is
-//! `d` itself, eq. 1), and hands its head-of-line packet to the MAC at priority
-//! `max(ceil(QD / (D / levels)), 0)`, clipped to the top level (line 7 of the algorithm;
-//! `D` the per-destination queue limit). Ties are broken at random from the node's own
-//! stream. Traffic without a DiffQ header (routing control, plain flows) waits in a FIFO
-//! of its own and goes at level 0 (section 5.5), served in turn with the DiffQ queues.
-//!
-//! Multi-path flows (section 4.2, DiffQ-MORE): a destination queue whose head packet
-//! belongs to a flow registered with `set_multipath` takes
-//! `QD_i(d) = min_{j in F_ip} |Q_i(d)| - |Q_j(d)|` (eq. 2), `F_ip` the flow's forwarder
-//! list (destination included, whose queue counts 0 by eq. 1) among this node's
-//! neighbours; with no such neighbour, `|Q_i(d)|`.
-//!
-//! The two ablations of section 6.4 are switches: `scheduling = false` serves the
-//! destination queues round robin, `mac_priority = false` sends everything at level 0.
+//! One FIFO per destination; neighbours' queue sizes come from the `qlen` piggybacked on
+//! every DiffQ frame decoded or overheard. The scheduler picks the destination with the
+//! largest `QD(d) = |Q_i(d)| - |Q_j(d)|` (`j` the next hop, 0 at the destination, eq. 1;
+//! ties at random) and sends its head at MAC level `max(ceil(QD / (D / levels)), 0)`,
+//! clipped (line 7). Traffic without a DiffQ header waits in its own FIFO at level 0
+//! (5.5). A multi-path flow (4.2, DiffQ-MORE; `set_multipath`) takes the minimum over its
+//! forwarders among the neighbours (eq. 2). Section 6.4's ablations are the switches
+//! `scheduling` (round robin when off) and `mac_priority` (level 0 when off).
 
 use super::reports::NeighbourReports;
 use super::{Dequeued, QueueCounters, Queued};

@@ -3,67 +3,31 @@
 //! holds near the number of packets that drain in `D_ref`, marking the flows that take
 //! more than their share of the channel, and serving the class that is under its share.
 //!
-//! Classes (III.B, "uplink/downlink"), as the AP sees them: *downlink* = TCP data the AP
-//! sends over its radio and the TCP ACKs it receives for them; *uplink* = TCP data the AP
-//! receives over its radio and the ACKs it sends back. So `qData` holds downlink packets
-//! and `qAck` uplink ones; every packet that is not a pure TCP ACK counts as data. The AP
-//! learns what it receives through [`Dqm::on_received`], which the world calls for every
-//! packet the node decodes over the radio, with the neighbour it came from.
-//!
-//! State per class, no per-flow queues (III.B: "we do not keep per-flow state but only
-//! the states of two classes"):
-//! - `N_up`, `N_dn`: flows of each class with a packet seen (queued or received) within
-//!   the last `flow_timeout`, recounted from a dense vector over flow ids at the start of
-//!   each observation window and fixed within it.
-//! - `T_up`, `T_dn`: channel time of each class within the current observation window
-//!   `T_w = (N_up + N_dn) * T_fair` (III.B.1; at least one `T_fair`). Windows tumble: the
-//!   first touch at or after a window's end opens the next one at that instant, with
-//!   fresh counts and both times at zero. A packet's channel time `T_pkt` is the expected
-//!   cost of one access, `DIFS + CWmin/2 slots + DATA + SIFS + ACK`
-//!   ([`airqueue_analytic::airtime::access_time`]), with DATA at the bit rate of the
-//!   packet's link: towards its next hop for a packet leaving the AP, from the neighbour
-//!   it came from for a received one (III.B: the AP "is also aware of the bit-rates
-//!   towards different destinations"), the ACK at the basic rate. III.B.1 prescribes
-//!   that estimate for incoming packets; for outgoing ones the paper would use the AP's
-//!   actual backoff and retries, which the queue does not see, so the same estimate is
-//!   used. The AP's own packets are charged when the MAC pulls them, received ones on
-//!   reception.
-//!
-//! Link rates: the queue keeps the current rate of each of its access point's links in a
-//! dense vector over node ids, starting at the configured data rate; the world updates it
-//! through [`Dqm::set_link_rates`] whenever a scheduled rate change
-//! ([`crate::medium::wifi::RateChange`]) takes effect, so the hot path only indexes it.
-//! Under AARF the MAC moves rates on its own and the queue does not follow (it keeps
-//! the configured and scheduled rates).
-//!
-//! Enqueue (Algorithm 1, lines 1-13, 31-47): an arrival that finds `capacity` packets
-//! queued is dropped. Otherwise, with the probability `p` of the PI controller (the same
-//! lazily advanced controller as [`super::pi`], Table II gains at 160 Hz), a congestion
-//! signal is sent on the head packet of the queue whose class has the larger per-flow
-//! channel time (`T_up/N_up > T_dn/N_dn`: head of `qAck`; else head of `qData`; the
-//! arrival itself when that queue is empty): CE on ECN-capable data, ECN-Echo on an ACK of
-//! a flow whose data the AP has seen ECN-capable. When the chosen packet cannot carry the
-//! signal, the arrival is dropped instead (`DropReason::Aqm`), as PI does; Algorithm 1
-//! drops the chosen packet, but the paper assumes every flow is ECN-capable (III.A) and
-//! dropping a queued packet would break the counters' identities.
-//!
-//! Reference length, eq. (1): our copy of the paper reads `q.ref = D_ref / sqrt(T_pkt)`,
-//! which has no consistent unit. We read it as `q.ref = D_ref / mean(T_pkt)`, the number
-//! of packets that drain in `D_ref` ("controlling average queueing delay ... reflects both
-//! the queue size (q.ref) and ... T_pkt"), with the mean an exponentially weighted moving
-//! average (weight [`Dqm::T_PKT_WEIGHT`]) of the `T_pkt` of packets leaving the buffer;
-//! before the first, a 1500-byte packet's. Its Fig. 5(a) (q.ref falls when the rate drops
-//! from 11 to 2 Mb/s) is consistent with it, though it would be with the square root too:
-//! the units decide. The controller sees `q.ref` as of each sampling
-//! instant, which is exact under lazy advancing because the mean only moves at touches.
-//!
-//! Dequeue (Algorithm 1, lines 14-30): while both classes are under their fair share
-//! (`T_up < N_up * T_fair` and `T_dn < N_dn * T_fair`) the head with the higher bit rate
-//! goes first (III.B.2, opportunistic scheduling: the rate of each head's link to its
-//! next hop); else the class under its share; else the one with less channel time per
-//! flow. A tie on rate goes to the earlier arrival (Algorithm 1 would take `qAck`), so
-//! with one rate for every link the opportunistic part is FIFO order between the
-//! classes. When the chosen queue is empty the other is served (work conservation).
+//! * **Classes** (III.B): *downlink* = TCP data the AP sends and the ACKs it receives for
+//!   them (`qData`); *uplink* = data the AP receives and the ACKs it sends (`qAck`).
+//!   Anything but a pure ACK is data. Received packets come in through
+//!   [`Dqm::on_received`]. No per-flow queues, only two classes' state (III.B).
+//! * **Channel time** (III.B.1): `N_up`, `N_dn` count flows seen within `flow_timeout`;
+//!   `T_up`, `T_dn` sum each class's `T_pkt` over tumbling windows of
+//!   `(N_up + N_dn) * T_fair`. `T_pkt` is one access,
+//!   `DIFS + CWmin/2 slots + DATA + SIFS + ACK`
+//!   ([`airqueue_analytic::airtime::access_time`]), DATA at the rate of the
+//!   packet's link (the AP "is also aware of the bit-rates"; [`Dqm::set_link_rates`]
+//!   follows scheduled rate changes, not AARF). The paper's estimate for incoming packets
+//!   is used for outgoing ones too, since the queue cannot see the MAC's retries.
+//! * **Enqueue** (Algorithm 1, lines 1-13, 31-47): drop-tail at `capacity`; else, with
+//!   the PI probability `p` ([`super::pi`], Table II gains at 160 Hz), signal the head of
+//!   the class with more channel time per flow (CE on ECN-capable data, ECN-Echo on an
+//!   ACK of an ECN flow). A packet that cannot carry it makes the arrival drop
+//!   (`DropReason::Aqm`) rather than the queued packet (the paper assumes ECN everywhere,
+//!   III.A), which keeps the counters' identities.
+//! * **Reference length**, eq. (1): our copy reads `q.ref = D_ref / sqrt(T_pkt)`, which
+//!   has no consistent unit; read as `D_ref / mean(T_pkt)`, the packets that drain in
+//!   `D_ref`, the mean an EWMA ([`Dqm::T_PKT_WEIGHT`]) of departing packets' `T_pkt`.
+//! * **Dequeue** (Algorithm 1, lines 14-30): with both classes under their fair share the
+//!   head with the higher link rate goes first (III.B.2; ties to the earlier arrival),
+//!   else the class under its share, else the one with less time per flow; an empty
+//!   choice serves the other queue (work conservation).
 
 use super::pi::PiController;
 use super::{Dequeued, QueueCounters, Queued};

@@ -1,38 +1,21 @@
 //! Per-flow fair queuing with optional hop-by-hop back-pressure (seed 001, sections 3.2
 //! and 4).
 //!
-//! Packets are classified into one FIFO per class, the class being the packet's IP
-//! source, IP destination, next hop or previous hop (seed 001 studies the four; only the
-//! "globally fair" source and destination keys protect TCP, the local hop keys lump a
-//! TCP flow with any UDP flow sharing the link). A locally generated packet's previous
-//! hop is the node itself. The non-empty classes are served round robin, one packet per
-//! turn (policy 1, "simple round-robin"). Each class may hold at most
-//! `per_flow_capacity` packets and the node at most `capacity`; a packet over either
-//! limit is dropped on arrival (`DropReason::QueueOverflow`): "once the buffering quota
-//! is reached, the node will not accept more packets from that flow".
-//!
-//! Back-pressure (section 4.2), for the source and destination keys only: every packet
-//! leaving the node carries a queue report (the `qlen` of the piggybacked
-//! [`DiffqHeader`]), the number of packets of its class still queued at the sender after
-//! it left. Neighbours decoding or overhearing the frame record it per (sender, class).
-//! A packet going to a neighbour `j` (other than its destination) is held while `j`'s
-//! last report for the packet's class is at least `backpressure_threshold`: the paper
-//! stops a flow per downstream neighbour, so a class sends, on its turn, its first
-//! packet whose next hop is not held, and is skipped only when all its packets are
-//! held. When no class may send, the interface idles until a report, an arrival or the
-//! expiry of a holding report changes that. With the
-//! overheard view ([`ReportView::Overheard`], the default) a node knows what it last
-//! decoded from `j` (a report counts the packets queued behind the one carrying it) plus
-//! the packets of the class it has handed to `j` since. The paper's simulations read an
-//! exact global array of queue lengths instead; [`ReportView::Exact`] does the same: the
-//! world writes `j`'s true length in before each decision, and wakes the nodes held on
-//! `j` when `j`'s queue shrinks.
-//!
-//! Reports are soft state: one older than `report_lifetime` no longer holds a class. A
-//! node that misses `j`'s last frame of a class (a hidden transmission corrupts it, or
-//! it was sending itself) would otherwise keep the class held for ever, since `j`, with
-//! nothing left of the class, sends no newer report. The paper's global array needs no
-//! such rule; the lifetime is this model's, not the paper's.
+//! * **Classes**: one FIFO per IP source, IP destination, next hop or previous hop (the
+//!   paper's four keys; only the "globally fair" source and destination keys protect TCP,
+//!   the hop keys lump it with UDP sharing the link), served round robin one packet per
+//!   turn (policy 1). A class over `per_flow_capacity` or the node over `capacity` drops
+//!   the arrival (`DropReason::QueueOverflow`: "the node will not accept more packets
+//!   from that flow").
+//! * **Back-pressure** (4.2, source and destination keys): every departing packet carries
+//!   its class's remaining length (the piggybacked [`DiffqHeader`] `qlen`), recorded by
+//!   every neighbour that decodes or overhears it. A packet towards `j` (not its
+//!   destination) is held while `j`'s report for its class reaches
+//!   `backpressure_threshold`; a class sends its first packet whose next hop is not held.
+//!   [`ReportView::Overheard`] (default) adds the packets handed to `j` since its last
+//!   report; [`ReportView::Exact`] reads `j`'s true length, as the paper's global array.
+//! * Reports older than `report_lifetime` stop holding (this model's rule): a node that
+//!   missed `j`'s last frame of a class would otherwise hold it for ever.
 
 use super::reports::NeighbourReports;
 use super::{Dequeued, QueueCounters, Queued};
@@ -667,14 +650,14 @@ mod tests {
         }
     }
 
-    /// The stall of `airqueue reproduce fq-protection` at back-pressure threshold 2, seed 5,
-    /// without UDP (docs/fq.md, "Back-pressure stalls"), as the model held it from 13 s on:
+    /// A hold cycle of `airqueue reproduce fq-protection` (back-pressure threshold 2, seed 5,
+    /// without UDP; docs/fq.md, "Back-pressure stalls"):
     /// all packets are the server 84's TCP ACKs, one class by IP source. 71 heads with
     /// an ACK for client 6 via 72 (AODV route 71 -> 6 via 72), 72 heads with an ACK for
     /// client 78 via 71 (route 72 -> 78 via 71, the ACK came 84 -> 85 -> 72), both at
     /// the threshold, and the server heads with an ACK for 6 via 71. Behind each head
     /// waits an ACK for an empty neighbour (71: for 156 via 70; 72: for 6 via 59; 84:
-    /// for 168 via 85). Holding a whole class on its head's next hop, every node waited
+    /// for 168 via 85). Holding a whole class on its head's next hop, every node would wait
     /// on another for ever; holding per neighbour, the ACKs for the empty neighbours go,
     /// 71 and 72 drop below the threshold, and everything drains.
     #[test]

@@ -1,32 +1,21 @@
 //! The proportional-integral (PI) AQM of Hollot, Misra, Towsley & Gong, "On Designing
 //! Improved Controllers for AQM Routers Supporting TCP Flows" (IEEE INFOCOM 2001): a FIFO
 //! that drops (or, with ECN, marks) each arrival with a probability `p` a PI controller
-//! adjusts to hold the queue at a reference length `q_ref`.
-//!
-//! Why: under RED the queue settles wherever the load puts it (the drop probability is a
-//! function of the averaged queue, so more flows mean a longer queue), and the averaging
-//! filter slows the loop. In the paper's linearised model of TCP flows and a queue, the
-//! integral term removes the steady-state error (the queue goes to `q_ref` whatever the
-//! number of flows) and the proportional term lets the loop react faster. The digital
-//! controller, sampled every `T = 1 / sample_hz`, is
+//! adjusts to hold the queue at `q_ref` whatever the number of flows (the integral term;
+//! RED's queue settles wherever the load puts it).
 //!
 //! ```text
 //! p(kT) = p((k-1)T) + a (q(kT) - q_ref) - b (q((k-1)T) - q_ref),   clipped to [0, 1]
 //! ```
 //!
-//! with `q` in packets; `a - b` is the integral gain. The paper's design, for its ns
-//! example (3750 packets/s, 60 flows, round trips up to 0.246 s), is `a = 1.822e-5`,
-//! `b = 1.816e-5` at 160 Hz, the values seed 004 (DQM) runs at its access point too.
-//! Each arrival is notified with probability `p`: dropped (`DropReason::Aqm`), or, with
-//! `ecn`, CE-marked if it is ECN-capable (RFC 3168 section 7). The buffer's hard limit
-//! `capacity` drops any other arrival that finds it full (`DropReason::QueueOverflow`).
+//! sampled every `T = 1 / sample_hz`, `q` in packets; the paper's design is
+//! `a = 1.822e-5`, `b = 1.816e-5` at 160 Hz (also seed 004's). A notification drops
+//! (`DropReason::Aqm`) or CE-marks an ECN-capable arrival (RFC 3168 section 7); a full
+//! buffer drops (`DropReason::QueueOverflow`).
 //!
-//! No timer: the controller is advanced lazily. Whenever the queue is touched at `now`
-//! (an arrival or a departure), it first runs every sampling instant `kT <= now` it has
-//! not run yet. The queue length only changes at touches, so each of those instants
-//! sees exactly the length that held then; an instant that coincides with a touch sees
-//! the length before the touch. The result is the same, bit for bit, as a timer firing
-//! at every instant, without the events.
+//! No timer: every touch at `now` first runs the sampling instants `kT <= now` not yet
+//! run. The length only changes at touches, so each instant sees the length that held
+//! then (an instant at a touch sees it before the touch): the same bits as a timer.
 
 use super::droptail::DropTail;
 use super::{Dequeued, Queued};

@@ -1,35 +1,22 @@
 //! Random Early Detection (Floyd & Jacobson, "Random Early Detection Gateways for
 //! Congestion Avoidance", IEEE/ACM ToN 1993): a FIFO that signals incipient congestion
 //! before its buffer fills, by dropping (or, with ECN, marking) arrivals with a
-//! probability that grows with an exponentially weighted average of the queue length.
+//! probability that grows with an exponentially weighted average of the queue length:
+//! the average reacts to persistent queues, not TCP's bursts (section 4).
 //!
-//! Why an average: the gateway should react to persistent queues, not to the bursts
-//! TCP's window dynamics produce, and random notification spreads the signal over the
-//! flows in proportion to their share of the arrivals (section 4). The algorithm is the
-//! paper's Figure 2, per arrival:
+//! Per arrival, the paper's Figure 2:
+//! - `avg <- (1 - w_q) avg + w_q q`; after an idle period `avg <- (1 - w_q)^m avg` with
+//!   `m = idle / s` (section 11; `s` = [`RedConfig::mean_pkt_time`], `m` truncated as in
+//!   ns-2, the remainder carried to the next arrival).
+//! - `min_th <= avg < max_th`: notify with `p_a = p_b / (1 - count p_b)`,
+//!   `p_b = max_p (avg - min_th) / (max_th - min_th)`, `count` including this arrival, so
+//!   gaps between notifications are uniform rather than geometric (section 7).
+//! - `avg >= max_th`: notify every arrival; with `gentle` (Floyd 2000, ns-2's default)
+//!   `p_b` rises linearly from `max_p` to 1 up to `2 max_th` first.
 //!
-//! - the average: `avg <- (1 - w_q) avg + w_q q` when the queue holds packets; after an
-//!   idle period, `avg <- (1 - w_q)^m avg`, as if `m` packets had arrived to an empty
-//!   queue while it was idle. `m = (idle time) / s` for a typical packet transmission
-//!   time `s` (section 11). Here `s` is [`RedConfig::mean_pkt_time`] and `m` is
-//!   truncated to an integer, like ns-2 (`m = int(ptc * idle)`); the remainder of the
-//!   idle period carries over to the next arrival instead of being counted twice.
-//! - `min_th <= avg < max_th`: notify with `p_a = p_b / (1 - count p_b)` where
-//!   `p_b = max_p (avg - min_th) / (max_th - min_th)` and `count` is the number of
-//!   arrivals since the last notification (this one included: Figure 2 increments it
-//!   first): at a steady average the gaps between notifications are then uniform, at
-//!   most about `1/p_b`, rather than geometric, so notifications neither cluster nor
-//!   leave long gaps (section 7).
-//! - `avg >= max_th`: notify every arrival. With `gentle` (Floyd, "Recommendation on
-//!   using the gentle_ variant of RED", 2000; ns-2's default since 2001) `p_b` instead
-//!   rises linearly from `max_p` at `max_th` to 1 at `2 max_th`, and only above that is
-//!   every arrival notified, which avoids the cliff from `max_p` to 1.
-//!
-//! A notification drops the packet (`DropReason::Aqm`) or, with `ecn`, sets CE on an
-//! ECN-capable one (RFC 3168 section 7: mark where the router would otherwise drop to
-//! signal congestion before its buffer is full; this covers the `avg >= max_th` region
-//! too, where ns-2 drops). The buffer's hard limit `capacity` drops any other arrival
-//! that finds it full (`DropReason::QueueOverflow`).
+//! A notification drops (`DropReason::Aqm`) or, with `ecn`, marks CE on an ECN-capable
+//! packet (RFC 3168 section 7, also above `max_th`); a full buffer drops the arrival
+//! (`DropReason::QueueOverflow`).
 
 use super::droptail::DropTail;
 use super::{Dequeued, Queued};

@@ -1,43 +1,27 @@
-//! The network-coding (NC) layer of TCP-aware backpressure (seed 002, section 4.1.3 and
+//! The network-coding (NC) layer of TCP-aware backpressure (seed 002, sections 4.1.3 and
 //! 4.2.1): generation-based random linear coding at the edges of the wireless network,
 //! below an unmodified TCP.
 //!
-//! - The **encoder** sits at the flow's source (the paper's edge point). TCP segment `s`
-//!   belongs to block `b = s / H`; its first transmission leaves as the coded packet
-//!   `a_k`, a combination of the block's packets `1..=k` with `k = s - bH + 1` (coded
-//!   incrementally, so no packet waits for its block to fill). A retransmission by TCP,
-//!   or a repair the receiver asks for, combines everything the block has coded so far.
-//! - The **decoder** sits at the destination. It ACKs every packet it receives with its
-//!   frontier: the newest block it has heard of and that block's rank. The encoder maps
-//!   that to TCP's ACK of the frontier's `rank`-th segment ("matches this ACK to packet
-//!   eta_1 ..."), which acknowledges every earlier segment cumulatively: packets lost or
-//!   delayed in the network are masked from TCP, and reordering across paths is
-//!   invisible to it ("sequence agnostic"). A block is decoded and released to the
-//!   application once its rank reaches its size; blocks are released in order.
-//! - **Repair** ("the receiver side NC layer makes a request with the block ID and the
-//!   number of missing packets"): the decoder knows packets are missing from a block when
-//!   its rank is below the highest degree it has heard of (coding header's packet ID), or
-//!   below the block size once a newer block has begun. If the gap is still there
-//!   `repair_delay` later (reordered packets have had time to arrive), it sends (block,
-//!   missing packets); the encoder answers with that many fresh combinations of the
-//!   block. Requests repeat with exponential backoff while the gap stays. Asking within
-//!   the newest block matters: TCP's ACKs stop at the block's rank, so a gap there would
-//!   otherwise hold TCP's window until its retransmission timer fires.
-//! - **Congestion at the edge is not masked** (4.2.1): when the source's own queue drops
-//!   a coded packet that carried a TCP segment, the encoder withholds that segment from
-//!   the ACKs it builds (cumulative ACK stops at it, SACK blocks cover what lies above),
-//!   so TCP sees duplicate ACKs and backs off, until TCP retransmits the segment.
+//! - **Encoder** (at the source): segment `s` of block `b = s / H` first leaves as `a_k`,
+//!   a combination of the block's packets `1..=k`, `k = s - bH + 1` (coded incrementally,
+//!   nothing waits for the block to fill); a TCP retransmission or a repair combines all
+//!   the block has coded so far.
+//! - **Decoder** (at the destination): ACKs every packet with its frontier (newest block,
+//!   its rank), which the encoder turns into TCP's cumulative ACK of the `rank`-th segment
+//!   ("matches this ACK to packet eta_1 ..."): losses and reordering in the network are
+//!   masked from TCP. Blocks are released in order once full rank.
+//! - **Repair** ("a request with the block ID and the number of missing packets"): a gap
+//!   (rank below the highest degree heard, or below the block size once a newer block
+//!   began) still open `repair_delay` later is requested, with exponential backoff;
+//!   asking within the newest block keeps TCP's window from stalling until its RTO.
+//! - **Edge congestion is not masked** (4.2.1): a segment the source's own queue dropped
+//!   is withheld from the ACKs built for TCP until TCP retransmits it.
 //!
-//! Coding itself is not carried out: with a large field (the paper assumes one) random
-//! coefficients are generic, so what matters is *whether* a packet adds a degree of
-//! freedom. A set of combinations whose supports are prefixes `1..=d_j` of a block has
-//! rank `min over t of (t + #{j : d_j > t})` (König's theorem on the bipartite graph of
-//! packets and block members, where every minimum vertex cover takes the form "members
-//! `1..=t` plus the packets of degree above `t`"). A packet that leaves the rank
-//! unchanged is redundant and is discarded (`DropReason::CodingRedundancy`).
-//!
-//! Both machines are plain structs with no outward calls (as `airqueue-tcp`'s); the world
-//! (`world/coding.rs`) turns their outputs into packets, TCP ACKs and timer commands.
+//! Coding is not carried out: over a large field (the paper's assumption) only *whether*
+//! a packet adds a degree of freedom matters. Combinations with prefix supports `1..=d_j`
+//! have rank `min over t of (t + #{j : d_j > t})` (König's theorem); a packet that leaves
+//! the rank unchanged is dropped (`DropReason::CodingRedundancy`). The world
+//! (`world/coding.rs`) turns the machines' outputs into packets and timers.
 
 use std::collections::VecDeque;
 

@@ -2,48 +2,26 @@
 //! source adjusts its sending rate from the length of its own queue for the flow's
 //! destination, which DiffQ's backpressure fills when the path downstream is congested.
 //!
-//! # Units and update rule
-//!
 //! The rate is application payload in bit/s; the next packet is due `payload * 8 / rate`
-//! after the previous one. The paper's pseudo-code gives no update period; it calls the
-//! rule AIMD (section 4.1). Two clocks are available ([`RateUpdate`]):
+//! after the previous one. The paper gives no update period; two clocks ([`RateUpdate`]):
+//! - **Every interval** `T` (default): the same additive step per unit time for every
+//!   source, which is what makes AIMD converge to fairness (Chiu and Jain 1989; RFC 5681
+//!   3.1 divides TCP's per-ACK step by cwnd for the same reason). A source that could not
+//!   use its rate (a DiffQ-TCP sender blocked by its window) does not increase.
+//! - **Per packet**: the increase per second grows with the rate, MIMD in time, which keeps
+//!   rate ratios instead of equalising them; kept for comparison (docs/diffq.md) and for
+//!   the memoryless log rule.
 //!
-//! - **Every interval** (the default, 10 ms): every `T` the source reads `|Q_src(dst)|`
-//!   and applies the rule once. The additive step is then the same for every source per
-//!   unit time, which is what makes AIMD converge to fairness (Chiu and Jain 1989,
-//!   "Analysis of the increase and decrease algorithms for congestion avoidance"; TCP's
-//!   per-ACK increase divides its step by cwnd for the same reason, RFC 5681 section
-//!   3.1). `T` = 10 ms is the time one 1400-byte packet takes at 1.12 Mb/s, so the
-//!   controller is as fast as the per-packet clock there, and with `alpha` = 10 kb/s it
-//!   climbs 1 Mb/s per second, which a 60-s run needs to reach Mb/s rates in seconds.
-//!   A source that had data it could not send during the interval (a DiffQ-TCP sender
-//!   blocked by its window) does not increase: it did not use the rate it has.
-//! - **Per packet**: once per packet the source emits, on the queue read just before the
-//!   packet is queued. With a constant `alpha` the increase per second is then
-//!   `alpha * r / (8 * payload)`, proportional to the rate, like the decrease: MIMD in
-//!   time, which keeps rate ratios instead of equalising them. Kept for comparison
-//!   (docs/diffq.md) and for backpressure flow control (below), whose log rule has no
-//!   memory, so the clock only sets how often it samples.
+//! **AIMD**: `rate += alpha` while `qlen <= threshold`, else `rate *= beta`. The
+//! pseudo-code's `rate = rate / beta` with `beta = 0.5` (6.1) would raise the rate on
+//! congestion, so it is read as the usual decrease; its unitless `alpha = 0.01` is read
+//! in Mb/s, the unit of the paper's testbed figures.
 //!
-//! **AIMD** (the paper's pseudo-code): `rate += alpha` while `qlen <= threshold`, otherwise
-//! `rate *= beta`. The pseudo-code writes `rate = rate / beta` with `beta = 0.5`
-//! (section 6.1), which would *raise* the rate on congestion; we read it as the usual
-//! multiplicative decrease, `rate *= beta`. The paper's `alpha = 0.01` has no unit; we read
-//! it as 0.01 Mb/s = 10 kb/s per update (the paper's testbed figures are in Mb/s).
-//!
-//! **Log utility** (the `x = M / U` rule of backpressure flow control, which maximises
-//! `M log x - U x` for a queue backlog `U`; Neely, Modiano, Li 2005, the paper's reference 21):
-//! `rate = log_weight / max(qlen, 1)`. `log_weight` is the rate of a source whose queue
-//! holds at most one packet.
-//!
-//! Both rules clip the rate to `[min_bps, max_bps]`.
-//!
-//! The log rule is also the flow control that complements backpressure for non-TCP flows
-//! (seed 002, section 3, eq. (5), with `g = log` as in section 4.3): the source admits
-//! `x_s = M / U_i^s`, the rate that maximises `M log x_s - U_i^s x_s`, with `U_i^s` its own
-//! backpressure queue for the flow, and `max_bps` standing for `R_i^max`
-//! ([`DiffqRateConfig::flow_control`]). The world paces both kinds of source with this one
-//! controller and differs only in the queue it reads (`world/diffq.rs`).
+//! **Log utility**: `rate = M / max(qlen, 1)`, which maximises `M log x - U x` (Neely,
+//! Modiano, Li 2005, the paper's reference 21). It is also backpressure's flow control for
+//! non-TCP flows (seed 002, section 3, eq. (5), `g = log` as in 4.3), reading the flow's
+//! own backpressure queue with `max_bps` as `R_i^max` ([`DiffqRateConfig::flow_control`]).
+//! Both rules clip the rate to `[min_bps, max_bps]`; `world/diffq.rs` paces the sources.
 
 use airqueue_kernel::Time;
 
@@ -69,7 +47,8 @@ pub enum DiffqUtility {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DiffqRateConfig {
     pub utility: DiffqUtility,
-    /// When the rate is updated. Default every 10 ms.
+    /// When the rate is updated. Default every 10 ms, one 1400-byte packet's time at
+    /// 1.12 Mb/s, so with the default `alpha` the rate climbs 1 Mb/s per second.
     pub update: RateUpdate,
     /// AIMD additive increase per update, bit/s. Default 10 kb/s:
     /// the paper's `alpha = 0.01` read as Mb/s.
@@ -83,9 +62,9 @@ pub struct DiffqRateConfig {
     /// because it is starved outranks the sources around it, which is how DiffQ restores
     /// fairness in the paper's Fig. 2.
     pub queue_threshold_pkts: u32,
-    /// Log utility: `M` of `rate = M / max(qlen, 1)`, bit/s. Default 4 Mb/s, about what
-    /// one 11 Mb/s 802.11b hop carries for 1400-byte packets (TCP gets 4.25 Mb/s in the
-    /// paper's Table 2), so an unqueued source offers one hop's worth.
+    /// Log utility: `M` of `rate = M / max(qlen, 1)`, bit/s. Default 4 Mb/s, near the
+    /// capacity of one 11 Mb/s 802.11b hop for 1400-byte packets (the paper's one-hop TCP
+    /// figure, Table 2), so an unqueued source offers one hop's worth.
     pub log_weight_bps: f64,
     /// Rate at the flow's start, bit/s. Default 100 kb/s.
     pub initial_bps: f64,

@@ -2,25 +2,17 @@
 //! transmission for some time duration, our algorithm uses independent control packets
 //! to exchange the queue size information").
 //!
-//! * **When.** A node whose backpressure discipline has handed no data frame to its MAC
-//!   for `control_interval` (`BackpressureConfig::control_interval`) broadcasts one
-//!   control packet, then again every `control_interval` while it stays idle. A node
-//!   with nothing to advertise sends nothing. Each node checks on its own timer, less a
-//!   uniform jitter of up to a quarter interval from its "bp.control.jitter" stream
-//!   (RFC 5148 section 5.4: periodic control messages are jittered), so that nodes
-//!   going idle together do not collide for ever.
-//! * **What.** [`Backpressure::advertised`](crate::qdisc::Backpressure::advertised):
-//!   the length of every per-flow queue holding packets, and a zero for every
-//!   commodity that emptied less than `report_lifetime` ago. Receivers record the
-//!   entries as piggybacked reports (same soft state, same `report_lifetime`).
-//! * **On the air** ([`BpControlMsg::size_bytes`]): over UDP
-//!   (8 bytes) and IP (20), a 4-byte header (type, reserved, entry count) and 12 bytes
-//!   per entry (flow id 4, destination IPv4 address 4, queue length 2, reserved 2). A
-//!   broadcast at the basic rate, through the node's control FIFO at MAC level 0 ahead
-//!   of data (`world/control.rs`), belonging to no flow: outside the data packets'
-//!   conservation law, counted in the MAC counters and in [`BpControlStats`].
-//! * The entries live in a ring of bodies named by the packet (as OLSR's,
-//!   `net/olsr/wire.rs`); a body overwritten before its packet is heard is lost.
+//! * **When**: a node whose discipline handed no data frame to its MAC for
+//!   `control_interval` broadcasts one, then every `control_interval` while idle and with
+//!   something to advertise; each check is jittered by up to a quarter interval from the
+//!   node's "bp.control.jitter" stream (RFC 5148 5.4), so idle nodes do not keep colliding.
+//! * **What**: [`Backpressure::advertised`](crate::qdisc::Backpressure::advertised), read
+//!   by receivers as piggybacked reports with the same `report_lifetime`.
+//! * **On the air** ([`BpControlMsg::size_bytes`]): UDP/IP, a 4-byte header and 12 bytes
+//!   per entry, broadcast at the basic rate through the control FIFO ahead of data
+//!   (`world/control.rs`), outside the data packets' conservation law ([`BpControlStats`]).
+//!   Bodies live in a ring named by the packet (as OLSR's); one overwritten before its
+//!   packet is heard is lost.
 
 use super::control::ControlQueues;
 use super::{Event, Iface, World};

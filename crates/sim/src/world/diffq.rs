@@ -1,29 +1,19 @@
 //! DiffQ in the world (seed 000, section 4.1): queue reports from decoded frames to the
 //! queue disciplines, and the pacing of sources under DiffQ rate control.
 //!
-//! Reports: every data frame a radio decodes, addressed to it or overheard, that carries
-//! a DiffQ header updates the decoding node's table of (neighbour, destination) queue
-//! lengths, before the packet itself is delivered or forwarded (Forwarder Algorithm,
-//! lines 17-28). MAC duplicates (retransmissions of a frame already received) are filtered
-//! by the MAC and report nothing; a retransmitted frame carries the qlen written when it
-//! was first handed to the MAC.
-//!
-//! Pacing: a paced flow has one acting `Pace` event (`PaceClock::due`). Each tick emits
-//! one packet; the next tick is `payload * 8 / rate` later. The controller reads the
-//! source's own queue for the destination either at every tick, just before the packet is
-//! queued (`RateUpdate::PerPacket`), or at its own `RateUpdate` event every interval
-//! (`RateUpdate::Every`), which re-times the pending tick to the new rate: the source
-//! always sends at the current rate, also when it was throttled to one packet a second
-//! and the rate has risen since. Backpressure flow control (seed 002, eq. (5)) is the
-//! same pacer on another queue: the source's per-flow queue `U_i^s` instead of its
-//! destination queue (`PacedBy`). A DiffQ-UDP tick creates a datagram. DiffQ-TCP paces
-//! every data segment, retransmissions included (section 6.1: "the TCP source transmits
-//! packets at the rate dictated by the DiffQ source rate control"): the TCP sender is in
-//! paced mode and transmits one segment per tick, chosen by its loss recovery; ACKs and
-//! timeouts change what it will send, never send by themselves. A segment's send time,
-//! and so its RTT sample and the RTO timer, start when it leaves the source, not when
-//! TCP decided on it (an earlier version kept emitted segments in a host buffer with
-//! their timers running: throttled flows then timed out on their own buffer).
+//! * **Reports**: every decoded data frame with a DiffQ header, addressed or overheard,
+//!   updates the decoder's (neighbour, destination) table before the packet is delivered
+//!   or forwarded (Forwarder Algorithm, lines 17-28). MAC duplicates report nothing.
+//! * **Pacing**: a paced flow has one acting `Pace` event (`PaceClock::due`); each tick
+//!   emits one packet and the next is `payload * 8 / rate` later. The controller reads the
+//!   source's queue at every tick (`RateUpdate::PerPacket`) or at its own interval event
+//!   (`RateUpdate::Every`), which re-times the pending tick so the source always sends at
+//!   the current rate. Backpressure flow control (seed 002, eq. (5)) paces on the
+//!   per-flow queue `U_i^s` instead (`PacedBy`).
+//! * **DiffQ-TCP** paces every segment, retransmissions included (6.1: "the TCP source
+//!   transmits packets at the rate dictated by the DiffQ source rate control"): the TCP
+//!   sender in paced mode sends one segment per tick, so a segment's send time, RTT
+//!   sample and RTO start when it leaves the source, not when TCP chose it.
 
 use super::{Event, FlowApp, PacedBy, RateSample, RateUpdate, World};
 use crate::app::UdpRate;

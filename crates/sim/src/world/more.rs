@@ -1,30 +1,19 @@
 //! MORE's glue in the world (MORE, SIGCOMM 2007, section 4; seed 000, section 2): the
 //! source keeps its radio queue full of transmission opportunities, forwarders queue one
-//! per whole TX credit earned, and a queued opportunity is filled with a fresh code
-//! vector when the MAC takes it (`World::kick`), then broadcast at the data rate without
-//! ACK or retries. The destination's batch ACK goes back by unicast over the static
-//! (ETX, with `[routing] metric = "etx"`) routes, through a per-node queue served ahead
-//! of data and at the station's top MAC level; the source moves to the next batch on it,
-//! and forwarders on its path flush. The ACK is reliable hop by hop: a hop whose MAC
-//! gives up on it queues it again (`more_ack_retry`), and the destination makes one ACK
-//! per batch.
+//! per whole TX credit earned, and an opportunity is filled with a fresh code vector when
+//! the MAC takes it (`World::kick`), then broadcast without ACK or retries. The
+//! destination's batch ACK goes back by unicast over the static (ETX) routes, ahead of
+//! data, reliable hop by hop (`more_ack_retry`), one per batch.
 //!
-//! DiffQ-MORE (seed 000, 4.2 and 6.2): the flow's packets carry the DiffQ header and wait
-//! in DiffQ's queue for the destination, scheduled by eq. (2) over the forwarders among
-//! the node's neighbours (`World::new` registers them); every neighbour that decodes a
-//! broadcast takes its queue report; the source is paced by DiffQ's rate control, one
-//! coded packet per tick (`more_pace`), instead of keeping its queue full.
+//! DiffQ-MORE (seed 000, 4.2 and 6.2): packets carry the DiffQ header, wait in DiffQ's
+//! destination queue scheduled by eq. (2) over the forwarders among the neighbours, and
+//! the source is paced by DiffQ's rate control (`more_pace`).
 //!
-//! Accounting (every packet has one fate): each coded packet is created by the node that
-//! queues it. It ends when its broadcast ends (`WifiOutput::BroadcastDone`): delivered if
-//! the flow's destination received it and it was innovative there, otherwise dropped as
-//! `coding_redundancy` at its sender (not innovative at the destination, or heard only by
-//! forwarders, or by nobody: it brought the destination nothing). Receptions by nodes
-//! that are not forwarders of the flow are not deliveries. An opportunity whose forwarder
-//! has nothing left to send for its batch when the MAC takes it is dropped as
-//! `coding_redundancy` too. ACKs count as created at the destination and delivered at
-//! the source (or dropped where routing loses them). Goodput counts decoded
-//! batches: K x packet size each.
+//! Accounting: a coded packet is created by the node that queues it and ends with its
+//! broadcast: delivered if innovative at the destination, else dropped as
+//! `coding_redundancy` at its sender (as is an opportunity with nothing left to send).
+//! ACKs are created at the destination and delivered at the source. Goodput counts
+//! decoded batches, K x packet size each.
 
 use super::{FlowApp, Iface, World};
 use crate::ids::{FlowId, NodeId};
@@ -265,12 +254,9 @@ impl World {
             let (innovative, ack) = match arrival {
                 DestinationArrival::Innovative => (true, None),
                 DestinationArrival::Decoded(b) => (true, Some(b)),
-                // A batch already decoded: its ACK is on its way (`more_ack_retry`), so
-                // the destination does not repeat it. Repeats, one per 50 ms while the
-                // batch was still heard, used to come faster than a lossy first hop
-                // could carry them: under fading the two-hop chain's destination made
-                // 549 ACKs for 55 batches in 60 s, each new batch's ACK queued behind 33
-                // old ones on average.
+                // A batch already decoded: its ACK is on its way, reliable hop by hop
+                // (`more_ack_retry`), so the destination does not repeat it; repeats would
+                // queue faster than a lossy first hop carries them.
                 DestinationArrival::Redundant | DestinationArrival::Old(_) => (false, None),
             };
             if innovative {
@@ -392,9 +378,8 @@ impl World {
     /// ACK queue, for the MAC to try again. MORE's ACK must arrive (its paper sends it
     /// reliably without saying how): the forwarders it has passed have flushed the batch
     /// and ignore its packets from then on, and the source sends nothing else until it
-    /// hears the ACK. (Dropped, it stalled the flow for good whenever the destination
-    /// could no longer hear the batch: every four-hop run of Table 2's chain under
-    /// fading within 32 s.)
+    /// hears the ACK, so a dropped ACK would stall the flow for good once the destination
+    /// stops hearing the batch.
     pub(super) fn more_ack_retry(&mut self, node: NodeId, pkt: Packet) {
         self.more_queue_ack(node, pkt, true);
     }

@@ -1,45 +1,25 @@
 //! The shared radio channel: who hears whom, how strongly, and which frames each radio
 //! decodes.
 //!
-//! Link budgets are computed once: for every transmitter, the radios whose mean received
-//! power reaches the carrier-sense threshold (10 dB below it with Rayleigh fading, since a
-//! fade can lift a weaker signal). A transmission touches only those radios, so its cost
-//! grows with the number of neighbours, not with the network size. Propagation delay is
-//! taken as zero (under 2 us at 550 m, a tenth of a slot).
-//!
-//! Reception follows the SINR model with cumulative interference: a radio that is neither
-//! transmitting nor receiving locks onto a frame whose power reaches the receive
-//! threshold; every other signal overlapping it counts as interference, and the frame is
-//! decoded iff, over its whole length, `S / (N + I_max)` reaches the rate's threshold and,
-//! if anything overlapped, `S / I_max` reaches the capture threshold.
-//!
-//! A frame arriving during a reception and stronger than it by the capture threshold
-//! takes the receiver over (the first frame is lost) only while the first frame's PLCP
-//! preamble (SYNC + SFD, IEEE 802.11-2016 16.2.2) lasts, by default
-//! ([`LateCapture::Preamble`]): Kochut et al. measured exactly this on 802.11b radios
-//! ("Sniffing out the correct physical layer capture model in 802.11b", ICNP 2004), and our
-//! PHY is 802.11b's. Once the receiver has synchronised, a later frame is never received;
-//! unless the locked frame beats it by the capture threshold, both are lost (a collision),
-//! and the radio stays in the failed reception until the later of the two ends (ns-2's
-//! `collision()` keeps whichever lasts longer), so EIFS follows the end of the pair.
-//! [`LateCapture::Always`] lets the stronger frame take over at any time
-//! (message-in-message capture, which Lee et al. measured on 802.11a Atheros radios,
-//! WiNTECH 2007); [`LateCapture::Never`] never does, which is ns-2's reception
-//! (`Mac802_11::recv`; ns-3 without a frame capture model behaves alike). Under the
-//! unit-disk model SINR means nothing, so any overlap within carrier-sense range destroys
-//! the frame (the protocol model) and nothing captures.
-//!
-//! A frame that reaches only the carrier-sense threshold is, by default
-//! ([`SensedFrames::RxError`]), locked onto as well and ends in a reception error. At the
-//! default carrier-sense threshold (-82.6 dBm) its 1 Mb/s PLCP header is 11 dB above the
-//! noise, far above the 1 Mb/s decode threshold, so a real DSSS receiver synchronises and
-//! starts receiving (clause 16's receive procedure); the payload then fails, and the MAC
-//! defers EIFS (IEEE 802.11-2016 10.3.2.3.7). ns-2 does the same (`WirelessPhy::sendUp`
-//! marks a packet below `RXThresh_` as an error, `Mac802_11::recv_timer` then sets the NAV
-//! to EIFS). While locked onto such a frame the radio can still be taken over by a frame
-//! stronger by the capture threshold. [`SensedFrames::EnergyOnly`] keeps these frames as
-//! energy alone (busy channel, no reception, no EIFS), the model before the option
-//! existed.
+//! * **Link budgets** are computed once per transmitter: the radios its mean power reaches
+//!   at the carrier-sense threshold (10 dB below it under Rayleigh fading), so a
+//!   transmission costs its neighbours, not the network size. Propagation delay is zero
+//!   (a fraction of a slot at these ranges).
+//! * **Reception** is SINR with cumulative interference: an idle radio locks onto a frame
+//!   above the receive threshold, decoded iff `S / (N + I_max)` reaches the rate's
+//!   threshold and, if anything overlapped, `S / I_max` the capture threshold. Under the
+//!   unit-disk model any overlap in carrier-sense range destroys the frame.
+//! * **Late capture**: a stronger frame takes the receiver over only during the locked
+//!   frame's PLCP preamble (IEEE 802.11-2016 16.2.2; [`LateCapture::Preamble`], the
+//!   default, as Kochut et al., ICNP 2004, observed on 802.11b radios); after that both
+//!   are lost and the radio stays busy until the later ends (ns-2's `collision()`), so
+//!   EIFS follows the pair. [`LateCapture::Always`] is message-in-message capture (Lee et
+//!   al., WiNTECH 2007); [`LateCapture::Never`] is ns-2's `Mac802_11::recv`.
+//! * **Sensed frames** (above carrier sense, below receive): by default
+//!   ([`SensedFrames::RxError`]) locked onto and failed, so the MAC defers EIFS (10.3.2.3.7):
+//!   their 1 Mb/s PLCP header is decodable, so a DSSS receiver synchronises (clause 16), as
+//!   in ns-2's `WirelessPhy::sendUp`. [`SensedFrames::EnergyOnly`] keeps them as energy
+//!   alone (busy channel, no reception, no EIFS).
 
 use super::config::{Fading, LateCapture, SensedFrames, WifiConfig};
 use crate::ids::NodeId;

@@ -2,17 +2,14 @@
 //! Appendix A), computed once per flow before the run from the link delivery
 //! probabilities.
 //!
-//! Nodes are ordered by ETX distance to the destination; the forwarders are the nodes
-//! closer to it than the source. Processing from the source towards the destination,
-//! `L_i` is the expected number of packets (per batch packet) that node `i` receives
-//! from farther nodes and no node closer than `i` receives; `i` must transmit
-//! `z_i = L_i / (1 - prod_{k closer} e_ik)` times so that each reaches a closer node
-//! (`z_src = 1 / (1 - prod_k e_src,k)`, `L_src = 1`). Forwarders expected to make less
-//! than 10% of all transmissions are pruned and the `z` recomputed without them, except
-//! the nodes of the best single path (ours: on a long lossy path whose work is spread
-//! over more than ten candidates, the 10% rule alone can prune every forwarder and leave
-//! the destination out of the source's reach). A forwarder's TX credit is `z_j / sum_{i farther} z_i (1 - e_ij)`: the transmissions it
-//! makes per packet heard from upstream (any packet: the denominator counts them all).
+//! Forwarders are the nodes closer (ETX) to the destination than the source. From the
+//! source on, `L_i` is the expected number of packets (per batch packet) node `i` hears
+//! from farther nodes and no closer node hears; `i` transmits
+//! `z_i = L_i / (1 - prod_{k closer} e_ik)` times (`L_src = 1`). Forwarders expected to
+//! make under 10% of the transmissions are pruned and `z` recomputed, except the nodes
+//! of the best single path (ours: on a long lossy path the rule alone can prune every
+//! forwarder). A forwarder's TX credit is `z_j / sum_{i farther} z_i (1 - e_ij)`, its
+//! transmissions per packet heard from upstream.
 
 use crate::ids::NodeId;
 use crate::net::routing::{etx, OrdF64 as Ordered};

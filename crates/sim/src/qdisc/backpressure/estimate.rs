@@ -3,36 +3,18 @@
 //! interval T on link l", and `R~_l`, "the average of the recent (over an interval) link
 //! rates over link l".
 //!
-//! * **What is counted.** The window counts what its caller records
-//!   ([`super::LossCount`]). By default a "transmitted packet" is a packet: one success
-//!   when the MAC delivered it, one failure when it gave up at the retry limit (the
-//!   footnote's words, and all a network layer learns of a packet from an 802.11 MAC);
-//!   this measures the retry limit's residual loss, about `p^7`, near zero for most
-//!   links the MAC can use. Counted per frame *attempt* that went on the air (a DATA
-//!   frame, or the RTS opening an exchange), retries included, it is `p_l` of the model
-//!   (section 2), the loss of one transmission: a frame's attempts all failed but the
-//!   last when it succeeded, all failed when the MAC gave up. Internal collisions of
-//!   802.11e never reach the air and are not counted. We implemented attempts first;
-//!   with them most of seed 002's results moved far from the paper (docs), and a second
-//!   reading of the footnote made packets the default.
-//! * **When.** The MAC reports a frame's attempts with its fate (`TxStatus`), so they
-//!   are counted at that instant, up to a few retries (milliseconds) after the first.
-//! * **Window.** The interval `T` is a ring of [`BUCKETS`] buckets of `T / BUCKETS`; the
-//!   window is the current bucket and the `BUCKETS - 1` before it, so it spans between
-//!   `T (1 - 1/BUCKETS)` and `T`. A bucket is cleared when time moves past it, and the
-//!   window sums are kept as integers, so old attempts leave exactly.
-//! * **No transmissions in the window.** The link has no estimate of its own
-//!   ([`LinkEstimates::estimate`] returns `None`) and is taken to be like the node's
-//!   links on average: the pooled estimate of every attempt the node made in the window
-//!   ([`LinkEstimates::pooled`]); with no attempt at all, the configured rate and no
-//!   loss. Not the last estimate: a link whose last window ended badly (after a
-//!   retry-limit drop, `p~ = 1`) would weigh 0 for ever, since a link that is not chosen
-//!   sends nothing to correct it. Not "no evidence, no loss" (`p~ = 0`) either, which we
-//!   tried first: every link in use shows failed attempts (collisions, with its own TCP
-//!   ACKs among others) and every idle one none, so under TCP-aware backpressure, where
-//!   an empty neighbour ties with the destination on `D`, packets left the link in use
-//!   for whichever neighbour had been idle longest (`bp-grid`: a loss-free one-hop flow
-//!   fell from 1216 to 66 kb/s, the aggregate from 639 to 48 kb/s).
+//! * **What is counted** ([`super::LossCount`]): by default packets, the footnote's word
+//!   and all a network layer learns from an 802.11 MAC (delivered, or dropped at the retry
+//!   limit); or every frame attempt on the air (DATA, or the RTS opening an exchange), the
+//!   per-transmission loss `p_l` of section 2. Internal 802.11e collisions never reach the
+//!   air and do not count. Attempts are counted when the MAC reports the frame's fate.
+//! * **Window**: `T` is a ring of [`BUCKETS`] buckets, so the window spans between
+//!   `T (1 - 1/BUCKETS)` and `T`; integer sums let old attempts leave exactly.
+//! * **A link without attempts in the window** counts as the node's links on average
+//!   ([`LinkEstimates::pooled`]), or as loss-free at the configured rate when the node sent
+//!   nothing. Neither its last estimate (a link that ended on a retry-limit drop would
+//!   weigh 0 for ever, since nothing is sent to correct it) nor "no loss" (an idle
+//!   neighbour would outweigh every busy link, whose own collisions show as loss).
 //!
 //! Storage is dense: a slot per node id (`u32::MAX` = no window yet) into a vector of
 //! windows that grows once per neighbour ever sent to, never per event.
