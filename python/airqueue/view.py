@@ -326,8 +326,10 @@ _PAGE = """<!DOCTYPE html>
 </head>
 <body>
 <main id="map-pane">
+  <svg id="backdrop" xmlns="http://www.w3.org/2000/svg" aria-hidden="true">
+    <g id="links"></g></svg>
   <svg id="map" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="network topology">
-    <g id="links"></g><g id="routes"></g><g id="nodes"></g><g id="labels"></g>
+    <g id="routes"></g><g id="nodes"></g><g id="labels"></g>
   </svg>
   <div id="tooltip" hidden></div>
 </main>

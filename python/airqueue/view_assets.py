@@ -3,7 +3,7 @@
 libraries, nothing fetched). The script reads the JSON of ``view.page_data`` from the
 element ``#airqueue-data``.
 
-Drawing: one SVG circle per node (its fill and radius follow the queue length of the
+Drawing: the links on a static SVG backdrop, above it one SVG with a circle per node (its fill and radius follow the queue length of the
 current frame; only nodes whose colour bucket changed are touched, so a frame costs what
 changed), one path for all links, one polyline per flow route (width by the flow's goodput
 in the frame). ``window.airqueueView`` exposes the frame count and ``setFrame`` for tests.
@@ -15,7 +15,9 @@ html, body { margin: 0; height: 100%; font: 13px/1.35 system-ui, -apple-system, 
   Roboto, "DejaVu Sans", sans-serif; color: #1d2330; background: #f6f7f9; }
 body { display: flex; }
 #map-pane { flex: 1; position: relative; min-width: 0; }
-#map { width: 100%; height: 100%; display: block; background: #fff; }
+#map, #backdrop { position: absolute; inset: 0; width: 100%; height: 100%; display: block;
+  will-change: transform; }
+#backdrop { background: #fff; }
 #side { width: 380px; height: 100%; overflow-y: auto; padding: 10px 14px;
   border-left: 1px solid #d8dce3; background: #fbfbfc; }
 h1 { font-size: 17px; margin: 2px 0 2px; }
@@ -82,8 +84,11 @@ PAGE_JS = r"""
   }
   const span = Math.max(x1 - x0, y1 - y0, 1);
   const pad = span * 0.06;
-  svg.setAttribute("viewBox", [x0 - pad, -(y1 + pad), x1 - x0 + 2 * pad, y1 - y0 + 2 * pad].join(" "));
-  svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
+  // Static links on a backdrop of their own, so that a frame repaints only the map above.
+  for (const s of [svg, $("backdrop")]) {
+    s.setAttribute("viewBox", [x0 - pad, -(y1 + pad), x1 - x0 + 2 * pad, y1 - y0 + 2 * pad].join(" "));
+    s.setAttribute("preserveAspectRatio", "xMidYMid meet");
+  }
   const PX = (x) => x, PY = (y) => -y;
   // Node radius in metres: small for dense maps, growing with the queue.
   const R0 = span / Math.max(110, 14 * Math.sqrt(N)), RMAX = R0 * 2.6;
