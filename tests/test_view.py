@@ -156,6 +156,16 @@ def test_diffq_mesh_in_chromium(browser, diffq_run, tmp_path):
     levels = sorted(res.mac_levels["level"].unique())
     assert len(levels) > 1
     assert page.locator("#levels .legend-row").count() == len(levels)
+    # The other colourings: drops per node, mean MAC level; both recolour the nodes.
+    first = _attributes(page)
+    for mode in ("drops", "level"):
+        page.select_option("#colour-by", mode)
+        assert _attributes(page) != first, mode
+    # Clicking a node tells its queue and the flows routed through it.
+    route = res.routes[res.routes["flow"] == 0]["node"].tolist()
+    page.locator(f'circle[data-node="{route[1]}"]').dispatch_event("click")
+    info = page.locator("#node-info").inner_text()
+    assert f"node {route[1]}" in info and "on the routes of flows 0" in info
     # Drops by reason, as in the run's table.
     text = page.locator("#drops").inner_text()
     for reason, n in res.drops.groupby("reason")["packets"].sum().items():

@@ -94,15 +94,9 @@ def view(
 
 def view_results(results: Any, out: str | os.PathLike[str]) -> Path:
     """The page of an in-memory ``Results`` (``Results.view``)."""
-    tables = {name: results.table(name) for name in _TABLES if name in _table_names(results)}
+    tables = {name: results.table(name) for name in _TABLES}
     data = page_data(tables, summary=results.summary, scenario=results.scenario)
     return _write(Path(out), render_html(data))
-
-
-def _table_names(results: Any) -> set[str]:
-    from airqueue.results import TABLES
-
-    return set(TABLES)
 
 
 def _write(target: Path, text: str) -> Path:
