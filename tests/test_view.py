@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 import airqueue
 from airqueue.cli import app
-from airqueue.view import MAX_FRAMES, page_data
+from airqueue.view import MAX_FRAMES, MAX_QUEUE_CELLS, page_data
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")
@@ -274,11 +274,11 @@ def test_a_run_of_a_sweep_store(tmp_path):
     assert _embedded(default)["nodes"] == data["nodes"]
 
 
-def test_frames_are_capped(big_run):
-    _, res = big_run
+def test_frames_are_capped():
+    one = pd.DataFrame({"node": [0], "x_m": [0.0], "y_m": [0.0]})
     rows = [{"t_s": k * 0.01, "node": 0, "len_pkts": k % 7} for k in range(MAX_FRAMES * 2 + 1)]
     data = page_data(
-        {"nodes": res.nodes.head(1), "queues": pd.DataFrame(rows)},
+        {"nodes": one, "queues": pd.DataFrame(rows)},
         summary={"name": "x"},
         scenario={},
     )
@@ -287,6 +287,20 @@ def test_frames_are_capped(big_run):
     # Kept frames are real samples, not averages.
     for t, row in zip(data["times_s"], data["queue"], strict=True):
         assert row == [round(t / 0.01) % 7]
+    # Many nodes: fewer frames, so that the page stays a few MB.
+    n = 5000
+    nodes = pd.DataFrame({"node": range(n), "x_m": [float(i) for i in range(n)], "y_m": 0.0})
+    q = pd.DataFrame(
+        {
+            "t_s": [k * 0.1 for k in range(400) for _ in range(2)],
+            "node": [0, n - 1] * 400,
+            "len_pkts": [1, 2] * 400,
+        }
+    )
+    data = page_data({"nodes": nodes, "queues": q}, summary={}, scenario={})
+    assert len(data["times_s"]) * n <= MAX_QUEUE_CELLS + n
+    assert len(data["times_s"]) >= 50
+    assert data["queue"][0][n - 1] == 2 and data["queue"][0][1] == 0
 
 
 def test_bad_input_is_a_clear_error(tmp_path):

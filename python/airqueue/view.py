@@ -9,7 +9,8 @@ selected flow over time, and the MAC priority levels in use when there are sever
 
 Data are embedded as compact JSON: per-frame arrays of small integers, one frame per
 queue sample (``outputs.bin``), every k-th sample kept when a run has more than
-``MAX_FRAMES``, so the page stays a few MB for a 1,000-node run. The script and styles are
+``MAX_FRAMES`` (fewer for more than 2,000 nodes, ``MAX_QUEUE_CELLS``), so the page stays a
+few MB. The script and styles are
 inlined from ``view_assets.py``; nothing is fetched.
 """
 
@@ -32,6 +33,9 @@ __all__ = ["MAX_FRAMES", "page_data", "render_html", "resolve_run_dir", "view", 
 
 #: Most frames embedded; longer runs keep every k-th queue sample.
 MAX_FRAMES = 600
+#: Most (frame, node) queue values embedded: big networks get fewer frames (at least 50),
+#: so the page stays a few MB.
+MAX_QUEUE_CELLS = 1_200_000
 #: Most points of a selected flow's cwnd/RTT/rate trace.
 MAX_TRACE_POINTS = 600
 
@@ -188,7 +192,8 @@ def _queue_frames(queues: pd.DataFrame, n: int) -> tuple[list[float], list[list[
         return [0.0], [[0] * n]
     wide = queues.pivot_table(index="t_s", columns="node", values="len_pkts", aggfunc="last")
     wide = wide.reindex(columns=range(n)).fillna(0).sort_index()
-    stride = max(1, math.ceil(len(wide) / MAX_FRAMES))
+    most = min(MAX_FRAMES, max(50, MAX_QUEUE_CELLS // max(n, 1)))
+    stride = max(1, math.ceil(len(wide) / most))
     keep = list(range(0, len(wide), stride))
     if keep[-1] != len(wide) - 1:
         keep.append(len(wide) - 1)
