@@ -457,7 +457,7 @@ PAGE_JS = r"""
     levels.forEach((l, k) => {
       h += '<div class="legend-row"><span class="who" style="width:58px">level ' + l +
         '</span><span class="bar"><span style="width:' + (D.mac_levels.total[k] / total * 100).toFixed(2) +
-        '%;background:' + rampColour(l / maxLevel) + '"></span></span><span style="width:130px">' +
+        '%;background:' + rampColour(l / maxLevel) + '"></span></span><span style="width:150px;white-space:nowrap">' +
         D.mac_levels.total[k] + " frames, " + nodesAt[k] + " nodes</span></div>";
     });
     $("levels").innerHTML = h;
