@@ -4,6 +4,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+echo "== browser for the viewer tests (Debian's chromium, driven by Playwright)"
+if ! command -v chromium >/dev/null 2>&1; then
+    if [ "$(id -u)" -eq 0 ]; then
+        apt-get update -q
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium
+    else
+        echo "chromium is missing: run as root, or apt-get install -y chromium" >&2
+    fi
+fi
+
 echo "== install (builds the Rust core with maturin)"
 python3 -m pip install --quiet --disable-pip-version-check -c constraints.txt '.[test]'
 

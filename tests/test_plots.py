@@ -57,8 +57,9 @@ def test_each_kind_renders_a_png(results, tmp_path, kind):
     out = tmp_path / f"{kind}.png"
     fig = airqueue.plot(results, kind=kind, x="queue.capacity", out=out)
     _check_png(out)
-    for ax in fig.axes:
-        assert ax.get_xlabel() or ax is not fig.axes[-1]
+    axes = [ax for ax in fig.axes if ax.get_label() != "<colorbar>"]
+    for ax in axes:
+        assert ax.get_xlabel() or ax is not axes[-1]
         assert ax.get_ylabel()
     plots.plt.close(fig)
 
@@ -118,3 +119,65 @@ def test_confidence_intervals_use_student_t():
     mean, half = plots.confidence_interval([1.0, 2.0, 3.0])
     assert mean == 2.0 and math.isclose(half, 4.303 * 1.0 / math.sqrt(3))
     assert math.isnan(plots.confidence_interval([5.0])[1])
+
+
+def test_queues_legend_names_the_nodes(results):
+    fig = airqueue.plot(results, kind="queues")
+    legend = fig.axes[0].get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == [f"node {n}" for n in range(4)]
+    plots.plt.close(fig)
+    # Many nodes: the ten longest mean queues are named, longest first; the rest grey.
+    import pandas as pd
+
+    rows = [
+        {"t_s": float(t), "node": n, "len_pkts": (n * 7) % 20 + (t % 2)}
+        for n in range(20)
+        for t in range(5)
+    ]
+    fig = airqueue.plot(pd.DataFrame(rows), kind="queues")
+    names = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    means = {n: (n * 7) % 20 + 0.4 for n in range(20)}
+    top = sorted(means, key=lambda n: -means[n])[:10]
+    assert names == [f"node {n}" for n in top]
+    assert len(fig.axes[0].get_lines()) == 20
+    plots.plt.close(fig)
+
+
+def test_topology_of_a_run(results, tmp_path):
+    from matplotlib.collections import LineCollection, PathCollection
+
+    run_dir = sorted((results / "runs").iterdir())[0]
+    fig = airqueue.plot(run_dir, kind="topology", out=tmp_path / "topo.png")
+    _check_png(tmp_path / "topo.png")
+    ax = fig.axes[0]
+    (nodes,) = [c for c in ax.collections if isinstance(c, PathCollection)]
+    assert len(nodes.get_offsets()) == 4
+    (links,) = [c for c in ax.collections if isinstance(c, LineCollection)]
+    assert len(links.get_segments()) == 3  # the chain's three wires
+    # Mean over the run: the colours are each node's mean queue length.
+    q = airqueue.load(results, table="queues")
+    q = q[q["run_id"] == run_dir.name].groupby("node")["len_pkts"].mean()
+    assert list(nodes.get_array()) == pytest.approx([q.get(n, 0.0) for n in range(4)])
+    # One line per flow along its route, named in the legend.
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert [lab.split(":")[0] for lab in labels] == ["flow 0", "flow 1", "flow 2"]
+    assert labels[0].startswith("flow 0: 0\u21923")
+    plots.plt.close(fig)
+    # At a time: that sample's queue lengths.
+    fig = airqueue.plot(results, kind="topology", run=run_dir.name, at=3.0)
+    (nodes,) = [c for c in fig.axes[0].collections if isinstance(c, PathCollection)]
+    q = airqueue.load(results, table="queues")
+    q = q[(q["run_id"] == run_dir.name) & (q["t_s"] == 3.0)].set_index("node")["len_pkts"]
+    assert list(nodes.get_array()) == pytest.approx([q.get(n, 0) for n in range(4)])
+    assert "t = 3 s" in fig.axes[0].get_title()
+    plots.plt.close(fig)
+    with pytest.raises(ValueError, match="outside the run's queue samples"):
+        airqueue.plot(run_dir, kind="topology", at=99.0)
+    with pytest.raises(ValueError, match="topology plot only"):
+        airqueue.plot(results, kind="queues", at=1.0)
+    runner = CliRunner()
+    out = tmp_path / "t.svg"
+    res = runner.invoke(
+        app, ["plot", str(results), "--kind", "topology", "--at", "2", "--out", str(out)]
+    )
+    assert res.exit_code == 0 and out.read_text().startswith("<?xml"), res.output

@@ -1,4 +1,5 @@
-"""``airqueue plot DIR --kind cdf|fairness|timeseries|aggregate|queues [--x P] [--out FILE]``."""
+"""``airqueue plot DIR --kind cdf|fairness|timeseries|aggregate|queues|topology [--x P]
+[--run ID] [--at T] [--out FILE]``."""
 
 from __future__ import annotations
 
@@ -9,13 +10,16 @@ import typer
 
 from airqueue.cli_common import EXIT_CONFIG, app, fail, reporting_errors
 
-_KINDS = ("cdf", "fairness", "timeseries", "aggregate", "queues")
+_KINDS = ("cdf", "fairness", "timeseries", "aggregate", "queues", "topology")
 
 
 @app.command("plot")
 def plot_command(
     results: Annotated[
-        Path, typer.Argument(help="Results directory of a sweep.", show_default=False)
+        Path,
+        typer.Argument(
+            help="Results directory of a sweep (topology: also of one run).", show_default=False
+        ),
     ],
     kind: Annotated[str, typer.Option(help=f"Plot kind: {' | '.join(_KINDS)}.")] = "cdf",
     x: Annotated[
@@ -23,14 +27,19 @@ def plot_command(
         typer.Option("--x", help="Swept parameter on the x axis (fairness, aggregate)."),
     ] = None,
     run: Annotated[
-        str | None, typer.Option(help="Run id to show (timeseries, queues) [default: first].")
+        str | None,
+        typer.Option(help="Run id to show (timeseries, queues, topology) [default: first]."),
+    ] = None,
+    at: Annotated[
+        float | None,
+        typer.Option(help="Time (s) to show (topology) [default: the mean over the run]."),
     ] = None,
     out: Annotated[
         Path | None,
         typer.Option(help="Output file, .png or .svg [default: DIR/plots/KIND.png]."),
     ] = None,
 ) -> None:
-    """Plot a sweep's results with matplotlib."""
+    """Plot a sweep's results (or one run's topology) with matplotlib."""
     from airqueue.plots import plot  # matplotlib is imported only by this command
 
     if kind not in _KINDS:
@@ -39,7 +48,7 @@ def plot_command(
     target = out if out is not None else results / "plots" / f"{kind}.png"
     with reporting_errors():
         try:
-            plot(results, kind=kind, x=x, run=run, out=target)
+            plot(results, kind=kind, x=x, run=run, out=target, at=at)
         except ValueError as e:
             fail([str(e)], EXIT_CONFIG)
     typer.echo(f"wrote {target}")

@@ -1,5 +1,6 @@
-"""``airqueue reproduce NAME [--quick] [--out DIR] [--json] [--workers N] [--serial]
-[--param KEY=VALUE ...]``, and ``airqueue reproduce all``: every paper result in turn."""
+"""``airqueue reproduce --list``, ``airqueue reproduce NAME [--quick] [--out DIR] [--json]
+[--workers N] [--serial] [--param KEY=VALUE ...]``, and ``airqueue reproduce all``: every
+paper result in turn."""
 
 from __future__ import annotations
 
@@ -18,20 +19,29 @@ from airqueue.reproduce import reproduce_all as run_all
 from airqueue.reproduce.registry import REPRODUCTIONS
 
 
-def _names_help() -> str:
-    return "; ".join(f"{n}: {REPRODUCTIONS[n][1]}" for n in NAMES)
+def _list_lines() -> list[str]:
+    """One line per reproduction: its name and what it reproduces; then ``all``."""
+    width = max(len(n) for n in (*NAMES, "all"))
+    lines = [f"{n:<{width}}  {REPRODUCTIONS[n][1]} (seed {REPRODUCTIONS[n][2]})" for n in NAMES]
+    in_all = "every one above but " + ", ".join(n for n in NAMES if n not in IN_ALL)
+    lines.append(f"{'all':<{width}}  {in_all}, with one summary (OUT/summary.md)")
+    return lines
 
 
 @app.command(
     "reproduce",
-    help=f"Reproduce a seed paper's result. Names: {_names_help()}; all: every one of "
-    f"them but diffq-sensitivity, with one summary (OUT/summary.md).",
+    help="Reproduce a seed paper's result: a table of paper value vs ours, and plots. "
+    "NAME is a reproduction or all; --list names them, one line each.",
+    short_help="Reproduce a seed paper's result (--list for the names).",
 )
 def reproduce_command(
     name: Annotated[
-        str,
-        typer.Argument(help=f"Reproduction: {' | '.join(NAMES)} | all.", show_default=False),
-    ],
+        str | None,
+        typer.Argument(help="Reproduction (see --list), or all.", show_default=False),
+    ] = None,
+    list_names: Annotated[
+        bool, typer.Option("--list", help="List the reproductions, one line each, and exit.")
+    ] = False,
     quick: Annotated[
         bool, typer.Option(help="Reduced configuration: fewer seeds, shorter runs.")
     ] = False,
@@ -69,10 +79,21 @@ def reproduce_command(
         ),
     ] = None,
 ) -> None:
-    """Reproduce a seed paper's result: a table of paper value vs ours, and plots."""
+    if list_names:
+        for line in _list_lines():
+            typer.echo(line)
+        return
+    if name is None:
+        fail(
+            ["missing NAME: which reproduction? `airqueue reproduce --list` names them"],
+            EXIT_CONFIG,
+        )
     if name not in NAMES and name != "all":
         fail(
-            [f"unknown reproduction {name!r}; expected one of {', '.join(NAMES)}, or all"],
+            [
+                f"unknown reproduction {name!r}; expected one of {', '.join(NAMES)}, or all "
+                "(`airqueue reproduce --list` says what each does)"
+            ],
             EXIT_CONFIG,
         )
     if workers is not None and workers < 1:

@@ -7,7 +7,11 @@ Kinds:
   with a 95% confidence interval, one line per configuration of the other parameters.
 - ``aggregate``: aggregate goodput against a swept parameter, likewise.
 - ``timeseries``: per-flow goodput over time in one run.
-- ``queues``: queue length over time per node in one run.
+- ``queues``: queue length over time per node in one run, with a legend naming the nodes
+  (all of them up to 12, else the 10 with the longest mean queue; the rest in grey).
+- ``topology``: one run's network for papers: nodes at their positions coloured and sized
+  by queue length (at a chosen time, or the mean over the run), the radio links of the
+  ``links`` table and each flow along its route (``routes``), width by goodput.
 
 Confidence intervals are Student-t intervals over seeds, mean +- t(0.975, n-1) s/sqrt(n),
 with the t quantiles tabulated for n-1 <= 30 and the normal 1.96 above (within 2% of t
@@ -34,7 +38,7 @@ from airqueue.store import load  # noqa: E402
 
 __all__ = ["KINDS", "confidence_interval", "plot", "t_quantile_975"]
 
-KINDS = ("cdf", "fairness", "timeseries", "aggregate", "queues")
+KINDS = ("cdf", "fairness", "timeseries", "aggregate", "queues", "topology")
 
 # t(0.975, df) for df = 1..30 (two-sided 95%).
 _T975 = (
@@ -71,6 +75,7 @@ def plot(
     x: str | None = None,
     run: str | None = None,
     out: str | os.PathLike[str] | None = None,
+    at: float | None = None,
 ) -> Figure:
     """Draws one kind of plot (see ``KINDS``) from a results directory or a DataFrame.
 
@@ -78,11 +83,22 @@ def plot(
     ``sweep()``/``load()`` for ``cdf``, ``fairness`` and ``aggregate``, ``load(DIR,
     table="timeseries")`` / ``table="queues"`` for those kinds. ``x`` is the swept
     parameter on the x axis (default: the first one with more than one value); ``run`` the
-    run id to show for ``timeseries``/``queues`` (default: the first run). With ``out``
-    (``.png`` or ``.svg``) the figure is saved there. Returns the figure.
+    run id to show for ``timeseries``/``queues``/``topology`` (default: the first run).
+    ``topology`` takes a sweep's results directory or one run's (``airqueue run --out``),
+    and ``at``: the time (s) whose queue lengths and goodput it shows (default: the mean
+    over the run). With ``out`` (``.png`` or ``.svg``) the figure is saved there. Returns
+    the figure.
     """
     if kind not in KINDS:
         raise ValueError(f"unknown plot kind {kind!r}; expected one of {', '.join(KINDS)}")
+    if kind == "topology":
+        if isinstance(source, pd.DataFrame):
+            raise ValueError(
+                "the topology plot needs a run's tables: pass a results directory, not a DataFrame"
+            )
+        return _save(_topology(source, run=run, at=at), out)
+    if at is not None:
+        raise ValueError(f"at= (--at) applies to the topology plot only, not to {kind!r}")
     table = {"timeseries": "timeseries", "queues": "queues"}.get(kind, "flows")
     df = source if isinstance(source, pd.DataFrame) else load(source, table=table)
     params = list(df.attrs.get("params") or _guess_params(df))
@@ -95,7 +111,10 @@ def plot(
         "timeseries": _timeseries,
         "queues": _queues,
     }[kind]
-    fig = draw(df, params, x=x, run=run)
+    return _save(draw(df, params, x=x, run=run), out)
+
+
+def _save(fig: Figure, out: str | os.PathLike[str] | None) -> Figure:
     if out is not None:
         out = Path(out)
         if out.suffix.lower() not in (".png", ".svg"):
@@ -258,14 +277,188 @@ def _timeseries(df: pd.DataFrame, params: list[str], *, run: str | None, **_: An
 
 def _queues(df: pd.DataFrame, params: list[str], *, run: str | None, **_: Any) -> Figure:
     one, title = _one_run(df, params, run)
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig, ax = plt.subplots(figsize=(9, 4.5))
     nodes = one.groupby("node", sort=True)
+    named = _named_nodes(one)
+    colours = plt.get_cmap("tab10" if len(named) <= 10 else "tab20")
     for node, g in nodes:
-        ax.plot(g["t_s"], g["len_pkts"], label=f"node {node}", linewidth=1)
+        if node in named:
+            k = named.index(node)
+            ax.plot(
+                g["t_s"],
+                g["len_pkts"],
+                label=f"node {node}",
+                linewidth=1.2,
+                color=colours(k),
+                zorder=3,
+            )
+        else:
+            ax.plot(g["t_s"], g["len_pkts"], color="0.75", linewidth=0.6, zorder=2)
     ax.set_xlabel("time (s)")
     ax.set_ylabel("queue length (packets)")
     ax.set_title(f"Queue length per node, {title}", fontsize="medium")
     ax.grid(alpha=0.3)
-    if nodes.ngroups <= 12:
-        ax.legend(fontsize="small")
+    if named:
+        handles, labels = ax.get_legend_handles_labels()
+        order = sorted(range(len(labels)), key=lambda i: named.index(int(labels[i][5:])))
+        legend_title = (
+            "node"
+            if len(named) == nodes.ngroups
+            else f"node ({len(named)} longest mean queue;\nothers grey)"
+        )
+        ax.legend(
+            [handles[i] for i in order],
+            [labels[i] for i in order],
+            fontsize="small",
+            title=legend_title,
+            title_fontsize="small",
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+            borderaxespad=0.0,
+        )
+    return fig
+
+
+def _run_name(run_dir: Path) -> str:
+    """The scenario's name and seed from the run's manifest, else the directory's name."""
+    import json
+
+    try:
+        summary = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))["summary"]
+        return f"{summary['name']}, seed {summary['seed']}"
+    except (OSError, ValueError, KeyError, TypeError):
+        return run_dir.name
+
+
+def _named_nodes(one: pd.DataFrame) -> list[int]:
+    """The nodes the queues legend names: every node up to 12, else the 10 with the
+    longest mean queue (in that order) among those that queued at all."""
+    means = one.groupby("node")["len_pkts"].mean()
+    if len(means) <= 12:
+        return [int(n) for n in means.index]
+    top = means[means > 0].sort_values(ascending=False, kind="stable").head(10)
+    return [int(n) for n in top.index]
+
+
+def _topology(source: str | os.PathLike[str], *, run: str | None, at: float | None) -> Figure:
+    from matplotlib.collections import LineCollection
+    from matplotlib.colors import Normalize
+
+    from airqueue.view import resolve_run_dir
+
+    run_dir = resolve_run_dir(source, run)
+
+    def table(name: str) -> pd.DataFrame:
+        path = run_dir / f"{name}.parquet"
+        return pd.read_parquet(path) if path.is_file() else pd.DataFrame()
+
+    nodes = table("nodes").sort_values("node")
+    if nodes.empty:
+        raise ValueError(f"{run_dir}: the run has no nodes table")
+    pos = {int(r.node): (float(r.x_m), float(r.y_m)) for r in nodes.itertuples()}
+    placed = {n: p for n, p in pos.items() if math.isfinite(p[0]) and math.isfinite(p[1])}
+    queues, flows, ts = table("queues"), table("flows"), table("timeseries")
+    if at is None:
+        qlen = queues.groupby("node")["len_pkts"].mean() if not queues.empty else pd.Series()
+        when = "mean over the run"
+        goodput = dict(zip(flows.get("id", []), flows.get("goodput_bps", []), strict=True))
+    else:
+        if queues.empty:
+            raise ValueError(f"{run_dir}: the run has no queue samples to show at a time")
+        times = sorted(queues["t_s"].unique())
+        if not times[0] - 1e-9 <= at <= times[-1] + 1e-9:
+            raise ValueError(
+                f"--at {at:g}: outside the run's queue samples, {times[0]:g} to {times[-1]:g} s"
+            )
+        t = min(times, key=lambda v: abs(v - at))
+        qlen = queues[queues["t_s"] == t].set_index("node")["len_pkts"]
+        when = f"at t = {t:g} s"
+        inbin = ts[(ts["t_start_s"] < t + 1e-9) & (ts["t_end_s"] >= t - 1e-9)] if len(ts) else ts
+        inbin = inbin.sort_values("t_end_s").groupby("flow").last() if len(inbin) else inbin
+        goodput = {
+            int(f): float(g) for f, g in zip(inbin.index, inbin.get("goodput_bps", []), strict=True)
+        }
+    fig, ax = plt.subplots(figsize=(8, 7))
+    links = table("links")
+    segs = [
+        (placed[int(a)], placed[int(b)])
+        for a, b in zip(links.get("a", []), links.get("b", []), strict=True)
+        if int(a) in placed and int(b) in placed
+    ]
+    if segs:
+        ax.add_collection(LineCollection(segs, colors="0.78", linewidths=0.6, zorder=1))
+    routes = table("routes")
+    peak = max([v for v in goodput.values() if math.isfinite(v)] or [0.0]) or 1.0
+    unit, scale = _rate_unit(pd.Series(list(goodput.values()) or [0.0]))
+    flow_colours = plt.get_cmap("tab10")
+    few = len(flows) <= 12
+    for fid in sorted(routes["flow"].unique()) if not routes.empty else []:
+        path = routes[routes["flow"] == fid].sort_values("hop")["node"]
+        pts = [placed[int(n)] for n in path if int(n) in placed]
+        if len(pts) < 2:
+            continue
+        g = goodput.get(int(fid), 0.0)
+        g = g if math.isfinite(g) else 0.0
+        src, dst = int(path.iloc[0]), int(path.iloc[-1])
+        ax.plot(
+            *zip(*pts, strict=True),
+            color=flow_colours(int(fid) % 10),
+            alpha=0.7,
+            linewidth=1.0 + 7.0 * math.sqrt(g / peak),
+            solid_capstyle="round",
+            zorder=2,
+            label=f"flow {fid}: {src}\u2192{dst}, {g / scale:.3g} {unit}" if few else None,
+        )
+    xs = [placed[n][0] for n in placed]
+    ys = [placed[n][1] for n in placed]
+    q = [float(qlen.get(n, 0.0)) for n in placed]
+    qmax = max(q + [1.0])
+    span = max(max(xs) - min(xs), max(ys) - min(ys), 1.0)
+    size = 900.0 / max(len(placed), 9) ** 0.5
+    sc = ax.scatter(
+        xs,
+        ys,
+        c=q,
+        s=[size * (1 + 2.0 * math.sqrt(v / qmax)) for v in q],
+        cmap="viridis_r",
+        norm=Normalize(0, qmax),
+        edgecolors="0.25",
+        linewidths=0.5,
+        zorder=3,
+    )
+    if len(placed) <= 60:
+        for n, (x, y) in placed.items():
+            ax.annotate(
+                str(n), (x, y), xytext=(4, 4), textcoords="offset points", fontsize=7, zorder=4
+            )
+    cbar = fig.colorbar(sc, ax=ax, shrink=0.75, pad=0.02)
+    cbar.set_label(f"queue length (packets), {when}")
+    ax.set_aspect("equal")
+    pad = 0.05 * span
+    ax.set_xlim(min(xs) - pad, max(xs) + pad)
+    ax.set_ylim(min(ys) - pad, max(ys) + pad)
+    ax.set_xlabel("x (m)")
+    ax.set_ylabel("y (m)")
+    name = _run_name(run_dir)
+    ax.set_title(f"Topology, queues and flows ({name}, {when})", fontsize="medium")
+    if few and not routes.empty:
+        ax.legend(
+            fontsize="x-small",
+            loc="upper left",
+            bbox_to_anchor=(0.0, -0.1),
+            ncol=2,
+            title="flows along their routes (width: goodput)",
+            title_fontsize="x-small",
+        )
+    unplaced = len(pos) - len(placed)
+    if unplaced:
+        ax.text(
+            0.99,
+            0.01,
+            f"{unplaced} wired host(s) without position not shown",
+            transform=ax.transAxes,
+            ha="right",
+            fontsize="x-small",
+            color="0.4",
+        )
     return fig

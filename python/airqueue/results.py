@@ -35,6 +35,8 @@ TABLES = (
     "tfrc",
     "more",
     "routing",
+    "routes",
+    "links",
 )
 
 
@@ -168,6 +170,25 @@ class Results:
         ``source_queue_pkts`` the source queue the controller reads; ``"tfrc"``: TFRC's
         allowed rate X (RFC 5348), no queue."""
         return self.table("rates")
+
+    @property
+    def routes(self) -> pd.DataFrame:
+        """Each flow's path: one row per (flow, hop, node), hop 0 the source, over the
+        run's static routing table (under AODV/OLSR: the idle network's shortest paths)."""
+        return self.table("routes")
+
+    @property
+    def links(self) -> pd.DataFrame:
+        """Neighbour pairs ``a < b``: ``radio`` where the received power (``rx_power_dbm``)
+        reaches the receive threshold, ``wire`` for wires; with ``distance_m``."""
+        return self.table("links")
+
+    def view(self, out: str | os.PathLike[str]) -> Path:
+        """Writes the HTML run viewer of these results to ``out`` (``airqueue view``;
+        see docs/viewer.md). Returns the path."""
+        from airqueue.view import view_results
+
+        return view_results(self, out)
 
     def to_json(self, *, indent: int | None = None) -> str:
         """The summary as JSON text (the ``airqueue run --json`` object)."""

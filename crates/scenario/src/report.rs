@@ -1,14 +1,16 @@
 //! The run report: the `airqueue run --json` summary of DESIGN.md (keys fixed there) and
 //! column-oriented tables for Parquet output.
 
-use crate::schema::{FlowKind, QueueKind, Scenario};
+use crate::build::{neighbour_graph, propagation_model, routing_table};
+use crate::schema::{FlowKind, Medium, QueueKind, Scenario};
+use airqueue_phy::Dbm;
 use airqueue_sim::metrics::{jain_index, log_utility, OverflowCounts};
 use airqueue_sim::net::aodv::AodvStats;
 use airqueue_sim::net::more::MoreFlowStats;
 use airqueue_sim::net::olsr::OlsrStats;
 use airqueue_sim::net::DropReason;
 use airqueue_sim::world::BpControlStats;
-use airqueue_sim::RunOutcome;
+use airqueue_sim::{NodeId, RunOutcome};
 use serde_json::{json, Map, Value};
 
 /// Flows below this goodput count as starved (DESIGN.md: 1 kb/s).
@@ -255,7 +257,8 @@ fn routing_totals(s: &Scenario, out: &RunOutcome) -> Value {
 /// `tcp` (one row per TCP flow: final window, RTT, retransmissions, timeouts), `cwnd` (TCP windows per bin) and `tfrc` (one
 /// row per TFRC flow: final allowed rate, RTT, loss-event rate, events, feedback) and
 /// `more` (one row per MORE flow: batches decoded, coded packets sent by the source and
-/// by forwarders, innovative and redundant receptions, ACKs).
+/// by forwarders, innovative and redundant receptions, ACKs), `routes` (each flow's path,
+/// [`routes_table`]) and `links` (neighbour pairs the PHY connects, [`links_table`]).
 pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
     let m = &out.metrics;
     let bin_s = m.bin.as_secs_f64();
@@ -508,7 +511,86 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
             "timeouts",
         ]),
         "rates": rates.finish(&["flow", "t_s", "kind", "rate_bps", "source_queue_pkts"]),
+        "routes": routes_table(s, positions),
+        "links": links_table(s, positions),
     })
+}
+
+/// `routes`: the path of every flow, one row per (flow, hop index, node) from the source
+/// (hop 0) to the destination, over the static routing table the run builds (shortest
+/// paths on the neighbour graph with `routing.metric`). Under AODV or OLSR this is the
+/// path those protocols settle on in the idle network, not a record of where packets
+/// went; backpressure and MORE forward off it. A flow without a route has no rows.
+fn routes_table(s: &Scenario, positions: &[[f64; 2]]) -> Value {
+    let table = routing_table(s, positions, &neighbour_graph(s, positions));
+    let mut routes = Columns::default();
+    for (i, f) in s.flows.iter().enumerate() {
+        let (src, dst) = (NodeId(f.src), NodeId(f.dst));
+        let mut path = vec![src];
+        let mut at = src;
+        while at != dst && path.len() <= positions.len() {
+            let Some(next) = table.next_hop(at, dst) else {
+                path.clear();
+                break;
+            };
+            path.push(next);
+            at = next;
+        }
+        if at != dst {
+            continue;
+        }
+        for (hop, node) in path.iter().enumerate() {
+            routes.push("flow", json!(i));
+            routes.push("hop", json!(hop));
+            routes.push("node", json!(node.0));
+        }
+    }
+    routes.finish(&["flow", "hop", "node"])
+}
+
+/// `links`: one row per neighbour pair `a < b`. On the 802.11 medium a `radio` link is a
+/// pair of radios whose received power under `radio.propagation` is at or above the
+/// receive threshold (either direction: the model is symmetric), with that power; a
+/// `wire` is a BSS's wire or, on the wired medium, a point-to-point link (no power).
+fn links_table(s: &Scenario, positions: &[[f64; 2]]) -> Value {
+    let mut links = Columns::default();
+    let mut push = |a: usize, b: usize, kind: &str, power: Value| {
+        let [xa, ya] = positions[a];
+        let [xb, yb] = positions[b];
+        links.push("a", json!(a));
+        links.push("b", json!(b));
+        links.push("kind", json!(kind));
+        links.push("distance_m", num((xa - xb).hypot(ya - yb)));
+        links.push("rx_power_dbm", power);
+    };
+    match s.medium {
+        Medium::Wifi => {
+            let r = &s.radio;
+            let model = propagation_model(r.propagation, r.tx_range_m, r.cs_range_m);
+            let radios = (s.topology.radio_nodes() as usize).min(positions.len());
+            for a in 0..radios {
+                for b in a + 1..radios {
+                    let [xa, ya] = positions[a];
+                    let [xb, yb] = positions[b];
+                    let power = model.rx_power(Dbm(r.tx_power_dbm), (xa - xb).hypot(ya - yb));
+                    if power.0 >= r.rx_threshold_dbm {
+                        push(a, b, "radio", num(power.0));
+                    }
+                }
+            }
+            for (a, b) in s.topology.wires() {
+                push(a as usize, b as usize, "wire", Value::Null);
+            }
+        }
+        Medium::Wired { .. } => {
+            for (a, ns) in neighbour_graph(s, positions).iter().enumerate() {
+                for &b in ns.iter().filter(|&&b| b as usize > a) {
+                    push(a, b as usize, "wire", Value::Null);
+                }
+            }
+        }
+    }
+    links.finish(&["a", "b", "kind", "distance_m", "rx_power_dbm"])
 }
 
 /// The counters of a MORE flow's row, by column name.
