@@ -44,9 +44,7 @@ MAX_LINES = 200
 
 # Commands that exist on another branch only: xfail(strict) until they land, so the mark
 # must go when they do (the strict xpass fails).
-PENDING_COMMANDS = {
-    "view": "`airqueue view` (the HTML viewer) is built on another branch; remove on merge",
-}
+PENDING_COMMANDS: dict[str, str] = {}
 # Link targets another branch creates.
 PENDING_LINKS = {
     "docs/reproductions/": "docs/reproductions/ is written on another branch; remove on merge",
