@@ -39,6 +39,15 @@ from fuzz_worker import (
 )
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+import airqueue
+from airqueue import _core
+from airqueue.cli import app
+
+# Reporting a failing example makes hypothesis import libcst, which (where installed) warns
+# about mypy_extensions; without this the warning-as-error would hide the failure.
+pytestmark = pytest.mark.filterwarnings("ignore:mypy_extensions:DeprecationWarning")
 
 WORKER = Path(__file__).resolve().parent / "fuzz_worker.py"
 
@@ -92,6 +101,32 @@ TALLY: Counter[str] = Counter()
 
 def test_every_example_and_sweep_file_is_fuzzed() -> None:
     assert len(SCENARIOS) >= 15 and len(SWEEPS) >= 2, (sorted(SCENARIOS), sorted(SWEEPS))
+
+
+def test_a_run_stopped_by_the_spin_guard_is_a_simulation_error_in_python_and_the_cli(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Valid scenarios do not spin, so the guard's bound is lowered to one event per
+    # instant: the chain's first instant with two events stops it.
+    chain = SCENARIOS["chain-udp"]
+    report = json.loads(_core._run_with_spin_limit_for_tests(json.dumps(chain), 1))
+    assert report["ok"] is False and report["internal"] is True
+    [message] = report["errors"]
+    assert message.startswith("simulation stopped at 0.0"), message
+    assert "scheduled more than 1 events at that one instant" in message
+    monkeypatch.setattr(
+        _core,
+        "run",
+        lambda scenario_json, *rest: _core._run_with_spin_limit_for_tests(scenario_json, 1),
+    )
+    with pytest.raises(airqueue.SimulationError) as e:
+        airqueue.run(chain)
+    assert e.value.errors == [message]
+    path = tmp_path / "chain.toml"
+    path.write_text(to_toml(chain), encoding="utf-8")
+    result = CliRunner().invoke(app, ["run", str(path)])
+    assert result.exit_code == 1
+    assert result.stderr == f"error: {message}\n"
 
 
 def paths(node: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:

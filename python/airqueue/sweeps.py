@@ -233,7 +233,9 @@ class SweepSpec:
 def run_id(scenario: Mapping[str, Any], duration: float | None = None) -> str:
     """The store key of a run: sha256 of the resolved scenario as canonical JSON."""
     payload = {"scenario": scenario, "duration": duration}
-    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    # NaN and infinity (from a TOML file or Python) get an id too: the run itself then
+    # fails with a ConfigError naming the key, instead of the sweep with a ValueError.
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), allow_nan=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 

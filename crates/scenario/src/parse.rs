@@ -87,6 +87,11 @@ const TOP_DSSS_BPS: f64 = 11e6;
 /// beyond any propagation delay on Earth.
 pub const MAX_LINK_DELAY_S: f64 = 3600.0;
 
+/// Shortest period or timeout (`diffq.update_interval`, OLSR's and AODV's intervals,
+/// `tcp.min_rto`, `outputs.bin`...), seconds: a microsecond keeps every timer well above the
+/// 1 ns clock tick, below which it would round to 0 ns and fire without end.
+pub const MIN_INTERVAL_S: f64 = 1e-6;
+
 /// Most time-series bins a run may have (`duration / outputs.bin`): each bin stores a
 /// sample per node and per flow.
 pub const MAX_BINS: f64 = 1e6;
@@ -1104,14 +1109,14 @@ fn read_routing(mut f: Fields, errs: &mut Errs) -> Option<Routing> {
 fn read_olsr(f: &mut Fields, errs: &mut Errs) -> Option<OlsrSpec> {
     let d = OlsrSpec::default();
     let seconds = |x: f64| x > 0.0 && x <= 3600.0;
-    let hello = f.number(
+    let hello = f.interval(
         errs,
         "hello_interval",
         Some(d.hello_interval_s),
         "seconds in (0, 3600]",
         seconds,
     );
-    let tc = f.number(
+    let tc = f.interval(
         errs,
         "tc_interval",
         Some(d.tc_interval_s),
@@ -1195,7 +1200,7 @@ fn read_olsr(f: &mut Fields, errs: &mut Errs) -> Option<OlsrSpec> {
 fn read_aodv(f: &mut Fields, errs: &mut Errs) -> Option<AodvSpec> {
     let d = AodvSpec::default();
     let seconds = |hi: f64| move |x: f64| x > 0.0 && x <= hi;
-    let art = f.number(
+    let art = f.interval(
         errs,
         "active_route_timeout",
         Some(d.active_route_timeout_s),
@@ -1213,7 +1218,7 @@ fn read_aodv(f: &mut Fields, errs: &mut Errs) -> Option<AodvSpec> {
         .map(|x| x as u32)
     };
     let diameter = hops(f, errs, "net_diameter", d.net_diameter);
-    let ntt = f.number(
+    let ntt = f.interval(
         errs,
         "node_traversal_time",
         Some(d.node_traversal_time_s),
@@ -1233,7 +1238,7 @@ fn read_aodv(f: &mut Fields, errs: &mut Errs) -> Option<AodvSpec> {
     let ttl_increment = hops(f, errs, "ttl_increment", d.ttl_increment);
     let ttl_threshold = hops(f, errs, "ttl_threshold", d.ttl_threshold);
     let buffer = f.packets(errs, "buffer_capacity", Some(d.buffer_capacity_pkts));
-    let buffer_timeout = f.number(
+    let buffer_timeout = f.interval(
         errs,
         "buffer_timeout",
         Some(d.buffer_timeout_s),
@@ -1241,7 +1246,7 @@ fn read_aodv(f: &mut Fields, errs: &mut Errs) -> Option<AodvSpec> {
         seconds(3600.0),
     );
     let detection = f.choice(errs, "link_detection", Some("mac"), &["mac", "hello"], &[]);
-    let hello_interval = f.number(
+    let hello_interval = f.interval(
         errs,
         "hello_interval",
         Some(d.hello_interval_s),
@@ -1412,7 +1417,7 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
         Some("tcp_aware")
     };
     let lifetime = if fq || bp {
-        f.number(
+        f.interval(
             errs,
             "report_lifetime",
             Some(0.05),
@@ -1454,7 +1459,7 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
         Some("packets")
     };
     let estimate_interval = if bp {
-        f.number(
+        f.interval(
             errs,
             "estimate_interval",
             Some(1.0),
@@ -1466,7 +1471,7 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
     };
     let control_default = lifetime.map(|l| l / 2.0);
     let control_interval = if bp {
-        f.number(
+        f.interval(
             errs,
             "control_interval",
             control_default.or(Some(0.025)),
@@ -1555,7 +1560,7 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
 }
 
 fn read_tcp(mut f: Fields, errs: &mut Errs) -> Option<TcpSpec> {
-    let min_rto = f.number(
+    let min_rto = f.interval(
         errs,
         "min_rto",
         Some(0.2),
@@ -1580,7 +1585,7 @@ fn read_tcp(mut f: Fields, errs: &mut Errs) -> Option<TcpSpec> {
         "an integer number of packets in 1..=1024",
         1..=1024,
     ));
-    let coding_repair_delay = f.number(
+    let coding_repair_delay = f.interval(
         errs,
         "coding_repair_delay",
         Some(0.2),
@@ -1617,7 +1622,7 @@ fn read_diffq(mut f: Fields, data_rate_bps: Option<f64>, errs: &mut Errs) -> Opt
         &["interval", "packet"],
         &[],
     );
-    let update_interval = f.number(
+    let update_interval = f.interval(
         errs,
         "update_interval",
         Some(0.01),
@@ -1987,7 +1992,7 @@ fn read_rate(f: &mut Fields, max_offered_bps: Option<(f64, f64)>, errs: &mut Err
 
 fn read_outputs(mut f: Fields, duration: Option<f64>, errs: &mut Errs) -> Option<Outputs> {
     let given = f.has("bin");
-    let bin = f.number(errs, "bin", Some(1.0), "a number of seconds > 0", |x| {
+    let bin = f.interval(errs, "bin", Some(1.0), "a number of seconds > 0", |x| {
         x > 0.0
     });
     let bin = bin.filter(|b| match duration {

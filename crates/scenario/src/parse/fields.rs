@@ -10,7 +10,7 @@ use std::ops::RangeInclusive;
 
 use serde_json::{Map, Value};
 
-use super::MAX_QUEUE_PKTS;
+use super::{MAX_QUEUE_PKTS, MIN_INTERVAL_S};
 use crate::error::ConfigError;
 
 /// The problems found so far, in reading order.
@@ -360,6 +360,34 @@ impl<'a> Fields<'a> {
                 default
             }
         }
+    }
+
+    /// A period or timeout in seconds: [`Fields::number`], and a positive value must be at
+    /// least [`MIN_INTERVAL_S`] (0 is left to `ok`, for keys where it means "off").
+    pub(crate) fn interval(
+        &mut self,
+        errs: &mut Errs,
+        key: &'static str,
+        default: Option<f64>,
+        expected: &str,
+        ok: impl Fn(f64) -> bool,
+    ) -> Option<f64> {
+        let x = self.number(errs, key, default, expected, ok)?;
+        if x > 0.0 && x < MIN_INTERVAL_S {
+            errs.push(ConfigError::new(
+                self.path(key),
+                format!(
+                    "{} s is below {} s, the shortest period or timeout accepted (the clock \
+                     ticks in nanoseconds, and a timer rounded to 0 ns would fire without \
+                     end at one instant); use at least {} s",
+                    short(x),
+                    short(MIN_INTERVAL_S),
+                    short(MIN_INTERVAL_S)
+                ),
+            ));
+            return None;
+        }
+        Some(x)
     }
 
     /// A number satisfying `ok` that may be absent: `Some(None)` when absent, `None` when

@@ -106,11 +106,32 @@ fn links_distances_and_powers_have_physical_ranges() {
             "[outputs]\nbin = 1e-6\n[[flow]]",
             "outputs.bin: 1e-6 s cuts duration (60 s) into 6e7 bins; a run keeps at most 1e6",
         ),
+        (
+            "[[flow]]",
+            "[diffq]\nupdate_interval = 1e-12\n[[flow]]",
+            "diffq.update_interval: 1e-12 s is below 1e-6 s, the shortest period or timeout",
+        ),
+        (
+            "[[flow]]",
+            "[tcp]\nmin_rto = 1e-300\n[[flow]]",
+            "tcp.min_rto: 1e-300 s is below 1e-6 s",
+        ),
+        (
+            "[[flow]]",
+            "[routing]\nkind = \"olsr\"\nhello_interval = 1e-9\n[[flow]]",
+            "routing.hello_interval: 1e-9 s is below 1e-6 s",
+        ),
     ];
     for (from, to, start) in cases {
         let e = errors(&base_with(from, to));
         assert!(e.iter().any(|m| m.starts_with(start)), "{to}: {e:#?}");
     }
+    // 0 still means "off" where it did.
+    let off = base_with(
+        "[[flow]]",
+        "[queue]\nkind = \"backpressure\"\ncontrol_interval = 0\n[[flow]]",
+    );
+    assert_eq!(ok(&off).queue.control_interval_s, 0.0);
     // The default bin counts too, and says so.
     let long = base_with("duration = 60", "duration = 2e6");
     assert!(one_error(&long).starts_with("outputs.bin: 1 s (the default) cuts duration"));
