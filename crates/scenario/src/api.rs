@@ -125,7 +125,8 @@ pub fn apply_overrides(v: &mut Value, seed: Option<u64>, duration_s: Option<f64>
 }
 
 /// Validates and runs a scenario given as a parsed value.
-pub fn run_value(v: Value, seed: Option<u64>, duration_s: Option<f64>) -> Result<Run, RunError> {
+/// Errors come as one message per problem (see [`RunError::messages`]).
+pub fn run_value(v: Value, seed: Option<u64>, duration_s: Option<f64>) -> Result<Run, Vec<String>> {
     run_monitored(v, seed, duration_s, None)
 }
 
@@ -136,8 +137,8 @@ pub fn run_monitored(
     seed: Option<u64>,
     duration_s: Option<f64>,
     monitor: Option<&Monitor>,
-) -> Result<Run, RunError> {
-    run_guarded(v, seed, duration_s, monitor, None)
+) -> Result<Run, Vec<String>> {
+    run_guarded(v, seed, duration_s, monitor, None).map_err(|e| e.messages())
 }
 
 /// [`run_monitored`] with the spin guard's bound set to `spin_limit` events at one
@@ -211,7 +212,7 @@ pub fn run_json_monitored(
                 .to_string()
         }
     };
-    report_json(run_monitored(v, seed, duration_s, monitor))
+    report_json(run_guarded(v, seed, duration_s, monitor, None))
 }
 
 /// A run of `scenario_json` whose spin guard stops it past `max_events_per_instant`
