@@ -93,8 +93,9 @@ pub const MAX_LINK_DELAY_S: f64 = 3600.0;
 pub const MIN_INTERVAL_S: f64 = 1e-6;
 
 /// Most time-series bins a run may have (`duration / outputs.bin`): each bin stores a
-/// sample per node and per flow.
-pub const MAX_BINS: f64 = 1e6;
+/// sample per node and per flow, so a bin far below the run's time scale (`bin = 1e-6`
+/// over hours) would fill memory; 10^8 still lets the default 1 s bin cover three years.
+pub const MAX_BINS: f64 = 1e8;
 
 const TOPOLOGY_KINDS: [&str; 6] = ["chain", "grid", "star", "random", "explicit", "bss"];
 

@@ -103,11 +103,6 @@ fn links_distances_and_powers_have_physical_ranges() {
         ),
         (
             "[[flow]]",
-            "[outputs]\nbin = 1e-6\n[[flow]]",
-            "outputs.bin: 1e-6 s cuts duration (60 s) into 6e7 bins; a run keeps at most 1e6",
-        ),
-        (
-            "[[flow]]",
             "[diffq]\nupdate_interval = 1e-12\n[[flow]]",
             "diffq.update_interval: 1e-12 s is below 1e-6 s, the shortest period or timeout",
         ),
@@ -132,7 +127,13 @@ fn links_distances_and_powers_have_physical_ranges() {
         "[queue]\nkind = \"backpressure\"\ncontrol_interval = 0\n[[flow]]",
     );
     assert_eq!(ok(&off).queue.control_interval_s, 0.0);
-    // The default bin counts too, and says so.
-    let long = base_with("duration = 60", "duration = 2e6");
+    // At most 10^8 time-series bins; the default bin counts too, and says so.
+    let fine = base_with("duration = 60", "duration = 1000\n[outputs]\nbin = 1e-6");
+    assert_eq!(
+        one_error(&fine),
+        "outputs.bin: 1e-6 s cuts duration (1000 s) into 1e9 bins; a run keeps at most 1e8 \
+         (a sample per node and flow in each): use a bin of at least 1e-5 s"
+    );
+    let long = base_with("duration = 60", "duration = 2e8");
     assert!(one_error(&long).starts_with("outputs.bin: 1 s (the default) cuts duration"));
 }
