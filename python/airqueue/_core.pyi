@@ -34,3 +34,6 @@ def git_hash() -> str:
 
 def _panic_for_tests(message: str) -> str:
     """Panics inside the panic guard and returns the resulting error report."""
+
+def _run_with_spin_limit_for_tests(scenario_json: str, max_events_per_instant: int) -> str:
+    """Runs a scenario with the spin guard's bound lowered; returns the report."""

@@ -29,6 +29,7 @@ import hashlib
 import itertools
 import json
 import logging
+import math
 import os
 import traceback
 import uuid
@@ -166,8 +167,9 @@ class SweepSpec:
                 problems.append(f"seeds: every seed must be an integer in [0, 2^64), got {s!r}")
         if not seed_list:
             problems.append("seeds: expected at least one seed")
-        if len(set(seed_list)) != len(seed_list):
-            problems.append(f"seeds: listed more than once: {sorted(_repeats(seed_list))}")
+        ints = [s for s in seed_list if _is_int(s)]  # the others are reported above
+        if len(set(ints)) != len(ints):
+            problems.append(f"seeds: listed more than once: {sorted(_repeats(ints))}")
         if duration is not None and (
             isinstance(duration, bool)
             or not isinstance(duration, (int, float))
@@ -177,6 +179,10 @@ class SweepSpec:
             problems.append(f"duration: expected a number of seconds > 0, got {duration!r}")
         if name is not None and not isinstance(name, str):
             problems.append(f"name: expected a string, got {name!r}")
+        # NaN and infinity (from TOML or Python) are no scenario value; the sweep's
+        # definition and run ids are JSON, so they are refused here, with their path.
+        problems += _non_finite("base", scenario.to_dict())
+        problems += [p for k, v in checked.items() for p in _non_finite(f'grid."{k}"', v)]
         if problems:
             raise ConfigError(problems)
         return cls(
@@ -504,6 +510,17 @@ def _file_seeds(value: Any) -> tuple[list[int], list[str]]:
     if isinstance(value, list) and len(value) != 2:
         return value, []
     return [], [f"seeds: expected {expected}, got {value!r}"]
+
+
+def _non_finite(path: str, value: Any) -> list[str]:
+    """One problem per NaN or infinity in ``value``, at its key path under ``path``."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return [f"{path}: expected a finite number, got {value}"]
+    if isinstance(value, Mapping):
+        return [p for k, v in value.items() for p in _non_finite(f"{path}.{k}", v)]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _non_finite(f"{path}[{i}]", v)]
+    return []
 
 
 def _is_int(v: Any) -> bool:

@@ -166,6 +166,25 @@ mod _core {
         env!("AIRQUEUE_GIT_HASH")
     }
 
+    /// Runs a scenario with the spin guard's bound lowered to `max_events_per_instant`;
+    /// lets tests follow a spin-guard stop (a `SimulationError`) to Python and the CLI.
+    #[pyfunction]
+    fn _run_with_spin_limit_for_tests(
+        py: Python<'_>,
+        scenario_json: &str,
+        max_events_per_instant: u64,
+    ) -> String {
+        let scenario_json = scenario_json.to_owned();
+        py.detach(move || {
+            guarded(move || {
+                airqueue_scenario::api::run_json_with_spin_limit(
+                    &scenario_json,
+                    max_events_per_instant,
+                )
+            })
+        })
+    }
+
     /// Panics inside the guard; lets tests check that panics surface as error reports.
     #[pyfunction]
     fn _panic_for_tests(message: &str) -> String {

@@ -16,6 +16,8 @@ mod fields;
 mod random_flows;
 #[cfg(test)]
 mod random_flows_tests;
+#[cfg(test)]
+mod ranges_tests;
 mod rate_change;
 #[cfg(test)]
 mod rate_change_tests;
@@ -38,7 +40,7 @@ use crate::schema::{
     RateUpdateKind, Routing, RoutingKind, RoutingMetric, Scenario, TcpSpec, TcpVariantKind,
     Topology,
 };
-use fields::{describe, number, Errs, Fields};
+use fields::{describe, number, short, within, Errs, Fields};
 
 /// Largest topology accepted. Placement and neighbour search are set up for the few
 /// hundred nodes of the seed papers; the cap keeps a typo such as `nodes = 1e9` from
@@ -54,6 +56,46 @@ pub const DSSS_RATES_BPS: [f64; 4] = [1e6, 2e6, 5.5e6, 11e6];
 
 /// Largest UDP payload accepted: below the 65,507 bytes an IPv4 UDP datagram can carry.
 pub const MAX_PACKET_SIZE_BYTES: u32 = 65_000;
+
+/// Largest queue, in packets, of any buffer (`queue.capacity`, `per_dest_capacity`,
+/// `topology.wire_capacity`, AODV's `buffer_capacity`...): 150 MB of 1500-byte packets,
+/// far beyond any router or access point, and memory the simulator can hold per node.
+pub const MAX_QUEUE_PKTS: u32 = 100_000;
+
+/// Largest distance accepted for spacings, radii, areas, positions and radio ranges, in
+/// metres: no 802.11 link spans 1000 km, and coordinates stay far from overflowing.
+pub const MAX_DISTANCE_M: f64 = 1e6;
+
+/// Fastest wired link (`medium.bandwidth`, `topology.wire_bandwidth`), bit/s: 100 Gb/s
+/// keeps the serialisation of the smallest packet (29 bytes) above the 1 ns clock tick.
+pub const MAX_WIRE_BPS: f64 = 1e11;
+
+/// Slowest rate of any bit/s key: below one bit per second is a unit slip, and a
+/// 65,000-byte packet at this rate still fits the run's time scale.
+pub const MIN_RATE_BPS: f64 = 1.0;
+
+/// A source may offer at most this many times the fastest link of its scenario: enough
+/// to overload any link (tests offer twice the link), not so much that a typo
+/// (`rate = 1e308`) makes a run of packets due every 0 ns.
+pub const MAX_OVERLOAD: f64 = 10.0;
+
+/// The fastest 802.11b rate, bit/s: what a radio can send at most (IEEE 802.11-2016
+/// 16.1.1).
+const TOP_DSSS_BPS: f64 = 11e6;
+
+/// Longest link delay (`medium.delay`, `topology.wire_delay`), seconds: an hour, far
+/// beyond any propagation delay on Earth.
+pub const MAX_LINK_DELAY_S: f64 = 3600.0;
+
+/// Shortest period or timeout (`diffq.update_interval`, OLSR's and AODV's intervals,
+/// `tcp.min_rto`, `outputs.bin`...), seconds: a microsecond keeps every timer well above the
+/// 1 ns clock tick, below which it would round to 0 ns and fire without end.
+pub const MIN_INTERVAL_S: f64 = 1e-6;
+
+/// Most time-series bins a run may have (`duration / outputs.bin`): each bin stores a
+/// sample per node and per flow, so a bin far below the run's time scale (`bin = 1e-6`
+/// over hours) would fill memory; 10^8 still lets the default 1 s bin cover three years.
+pub const MAX_BINS: f64 = 1e8;
 
 const TOPOLOGY_KINDS: [&str; 6] = ["chain", "grid", "star", "random", "explicit", "bss"];
 
@@ -272,12 +314,21 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         _ => None,
     };
     let queue = read_queue(top.section("queue", errs), rate_bps, errs);
+    // What a source may offer at most: MAX_OVERLOAD x the fastest link of the scenario.
+    let fastest_bps = fastest_link(&medium, &topology);
+    let max_offered_bps = fastest_bps.map(|f| (MAX_OVERLOAD * f, f));
     let tcp = read_tcp(top.section("tcp", errs), errs);
     let data_rate = radio.as_ref().map(|r| r.data_rate_bps);
     let diffq = read_diffq(top.section("diffq", errs), data_rate, errs);
     let backpressure = read_backpressure(top.section("backpressure", errs), data_rate, errs);
-    let flows = read_flows(top.tables(errs, "flow"), nodes, duration, errs);
-    let outputs = read_outputs(top.section("outputs", errs), errs);
+    let flows = read_flows(
+        top.tables(errs, "flow"),
+        nodes,
+        duration,
+        max_offered_bps,
+        errs,
+    );
+    let outputs = read_outputs(top.section("outputs", errs), duration, errs);
     let rate_changes = rate_change::read_and_check(
         top.tables(errs, "rate_change"),
         topology.as_ref(),
@@ -286,7 +337,7 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         errs,
     );
 
-    let random_flows = random_flows::read(top.take("flows"), duration, errs);
+    let random_flows = random_flows::read(top.take("flows"), duration, max_offered_bps, errs);
     top.finish(errs);
 
     // A flow's priority must name a level the MAC has.
@@ -526,6 +577,71 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
     })
 }
 
+/// The fastest link of a scenario in bit/s: the top 802.11b rate on the wifi medium
+/// (which AARF or a `[[rate_change]]` may reach whatever `radio.data_rate` is), a BSS's
+/// wires, or the wired medium's bandwidth. `None` when those keys were invalid.
+fn fastest_link(medium: &Option<Medium>, topology: &Option<Topology>) -> Option<f64> {
+    match (medium.as_ref()?, topology) {
+        (Medium::Wired { bandwidth_bps, .. }, _) => Some(*bandwidth_bps),
+        (
+            Medium::Wifi,
+            Some(Topology::Bss {
+                wire_bandwidth_bps,
+                wired_hosts,
+                ..
+            }),
+        ) if *wired_hosts > 0 => Some(wire_bandwidth_bps.max(TOP_DSSS_BPS)),
+        (Medium::Wifi, _) => Some(TOP_DSSS_BPS),
+    }
+}
+
+/// An offered rate in bit/s: at least [`MIN_RATE_BPS`], at most `max` = (MAX_OVERLOAD x
+/// the fastest link, the fastest link). With `max = None` (the links were invalid, or
+/// the key belongs to a rate controller whose defaults follow `radio.data_rate`), at most
+/// MAX_OVERLOAD x [`MAX_WIRE_BPS`].
+pub(crate) fn offered_rate(
+    errs: &mut Errs,
+    path: &str,
+    x: Option<f64>,
+    max: Option<(f64, f64)>,
+) -> Option<f64> {
+    let Some((max_bps, link_bps)) = max else {
+        return within(
+            errs,
+            path,
+            x,
+            (MIN_RATE_BPS, MAX_OVERLOAD * MAX_WIRE_BPS),
+            "bit/s",
+            "ten times the fastest wired link, 100 Gb/s",
+        );
+    };
+    within(
+        errs,
+        path,
+        x,
+        (MIN_RATE_BPS, max_bps),
+        "bit/s",
+        &format!(
+            "a source offers at most {} times the fastest link of this scenario, {} bit/s; \
+             more only fills its first queue, with packets due ever closer to 0 ns apart",
+            short(MAX_OVERLOAD),
+            short(link_bps)
+        ),
+    )
+}
+
+/// A utility weight of at most [`MAX_LOG_WEIGHT`].
+fn log_weight_in_range(errs: &mut Errs, path: &str, x: Option<f64>) -> Option<f64> {
+    within(
+        errs,
+        path,
+        x,
+        (0.0, MAX_LOG_WEIGHT),
+        "bit/s",
+        "the rates it yields are capped by the source's maximum rate anyway",
+    )
+}
+
 /// MORE broadcasts on the 802.11 channel and sends its batch ACKs over the static
 /// routes (MORE, 4.2.3: the shortest ETX path).
 fn check_more_medium(
@@ -578,15 +694,26 @@ fn read_topology(v: &Value, errs: &mut Errs) -> Option<Topology> {
     let mut f = Fields::table(v, "topology", errs);
     let kind = f.choice(errs, "kind", None, &TOPOLOGY_KINDS, &[]);
     f.only_for(errs, "kind", kind, true, &TOPOLOGY_KEYS);
+    let topology = read_topology_keys(&mut f, kind, errs);
+    // After the kind's keys, even invalid or missing ones: a misspelt required key is
+    // both missing and unknown, and the unknown one carries the "did you mean".
+    f.finish(errs);
+    topology
+}
+
+/// The keys of topology kind `kind` (`None`: invalid, already reported).
+fn read_topology_keys(f: &mut Fields, kind: Option<&str>, errs: &mut Errs) -> Option<Topology> {
     let spacing = |f: &mut Fields, errs: &mut Errs| {
-        f.number(errs, "spacing", None, "a distance in metres > 0", |x| {
+        let x = f.number(errs, "spacing", None, "a distance in metres > 0", |x| {
             x > 0.0
-        })
+        });
+        distance(errs, &f.path("spacing"), x)
     };
     let radius = |f: &mut Fields, errs: &mut Errs| {
-        f.number(errs, "radius", None, "a distance in metres > 0", |x| {
+        let x = f.number(errs, "radius", None, "a distance in metres > 0", |x| {
             x > 0.0
-        })
+        });
+        distance(errs, &f.path("radius"), x)
     };
     let node_count = |f: &mut Fields, errs: &mut Errs| {
         to_u32(f.integer(
@@ -597,10 +724,10 @@ fn read_topology(v: &Value, errs: &mut Errs) -> Option<Topology> {
             2..=u64::from(MAX_NODES),
         ))
     };
-    let topology = match kind {
+    match kind {
         Some("chain") => {
-            let nodes = node_count(&mut f, errs);
-            let spacing = spacing(&mut f, errs);
+            let nodes = node_count(f, errs);
+            let spacing = spacing(f, errs);
             Some(Topology::Chain {
                 nodes: nodes?,
                 spacing_m: spacing?,
@@ -611,7 +738,7 @@ fn read_topology(v: &Value, errs: &mut Errs) -> Option<Topology> {
                 format!("an integer number >= 1 (rows x cols must be in 2..={MAX_NODES})");
             let rows = to_u32(f.integer(errs, "rows", None, &expected, 1..=u64::from(MAX_NODES)));
             let cols = to_u32(f.integer(errs, "cols", None, &expected, 1..=u64::from(MAX_NODES)));
-            let spacing = spacing(&mut f, errs);
+            let spacing = spacing(f, errs);
             if let (Some(r), Some(c)) = (rows, cols) {
                 let n = u64::from(r) * u64::from(c);
                 if !(2..=u64::from(MAX_NODES)).contains(&n) {
@@ -628,17 +755,17 @@ fn read_topology(v: &Value, errs: &mut Errs) -> Option<Topology> {
             })
         }
         Some("star") => {
-            let nodes = node_count(&mut f, errs);
-            let radius = radius(&mut f, errs);
+            let nodes = node_count(f, errs);
+            let radius = radius(f, errs);
             Some(Topology::Star {
                 nodes: nodes?,
                 radius_m: radius?,
             })
         }
-        Some("bss") => read_bss(&mut f, errs),
+        Some("bss") => read_bss(f, errs),
         Some("random") => {
-            let nodes = node_count(&mut f, errs);
-            let area = read_area(&mut f, errs);
+            let nodes = node_count(f, errs);
+            let area = read_area(f, errs);
             let connected = f.boolean(errs, "connected", true);
             Some(Topology::Random {
                 nodes: nodes?,
@@ -647,12 +774,47 @@ fn read_topology(v: &Value, errs: &mut Errs) -> Option<Topology> {
             })
         }
         Some("explicit") => {
-            read_positions(&mut f, errs).map(|positions_m| Topology::Explicit { positions_m })
+            read_positions(f, errs).map(|positions_m| Topology::Explicit { positions_m })
         }
         _ => None,
-    };
-    f.finish(errs);
-    topology
+    }
+}
+
+/// A distance in metres at most [`MAX_DISTANCE_M`].
+fn distance(errs: &mut Errs, path: &str, x: Option<f64>) -> Option<f64> {
+    within(
+        errs,
+        path,
+        x,
+        (0.0, MAX_DISTANCE_M),
+        "m",
+        "no 802.11 link spans 1000 km; for positions this bounds |x| and |y|",
+    )
+}
+
+/// A wired link's bandwidth in `[MIN_RATE_BPS, MAX_WIRE_BPS]`.
+pub(crate) fn wire_bandwidth(errs: &mut Errs, path: &str, x: Option<f64>) -> Option<f64> {
+    within(
+        errs,
+        path,
+        x,
+        (MIN_RATE_BPS, MAX_WIRE_BPS),
+        "bit/s",
+        "a wired link from 1 bit/s to 100 Gb/s, whose smallest packet still takes a \
+         nanosecond, the clock's tick",
+    )
+}
+
+/// A wired link's delay of at most [`MAX_LINK_DELAY_S`].
+pub(crate) fn link_delay(errs: &mut Errs, path: &str, x: Option<f64>) -> Option<f64> {
+    within(
+        errs,
+        path,
+        x,
+        (0.0, MAX_LINK_DELAY_S),
+        "s",
+        "a link delay of at most an hour",
+    )
 }
 
 /// `[topology] kind = "bss"`: the access point, its stations and its wired hosts.
@@ -668,6 +830,7 @@ fn read_bss(f: &mut Fields, errs: &mut Errs) -> Option<Topology> {
     let radius = f.number(errs, "radius", None, "a distance in metres > 0", |x| {
         x > 0.0
     });
+    let radius = distance(errs, &f.path("radius"), radius);
     let wired_hosts = to_u32(f.integer(
         errs,
         "wired_hosts",
@@ -678,6 +841,7 @@ fn read_bss(f: &mut Fields, errs: &mut Errs) -> Option<Topology> {
     let bandwidth = f.number(errs, "wire_bandwidth", Some(100e6), "bit/s > 0", |x| {
         x > 0.0
     });
+    let bandwidth = wire_bandwidth(errs, &f.path("wire_bandwidth"), bandwidth);
     let delay = f.number(
         errs,
         "wire_delay",
@@ -685,6 +849,7 @@ fn read_bss(f: &mut Fields, errs: &mut Errs) -> Option<Topology> {
         "a number of seconds >= 0",
         |x| x >= 0.0,
     );
+    let delay = link_delay(errs, &f.path("wire_delay"), delay);
     let capacity = f.packets(errs, "wire_capacity", Some(1000));
     let (stations, wired_hosts) = (stations?, wired_hosts?);
     let n = 1 + u64::from(stations) + u64::from(wired_hosts);
@@ -742,7 +907,10 @@ fn read_pair(
 fn read_area(f: &mut Fields, errs: &mut Errs) -> Option<[f64; 2]> {
     const EXPECTED: &str = "[width, height] in metres, both > 0";
     match f.take("area") {
-        Some(v) => read_pair(v, &f.path("area"), errs, EXPECTED, |x| x > 0.0),
+        Some(v) => read_pair(v, &f.path("area"), errs, EXPECTED, |x| x > 0.0).filter(|a| {
+            let side = a[0].max(a[1]);
+            distance(errs, &f.path("area"), Some(side)).is_some()
+        }),
         None => {
             errs.push(ConfigError::new(
                 f.path("area"),
@@ -789,7 +957,12 @@ fn read_positions(f: &mut Fields, errs: &mut Errs) -> Option<Vec<[f64; 2]>> {
     let mut out = Vec::with_capacity(items.len());
     let mut all_ok = true;
     for (i, item) in items.iter().enumerate() {
-        match read_pair(item, &format!("{path}[{i}]"), errs, EXPECTED, |_| true) {
+        let at = format!("{path}[{i}]");
+        let p = read_pair(item, &at, errs, EXPECTED, |_| true).filter(|p| {
+            let far = p[0].abs().max(p[1].abs());
+            distance(errs, &at, Some(far)).is_some()
+        });
+        match p {
             Some(p) => out.push(p),
             None => all_ok = false,
         }
@@ -937,14 +1110,14 @@ fn read_routing(mut f: Fields, errs: &mut Errs) -> Option<Routing> {
 fn read_olsr(f: &mut Fields, errs: &mut Errs) -> Option<OlsrSpec> {
     let d = OlsrSpec::default();
     let seconds = |x: f64| x > 0.0 && x <= 3600.0;
-    let hello = f.number(
+    let hello = f.interval(
         errs,
         "hello_interval",
         Some(d.hello_interval_s),
         "seconds in (0, 3600]",
         seconds,
     );
-    let tc = f.number(
+    let tc = f.interval(
         errs,
         "tc_interval",
         Some(d.tc_interval_s),
@@ -1028,7 +1201,7 @@ fn read_olsr(f: &mut Fields, errs: &mut Errs) -> Option<OlsrSpec> {
 fn read_aodv(f: &mut Fields, errs: &mut Errs) -> Option<AodvSpec> {
     let d = AodvSpec::default();
     let seconds = |hi: f64| move |x: f64| x > 0.0 && x <= hi;
-    let art = f.number(
+    let art = f.interval(
         errs,
         "active_route_timeout",
         Some(d.active_route_timeout_s),
@@ -1046,7 +1219,7 @@ fn read_aodv(f: &mut Fields, errs: &mut Errs) -> Option<AodvSpec> {
         .map(|x| x as u32)
     };
     let diameter = hops(f, errs, "net_diameter", d.net_diameter);
-    let ntt = f.number(
+    let ntt = f.interval(
         errs,
         "node_traversal_time",
         Some(d.node_traversal_time_s),
@@ -1066,7 +1239,7 @@ fn read_aodv(f: &mut Fields, errs: &mut Errs) -> Option<AodvSpec> {
     let ttl_increment = hops(f, errs, "ttl_increment", d.ttl_increment);
     let ttl_threshold = hops(f, errs, "ttl_threshold", d.ttl_threshold);
     let buffer = f.packets(errs, "buffer_capacity", Some(d.buffer_capacity_pkts));
-    let buffer_timeout = f.number(
+    let buffer_timeout = f.interval(
         errs,
         "buffer_timeout",
         Some(d.buffer_timeout_s),
@@ -1074,7 +1247,7 @@ fn read_aodv(f: &mut Fields, errs: &mut Errs) -> Option<AodvSpec> {
         seconds(3600.0),
     );
     let detection = f.choice(errs, "link_detection", Some("mac"), &["mac", "hello"], &[]);
-    let hello_interval = f.number(
+    let hello_interval = f.interval(
         errs,
         "hello_interval",
         Some(d.hello_interval_s),
@@ -1245,7 +1418,7 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
         Some("tcp_aware")
     };
     let lifetime = if fq || bp {
-        f.number(
+        f.interval(
             errs,
             "report_lifetime",
             Some(0.05),
@@ -1287,7 +1460,7 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
         Some("packets")
     };
     let estimate_interval = if bp {
-        f.number(
+        f.interval(
             errs,
             "estimate_interval",
             Some(1.0),
@@ -1299,7 +1472,7 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
     };
     let control_default = lifetime.map(|l| l / 2.0);
     let control_interval = if bp {
-        f.number(
+        f.interval(
             errs,
             "control_interval",
             control_default.or(Some(0.025)),
@@ -1388,7 +1561,7 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
 }
 
 fn read_tcp(mut f: Fields, errs: &mut Errs) -> Option<TcpSpec> {
-    let min_rto = f.number(
+    let min_rto = f.interval(
         errs,
         "min_rto",
         Some(0.2),
@@ -1413,7 +1586,7 @@ fn read_tcp(mut f: Fields, errs: &mut Errs) -> Option<TcpSpec> {
         "an integer number of packets in 1..=1024",
         1..=1024,
     ));
-    let coding_repair_delay = f.number(
+    let coding_repair_delay = f.interval(
         errs,
         "coding_repair_delay",
         Some(0.2),
@@ -1433,6 +1606,11 @@ fn read_tcp(mut f: Fields, errs: &mut Errs) -> Option<TcpSpec> {
     })
 }
 
+/// Largest `log_weight` of DiffQ's log utility and of backpressure flow control, bit/s
+/// (x packets): the rates it yields are capped by `max_rate` / `r_max` anyway, and the
+/// bound keeps their arithmetic finite.
+pub const MAX_LOG_WEIGHT: f64 = 1e15;
+
 fn read_diffq(mut f: Fields, data_rate_bps: Option<f64>, errs: &mut Errs) -> Option<DiffqSpec> {
     let positive = |x: f64| x > 0.0;
     let scheduling = f.boolean(errs, "scheduling", true);
@@ -1445,7 +1623,7 @@ fn read_diffq(mut f: Fields, data_rate_bps: Option<f64>, errs: &mut Errs) -> Opt
         &["interval", "packet"],
         &[],
     );
-    let update_interval = f.number(
+    let update_interval = f.interval(
         errs,
         "update_interval",
         Some(0.01),
@@ -1463,9 +1641,13 @@ fn read_diffq(mut f: Fields, data_rate_bps: Option<f64>, errs: &mut Errs) -> Opt
         "an integer number of packets >= 0",
         0..=u64::from(u32::MAX),
     ));
+    let alpha = offered_rate(errs, &f.path("alpha"), alpha, None);
     let log_weight = f.number(errs, "log_weight", Some(4e6), "bit/s > 0", positive);
+    let log_weight = log_weight_in_range(errs, &f.path("log_weight"), log_weight);
     let initial = f.number(errs, "initial_rate", Some(100e3), "bit/s > 0", positive);
+    let initial = offered_rate(errs, &f.path("initial_rate"), initial, None);
     let min = f.number(errs, "min_rate", Some(10e3), "bit/s > 0", positive);
+    let min = offered_rate(errs, &f.path("min_rate"), min, None);
     let max = f.number(
         errs,
         "max_rate",
@@ -1473,6 +1655,7 @@ fn read_diffq(mut f: Fields, data_rate_bps: Option<f64>, errs: &mut Errs) -> Opt
         "bit/s > 0",
         positive,
     );
+    let max = offered_rate(errs, &f.path("max_rate"), max, None);
     if let (Some(lo), Some(hi)) = (min, max) {
         if lo > hi {
             errs.push(ConfigError::new(
@@ -1534,6 +1717,7 @@ fn read_backpressure(
         "bit/s x packets > 0",
         positive,
     );
+    let m = log_weight_in_range(errs, &f.path("log_weight"), m);
     let r_max = f.number(
         errs,
         "r_max",
@@ -1541,7 +1725,9 @@ fn read_backpressure(
         "bit/s > 0",
         positive,
     );
+    let r_max = offered_rate(errs, &f.path("r_max"), r_max, None);
     let min = f.number(errs, "min_rate", Some(10e3), "bit/s > 0", positive);
+    let min = offered_rate(errs, &f.path("min_rate"), min, None);
     if let (Some(lo), Some(hi)) = (min, r_max) {
         if lo > hi {
             errs.push(ConfigError::new(
@@ -1562,12 +1748,14 @@ fn read_flows(
     items: &[Value],
     nodes: Option<u32>,
     duration: Option<f64>,
+    max_offered_bps: Option<(f64, f64)>,
     errs: &mut Errs,
 ) -> Option<Vec<FlowSpec>> {
     let mut flows = Vec::with_capacity(items.len());
     let mut all_ok = true;
     for (i, item) in items.iter().enumerate() {
-        match read_flow(item, &format!("flow[{i}]"), nodes, duration, errs) {
+        let path = format!("flow[{i}]");
+        match read_flow(item, &path, nodes, duration, max_offered_bps, errs) {
             Some(flow) => flows.push(flow),
             None => all_ok = false,
         }
@@ -1575,11 +1763,13 @@ fn read_flows(
     all_ok.then_some(flows)
 }
 
+/// One `[[flow]]` (or `[flows]`' template). `max_offered_bps`: see [`offered_rate`].
 fn read_flow(
     item: &Value,
     path: &str,
     nodes: Option<u32>,
     duration: Option<f64>,
+    max_offered_bps: Option<(f64, f64)>,
     errs: &mut Errs,
 ) -> Option<FlowSpec> {
     let mut f = Fields::table(item, path, errs);
@@ -1646,7 +1836,7 @@ fn read_flow(
         // TCP is window-limited, TFRC sets its own rate (RFC 5348). Without a valid kind
         // the rate is still checked as the one kind that needs it would.
         Some("tcp" | "tfrc" | "more") => Some(Rate::Saturate),
-        _ => read_rate(&mut f, errs),
+        _ => read_rate(&mut f, max_offered_bps, errs),
     };
     let variant = match kind {
         Some("tcp") => f.choice(
@@ -1763,7 +1953,7 @@ fn read_flow(
     }
 }
 
-fn read_rate(f: &mut Fields, errs: &mut Errs) -> Option<Rate> {
+fn read_rate(f: &mut Fields, max_offered_bps: Option<(f64, f64)>, errs: &mut Errs) -> Option<Rate> {
     const EXPECTED: &str = "bit/s > 0 or \"saturate\"";
     let path = f.path("rate");
     match f.take("rate") {
@@ -1780,7 +1970,15 @@ fn read_rate(f: &mut Fields, errs: &mut Errs) -> Option<Rate> {
             ));
             None
         }
-        Some(v) => number(v, &path, errs, EXPECTED, |x| x > 0.0).map(Rate::Bps),
+        Some(v) => {
+            let x = number(v, &path, errs, EXPECTED, |x| x > 0.0);
+            let rate = offered_rate(errs, &path, x, max_offered_bps);
+            if let (Some(_), None, Some(e)) = (x, rate, errs.last_mut()) {
+                e.message
+                    .push_str(", or \"saturate\" to keep the source's queue full");
+            }
+            rate.map(Rate::Bps)
+        }
         None => {
             if !f.is_broken() {
                 errs.push(ConfigError::new(
@@ -1793,9 +1991,29 @@ fn read_rate(f: &mut Fields, errs: &mut Errs) -> Option<Rate> {
     }
 }
 
-fn read_outputs(mut f: Fields, errs: &mut Errs) -> Option<Outputs> {
-    let bin = f.number(errs, "bin", Some(1.0), "a number of seconds > 0", |x| {
+fn read_outputs(mut f: Fields, duration: Option<f64>, errs: &mut Errs) -> Option<Outputs> {
+    let given = f.has("bin");
+    let bin = f.interval(errs, "bin", Some(1.0), "a number of seconds > 0", |x| {
         x > 0.0
+    });
+    let bin = bin.filter(|b| match duration {
+        Some(d) if d / b > MAX_BINS => {
+            let default = if given { "" } else { " (the default)" };
+            errs.push(ConfigError::new(
+                f.path("bin"),
+                format!(
+                    "{} s{default} cuts duration ({} s) into {} bins; a run keeps at most {} \
+                     (a sample per node and flow in each): use a bin of at least {} s",
+                    short(*b),
+                    short(d),
+                    short((d / b).ceil()),
+                    short(MAX_BINS),
+                    short(d / MAX_BINS)
+                ),
+            ));
+            false
+        }
+        _ => true,
     });
     f.finish(errs);
     Some(Outputs { bin_s: bin? })

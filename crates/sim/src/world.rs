@@ -36,6 +36,7 @@ mod diffq;
 mod more;
 mod olsr;
 mod rates;
+mod spin;
 mod tcp;
 mod tfrc;
 
@@ -46,6 +47,7 @@ use more::{MoreFlow, MoreNet};
 use olsr::{OlsrNet, OlsrTimer};
 
 pub use olsr::OlsrSetup;
+pub use spin::{SpinError, MAX_EVENTS_PER_INSTANT};
 
 pub use diffq::DiffqView;
 
@@ -503,6 +505,10 @@ pub struct World {
     more: MoreNet,
     /// Backpressure's idle control packets, when on (wifi medium only).
     bp_control: Option<Box<BpControlNet>>,
+    /// Consecutive events at the current instant (the spin guard, `world/spin.rs`).
+    instant: spin::InstantCount,
+    /// Set when the spin guard stopped the run.
+    spin: Option<SpinError>,
 }
 
 /// What a finished run hands back.
@@ -533,6 +539,9 @@ pub struct RunOutcome {
     pub more: Vec<Option<MoreFlowStats>>,
     /// Per-node counters of backpressure's control packets (empty when off).
     pub bp_control: Vec<BpControlStats>,
+    /// Set when the run stopped early because one component kept the clock from
+    /// advancing (`World::spin_error`); the counters then cover the run up to `simulated`.
+    pub spin: Option<SpinError>,
 }
 
 /// A paced flow's source rate control at one instant (`RunOutcome::rate_series`).
@@ -692,6 +701,8 @@ impl World {
             _ => None,
         };
         let mut world = World {
+            instant: spin::InstantCount::default(),
+            spin: None,
             bp_control,
             events,
             duration: cfg.duration,
@@ -734,9 +745,18 @@ impl World {
     /// Runs every event due at or before `t` (capped at the configured duration) and
     /// stops with the clock at `t`, so a test can look inside between steps.
     /// `run_until(a); run_until(b)` executes exactly what `run_until(b)` does.
+    /// If one instant takes more than [`MAX_EVENTS_PER_INSTANT`] events the run stops
+    /// there instead (see [`World::spin_error`]) and later calls do nothing.
     pub fn run_until(&mut self, t: Time) {
+        if self.spin.is_some() {
+            return;
+        }
         let t = t.min(self.duration);
-        while let Some((_, ev)) = self.events.pop_until(t) {
+        while let Some((at, ev)) = self.events.pop_until(t) {
+            if self.instant.count(at) {
+                self.stop_spinning(at, ev);
+                return;
+            }
             self.handle(ev);
         }
         self.events.advance_to(t);
@@ -788,6 +808,7 @@ impl World {
             .as_ref()
             .map_or_else(Vec::new, |b| b.stats());
         RunOutcome {
+            spin: self.spin.take(),
             bp_control,
             more,
             routing,

@@ -186,7 +186,7 @@ pub(super) fn read_dqm(f: &mut Fields, errs: &mut Errs, active: bool) -> Option<
         return Some(defaults);
     }
     let mut seconds = |key: &'static str, default: f64, max: f64| {
-        f.number(
+        f.interval(
             errs,
             key,
             Some(default),

@@ -89,7 +89,7 @@ fn bss_mistakes_are_named() {
             "topology.wired_hosts: expected an integer number of hosts in 0..=9999, got -1",
             "topology.wire_bandwidth: expected bit/s > 0, got 0",
             "topology.wire_delay: expected a number of seconds >= 0, got -1",
-            "topology.wire_capacity: expected an integer number of packets >= 1, got 0",
+            "topology.wire_capacity: expected an integer number of packets in 1..=100000, got 0",
         ]
     );
     assert_eq!(

@@ -10,6 +10,7 @@ use std::ops::RangeInclusive;
 
 use serde_json::{Map, Value};
 
+use super::{MAX_QUEUE_PKTS, MIN_INTERVAL_S};
 use crate::error::ConfigError;
 
 /// The problems found so far, in reading order.
@@ -105,6 +106,54 @@ pub(crate) fn number(
             ));
             None
         }
+    }
+}
+
+/// Keeps `x` (already read and checked by its key's own rule) only if it lies in
+/// `[lo, hi]`, the range a physical network can have; else records why at `path`, e.g.
+/// `flow[0].rate: 1e308 bit/s is above ...; use a value in [1e0, 1.1e8] bit/s`.
+/// `why` says what the bound is ("10 x the fastest link of the scenario"), `fix` what to
+/// write instead.
+pub(crate) fn within(
+    errs: &mut Errs,
+    path: &str,
+    x: Option<f64>,
+    (lo, hi): (f64, f64),
+    unit: &str,
+    why: &str,
+) -> Option<f64> {
+    let x = x?;
+    if (lo..=hi).contains(&x) {
+        return Some(x);
+    }
+    let unit = if unit.is_empty() {
+        String::new()
+    } else {
+        format!(" {unit}")
+    };
+    let side = if x < lo { "below" } else { "above" };
+    let bound = if x < lo { lo } else { hi };
+    errs.push(ConfigError::new(
+        path,
+        format!(
+            "{}{unit} is {side} {}{unit} ({why}); use a value in [{}, {}]{unit}",
+            short(x),
+            short(bound),
+            short(lo),
+            short(hi)
+        ),
+    ));
+    None
+}
+
+/// A number as a user would write it: `1e308`, `1.1e8`, `0.025`, `200`, `1e-6`.
+pub(crate) fn short(x: f64) -> String {
+    let plain = format!("{x}");
+    let exp = format!("{x:e}");
+    if plain.len() <= exp.len().max(6) {
+        plain
+    } else {
+        exp
     }
 }
 
@@ -313,6 +362,34 @@ impl<'a> Fields<'a> {
         }
     }
 
+    /// A period or timeout in seconds: [`Fields::number`], and a positive value must be at
+    /// least [`MIN_INTERVAL_S`] (0 is left to `ok`, for keys where it means "off").
+    pub(crate) fn interval(
+        &mut self,
+        errs: &mut Errs,
+        key: &'static str,
+        default: Option<f64>,
+        expected: &str,
+        ok: impl Fn(f64) -> bool,
+    ) -> Option<f64> {
+        let x = self.number(errs, key, default, expected, ok)?;
+        if x > 0.0 && x < MIN_INTERVAL_S {
+            errs.push(ConfigError::new(
+                self.path(key),
+                format!(
+                    "{} s is below {} s, the shortest period or timeout accepted (the clock \
+                     ticks in nanoseconds, and a timer rounded to 0 ns would fire without \
+                     end at one instant); use at least {} s",
+                    short(x),
+                    short(MIN_INTERVAL_S),
+                    short(MIN_INTERVAL_S)
+                ),
+            ));
+            return None;
+        }
+        Some(x)
+    }
+
     /// A number satisfying `ok` that may be absent: `Some(None)` when absent, `None` when
     /// invalid (reported). For a default derived from other keys, which is unknown when
     /// those were invalid: `.and_then(|x| x.or(default))`.
@@ -350,20 +427,20 @@ impl<'a> Fields<'a> {
         }
     }
 
-    /// A count of packets >= 1 that fits a `u32`, with the same default rule as `number`.
+    /// A count of packets in `1..=MAX_QUEUE_PKTS`, with the same default rule as `number`.
     pub(crate) fn packets(
         &mut self,
         errs: &mut Errs,
         key: &'static str,
         default: Option<u32>,
     ) -> Option<u32> {
-        let expected = "an integer number of packets >= 1";
+        let expected = format!("an integer number of packets in 1..={MAX_QUEUE_PKTS}");
         let n = self.integer(
             errs,
             key,
             default.map(u64::from),
-            expected,
-            1..=u64::from(u32::MAX),
+            &expected,
+            1..=u64::from(MAX_QUEUE_PKTS),
         );
         n.and_then(|n| u32::try_from(n).ok())
     }

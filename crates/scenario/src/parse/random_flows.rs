@@ -21,10 +21,12 @@ const OWN_KEYS: [&str; 4] = ["random", "start", "min_hops", "max_hops"];
 const START_EXPECTED: &str = "a number of seconds >= 0, or [min, max] seconds with 0 <= min <= max";
 
 /// Reads the optional `[flows]` table. `Some(None)` when it is absent; `None` when it is
-/// invalid (every problem already recorded).
+/// invalid (every problem already recorded). `max_offered_bps` bounds `rate` as in a
+/// `[[flow]]` (see `offered_rate`).
 pub(super) fn read(
     v: Option<&Value>,
     duration: Option<f64>,
+    max_offered_bps: Option<(f64, f64)>,
     errs: &mut Errs,
 ) -> Option<Option<RandomFlows>> {
     let Some(v) = v else { return Some(None) };
@@ -140,7 +142,14 @@ pub(super) fn read(
     if let Some([_, hi]) = start {
         rest.insert("start".into(), json!(hi));
     }
-    let template = read_flow(&Value::Object(rest), "flows", None, duration, errs);
+    let template = read_flow(
+        &Value::Object(rest),
+        "flows",
+        None,
+        duration,
+        max_offered_bps,
+        errs,
+    );
 
     if !all_ok {
         return None;

@@ -651,7 +651,7 @@ rate = 1
             "duration: expected a number of seconds > 0, got -1",
             "topology.cols: not used by kind \"chain\"; cols applies only to kind grid",
             "radio.basic_rate: expected an 802.11b rate in bit/s, one of 1e6, 2e6, 5.5e6, 11e6, got 3000000.0",
-            "queue.capacity: expected an integer number of packets >= 1, got 0",
+            "queue.capacity: expected an integer number of packets in 1..=100000, got 0",
             "flow[0].dst: node 57 does not exist; the topology has 46 nodes (0..45)",
             "flow[0].packet_size: expected an integer number of bytes in 1..=65000, got 70000",
             "flow[0].rate: expected bit/s > 0 or \"saturate\", got \"fast\"",
@@ -1018,7 +1018,7 @@ fn fq_mistakes_are_named() {
     assert_eq!(
         errors_of("[queue]\nkind = \"fq\"\ncapacity = 10\nper_flow_capacity = 20\nbackpressure_threshold = 0\n"),
         vec![
-            "queue.backpressure_threshold: expected an integer number of packets >= 1, got 0",
+            "queue.backpressure_threshold: expected an integer number of packets in 1..=100000, got 0",
             "queue.per_flow_capacity: must be at most capacity (10 packets), got 20",
         ]
     );
@@ -1212,7 +1212,7 @@ fn backpressure_mistakes_are_named() {
     assert_eq!(
         errors_of("[queue]\nkind = \"backpressure\"\nvariant = \"fast\"\ncapacity = 0\n"),
         vec![
-            "queue.capacity: expected an integer number of packets >= 1, got 0",
+            "queue.capacity: expected an integer number of packets in 1..=100000, got 0",
             "queue.variant: unknown variant \"fast\"; expected one of tcp_aware, classical",
         ]
     );

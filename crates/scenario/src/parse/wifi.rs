@@ -30,6 +30,30 @@ const PROPAGATION_KEYS: [(&str, &[&str]); 1] = [("path_loss_exponent", &["log-di
 /// default.
 pub const DEFAULT_PATH_LOSS_EXPONENT: f64 = 3.0;
 
+/// Largest `radio.path_loss_exponent`; measured exponents lie between 1.6 and 6
+/// (Rappaport table 4.2).
+pub const MAX_PATH_LOSS_EXPONENT: f64 = 10.0;
+
+/// Powers and thresholds in dBm lie within +-300 dBm: -300 dBm is 10^-33 W, far below
+/// thermal noise; 300 dBm would be 10^27 W. Outside, the arithmetic in milliwatts
+/// overflows or underflows.
+pub const MAX_ABS_DBM: f64 = 300.0;
+
+/// Largest power ratio in dB (`radio.capture_db`).
+pub const MAX_DB: f64 = 300.0;
+
+/// A power in dBm within [`MAX_ABS_DBM`].
+fn dbm(errs: &mut Errs, path: &str, x: Option<f64>) -> Option<f64> {
+    fields::within(
+        errs,
+        path,
+        x,
+        (-MAX_ABS_DBM, MAX_ABS_DBM),
+        "dBm",
+        "-300 dBm is 1e-33 W, 300 dBm 1e27 W",
+    )
+}
+
 /// The `mac.levels` presets, by name.
 const LEVEL_PRESETS: [(&str, &[EdcaLevel]); 2] = [("dcf", &edca::DCF), ("diffq8", &edca::DIFFQ8)];
 
@@ -49,13 +73,17 @@ pub(super) fn read_medium(mut f: Fields, errs: &mut Errs) -> Option<Medium> {
         Some("wifi") => Some(Medium::Wifi),
         Some("wired") => {
             let bandwidth = f.number(errs, "bandwidth", Some(11e6), "bit/s > 0", |x| x > 0.0);
+            let bandwidth = super::wire_bandwidth(errs, &f.path("bandwidth"), bandwidth);
             let delay = f.number(errs, "delay", Some(2e-6), "a number of seconds >= 0", |x| {
                 x >= 0.0
             });
-            Some(Medium::Wired {
-                bandwidth_bps: bandwidth?,
-                delay_s: delay?,
-            })
+            let delay = super::link_delay(errs, &f.path("delay"), delay);
+            bandwidth
+                .zip(delay)
+                .map(|(bandwidth_bps, delay_s)| Medium::Wired {
+                    bandwidth_bps,
+                    delay_s,
+                })
         }
         _ => None,
     };
@@ -86,6 +114,7 @@ pub(super) fn read_radio(mut f: Fields, errs: &mut Errs) -> Option<Radio> {
         "a distance in metres > 0",
         |x| x > 0.0,
     );
+    let tx_range = super::distance(errs, &f.path("tx_range"), tx_range);
     let cs_given = f.has("cs_range");
     let cs_range = f.number(
         errs,
@@ -94,6 +123,7 @@ pub(super) fn read_radio(mut f: Fields, errs: &mut Errs) -> Option<Radio> {
         "a distance in metres > 0",
         |x| x > 0.0,
     );
+    let cs_range = super::distance(errs, &f.path("cs_range"), cs_range);
     let mut ranges_ok = tx_range.is_some() && cs_range.is_some();
     if let (Some(tx), Some(cs)) = (tx_range, cs_range) {
         if cs < tx {
@@ -131,6 +161,16 @@ pub(super) fn read_radio(mut f: Fields, errs: &mut Errs) -> Option<Radio> {
                 "a path-loss exponent > 0 (2 is free space, 4 the two-ray asymptote)",
                 |x| x > 0.0,
             )
+            .and_then(|x| {
+                fields::within(
+                    errs,
+                    &f.path("path_loss_exponent"),
+                    Some(x),
+                    (0.0, MAX_PATH_LOSS_EXPONENT),
+                    "",
+                    "measured exponents lie between 1.6 and 6",
+                )
+            })
             .map(|exponent| PropagationKind::LogDistance { exponent }),
         Some("friis") => Some(PropagationKind::Friis),
         Some("range") => Some(PropagationKind::Range),
@@ -148,6 +188,7 @@ pub(super) fn read_radio(mut f: Fields, errs: &mut Errs) -> Option<Radio> {
         "a transmit power in dBm",
         |_| true,
     );
+    let tx_power = dbm(errs, &f.path("tx_power_dbm"), tx_power);
 
     // Thresholds: as given, else the power received at the matching range.
     let model = match (propagation, tx_range, cs_range) {
@@ -160,26 +201,28 @@ pub(super) fn read_radio(mut f: Fields, errs: &mut Errs) -> Option<Radio> {
     };
     let rx_given = f.has("rx_threshold_dbm");
     let rx_threshold = if rx_given {
-        f.number(
+        let x = f.number(
             errs,
             "rx_threshold_dbm",
             None,
             "a receive threshold in dBm",
             |_| true,
-        )
+        );
+        dbm(errs, &f.path("rx_threshold_dbm"), x)
     } else {
         let _ = f.take("rx_threshold_dbm"); // registers the key (a JSON null reads as absent)
         derived(tx_range)
     };
     let cs_thr_given = f.has("cs_threshold_dbm");
     let cs_threshold = if cs_thr_given {
-        f.number(
+        let x = f.number(
             errs,
             "cs_threshold_dbm",
             None,
             "a carrier-sense threshold in dBm",
             |_| true,
-        )
+        );
+        dbm(errs, &f.path("cs_threshold_dbm"), x)
     } else {
         let _ = f.take("cs_threshold_dbm");
         derived(cs_range)
@@ -215,12 +258,21 @@ pub(super) fn read_radio(mut f: Fields, errs: &mut Errs) -> Option<Radio> {
         "a noise power in dBm",
         |_| true,
     );
+    let noise = dbm(errs, &f.path("noise_dbm"), noise);
     let capture = f.number(
         errs,
         "capture_db",
         Some(defaults.capture_db),
         "a power ratio in dB >= 0",
         |x| x >= 0.0,
+    );
+    let capture = fields::within(
+        errs,
+        &f.path("capture_db"),
+        capture,
+        (0.0, MAX_DB),
+        "dB",
+        "a ratio of up to 1e30",
     );
     let sensed_frames = match f.choice(
         errs,
