@@ -9,12 +9,20 @@
 //! are column-oriented: `flows`, `timeseries`, `drops`, `queues`, `nodes`.
 //! Non-finite floats are written as `null`. A run stopped through its [`Monitor`] returns
 //! `{"ok": false, "interrupted": true, "errors": ["interrupted at ..."]}`.
+//!
+//! That whole report holds every trace row until the end; it serves tests and
+//! benchmarks. The bindings use [`run_json_streamed`] instead: the per-bin trace tables
+//! ([`TraceColumns`]) go to a [`TraceSink`] in flushes of about [`FLUSH_ROWS`] rows while
+//! the run goes (or are not recorded at all when nobody reads them), and the report
+//! carries only the summary and the end-of-run tables, so memory does not grow with the
+//! run's length.
 
 use crate::build::world_config;
-use crate::report;
+use crate::report::{self, TraceColumns};
 use crate::schema::Scenario;
 use crate::topology::validate_and_place;
 use airqueue_kernel::Time;
+use airqueue_sim::metrics::Traces;
 use airqueue_sim::{RunOutcome, World};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -34,6 +42,31 @@ pub struct Monitor {
 
 /// A monitored run checks its monitor this many times over its simulated duration.
 pub const SLICES: u64 = 1000;
+
+/// A streamed run hands its trace rows to the sink once it holds at least this many
+/// (and at the end): one Parquet row group's worth.
+pub const FLUSH_ROWS: usize = 1 << 14;
+
+/// A run steps at most this many bins at a time, so that rows beyond [`FLUSH_ROWS`] stay
+/// bounded by one step's however small the bins.
+const MAX_STEP_BINS: u64 = 256;
+
+/// Where a streamed run's trace rows go.
+pub trait TraceSink {
+    /// Takes one flush of rows (every table, possibly some empty). An error stops the
+    /// run; its message is reported.
+    fn write(&mut self, rows: &TraceColumns) -> Result<(), String>;
+}
+
+/// What a run does with its per-bin trace rows.
+pub enum TraceMode<'a> {
+    /// Keeps every row in `RunOutcome::traces` (tests and the whole report).
+    Keep,
+    /// Records none: nobody reads them (`airqueue run --json` without `--out`).
+    Discard,
+    /// Hands them to the sink a flush at a time; `RunOutcome::traces` ends empty.
+    Stream(&'a mut dyn TraceSink),
+}
 
 impl Monitor {
     /// Simulated time reached so far.
@@ -99,37 +132,62 @@ pub fn run_value(v: Value, seed: Option<u64>, duration_s: Option<f64>) -> Result
 /// [`run_value`], reporting progress to `monitor` and stopping early when it is told to
 /// (then the error names the simulated time reached).
 pub fn run_monitored(
+    v: Value,
+    seed: Option<u64>,
+    duration_s: Option<f64>,
+    monitor: Option<&Monitor>,
+) -> Result<Run, Vec<String>> {
+    run_traced(v, seed, duration_s, monitor, TraceMode::Keep)
+}
+
+/// [`run_monitored`] with the trace rows handled as `traces` says. The run goes in steps
+/// of simulated time (a thousandth of the run, at most [`MAX_STEP_BINS`] bins); slicing
+/// changes nothing (see [`Monitor`]) and tracing only observes, so every mode runs the
+/// same run, bit for bit. A sink's error stops the run and is returned.
+pub fn run_traced(
     mut v: Value,
     seed: Option<u64>,
     duration_s: Option<f64>,
     monitor: Option<&Monitor>,
+    mut traces: TraceMode<'_>,
 ) -> Result<Run, Vec<String>> {
     apply_overrides(&mut v, seed, duration_s);
     let (scenario, positions) = validate_and_place(&v).map_err(|e| e.messages())?;
     let cfg = world_config(&scenario, &positions);
     let duration = cfg.duration;
+    let mut columns = TraceColumns::new(cfg.bin, scenario.duration_s);
+    let step_ns = (duration.as_nanos() / SLICES)
+        .min(cfg.bin.as_nanos().saturating_mul(MAX_STEP_BINS))
+        .max(1);
     let t0 = Instant::now();
     let mut world = World::new(cfg);
-    let outcome = match monitor {
-        None => world.run(),
-        Some(m) => {
-            m.duration_ns.store(duration.as_nanos(), Ordering::Relaxed);
-            let step = Time::from_nanos((duration.as_nanos() / SLICES).max(1));
-            while world.now() < duration {
-                if m.stopped() {
-                    return Err(vec![format!(
-                        "interrupted at {:.3} s of {:.3} s simulated",
-                        world.now().as_secs_f64(),
-                        duration.as_secs_f64()
-                    )]);
-                }
-                world.run_until(world.now() + step);
-                m.simulated_ns
-                    .store(world.now().as_nanos(), Ordering::Relaxed);
-            }
-            world.finish()
+    world.set_keep_traces(!matches!(traces, TraceMode::Discard));
+    if let Some(m) = monitor {
+        m.duration_ns.store(duration.as_nanos(), Ordering::Relaxed);
+    }
+    while world.now() < duration {
+        if monitor.is_some_and(Monitor::stopped) {
+            return Err(vec![format!(
+                "interrupted at {:.3} s of {:.3} s simulated",
+                world.now().as_secs_f64(),
+                duration.as_secs_f64()
+            )]);
         }
-    };
+        world.run_until(world.now() + Time::from_nanos(step_ns));
+        if let Some(m) = monitor {
+            m.simulated_ns
+                .store(world.now().as_nanos(), Ordering::Relaxed);
+        }
+        if let TraceMode::Stream(sink) = &mut traces {
+            if world.traces_mut().len() >= FLUSH_ROWS {
+                flush(world.traces_mut(), &mut columns, &mut **sink)?;
+            }
+        }
+    }
+    let mut outcome = world.finish();
+    if let TraceMode::Stream(sink) = &mut traces {
+        flush(&mut outcome.traces, &mut columns, &mut **sink)?;
+    }
     let wall_seconds = t0.elapsed().as_secs_f64();
     Ok(Run {
         scenario,
@@ -137,6 +195,19 @@ pub fn run_monitored(
         outcome,
         wall_seconds,
     })
+}
+
+/// Hands the rows of `traces` to `sink` as columns and empties `traces` (keeping its
+/// buffers).
+fn flush(
+    traces: &mut Traces,
+    columns: &mut TraceColumns,
+    sink: &mut dyn TraceSink,
+) -> Result<(), Vec<String>> {
+    columns.fill(traces);
+    traces.clear();
+    sink.write(columns)
+        .map_err(|e| vec![format!("writing the trace tables: {e}")])
 }
 
 /// Runs a scenario given as JSON text (the file's keys, already parsed from TOML/YAML/JSON
@@ -160,16 +231,65 @@ pub fn run_json_monitored(
         }
     };
     match run_monitored(v, seed, duration_s, monitor) {
+        Ok(run) => {
+            let mut tables = report::tables(&run.scenario, &run.positions, &run.outcome);
+            let mut columns = TraceColumns::new(
+                Time::from_secs_f64(run.scenario.outputs.bin_s),
+                run.scenario.duration_s,
+            );
+            columns.fill(&run.outcome.traces);
+            for t in &columns.tables {
+                tables[t.name] = t.to_json();
+            }
+            json!({
+                "ok": true,
+                "summary": report::summary(&run.scenario, &run.outcome, run.wall_seconds),
+                "tables": tables,
+            })
+            .to_string()
+        }
+        Err(errors) => failure(errors, monitor),
+    }
+}
+
+/// A failed run's report.
+fn failure(errors: Vec<String>, monitor: Option<&Monitor>) -> String {
+    if monitor.is_some_and(Monitor::stopped) {
+        json!({"ok": false, "interrupted": true, "errors": errors}).to_string()
+    } else {
+        json!({"ok": false, "errors": errors}).to_string()
+    }
+}
+
+/// [`run_json_monitored`] with the trace tables streamed to `sink` while the run goes,
+/// or not recorded at all without one. The report's `tables` are the end-of-run tables
+/// only ([`report::tables`]).
+pub fn run_json_streamed(
+    scenario_json: &str,
+    seed: Option<u64>,
+    duration_s: Option<f64>,
+    monitor: Option<&Monitor>,
+    sink: Option<&mut dyn TraceSink>,
+) -> String {
+    let v: Value = match serde_json::from_str(scenario_json) {
+        Ok(v) => v,
+        Err(e) => {
+            return json!({"ok": false, "errors": [format!("scenario: not valid JSON: {e}")]})
+                .to_string()
+        }
+    };
+    let mode = match sink {
+        Some(sink) => TraceMode::Stream(sink),
+        None => TraceMode::Discard,
+    };
+    match run_traced(v, seed, duration_s, monitor, mode) {
         Ok(run) => json!({
             "ok": true,
             "summary": report::summary(&run.scenario, &run.outcome, run.wall_seconds),
             "tables": report::tables(&run.scenario, &run.positions, &run.outcome),
         })
         .to_string(),
-        Err(errors) if monitor.is_some_and(Monitor::stopped) => {
-            json!({"ok": false, "interrupted": true, "errors": errors}).to_string()
-        }
-        Err(errors) => json!({"ok": false, "errors": errors}).to_string(),
+        Err(errors) => failure(errors, monitor),
     }
 }
 

@@ -22,5 +22,5 @@ pub use transport::{
 };
 pub use world::{
     DiffqView, FlowCc, FlowConfig, FlowKindConfig, MediumConfig, OlsrSetup, QdiscConfig,
-    RateSample, RunOutcome, WiresConfig, World, WorldConfig,
+    RunOutcome, WiresConfig, World, WorldConfig,
 };
