@@ -629,11 +629,8 @@ pub struct TraceTable {
 }
 
 impl TraceTable {
-    fn new(name: &'static str, columns: &[(&'static str, fn() -> Column)]) -> Self {
-        TraceTable {
-            name,
-            columns: columns.iter().map(|(n, make)| (*n, make())).collect(),
-        }
+    fn new(name: &'static str, columns: Vec<(&'static str, Column)>) -> Self {
+        TraceTable { name, columns }
     }
 
     /// Rows held.
@@ -712,45 +709,45 @@ impl TraceColumns {
             tables: [
                 TraceTable::new(
                     "timeseries",
-                    &[
-                        ("flow", int),
-                        ("t_start_s", float),
-                        ("t_end_s", float),
-                        ("packets_delivered", int),
-                        ("goodput_bps", float),
+                    vec![
+                        ("flow", int()),
+                        ("t_start_s", float()),
+                        ("t_end_s", float()),
+                        ("packets_delivered", int()),
+                        ("goodput_bps", float()),
                     ],
                 ),
                 TraceTable::new(
                     "queues",
-                    &[
-                        ("t_s", float),
-                        ("node", int),
-                        ("len_pkts", int),
-                        ("q_ref_pkts", float),
-                        ("queue_delay_s", float),
+                    vec![
+                        ("t_s", float()),
+                        ("node", int()),
+                        ("len_pkts", int()),
+                        ("q_ref_pkts", float()),
+                        ("queue_delay_s", float()),
                     ],
                 ),
                 TraceTable::new(
                     "cwnd",
-                    &[
-                        ("flow", int),
-                        ("t_s", float),
-                        ("cwnd_pkts", float),
-                        ("ssthresh_pkts", float),
-                        ("srtt_s", float),
-                        ("rto_s", float),
-                        ("retransmissions", int),
-                        ("timeouts", int),
+                    vec![
+                        ("flow", int()),
+                        ("t_s", float()),
+                        ("cwnd_pkts", float()),
+                        ("ssthresh_pkts", float()),
+                        ("srtt_s", float()),
+                        ("rto_s", float()),
+                        ("retransmissions", int()),
+                        ("timeouts", int()),
                     ],
                 ),
                 TraceTable::new(
                     "rates",
-                    &[
-                        ("flow", int),
-                        ("t_s", float),
-                        ("kind", text),
-                        ("rate_bps", float),
-                        ("source_queue_pkts", opt_int),
+                    vec![
+                        ("flow", int()),
+                        ("t_s", float()),
+                        ("kind", text()),
+                        ("rate_bps", float()),
+                        ("source_queue_pkts", opt_int()),
                     ],
                 ),
             ],

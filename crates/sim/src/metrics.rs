@@ -594,11 +594,11 @@ mod tests {
         for (flow, bytes, at_ms) in [(0, 1, 10), (1, 2, 1500), (0, 3, 1501), (1, 4, 2400)] {
             deliver(&mut kept, flow, bytes, at_ms);
             deliver(&mut drained, flow, bytes, at_ms);
-            streamed.extend(drained.traces.bins.drain(..));
+            streamed.append(&mut drained.traces.bins);
         }
         kept.close_all_bins();
         drained.close_all_bins();
-        streamed.extend(drained.traces.bins.drain(..));
+        streamed.append(&mut drained.traces.bins);
         assert_eq!(streamed, kept.traces.bins);
     }
 
