@@ -1,5 +1,8 @@
 """Type stubs of the compiled extension module (crates/py)."""
 
+from collections.abc import Callable
+from typing import Any
+
 class RunMonitor:
     """Watches a run from another thread: simulated time reached, and a stop request."""
 
@@ -16,8 +19,11 @@ def run(
     seed: int | None = None,
     duration: float | None = None,
     monitor: RunMonitor | None = None,
+    traces: Callable[[dict[str, dict[str, Any]]], object] | None = None,
 ) -> str:
-    """Runs a scenario given as JSON text; returns the report as JSON text."""
+    """Runs a scenario given as JSON text; returns the report (summary and end-of-run
+    tables) as JSON text. Each flush of per-bin trace rows goes to ``traces`` while the
+    run goes (not recorded without it); an exception there stops the run."""
 
 def validate(scenario_json: str) -> str:
     """Validates a scenario given as JSON text; returns ``{"ok": ..., ...}`` as JSON text."""

@@ -46,12 +46,18 @@ def run_command(
     show = sys.stderr.isatty() if progress is None else progress
     with reporting_errors():
         try:
-            results = airqueue.run(scenario, seed=seed, duration=duration, progress=show)
+            # The trace tables stream into OUT as the run goes; nobody reads them otherwise.
+            results = airqueue.run(
+                scenario,
+                seed=seed,
+                duration=duration,
+                progress=show,
+                out=out,
+                traces=False,
+            )
         except KeyboardInterrupt:
             print("interrupted: the run was stopped; nothing was written", file=sys.stderr)
             raise typer.Exit(EXIT_INTERRUPTED) from None
-        if out is not None:
-            results.write(out)
     if as_json:
         typer.echo(results.to_json())
         return

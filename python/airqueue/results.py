@@ -1,9 +1,15 @@
-"""Results of one run: the summary dict and tidy tables (pandas, Arrow, Parquet)."""
+"""Results of one run: the summary dict and tidy tables (pandas, Arrow, Parquet).
+
+The end-of-run tables come in the core's report; the per-bin trace tables
+(``airqueue.traces``) were streamed while the run went, either into Arrow batches held
+here or into Parquet files of the output directory, read from disk when asked for.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from functools import partial
@@ -16,8 +22,13 @@ import pyarrow.parquet as pq
 
 from airqueue import _core
 from airqueue.errors import SimulationError
+from airqueue.traces import TRACE_SCHEMAS, in_run_order
 
 __all__ = ["TABLES", "Results"]
+
+#: A trace table's source: an Arrow table, a Parquet file, or None when the run did not
+#: keep it (``run(..., traces=False)``).
+TraceSource = pa.Table | Path | None
 
 #: The tables every run reports, in the order they are written.
 TABLES = (
@@ -45,6 +56,10 @@ class Results:
 
     ``summary`` is the ``airqueue run --json`` object; ``flows``, ``timeseries``,
     ``drops``, ``queues`` and ``nodes`` are DataFrames with one row per observation.
+    ``traces`` gives the per-bin tables (``airqueue.traces.TRACE_TABLES``) as Arrow
+    tables or Parquet files (read when first asked for); a table it names as None was
+    not kept, and asking for it is an error. Tables in neither come from ``tables``'
+    columns.
     """
 
     def __init__(
@@ -53,19 +68,31 @@ class Results:
         summary: Mapping[str, Any],
         tables: Mapping[str, Mapping[str, list[Any]]],
         scenario: Mapping[str, Any] | None = None,
+        traces: Mapping[str, TraceSource] | None = None,
     ) -> None:
         self.summary: dict[str, Any] = dict(summary)
         self.scenario: dict[str, Any] = dict(scenario or {})
-        self._arrow = {name: _to_arrow(name, tables.get(name, {})) for name in TABLES}
+        traces = traces or {}
+        self._sources: dict[str, TraceSource] = {
+            name: traces[name] if name in traces else _to_arrow(name, tables.get(name, {}))
+            for name in TABLES
+        }
         self._frames: dict[str, pd.DataFrame] = {}
 
     @classmethod
-    def from_report(cls, report: Mapping[str, Any], *, scenario: Mapping[str, Any]) -> Results:
-        """Builds Results from a successful core report (``{"ok": true, ...}``)."""
+    def from_report(
+        cls,
+        report: Mapping[str, Any],
+        *,
+        scenario: Mapping[str, Any],
+        traces: Mapping[str, TraceSource] | None = None,
+    ) -> Results:
+        """Builds Results from a successful core report (``{"ok": true, ...}``) and the
+        trace tables streamed during the run."""
         summary, tables = report.get("summary"), report.get("tables", {})
         if not isinstance(summary, dict) or not isinstance(tables, dict):
             raise SimulationError("internal error: report lacks 'summary' or 'tables'")
-        return cls(summary=summary, tables=tables, scenario=scenario)
+        return cls(summary=summary, tables=tables, scenario=scenario, traces=traces)
 
     @property
     def seed(self) -> int | None:
@@ -74,15 +101,35 @@ class Results:
 
     def table(self, name: str) -> pd.DataFrame:
         """One table by name (see ``TABLES``) as a DataFrame."""
-        if name not in self._arrow:
-            raise KeyError(f"no table {name!r}; tables are {', '.join(TABLES)}")
         if name not in self._frames:
-            self._frames[name] = self._arrow[name].to_pandas()
+            self._frames[name] = self.arrow(name).to_pandas()
         return self._frames[name]
 
     def arrow(self, name: str) -> pa.Table:
-        """One table by name as a pyarrow Table."""
-        return self._arrow[name]
+        """One table by name as a pyarrow Table (a trace table in the order of
+        ``airqueue.traces.in_run_order``)."""
+        if name not in self._sources:
+            raise KeyError(f"no table {name!r}; tables are {', '.join(TABLES)}")
+        source = self._sources[name]
+        if source is None:
+            raise ValueError(
+                f"the {name!r} table was not kept: the run was made with traces=False; "
+                "run it again without it (or with --out DIR) to get the trace tables"
+            )
+        if isinstance(source, Path):
+            return in_run_order(name, pq.read_table(source))
+        if name in TRACE_SCHEMAS:
+            return in_run_order(name, source)
+        return source
+
+    def num_rows(self, name: str) -> int | None:
+        """Rows of table ``name`` without loading it; None when it was not kept."""
+        source = self._sources[name]
+        if source is None:
+            return None
+        if isinstance(source, Path):
+            return int(pq.ParquetFile(source).metadata.num_rows)
+        return int(source.num_rows)
 
     @property
     def flows(self) -> pd.DataFrame:
@@ -210,18 +257,32 @@ class Results:
         """Writes ``<table>.parquet`` per table and ``manifest.json`` into ``out_dir``.
 
         Each file is written under a temporary name and renamed, the manifest last, so a
-        directory with a manifest is complete. Returns the directory.
+        directory with a manifest is complete. A trace table held in memory is written in
+        run order (``in_run_order``); one already on disk (streamed there by ``run(...,
+        out=DIR)``, by time then flow or node) is copied, or left in place. Returns the
+        directory.
         """
         out = Path(out_dir)
+        missing = [n for n, source in self._sources.items() if source is None]
+        if missing:
+            raise ValueError(
+                f"cannot write {out}: the {', '.join(missing)} tables were not kept "
+                "(traces=False); run again with out=DIR or without traces=False"
+            )
         out.mkdir(parents=True, exist_ok=True)
-        for name, table in self._arrow.items():
-            _atomic(out / f"{name}.parquet", partial(pq.write_table, table))
+        for name, source in self._sources.items():
+            target = out / f"{name}.parquet"
+            if isinstance(source, Path):
+                if not (target.exists() and os.path.samefile(source, target)):
+                    _atomic(target, partial(shutil.copyfile, source))
+            else:
+                _atomic(target, partial(pq.write_table, self.arrow(name)))
         text = json.dumps(self.manifest(), indent=2, allow_nan=False) + "\n"
         _atomic(out / "manifest.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
         return out
 
     def __repr__(self) -> str:
-        rows = ", ".join(f"{n}={self._arrow[n].num_rows}" for n in TABLES)
+        rows = ", ".join(f"{n}={self.num_rows(n)}" for n in TABLES)
         return f"Results(name={self.summary.get('name')!r}, seed={self.seed}, rows: {rows})"
 
 

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import math
+import os
 import threading
+from collections.abc import Callable
 from numbers import Integral, Real
+from pathlib import Path
+from typing import Any
 
 from airqueue import _core
 from airqueue.errors import ConfigError, SimulationError
 from airqueue.progress import RunProgress
 from airqueue.results import Results
 from airqueue.scenario import ScenarioLike, decode_report, load_scenario
+from airqueue.traces import TRACE_TABLES, TraceBatches, TraceFiles
 
 __all__ = ["run"]
 
@@ -23,12 +28,21 @@ def run(
     seed: int | None = None,
     duration: float | None = None,
     progress: bool = False,
+    out: str | os.PathLike[str] | None = None,
+    traces: bool = True,
 ) -> Results:
     """Runs ``scenario`` (a Scenario, a dict of file keys, or a file path) to completion.
 
     ``seed`` and ``duration`` (simulated seconds) override the scenario's own. Raises
     ConfigError, listing every problem, if the scenario is invalid, and SimulationError if
     the core fails. The GIL is released while the core runs.
+
+    The per-bin trace tables (``timeseries``, ``queues``, ``cwnd``, ``rates``) stream out
+    of the core while it runs. With ``out`` they are appended to Parquet files in that
+    directory as they come, so memory stays flat however long the run, and the run's
+    tables and manifest are written there (``Results.write``) when it ends; the Results
+    read the trace tables from disk when asked. Without ``out`` they are kept in memory as
+    Arrow tables, or, with ``traces=False``, not recorded at all.
 
     Called from the main thread, the core runs in a helper thread so that Ctrl-C stops it
     (KeyboardInterrupt, within a thousandth of the run's simulated time) and, with
@@ -41,23 +55,52 @@ def run(
     if problems:
         raise ConfigError(problems)
     args = (sc.to_json(), None if seed is None else int(seed), _float(duration))
-    if threading.current_thread() is threading.main_thread():
-        raw = _run_watched(*args, progress=progress, label=str(sc.to_dict().get("name", "run")))
-    else:
-        raw = _core.run(*args)
-    report = decode_report(raw)
-    if report.get("interrupted"):
-        raise KeyboardInterrupt
-    if report.get("ok") is True:
-        return Results.from_report(report, scenario=sc.to_dict())
-    errors = report.get("errors") or ["the core reported failure without a reason"]
-    if report.get("internal"):
-        raise SimulationError(errors)
-    raise ConfigError(errors)
+    sink: TraceFiles | TraceBatches | None = None
+    if out is not None:
+        sink = TraceFiles(out)
+    elif traces:
+        sink = TraceBatches()
+    try:
+        if threading.current_thread() is threading.main_thread():
+            label = str(sc.to_dict().get("name", "run"))
+            raw = _run_watched(*args, sink, progress=progress, label=label)
+        else:
+            raw = _core.run(*args, None, sink)
+        report = decode_report(raw)
+        if sink is not None and sink.error is not None:
+            raise sink.error
+        if report.get("interrupted"):
+            raise KeyboardInterrupt
+        if report.get("ok") is not True:
+            errors = report.get("errors") or ["the core reported failure without a reason"]
+            if report.get("internal"):
+                raise SimulationError(errors)
+            raise ConfigError(errors)
+        kept: dict[str, Any]
+        if isinstance(sink, TraceFiles):
+            kept = dict(sink.commit())
+        elif isinstance(sink, TraceBatches):
+            kept = dict(sink.tables())
+        else:
+            kept = dict.fromkeys(TRACE_TABLES)
+    except BaseException:
+        if isinstance(sink, TraceFiles):
+            sink.abort()
+        raise
+    results = Results.from_report(report, scenario=sc.to_dict(), traces=kept)
+    if out is not None:
+        results.write(Path(out))
+    return results
 
 
 def _run_watched(
-    scenario_json: str, seed: int | None, duration: float | None, *, progress: bool, label: str
+    scenario_json: str,
+    seed: int | None,
+    duration: float | None,
+    traces: Callable[[Any], None] | None,
+    *,
+    progress: bool,
+    label: str,
 ) -> str:
     """Runs the core in a helper thread while this (main) thread waits, interruptibly,
     drawing the bar when ``progress``. On KeyboardInterrupt the run is told to stop and
@@ -65,7 +108,7 @@ def _run_watched(
     monitor = _core.RunMonitor()
     out: list[str] = []
     worker = threading.Thread(
-        target=lambda: out.append(_core.run(scenario_json, seed, duration, monitor)),
+        target=lambda: out.append(_core.run(scenario_json, seed, duration, monitor, traces)),
         name="airqueue-run",
         daemon=True,
     )

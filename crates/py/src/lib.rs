@@ -1,12 +1,17 @@
 //! PyO3 bindings: the `airqueue._core` extension module. Scenario JSON in, report JSON out;
 //! no model logic lives here. The Python package (`python/airqueue/`) turns reports into
-//! `Results` and error lists into exceptions.
+//! `Results` and error lists into exceptions. The per-bin trace tables do not travel in
+//! the report: while the run goes, each flush of rows is handed to a Python callable as
+//! typed columns (raw little-endian buffers), which the package writes to Parquet.
 
 use std::cell::RefCell;
-use std::panic::{self, catch_unwind, UnwindSafe};
+use std::panic::{self, catch_unwind, AssertUnwindSafe, UnwindSafe};
 use std::sync::Arc;
 
+use airqueue_scenario::api::TraceSink;
+use airqueue_scenario::report::{Column, TraceColumns};
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
 
 thread_local! {
     /// Where the last panic on this thread happened, recorded by the hook of `quiet_panics`.
@@ -48,6 +53,67 @@ fn guarded(f: impl FnOnce() -> String + UnwindSafe) -> String {
         })
         .to_string()
     })
+}
+
+/// Calls a Python callable with each flush of trace rows: `{table: {column: value}}`,
+/// where a value is `("i8", bytes)` (int64), `("f8", bytes)` (float64, NaN for null),
+/// `("i8?", bytes, validity bytes)` (int64 with nulls) or a list of str. A Python
+/// exception stops the run; the caller keeps the exception itself.
+struct PySink {
+    callback: Py<PyAny>,
+    /// Reused encoding buffer.
+    buf: Vec<u8>,
+}
+
+impl PySink {
+    fn chunk<'py>(&mut self, py: Python<'py>, rows: &TraceColumns) -> PyResult<Bound<'py, PyDict>> {
+        let chunk = PyDict::new(py);
+        for table in &rows.tables {
+            let cols = PyDict::new(py);
+            for (name, col) in &table.columns {
+                self.buf.clear();
+                let value: Bound<'py, PyAny> = match col {
+                    Column::Int(v) => {
+                        v.iter()
+                            .for_each(|x| self.buf.extend_from_slice(&x.to_le_bytes()));
+                        ("i8", PyBytes::new(py, &self.buf))
+                            .into_pyobject(py)?
+                            .into_any()
+                    }
+                    Column::Float(v) => {
+                        v.iter()
+                            .for_each(|x| self.buf.extend_from_slice(&x.to_le_bytes()));
+                        ("f8", PyBytes::new(py, &self.buf))
+                            .into_pyobject(py)?
+                            .into_any()
+                    }
+                    Column::OptInt(v) => {
+                        v.iter().for_each(|x| {
+                            self.buf.extend_from_slice(&x.unwrap_or(0).to_le_bytes())
+                        });
+                        let valid: Vec<u8> = v.iter().map(|x| u8::from(x.is_some())).collect();
+                        ("i8?", PyBytes::new(py, &self.buf), PyBytes::new(py, &valid))
+                            .into_pyobject(py)?
+                            .into_any()
+                    }
+                    Column::Text(v) => PyList::new(py, v.iter().copied())?.into_any(),
+                };
+                cols.set_item(*name, value)?;
+            }
+            chunk.set_item(table.name, cols)?;
+        }
+        Ok(chunk)
+    }
+}
+
+impl TraceSink for PySink {
+    fn write(&mut self, rows: &TraceColumns) -> Result<(), String> {
+        Python::attach(|py| {
+            let chunk = self.chunk(py, rows)?;
+            self.callback.call1(py, (chunk,)).map(drop)
+        })
+        .map_err(|e| e.to_string())
+    }
 }
 
 /// airqueue core: run and validate scenarios given as JSON text.
@@ -92,28 +158,37 @@ mod _core {
         }
     }
 
-    /// Runs a scenario (JSON text of the file's keys); returns the report as JSON text.
-    /// The GIL is released while the simulation runs; `monitor` sees its progress.
+    /// Runs a scenario (JSON text of the file's keys); returns the report (summary and
+    /// end-of-run tables) as JSON text. The per-bin trace tables go to `traces`, a
+    /// callable taking one flush of rows at a time (see `PySink`), while the run goes;
+    /// without it they are not recorded. The GIL is released while the simulation runs;
+    /// `monitor` sees its progress.
     #[pyfunction]
-    #[pyo3(signature = (scenario_json, seed=None, duration=None, monitor=None))]
+    #[pyo3(signature = (scenario_json, seed=None, duration=None, monitor=None, traces=None))]
     fn run(
         py: Python<'_>,
         scenario_json: &str,
         seed: Option<u64>,
         duration: Option<f64>,
         monitor: Option<&RunMonitor>,
+        traces: Option<Py<PyAny>>,
     ) -> String {
         let scenario_json = scenario_json.to_owned();
         let monitor = monitor.map(|m| Arc::clone(&m.inner));
+        let mut sink = traces.map(|callback| PySink {
+            callback,
+            buf: Vec::new(),
+        });
         py.detach(move || {
-            guarded(move || {
-                airqueue_scenario::api::run_json_monitored(
+            guarded(AssertUnwindSafe(move || {
+                airqueue_scenario::api::run_json_streamed(
                     &scenario_json,
                     seed,
                     duration,
                     monitor.as_deref(),
+                    sink.as_mut().map(|s| s as &mut dyn TraceSink),
                 )
-            })
+            }))
         })
     }
 

@@ -12,12 +12,20 @@
 //! simulation itself had to stop (the spin guard, `airqueue_sim::SpinError`)
 //! `{"ok": false, "internal": true, "errors": ["simulation stopped at ..."]}`, which Python
 //! raises as `SimulationError`, as it does the bindings' caught panics.
+//!
+//! That whole report holds every trace row until the end; it serves tests and
+//! benchmarks. The bindings use [`run_json_streamed`] instead: the per-bin trace tables
+//! ([`TraceColumns`]) go to a [`TraceSink`] in flushes of about [`FLUSH_ROWS`] rows while
+//! the run goes (or are not recorded at all when nobody reads them), and the report
+//! carries only the summary and the end-of-run tables, so memory does not grow with the
+//! run's length.
 
 use crate::build::world_config;
-use crate::report;
+use crate::report::{self, TraceColumns};
 use crate::schema::Scenario;
 use crate::topology::validate_and_place;
 use airqueue_kernel::Time;
+use airqueue_sim::metrics::Traces;
 use airqueue_sim::{RunOutcome, World};
 use serde_json::{json, Value};
 use std::fmt;
@@ -38,6 +46,31 @@ pub struct Monitor {
 
 /// A monitored run checks its monitor this many times over its simulated duration.
 pub const SLICES: u64 = 1000;
+
+/// A streamed run hands its trace rows to the sink once it holds at least this many
+/// (and at the end): one Parquet row group's worth.
+pub const FLUSH_ROWS: usize = 1 << 14;
+
+/// A run steps at most this many bins at a time, so that rows beyond [`FLUSH_ROWS`] stay
+/// bounded by one step's however small the bins.
+const MAX_STEP_BINS: u64 = 256;
+
+/// Where a streamed run's trace rows go.
+pub trait TraceSink {
+    /// Takes one flush of rows (every table, possibly some empty). An error stops the
+    /// run; its message is reported.
+    fn write(&mut self, rows: &TraceColumns) -> Result<(), String>;
+}
+
+/// What a run does with its per-bin trace rows.
+pub enum TraceMode<'a> {
+    /// Keeps every row in `RunOutcome::traces` (tests and the whole report).
+    Keep,
+    /// Records none: nobody reads them (`airqueue run --json` without `--out`).
+    Discard,
+    /// Hands them to the sink a flush at a time; `RunOutcome::traces` ends empty.
+    Stream(&'a mut dyn TraceSink),
+}
 
 impl Monitor {
     /// Simulated time reached so far.
@@ -78,6 +111,8 @@ pub enum RunError {
     Interrupted(String),
     /// The simulation stopped itself: one component kept the clock from advancing.
     Simulation(String),
+    /// The trace sink failed; says how.
+    Output(String),
 }
 
 impl RunError {
@@ -85,7 +120,9 @@ impl RunError {
     pub fn messages(&self) -> Vec<String> {
         match self {
             RunError::Config(m) => m.clone(),
-            RunError::Interrupted(m) | RunError::Simulation(m) => vec![m.clone()],
+            RunError::Interrupted(m) | RunError::Simulation(m) | RunError::Output(m) => {
+                vec![m.clone()]
+            }
         }
     }
 }
@@ -138,16 +175,31 @@ pub fn run_monitored(
     duration_s: Option<f64>,
     monitor: Option<&Monitor>,
 ) -> Result<Run, Vec<String>> {
-    run_guarded(v, seed, duration_s, monitor, None).map_err(|e| e.messages())
+    run_traced(v, seed, duration_s, monitor, TraceMode::Keep)
 }
 
-/// [`run_monitored`] with the spin guard's bound set to `spin_limit` events at one
-/// instant instead of `airqueue_sim::MAX_EVENTS_PER_INSTANT`.
+/// [`run_monitored`] with the trace rows handled as `traces` says. The run goes in steps
+/// of simulated time (a thousandth of the run, at most [`MAX_STEP_BINS`] bins); slicing
+/// changes nothing (see [`Monitor`]) and tracing only observes, so every mode runs the
+/// same run, bit for bit. A sink's error stops the run and is returned.
+pub fn run_traced(
+    v: Value,
+    seed: Option<u64>,
+    duration_s: Option<f64>,
+    monitor: Option<&Monitor>,
+    traces: TraceMode<'_>,
+) -> Result<Run, Vec<String>> {
+    run_guarded(v, seed, duration_s, monitor, traces, None).map_err(|e| e.messages())
+}
+
+/// [`run_traced`] with the spin guard's bound set to `spin_limit` events at one instant
+/// instead of `airqueue_sim::MAX_EVENTS_PER_INSTANT`.
 fn run_guarded(
     mut v: Value,
     seed: Option<u64>,
     duration_s: Option<f64>,
     monitor: Option<&Monitor>,
+    mut traces: TraceMode<'_>,
     spin_limit: Option<u64>,
 ) -> Result<Run, RunError> {
     apply_overrides(&mut v, seed, duration_s);
@@ -155,40 +207,71 @@ fn run_guarded(
         validate_and_place(&v).map_err(|e| RunError::Config(e.messages()))?;
     let cfg = world_config(&scenario, &positions);
     let duration = cfg.duration;
+    let mut columns = TraceColumns::new(cfg.bin, scenario.duration_s);
+    let step_ns = (duration.as_nanos() / SLICES)
+        .min(cfg.bin.as_nanos().saturating_mul(MAX_STEP_BINS))
+        .max(1);
     let t0 = Instant::now();
     let mut world = World::new(cfg);
     if let Some(limit) = spin_limit {
         world.set_max_events_per_instant(limit);
     }
-    let outcome = match monitor {
-        None => world.run(),
-        Some(m) => {
-            m.duration_ns.store(duration.as_nanos(), Ordering::Relaxed);
-            let step = Time::from_nanos((duration.as_nanos() / SLICES).max(1));
-            while world.now() < duration && world.spin_error().is_none() {
-                if m.stopped() {
-                    return Err(RunError::Interrupted(format!(
-                        "interrupted at {:.3} s of {:.3} s simulated",
-                        world.now().as_secs_f64(),
-                        duration.as_secs_f64()
-                    )));
-                }
-                world.run_until(world.now() + step);
-                m.simulated_ns
-                    .store(world.now().as_nanos(), Ordering::Relaxed);
-            }
-            world.finish()
+    world.set_keep_traces(!matches!(traces, TraceMode::Discard));
+    if let Some(m) = monitor {
+        m.duration_ns.store(duration.as_nanos(), Ordering::Relaxed);
+    }
+    while world.now() < duration && world.spin_error().is_none() {
+        if monitor.is_some_and(Monitor::stopped) {
+            return Err(RunError::Interrupted(format!(
+                "interrupted at {:.3} s of {:.3} s simulated",
+                world.now().as_secs_f64(),
+                duration.as_secs_f64()
+            )));
         }
-    };
-    let wall_seconds = t0.elapsed().as_secs_f64();
+        world.run_until(world.now() + Time::from_nanos(step_ns));
+        if let Some(m) = monitor {
+            m.simulated_ns
+                .store(world.now().as_nanos(), Ordering::Relaxed);
+        }
+        if let TraceMode::Stream(sink) = &mut traces {
+            if world.traces_mut().len() >= FLUSH_ROWS {
+                flush(world.traces_mut(), &mut columns, &mut **sink)?;
+            }
+        }
+    }
+    let mut outcome = world.finish();
     if let Some(spin) = &outcome.spin {
         return Err(RunError::Simulation(spin.to_string()));
     }
+    if let TraceMode::Stream(sink) = &mut traces {
+        flush(&mut outcome.traces, &mut columns, &mut **sink)?;
+    }
+    let wall_seconds = t0.elapsed().as_secs_f64();
     Ok(Run {
         scenario,
         positions,
         outcome,
         wall_seconds,
+    })
+}
+
+/// Hands the rows of `traces` to `sink` as columns and empties `traces` (keeping its
+/// buffers).
+fn flush(
+    traces: &mut Traces,
+    columns: &mut TraceColumns,
+    sink: &mut dyn TraceSink,
+) -> Result<(), RunError> {
+    columns.fill(traces);
+    traces.clear();
+    sink.write(columns)
+        .map_err(|e| RunError::Output(format!("writing the trace tables: {e}")))
+}
+
+/// Parses the scenario JSON text, or says why it is not JSON.
+fn parse_scenario_json(scenario_json: &str) -> Result<Value, String> {
+    serde_json::from_str(scenario_json).map_err(|e| {
+        json!({"ok": false, "errors": [format!("scenario: not valid JSON: {e}")]}).to_string()
     })
 }
 
@@ -205,14 +288,33 @@ pub fn run_json_monitored(
     duration_s: Option<f64>,
     monitor: Option<&Monitor>,
 ) -> String {
-    let v: Value = match serde_json::from_str(scenario_json) {
-        Ok(v) => v,
-        Err(e) => {
-            return json!({"ok": false, "errors": [format!("scenario: not valid JSON: {e}")]})
-                .to_string()
-        }
+    match parse_scenario_json(scenario_json) {
+        Ok(v) => report_json(
+            run_guarded(v, seed, duration_s, monitor, TraceMode::Keep, None),
+            true,
+        ),
+        Err(e) => e,
+    }
+}
+
+/// [`run_json_monitored`] with the trace tables streamed to `sink` while the run goes,
+/// or not recorded at all without one. The report's `tables` are the end-of-run tables
+/// only ([`report::tables`]).
+pub fn run_json_streamed(
+    scenario_json: &str,
+    seed: Option<u64>,
+    duration_s: Option<f64>,
+    monitor: Option<&Monitor>,
+    sink: Option<&mut dyn TraceSink>,
+) -> String {
+    let mode = match sink {
+        Some(sink) => TraceMode::Stream(sink),
+        None => TraceMode::Discard,
     };
-    report_json(run_guarded(v, seed, duration_s, monitor, None))
+    match parse_scenario_json(scenario_json) {
+        Ok(v) => report_json(run_guarded(v, seed, duration_s, monitor, mode, None), false),
+        Err(e) => e,
+    }
 }
 
 /// A run of `scenario_json` whose spin guard stops it past `max_events_per_instant`
@@ -220,50 +322,63 @@ pub fn run_json_monitored(
 /// is how the bindings' tests follow a spin-guard error to Python and the command line.
 #[doc(hidden)]
 pub fn run_json_with_spin_limit(scenario_json: &str, max_events_per_instant: u64) -> String {
-    let v: Value = match serde_json::from_str(scenario_json) {
-        Ok(v) => v,
-        Err(e) => {
-            return json!({"ok": false, "errors": [format!("scenario: not valid JSON: {e}")]})
-                .to_string()
-        }
-    };
-    report_json(run_guarded(
-        v,
-        None,
-        None,
-        None,
-        Some(max_events_per_instant),
-    ))
+    match parse_scenario_json(scenario_json) {
+        Ok(v) => report_json(
+            run_guarded(
+                v,
+                None,
+                None,
+                None,
+                TraceMode::Keep,
+                Some(max_events_per_instant),
+            ),
+            true,
+        ),
+        Err(e) => e,
+    }
 }
 
-/// The JSON report of a run or of why it has none (the module's contract).
-fn report_json(result: Result<Run, RunError>) -> String {
+/// The JSON report of a run or of why it has none (the module's contract); with
+/// `with_traces`, the kept trace rows join the end-of-run tables.
+fn report_json(result: Result<Run, RunError>, with_traces: bool) -> String {
     match result {
-        Ok(run) => json!({
-            "ok": true,
-            "summary": report::summary(&run.scenario, &run.outcome, run.wall_seconds),
-            "tables": report::tables(&run.scenario, &run.positions, &run.outcome),
-        })
-        .to_string(),
+        Ok(run) => {
+            let mut tables = report::tables(&run.scenario, &run.positions, &run.outcome);
+            if with_traces {
+                let mut columns = TraceColumns::new(
+                    Time::from_secs_f64(run.scenario.outputs.bin_s),
+                    run.scenario.duration_s,
+                );
+                columns.fill(&run.outcome.traces);
+                for t in &columns.tables {
+                    tables[t.name] = t.to_json();
+                }
+            }
+            json!({
+                "ok": true,
+                "summary": report::summary(&run.scenario, &run.outcome, run.wall_seconds),
+                "tables": tables,
+            })
+            .to_string()
+        }
         Err(e @ RunError::Interrupted(_)) => {
             json!({"ok": false, "interrupted": true, "errors": e.messages()}).to_string()
         }
         Err(e @ RunError::Simulation(_)) => {
             json!({"ok": false, "internal": true, "errors": e.messages()}).to_string()
         }
-        Err(RunError::Config(errors)) => json!({"ok": false, "errors": errors}).to_string(),
+        Err(e @ (RunError::Config(_) | RunError::Output(_))) => {
+            json!({"ok": false, "errors": e.messages()}).to_string()
+        }
     }
 }
 
 /// Validates a scenario given as JSON text. Returns `{"ok": true, "scenario": <resolved>}`
 /// or `{"ok": false, "errors": [...]}`.
 pub fn validate_json(scenario_json: &str) -> String {
-    let v: Value = match serde_json::from_str(scenario_json) {
+    let v = match parse_scenario_json(scenario_json) {
         Ok(v) => v,
-        Err(e) => {
-            return json!({"ok": false, "errors": [format!("scenario: not valid JSON: {e}")]})
-                .to_string()
-        }
+        Err(e) => return e,
     };
     match validate_and_place(&v) {
         Ok((scenario, positions)) => {

@@ -1,10 +1,13 @@
-//! The run report: the `airqueue run --json` summary of DESIGN.md (keys fixed there) and
-//! column-oriented tables for Parquet output.
+//! The run report: the `airqueue run --json` summary of DESIGN.md (keys fixed there),
+//! column-oriented end-of-run tables, and the per-bin trace tables (`timeseries`,
+//! `queues`, `cwnd`, `rates`) as typed columns filled from each drain of the run's
+//! [`Traces`], so that no trace is held for the whole run or as a JSON value per cell.
 
 use crate::build::{neighbour_graph, propagation_model, routing_table};
 use crate::schema::{FlowKind, Medium, QueueKind, Scenario};
+use airqueue_kernel::Time;
 use airqueue_phy::Dbm;
-use airqueue_sim::metrics::{jain_index, log_utility, OverflowCounts};
+use airqueue_sim::metrics::{jain_index, log_utility, OverflowCounts, Traces};
 use airqueue_sim::net::aodv::AodvStats;
 use airqueue_sim::net::more::MoreFlowStats;
 use airqueue_sim::net::olsr::OlsrStats;
@@ -246,22 +249,20 @@ fn routing_totals(s: &Scenario, out: &RunOutcome) -> Value {
     Value::Object(m)
 }
 
-/// Column-oriented tables: `flows`, `timeseries`, `drops`, `flow_drops` (drops of flows'
+/// Column-oriented end-of-run tables: `flows`, `drops`, `flow_drops` (drops of flows'
 /// packets by flow, node, reason and whether the node is the packet's origin),
-/// `queues` (per node, the radio's queue plus the queues of the wires leaving it; for
-/// a DQM access point also `q.ref` and the mean queueing delay of the bin, null elsewhere),
 /// `nodes` (positions; null for a BSS's wired hosts, which are not on the channel),
 /// `mac` (802.11 counters per node; empty for the wired medium), `mac_levels`
 /// (802.11 data frames, failed attempts and retry-limit drops per node and priority
 /// level), `routing` (AODV or OLSR counters per node; empty with static routing),
-/// `tcp` (one row per TCP flow: final window, RTT, retransmissions, timeouts), `cwnd` (TCP windows per bin) and `tfrc` (one
+/// `tcp` (one row per TCP flow: final window, RTT, retransmissions, timeouts), `tfrc` (one
 /// row per TFRC flow: final allowed rate, RTT, loss-event rate, events, feedback) and
 /// `more` (one row per MORE flow: batches decoded, coded packets sent by the source and
 /// by forwarders, innovative and redundant receptions, ACKs), `routes` (each flow's path,
-/// [`routes_table`]) and `links` (neighbour pairs the PHY connects, [`links_table`]).
+/// [`routes_table`]) and `links` (neighbour pairs the PHY connects, [`links_table`]). The
+/// per-bin tables are [`TraceColumns`].
 pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
     let m = &out.metrics;
-    let bin_s = m.bin.as_secs_f64();
 
     let mut flows = Columns::default();
     for (i, (spec, fm)) in s.flows.iter().zip(&m.flows).enumerate() {
@@ -278,19 +279,6 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         flows.push("packets_delivered", json!(fm.packets_delivered));
         flows.push("bytes_delivered", json!(fm.bytes_delivered));
         flows.push("mean_delay_s", fm.mean_delay_s().map_or(Value::Null, num));
-    }
-
-    let mut ts = Columns::default();
-    for (i, fm) in m.flows.iter().enumerate() {
-        for (b, (&bytes, &pkts)) in fm.bin_bytes.iter().zip(&fm.bin_packets).enumerate() {
-            let t0 = b as f64 * bin_s;
-            let t1 = (t0 + bin_s).min(s.duration_s);
-            ts.push("flow", json!(i));
-            ts.push("t_start_s", json!(t0));
-            ts.push("t_end_s", json!(t1));
-            ts.push("packets_delivered", json!(pkts));
-            ts.push("goodput_bps", num(bytes as f64 * 8.0 / (t1 - t0)));
-        }
     }
 
     let mut drops = Columns::default();
@@ -311,15 +299,6 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         flow_drops.push("reason", json!(k.reason.name()));
         flow_drops.push("at_origin", json!(u8::from(k.at_origin)));
         flow_drops.push("packets", json!(count));
-    }
-
-    let mut queues = Columns::default();
-    for q in &m.queue_samples {
-        queues.push("t_s", json!(q.at.as_secs_f64()));
-        queues.push("node", json!(q.node.0));
-        queues.push("len_pkts", json!(q.len_pkts));
-        queues.push("q_ref_pkts", q.q_ref_pkts.map_or(Value::Null, num));
-        queues.push("queue_delay_s", q.queue_delay_s.map_or(Value::Null, num));
     }
 
     let mut mac = Columns::default();
@@ -352,7 +331,6 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
     }
 
     let mut tcp = Columns::default();
-    let mut cwnd = Columns::default();
     for (flow, stats) in out.tcp.iter().enumerate() {
         let Some(t) = stats else { continue };
         tcp.push("flow", json!(flow));
@@ -381,19 +359,6 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         tcp.push("redundant_packets", coding(|c| c.redundant_packets));
         tcp.push("blocks_decoded", coding(|c| c.blocks_decoded));
         tcp.push("unmasked_losses", coding(|c| c.unmasked_losses));
-        for x in &t.cwnd_series {
-            cwnd.push("flow", json!(flow));
-            cwnd.push("t_s", json!(x.at.as_secs_f64()));
-            cwnd.push("cwnd_pkts", num(x.cwnd_pkts));
-            cwnd.push("ssthresh_pkts", num(x.ssthresh_pkts));
-            cwnd.push(
-                "srtt_s",
-                x.srtt.map_or(Value::Null, |r| num(r.as_secs_f64())),
-            );
-            cwnd.push("rto_s", num(x.rto.as_secs_f64()));
-            cwnd.push("retransmissions", json!(x.retransmissions));
-            cwnd.push("timeouts", json!(x.timeouts));
-        }
     }
 
     let mut tfrc = Columns::default();
@@ -409,32 +374,6 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         tfrc.push("ce_received", json!(t.receiver.ce_received));
         tfrc.push("feedbacks", json!(t.sender.feedbacks));
         tfrc.push("nofeedback_expiries", json!(t.sender.nofeedback_expiries));
-    }
-
-    // Sending rates over time: source rate control (DiffQ, backpressure flow control)
-    // with the queue it reads, and TFRC's allowed rate X (RFC 5348 4.3).
-    let mut rates = Columns::default();
-    for (flow, series) in out.rate_series.iter().enumerate() {
-        for x in series {
-            rates.push("flow", json!(flow));
-            rates.push("t_s", json!(x.at.as_secs_f64()));
-            rates.push(
-                "kind",
-                json!(if x.diffq { "diffq" } else { "flow_control" }),
-            );
-            rates.push("rate_bps", num(x.rate_bps));
-            rates.push("source_queue_pkts", json!(x.source_queue_pkts));
-        }
-    }
-    for (flow, stats) in out.tfrc.iter().enumerate() {
-        let Some(t) = stats else { continue };
-        for &(at, bytes_per_s) in &t.rate_series {
-            rates.push("flow", json!(flow));
-            rates.push("t_s", json!(at.as_secs_f64()));
-            rates.push("kind", json!("tfrc"));
-            rates.push("rate_bps", num(bytes_per_s * 8.0));
-            rates.push("source_queue_pkts", Value::Null);
-        }
     }
 
     let mut more = Columns::default();
@@ -483,10 +422,8 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
 
     json!({
         "flows": flows.finish(&FLOW_COLUMNS),
-        "timeseries": ts.finish(&["flow", "t_start_s", "t_end_s", "packets_delivered", "goodput_bps"]),
         "drops": drops.finish(&["node", "reason", "packets"]),
         "flow_drops": flow_drops.finish(&["flow", "node", "reason", "at_origin", "packets"]),
-        "queues": queues.finish(&["t_s", "node", "len_pkts", "q_ref_pkts", "queue_delay_s"]),
         "nodes": nodes.finish(&["node", "x_m", "y_m"]),
         "mac": mac.finish(&MAC_COLUMNS),
         "mac_levels": mac_levels.finish(&[
@@ -500,17 +437,6 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         "tfrc": tfrc.finish(&TFRC_COLUMNS),
         "more": more.finish(&MORE_COLUMNS),
         "routing": routing.finish(&routing_columns),
-        "cwnd": cwnd.finish(&[
-            "flow",
-            "t_s",
-            "cwnd_pkts",
-            "ssthresh_pkts",
-            "srtt_s",
-            "rto_s",
-            "retransmissions",
-            "timeouts",
-        ]),
-        "rates": rates.finish(&["flow", "t_s", "kind", "rate_bps", "source_queue_pkts"]),
         "routes": routes_table(s, positions),
         "links": links_table(s, positions),
     })
@@ -712,5 +638,261 @@ impl Columns {
                 .or_insert_with(|| Value::Array(vec![]));
         }
         Value::Object(self.cols)
+    }
+}
+
+/// One typed column of a trace table. Floats use NaN for null (a missing or non-finite
+/// value, as `null` in the JSON tables); `OptInt` carries its own validity.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Column {
+    Int(Vec<i64>),
+    OptInt(Vec<Option<i64>>),
+    Float(Vec<f64>),
+    Text(Vec<&'static str>),
+}
+
+impl Column {
+    pub fn len(&self) -> usize {
+        match self {
+            Column::Int(v) => v.len(),
+            Column::OptInt(v) => v.len(),
+            Column::Float(v) => v.len(),
+            Column::Text(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn clear(&mut self) {
+        match self {
+            Column::Int(v) => v.clear(),
+            Column::OptInt(v) => v.clear(),
+            Column::Float(v) => v.clear(),
+            Column::Text(v) => v.clear(),
+        }
+    }
+
+    fn ints(&mut self) -> &mut Vec<i64> {
+        match self {
+            Column::Int(v) => v,
+            _ => unreachable!("column is not Int"),
+        }
+    }
+
+    fn opt_ints(&mut self) -> &mut Vec<Option<i64>> {
+        match self {
+            Column::OptInt(v) => v,
+            _ => unreachable!("column is not OptInt"),
+        }
+    }
+
+    fn floats(&mut self) -> &mut Vec<f64> {
+        match self {
+            Column::Float(v) => v,
+            _ => unreachable!("column is not Float"),
+        }
+    }
+
+    fn texts(&mut self) -> &mut Vec<&'static str> {
+        match self {
+            Column::Text(v) => v,
+            _ => unreachable!("column is not Text"),
+        }
+    }
+}
+
+/// A trace table's columns in their output order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceTable {
+    pub name: &'static str,
+    pub columns: Vec<(&'static str, Column)>,
+}
+
+impl TraceTable {
+    fn new(name: &'static str, columns: Vec<(&'static str, Column)>) -> Self {
+        TraceTable { name, columns }
+    }
+
+    /// Rows held.
+    pub fn rows(&self) -> usize {
+        self.columns.first().map_or(0, |(_, c)| c.len())
+    }
+
+    /// The table as JSON columns (`{"<column>": [values...]}`, null for NaN and `None`),
+    /// as in the whole report of `api::run_json`.
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        for (name, col) in &self.columns {
+            let values: Vec<Value> = match col {
+                Column::Int(v) => v.iter().map(|x| json!(x)).collect(),
+                Column::OptInt(v) => v
+                    .iter()
+                    .map(|x| x.map_or(Value::Null, |x| json!(x)))
+                    .collect(),
+                Column::Float(v) => v.iter().map(|&x| num(x)).collect(),
+                Column::Text(v) => v.iter().map(|x| json!(x)).collect(),
+            };
+            m.insert((*name).to_string(), Value::Array(values));
+        }
+        Value::Object(m)
+    }
+
+    fn col(&mut self, i: usize) -> &mut Column {
+        &mut self.columns[i].1
+    }
+
+    fn clear(&mut self) {
+        self.columns.iter_mut().for_each(|(_, c)| c.clear());
+    }
+}
+
+fn int() -> Column {
+    Column::Int(Vec::new())
+}
+fn opt_int() -> Column {
+    Column::OptInt(Vec::new())
+}
+fn float() -> Column {
+    Column::Float(Vec::new())
+}
+fn text() -> Column {
+    Column::Text(Vec::new())
+}
+
+/// A float cell: NaN (null) when not finite, as [`num`] writes `null`.
+fn cell(x: f64) -> f64 {
+    if x.is_finite() {
+        x
+    } else {
+        f64::NAN
+    }
+}
+
+/// The per-bin trace tables as typed columns: `timeseries` (each flow's deliveries and
+/// goodput per bin), `queues` (per node at every bin boundary, the radio's queue plus the
+/// queues of the wires leaving it; for a DQM access point also `q.ref` and the mean
+/// queueing delay of the bin, null elsewhere), `cwnd` (TCP windows per bin) and `rates`
+/// (the sending rate of every rate-controlled flow per bin, with the source queue its
+/// controller reads). Filled from one drain of [`Traces`] at a time; the buffers are
+/// reused, so flushing allocates only while they grow to one flush's size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceColumns {
+    pub tables: [TraceTable; 4],
+    bin_s: f64,
+    duration_s: f64,
+}
+
+impl TraceColumns {
+    /// Empty tables for a run of `duration_s` seconds (the scenario's) with bins of `bin`.
+    pub fn new(bin: Time, duration_s: f64) -> Self {
+        TraceColumns {
+            tables: [
+                TraceTable::new(
+                    "timeseries",
+                    vec![
+                        ("flow", int()),
+                        ("t_start_s", float()),
+                        ("t_end_s", float()),
+                        ("packets_delivered", int()),
+                        ("goodput_bps", float()),
+                    ],
+                ),
+                TraceTable::new(
+                    "queues",
+                    vec![
+                        ("t_s", float()),
+                        ("node", int()),
+                        ("len_pkts", int()),
+                        ("q_ref_pkts", float()),
+                        ("queue_delay_s", float()),
+                    ],
+                ),
+                TraceTable::new(
+                    "cwnd",
+                    vec![
+                        ("flow", int()),
+                        ("t_s", float()),
+                        ("cwnd_pkts", float()),
+                        ("ssthresh_pkts", float()),
+                        ("srtt_s", float()),
+                        ("rto_s", float()),
+                        ("retransmissions", int()),
+                        ("timeouts", int()),
+                    ],
+                ),
+                TraceTable::new(
+                    "rates",
+                    vec![
+                        ("flow", int()),
+                        ("t_s", float()),
+                        ("kind", text()),
+                        ("rate_bps", float()),
+                        ("source_queue_pkts", opt_int()),
+                    ],
+                ),
+            ],
+            bin_s: bin.as_secs_f64(),
+            duration_s,
+        }
+    }
+
+    /// Rows held over every table.
+    pub fn rows(&self) -> usize {
+        self.tables.iter().map(TraceTable::rows).sum()
+    }
+
+    /// Replaces the rows held by those of `traces`.
+    pub fn fill(&mut self, traces: &Traces) {
+        self.tables.iter_mut().for_each(TraceTable::clear);
+        let [ts, queues, cwnd, rates] = &mut self.tables;
+        for r in &traces.bins {
+            let t0 = r.bin as f64 * self.bin_s;
+            let t1 = (t0 + self.bin_s).min(self.duration_s);
+            ts.col(0).ints().push(r.flow.0 as i64);
+            ts.col(1).floats().push(t0);
+            ts.col(2).floats().push(t1);
+            ts.col(3).ints().push(r.packets as i64);
+            ts.col(4)
+                .floats()
+                .push(cell(r.bytes as f64 * 8.0 / (t1 - t0)));
+        }
+        for q in &traces.queues {
+            queues.col(0).floats().push(q.at.as_secs_f64());
+            queues.col(1).ints().push(q.node.0 as i64);
+            queues.col(2).ints().push(q.len_pkts as i64);
+            queues
+                .col(3)
+                .floats()
+                .push(q.q_ref_pkts.map_or(f64::NAN, cell));
+            queues
+                .col(4)
+                .floats()
+                .push(q.queue_delay_s.map_or(f64::NAN, cell));
+        }
+        for c in &traces.cwnd {
+            let x = &c.sample;
+            cwnd.col(0).ints().push(c.flow.0 as i64);
+            cwnd.col(1).floats().push(x.at.as_secs_f64());
+            cwnd.col(2).floats().push(cell(x.cwnd_pkts));
+            cwnd.col(3).floats().push(cell(x.ssthresh_pkts));
+            cwnd.col(4)
+                .floats()
+                .push(x.srtt.map_or(f64::NAN, |r| cell(r.as_secs_f64())));
+            cwnd.col(5).floats().push(cell(x.rto.as_secs_f64()));
+            cwnd.col(6).ints().push(x.retransmissions as i64);
+            cwnd.col(7).ints().push(x.timeouts as i64);
+        }
+        for r in &traces.rates {
+            rates.col(0).ints().push(r.flow.0 as i64);
+            rates.col(1).floats().push(r.at.as_secs_f64());
+            rates.col(2).texts().push(r.kind.name());
+            rates.col(3).floats().push(cell(r.rate_bps));
+            rates
+                .col(4)
+                .opt_ints()
+                .push(r.source_queue_pkts.map(i64::from));
+        }
     }
 }

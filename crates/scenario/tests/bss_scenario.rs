@@ -159,7 +159,7 @@ fn wires_are_drop_tail_of_wire_capacity_and_the_radio_keeps_the_queue_kind() {
     let m = &r.outcome.metrics;
     let at = |node: u32| m.drops[node as usize][DropReason::QueueOverflow.index()];
     assert!(at(0) > 0 && at(WIRED_HOST) == 0, "{m:?}");
-    let ap_max = (m.queue_samples.iter())
+    let ap_max = (r.outcome.traces.queues.iter())
         .filter(|q| q.node.0 == 0)
         .map(|q| q.len_pkts)
         .max();
@@ -173,7 +173,7 @@ fn wires_are_drop_tail_of_wire_capacity_and_the_radio_keeps_the_queue_kind() {
     let m = &r.outcome.metrics;
     let at = |node: u32| m.drops[node as usize][DropReason::QueueOverflow.index()];
     assert!(at(WIRED_HOST) > 0 && at(0) == 0, "{m:?}");
-    let host_max = (m.queue_samples.iter())
+    let host_max = (r.outcome.traces.queues.iter())
         .filter(|q| q.node.0 == WIRED_HOST)
         .map(|q| q.len_pkts)
         .max();

@@ -133,7 +133,7 @@ fn dqm_samples_q_ref_and_queueing_delay_at_the_access_point_only() {
     let text = scenario("kind = \"dqm\"\n");
     let r: Run = run_value(toml_to_json(&text).unwrap(), Some(1), Some(20.0))
         .unwrap_or_else(|e| panic!("{e:?}"));
-    let samples = &r.outcome.metrics.queue_samples;
+    let samples = &r.outcome.traces.queues;
     assert!(!samples.is_empty());
     for q in samples.iter().filter(|q| q.node.0 != 0) {
         assert_eq!((q.q_ref_pkts, q.queue_delay_s), (None, None), "{q:?}");

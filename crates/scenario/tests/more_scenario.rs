@@ -9,6 +9,7 @@ use airqueue_scenario::api::{run_value, Run};
 use airqueue_scenario::parse::toml_to_json;
 use airqueue_sim::net::more::MoreFlowStats;
 use airqueue_sim::net::DropReason;
+use airqueue_sim::FlowId;
 
 /// A 4-node 802.11b chain 200 m apart (3 hops at 11 Mb/s) with one flow 0 -> 3 for
 /// `duration` s; `flow` is the flow's kind line and extras, `extra` top-level tables.
@@ -264,7 +265,7 @@ fn a_batch_ack_the_mac_gives_up_on_is_sent_again() {
     assert!(m.acks_received + 1 >= m.batches_decoded, "{m:?}");
     // Batches keep being decoded: some in every 5 s after the first second.
     let per_s = r.outcome.metrics.bin.as_secs_f64();
-    let bins = &r.outcome.metrics.flows[0].bin_bytes;
+    let bins = &r.outcome.traces.bin_bytes(FlowId(0));
     let window = (5.0 / per_s).round() as usize;
     let from = (1.0 / per_s).round() as usize;
     for (i, w) in bins[from..].chunks(window).enumerate() {

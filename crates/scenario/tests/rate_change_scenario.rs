@@ -5,6 +5,7 @@
 
 use airqueue_scenario::api::{run_value, Run};
 use airqueue_scenario::parse::toml_to_json;
+use airqueue_sim::FlowId;
 
 /// An AP (node 0) with stations 1-3 and a wired host (node 4): stations 1 and 2 send
 /// saturating UDP to the host, the host sends saturating UDP to station 3. `extra` is
@@ -50,7 +51,7 @@ fn run(text: &str) -> Run {
 
 /// Mean goodput of `flow` over 1-s bins `from..to`, b/s.
 fn goodput(r: &Run, flow: usize, from: usize, to: usize) -> f64 {
-    let bins = &r.outcome.metrics.flows[flow].bin_bytes[from..to];
+    let bins = &r.outcome.traces.bin_bytes(FlowId(flow as u32))[from..to];
     bins.iter().sum::<u64>() as f64 * 8.0 / (to - from) as f64
 }
 
@@ -115,9 +116,7 @@ fn deterministic_across_the_change() {
     let b = run(&scenario(DROP));
     assert_eq!(a.outcome.events, b.outcome.events);
     assert_eq!(a.outcome.mac, b.outcome.mac);
-    for (x, y) in a.outcome.metrics.flows.iter().zip(&b.outcome.metrics.flows) {
-        assert_eq!(x.bin_bytes, y.bin_bytes);
-    }
+    assert_eq!(a.outcome.traces.bins, b.outcome.traces.bins);
     // A change at the end of the run (within it, but too late to matter) is harmless.
     let late = "[[rate_change]]\nat = 19.999\nnodes = [0]\ndata_rate = 1e6\n";
     run(&scenario(late));

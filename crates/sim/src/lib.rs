@@ -22,5 +22,5 @@ pub use transport::{
 };
 pub use world::{
     DiffqView, FlowCc, FlowConfig, FlowKindConfig, MediumConfig, OlsrSetup, QdiscConfig,
-    RateSample, RunOutcome, SpinError, WiresConfig, World, WorldConfig, MAX_EVENTS_PER_INSTANT,
+    RunOutcome, SpinError, WiresConfig, World, WorldConfig, MAX_EVENTS_PER_INSTANT,
 };

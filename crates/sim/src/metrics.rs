@@ -1,6 +1,13 @@
 //! Run metrics: per-flow goodput and delay, time series, drops by node and reason, queue
 //! samples, and the packet conservation law of DESIGN.md.
 //!
+//! Per-bin traces (each flow's deliveries per bin, queue lengths, TCP windows, sending
+//! rates) are not kept for the whole run: a bin is closed as soon as simulated time
+//! passes its end, and its rows go into [`Traces`], reused buffers that the driver drains
+//! to a sink while the run goes (`airqueue_scenario::api`), so memory does not grow with
+//! the run's length. A run nobody drains keeps every row (tests read them from
+//! `RunOutcome::traces`); a run whose traces nobody reads turns them off.
+//!
 //! Goodput of a flow is the application payload bytes *delivered* to its sink inside its
 //! active window `[max(start, warmup), min(stop, duration))`, divided by the window's
 //! length: the rule of ns-3's PacketSink and FlowMonitor. Delay statistics come from the
@@ -18,6 +25,7 @@
 
 use crate::ids::{FlowId, NodeId};
 use crate::net::{DropReason, Packet};
+use crate::transport::tcp::TcpSample;
 use airqueue_kernel::Time;
 use std::collections::BTreeMap;
 
@@ -40,9 +48,10 @@ pub struct FlowMetrics {
     /// Sum of end-to-end delays (ns) of packets delivered inside the active window.
     pub delay_sum_ns: u128,
     pub delay_count: u64,
-    /// Payload bytes delivered per time-series bin.
-    pub bin_bytes: Vec<u64>,
-    pub bin_packets: Vec<u64>,
+    /// Payload bytes and packets delivered so far in the open time-series bin
+    /// ([`Metrics::open_bin`]).
+    open_bin_bytes: u64,
+    open_bin_packets: u64,
 }
 
 impl FlowMetrics {
@@ -89,6 +98,102 @@ pub struct QueueSample {
     /// Mean queueing delay (seconds, enqueue to dequeue) of the packets that left that
     /// DQM queue during the bin ending at `at`; `None` when none left or not DQM.
     pub queue_delay_s: Option<f64>,
+}
+
+/// One flow's deliveries in one closed time-series bin (the `timeseries` table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BinRow {
+    pub flow: FlowId,
+    /// The bin's index: it spans `[bin * width, (bin + 1) * width)`, clipped to the run.
+    pub bin: u64,
+    /// Payload bytes and packets delivered to the flow's application in the bin.
+    pub bytes: u64,
+    pub packets: u64,
+}
+
+/// One TCP flow's window and timers at a bin boundary (the `cwnd` table).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CwndRow {
+    pub flow: FlowId,
+    pub sample: TcpSample,
+}
+
+/// Which controller a [`RateRow`] reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RateKind {
+    /// DiffQ's source rate control (seed 000, section 4.1).
+    Diffq,
+    /// Backpressure flow control (seed 002, eq. (5)).
+    FlowControl,
+    /// TFRC's allowed rate X (RFC 5348 4.3).
+    Tfrc,
+}
+
+impl RateKind {
+    /// The `kind` column's spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            RateKind::Diffq => "diffq",
+            RateKind::FlowControl => "flow_control",
+            RateKind::Tfrc => "tfrc",
+        }
+    }
+}
+
+/// A rate-controlled flow's sending rate at a bin boundary (the `rates` table).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RateRow {
+    pub flow: FlowId,
+    pub at: Time,
+    pub kind: RateKind,
+    /// Application payload bit/s the source may send at.
+    pub rate_bps: f64,
+    /// The source queue the controller reads (DiffQ and flow control; `None` for TFRC).
+    pub source_queue_pkts: Option<u32>,
+}
+
+/// Trace rows produced since the driver last drained them, in the order they were
+/// closed (time first, then flow or node). Clearing keeps the buffers' capacity, so a
+/// drained run appends without allocating once the buffers have grown to one flush.
+#[derive(Clone, Debug, Default)]
+pub struct Traces {
+    pub bins: Vec<BinRow>,
+    pub queues: Vec<QueueSample>,
+    pub cwnd: Vec<CwndRow>,
+    pub rates: Vec<RateRow>,
+}
+
+impl Traces {
+    /// Rows held, over every table.
+    pub fn len(&self) -> usize {
+        self.bins.len() + self.queues.len() + self.cwnd.len() + self.rates.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Drops every row, keeping the buffers.
+    pub fn clear(&mut self) {
+        self.bins.clear();
+        self.queues.clear();
+        self.cwnd.clear();
+        self.rates.clear();
+    }
+
+    /// Flow `flow`'s payload bytes per bin, in bin order (of the rows held).
+    pub fn bin_bytes(&self, flow: FlowId) -> Vec<u64> {
+        self.flow_bins(flow).map(|r| r.bytes).collect()
+    }
+
+    /// Flow `flow`'s delivered packets per bin, in bin order (of the rows held).
+    pub fn bin_packets(&self, flow: FlowId) -> Vec<u64> {
+        self.flow_bins(flow).map(|r| r.packets).collect()
+    }
+
+    fn flow_bins(&self, flow: FlowId) -> impl Iterator<Item = &BinRow> {
+        self.bins.iter().filter(move |r| r.flow == flow)
+    }
 }
 
 /// Counts of every packet's fate.
@@ -173,8 +278,15 @@ pub struct Metrics {
     pub flow_drops: BTreeMap<FlowDropKey, u64>,
     /// DiffQ's relay overflows (all zero without DiffQ queues).
     pub diffq_overflows: DiffqOverflows,
-    pub queue_samples: Vec<QueueSample>,
+    /// Closed trace rows not drained yet.
+    pub traces: Traces,
+    /// Whether trace rows are recorded at all (off: nobody reads them).
+    pub keep_traces: bool,
     pub bin: Time,
+    /// Time-series bins of the run, the last one clipped to its end.
+    pub bins: u64,
+    /// The first bin not closed yet: every flow's `open_bin_*` counts belong to it.
+    pub open_bin: u64,
     pub warmup: Time,
     pub created: u64,
     pub delivered: u64,
@@ -189,14 +301,13 @@ impl Metrics {
         warmup: Time,
         bin: Time,
     ) -> Self {
-        let bins = duration.as_nanos().div_ceil(bin.as_nanos().max(1)) as usize;
+        let bin = Time::from_nanos(bin.as_nanos().max(1));
+        let bins = duration.as_nanos().div_ceil(bin.as_nanos());
         let flows = windows
             .iter()
             .map(|&(s, e)| FlowMetrics {
                 window_start: s,
                 window_end: e,
-                bin_bytes: vec![0; bins],
-                bin_packets: vec![0; bins],
                 ..FlowMetrics::default()
             })
             .collect();
@@ -205,8 +316,11 @@ impl Metrics {
             drops: vec![[0; REASONS]; node_count],
             flow_drops: BTreeMap::new(),
             diffq_overflows: DiffqOverflows::default(),
-            queue_samples: Vec::new(),
+            traces: Traces::default(),
+            keep_traces: true,
             bin,
+            bins,
+            open_bin: 0,
             warmup,
             created: 0,
             delivered: 0,
@@ -229,9 +343,11 @@ impl Metrics {
     #[inline]
     pub fn on_delivered(&mut self, pkt: &Packet, now: Time) {
         self.delivered += 1;
-        let Some(f) = self.flows.get_mut(pkt.flow.index()) else {
+        if pkt.flow.index() >= self.flows.len() {
             return;
-        };
+        }
+        let in_bin = self.enter_bin(now);
+        let f = &mut self.flows[pkt.flow.index()];
         f.packets_delivered += 1;
         f.bytes_delivered += pkt.payload_bytes as u64;
         if f.in_window(now) {
@@ -239,10 +355,76 @@ impl Metrics {
             f.delay_sum_ns += (now - pkt.created).as_nanos() as u128;
             f.delay_count += 1;
         }
-        let b = (now.as_nanos() / self.bin.as_nanos()) as usize;
-        if let Some(slot) = f.bin_bytes.get_mut(b) {
-            *slot += pkt.payload_bytes as u64;
-            f.bin_packets[b] += 1;
+        if in_bin {
+            f.open_bin_bytes += pkt.payload_bytes as u64;
+            f.open_bin_packets += 1;
+        }
+    }
+
+    /// Closes the bins that end at or before `now` and tells whether `now` falls in a
+    /// bin of the run (deliveries at the very end of the last whole bin do not).
+    #[inline]
+    fn enter_bin(&mut self, now: Time) -> bool {
+        let b = now.as_nanos() / self.bin.as_nanos();
+        if b > self.open_bin {
+            self.close_bins(b);
+        }
+        b < self.bins
+    }
+
+    /// Closes every bin before bin `until` (capped at the run's last): one row per flow
+    /// and bin, in bin order, then flow order. Called as deliveries and bin boundaries
+    /// pass, so the open bin's counts are never more than one bin old.
+    pub fn close_bins(&mut self, until: u64) {
+        let until = until.min(self.bins);
+        while self.open_bin < until {
+            for (i, f) in self.flows.iter_mut().enumerate() {
+                if self.keep_traces {
+                    self.traces.bins.push(BinRow {
+                        flow: FlowId(i as u32),
+                        bin: self.open_bin,
+                        bytes: f.open_bin_bytes,
+                        packets: f.open_bin_packets,
+                    });
+                }
+                f.open_bin_bytes = 0;
+                f.open_bin_packets = 0;
+            }
+            self.open_bin += 1;
+        }
+    }
+
+    /// Closes the bins that end at or before `now` (a bin boundary's sample).
+    pub fn close_bins_before(&mut self, now: Time) {
+        self.close_bins(now.as_nanos() / self.bin.as_nanos());
+    }
+
+    /// Closes every bin left: the run ended.
+    pub fn close_all_bins(&mut self) {
+        self.close_bins(self.bins);
+    }
+
+    /// Records a queue sample (if traces are kept).
+    #[inline]
+    pub fn record_queue(&mut self, sample: QueueSample) {
+        if self.keep_traces {
+            self.traces.queues.push(sample);
+        }
+    }
+
+    /// Records a TCP flow's window sample (if traces are kept).
+    #[inline]
+    pub fn record_cwnd(&mut self, flow: FlowId, sample: TcpSample) {
+        if self.keep_traces {
+            self.traces.cwnd.push(CwndRow { flow, sample });
+        }
+    }
+
+    /// Records a rate-controlled flow's rate sample (if traces are kept).
+    #[inline]
+    pub fn record_rate(&mut self, row: RateRow) {
+        if self.keep_traces {
+            self.traces.rates.push(row);
         }
     }
 
@@ -274,9 +456,11 @@ impl Metrics {
         sent: Time,
         now: Time,
     ) {
-        let Some(f) = self.flows.get_mut(flow.index()) else {
+        if flow.index() >= self.flows.len() {
             return;
-        };
+        }
+        let in_bin = self.enter_bin(now);
+        let f = &mut self.flows[flow.index()];
         f.packets_delivered += packets;
         f.bytes_delivered += bytes;
         if f.in_window(now) {
@@ -284,10 +468,9 @@ impl Metrics {
             f.delay_sum_ns += now.saturating_sub(sent).as_nanos() as u128;
             f.delay_count += 1;
         }
-        let b = (now.as_nanos() / self.bin.as_nanos()) as usize;
-        if let Some(slot) = f.bin_bytes.get_mut(b) {
-            *slot += bytes;
-            f.bin_packets[b] += packets;
+        if in_bin {
+            f.open_bin_bytes += bytes;
+            f.open_bin_packets += packets;
         }
     }
 
@@ -353,6 +536,89 @@ mod tests {
         assert!((jain_index(&[1.0, 0.0, 0.0, 0.0]).unwrap() - 0.25).abs() < 1e-12);
         assert_eq!(jain_index(&[0.0, 0.0]), None);
         assert_eq!(jain_index(&[]), None);
+    }
+
+    /// Two flows, 1-s bins, a 2.5-s run: three bins, the last one half long.
+    fn two_flows() -> Metrics {
+        let window = (Time::ZERO, Time::from_millis(2500));
+        Metrics::new(
+            1,
+            &[window, window],
+            Time::from_millis(2500),
+            Time::ZERO,
+            Time::from_secs(1),
+        )
+    }
+
+    fn deliver(m: &mut Metrics, flow: u32, bytes: u64, at_ms: u64) {
+        let now = Time::from_millis(at_ms);
+        m.on_app_delivered(FlowId(flow), 1, bytes, now, now);
+    }
+
+    #[track_caller]
+    fn rows(m: &Metrics) -> Vec<(u32, u64, u64, u64)> {
+        (m.traces.bins.iter())
+            .map(|r| (r.flow.0, r.bin, r.bytes, r.packets))
+            .collect()
+    }
+
+    #[test]
+    fn bins_close_as_time_passes_one_row_per_flow() {
+        let mut m = two_flows();
+        deliver(&mut m, 0, 100, 0);
+        deliver(&mut m, 1, 7, 999);
+        assert!(m.traces.bins.is_empty(), "bin 0 is still open");
+        // A delivery exactly at 1 s belongs to bin 1 and closes bin 0 first.
+        deliver(&mut m, 0, 5, 1000);
+        assert_eq!(rows(&m), [(0, 0, 100, 1), (1, 0, 7, 1)]);
+        // The sample at 2 s closes bin 1; nothing is delivered in bin 2.
+        m.close_bins_before(Time::from_secs(2));
+        m.close_all_bins();
+        assert_eq!(
+            rows(&m)[2..],
+            [(0, 1, 5, 1), (1, 1, 0, 0), (0, 2, 0, 0), (1, 2, 0, 0)]
+        );
+        // Closing again, or a delivery at the very end, adds no row.
+        deliver(&mut m, 1, 9, 2500);
+        m.close_all_bins();
+        assert_eq!(m.traces.bins.len(), 6);
+        assert_eq!(m.traces.bin_bytes(FlowId(0)), [100, 5, 0]);
+        assert_eq!(m.traces.bin_packets(FlowId(1)), [1, 0, 0]);
+    }
+
+    #[test]
+    fn draining_between_bins_loses_no_row() {
+        let mut kept = two_flows();
+        let mut drained = two_flows();
+        let mut streamed = Vec::new();
+        for (flow, bytes, at_ms) in [(0, 1, 10), (1, 2, 1500), (0, 3, 1501), (1, 4, 2400)] {
+            deliver(&mut kept, flow, bytes, at_ms);
+            deliver(&mut drained, flow, bytes, at_ms);
+            streamed.append(&mut drained.traces.bins);
+        }
+        kept.close_all_bins();
+        drained.close_all_bins();
+        streamed.append(&mut drained.traces.bins);
+        assert_eq!(streamed, kept.traces.bins);
+    }
+
+    #[test]
+    fn without_traces_nothing_is_kept_and_counts_stay() {
+        let mut m = two_flows();
+        m.keep_traces = false;
+        deliver(&mut m, 0, 100, 0);
+        deliver(&mut m, 0, 100, 1200);
+        m.record_queue(QueueSample {
+            at: Time::from_secs(1),
+            node: NodeId(0),
+            len_pkts: 3,
+            q_ref_pkts: None,
+            queue_delay_s: None,
+        });
+        m.close_all_bins();
+        assert!(m.traces.is_empty());
+        assert_eq!(m.open_bin, 3);
+        assert_eq!(m.flows[0].window_bytes, 200);
     }
 
     #[test]

@@ -11,7 +11,7 @@ use crate::app::{UdpRate, UdpSource};
 use crate::ids::{FlowId, LinkId, NodeId};
 use crate::medium::wifi::{MacStats, WifiConfig, WifiEvent, WifiNet, WifiOutput};
 use crate::medium::WiredNet;
-use crate::metrics::{Conservation, Metrics, QueueSample};
+use crate::metrics::{Conservation, Metrics, QueueSample, Traces};
 use crate::net::aodv::{AodvConfig, AodvStats, AodvTimer};
 use crate::net::more::{MoreFlowConfig, MoreFlowStats};
 use crate::net::olsr::OlsrStats;
@@ -359,8 +359,6 @@ struct FlowState {
     paced_by: PacedBy,
     /// When the pacer last sent and sends next (periodic rate updates re-time it).
     clock: PaceClock,
-    /// The pacer's rate and the queue it read, at every bin boundary (paced flows only).
-    rate_series: Vec<RateSample>,
 }
 
 impl FlowState {
@@ -528,9 +526,9 @@ pub struct RunOutcome {
     /// Final state of each flow's rate controller (DiffQ's, or backpressure flow
     /// control's); `None` for flows without one.
     pub diffq_rate: Vec<Option<DiffqRate>>,
-    /// Each flow's rate controller over time, one sample per bin boundary from the
-    /// flow's start (empty for flows without one).
-    pub rate_series: Vec<Vec<RateSample>>,
+    /// Per-bin trace rows not drained while the run went: all of them for a run
+    /// nobody drained ([`World::traces_mut`]).
+    pub traces: Traces,
     /// Per-node AODV counters (empty with static routing and OLSR).
     pub routing: Vec<AodvStats>,
     /// Per-node OLSR counters (empty unless OLSR ran).
@@ -542,19 +540,6 @@ pub struct RunOutcome {
     /// Set when the run stopped early because one component kept the clock from
     /// advancing (`World::spin_error`); the counters then cover the run up to `simulated`.
     pub spin: Option<SpinError>,
-}
-
-/// A paced flow's source rate control at one instant (`RunOutcome::rate_series`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RateSample {
-    pub at: Time,
-    /// The rate the pacer sends at, application payload in bit/s.
-    pub rate_bps: f64,
-    /// The source queue the controller reads: DiffQ's `|Q_src(dst)|` (seed 000, 4.1) or
-    /// backpressure flow control's `U_src^s` (seed 002, eq. (5)), packets.
-    pub source_queue_pkts: u32,
-    /// Whether the controller is DiffQ's (`false`: backpressure flow control's).
-    pub diffq: bool,
 }
 
 impl World {
@@ -662,7 +647,6 @@ impl World {
                     pacer,
                     paced_by,
                     clock: PaceClock::default(),
-                    rate_series: Vec::new(),
                 }
             })
             .collect();
@@ -767,9 +751,22 @@ impl World {
         self.events.now()
     }
 
+    /// The trace rows closed since the last drain: a driver hands them to its sink and
+    /// clears them between `run_until` steps, so they never hold more than one step.
+    pub fn traces_mut(&mut self) -> &mut Traces {
+        &mut self.metrics.traces
+    }
+
+    /// Whether trace rows are recorded at all (default on); a run whose traces nobody
+    /// reads turns them off. Tracing only observes: results are the same either way.
+    pub fn set_keep_traces(&mut self, keep: bool) {
+        self.metrics.keep_traces = keep;
+    }
+
     /// Ends the run where the clock stands and returns the metrics (what `run` returns
     /// after `run_until(duration)`).
     pub fn finish(mut self) -> RunOutcome {
+        self.metrics.close_all_bins();
         let conservation = self.conservation();
         debug_assert!(
             conservation.holds(),
@@ -791,11 +788,6 @@ impl World {
         let tcp = self.tcp_stats();
         let tfrc = self.tfrc_stats();
         let diffq_rate = self.flows.iter().map(|f| f.pacer.clone()).collect();
-        let rate_series = self
-            .flows
-            .iter_mut()
-            .map(|f| std::mem::take(&mut f.rate_series))
-            .collect();
         let more = self.more_stats();
         let routing = self.aodv.as_ref().map_or_else(Vec::new, |a| a.stats());
         let now = self.events.now();
@@ -816,7 +808,7 @@ impl World {
             tcp,
             tfrc,
             diffq_rate,
-            rate_series,
+            traces: std::mem::take(&mut self.metrics.traces),
             conservation,
             events: self.events.executed(),
             simulated: self.events.now(),
@@ -870,6 +862,7 @@ impl World {
             }
             Event::RateChange(k) => self.rate_change(k),
             Event::Sample => {
+                self.metrics.close_bins_before(now);
                 self.sample_queues(now);
                 self.tcp_sample(now);
                 self.tfrc_sample(now);
@@ -1289,7 +1282,7 @@ impl World {
             let radio = self.wifi.as_ref().map_or(0, |w| w.qdiscs[node].len());
             let len = wired + radio;
             let dqm = (self.wifi.as_mut()).and_then(|w| w.qdiscs[node].dqm_sample());
-            self.metrics.queue_samples.push(QueueSample {
+            self.metrics.record_queue(QueueSample {
                 at: now,
                 node: id,
                 len_pkts: len as u32,

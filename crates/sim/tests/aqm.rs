@@ -74,8 +74,8 @@ struct Bottleneck {
 
 fn measure(out: &RunOutcome) -> Bottleneck {
     let samples: Vec<f64> = out
-        .metrics
-        .queue_samples
+        .traces
+        .queues
         .iter()
         .filter(|s| s.node == ROUTER && s.at >= SETTLED)
         .map(|s| s.len_pkts as f64)

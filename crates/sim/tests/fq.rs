@@ -12,8 +12,8 @@ use airqueue_sim::app::UdpRate;
 use airqueue_sim::medium::wifi::WifiConfig;
 use airqueue_sim::qdisc::ReportView;
 use airqueue_sim::{
-    Classify, FlowKindConfig, FqConfig, NodeId, QdiscConfig, RunOutcome, TcpFlowConfig, TcpVariant,
-    WorldConfig,
+    Classify, FlowId, FlowKindConfig, FqConfig, NodeId, QdiscConfig, RunOutcome, TcpFlowConfig,
+    TcpVariant, WorldConfig,
 };
 
 mod common;
@@ -157,8 +157,8 @@ fn backpressure_threshold_and_report_lifetime_sweep() {
 /// The longest queue sampled at node 2, the chain's one pure relay (TCP data from 0,
 /// UDP from 1, TCP ACKs from 3: three classes by source).
 fn relay_max_queue(o: &RunOutcome) -> u32 {
-    o.metrics
-        .queue_samples
+    o.traces
+        .queues
         .iter()
         .filter(|s| s.node.index() == 2)
         .map(|s| s.len_pkts)
@@ -249,10 +249,15 @@ fn crossing(threshold: u32, view: ReportView) -> WorldConfig {
 
 /// Packets delivered over both flows in the last `secs` seconds of the run.
 fn delivered_last(o: &RunOutcome, secs: usize) -> u64 {
-    o.metrics
-        .flows
-        .iter()
-        .map(|f| f.bin_packets.iter().rev().take(secs).sum::<u64>())
+    (0..o.metrics.flows.len() as u32)
+        .map(|f| {
+            o.traces
+                .bin_packets(FlowId(f))
+                .iter()
+                .rev()
+                .take(secs)
+                .sum::<u64>()
+        })
         .sum()
 }
 
@@ -271,8 +276,8 @@ fn one_class_crossing_a_link_both_ways_deadlocks_the_exact_view() {
         let exact = run_checked(crossing(threshold, ReportView::Exact));
         let overheard = run_checked(crossing(threshold, ReportView::Overheard));
         let queued = |o: &RunOutcome, node: u32| {
-            o.metrics
-                .queue_samples
+            o.traces
+                .queues
                 .iter()
                 .rev()
                 .find(|s| s.node.0 == node)

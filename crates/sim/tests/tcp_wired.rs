@@ -2,7 +2,7 @@
 //! links, a finite transfer completes exactly, and a stopped flow stops sending new data.
 
 use airqueue_kernel::Time;
-use airqueue_sim::{FlowConfig, RunOutcome, TcpFlowConfig, TcpVariant, WorldConfig};
+use airqueue_sim::{FlowConfig, FlowId, RunOutcome, TcpFlowConfig, TcpVariant, WorldConfig};
 
 mod common;
 use common::{events_and_delivered, run_twice_by, tcp_flow, wired_chain};
@@ -101,12 +101,8 @@ fn finite_transfer_completes_and_stop_ends_new_data() {
         vec![tcp(TcpFlowConfig::default(), 2, Time::from_secs(3))],
         duration,
     ));
-    let f = &stopped.metrics.flows[0];
-    assert!(f.bin_bytes[..3].iter().all(|&b| b > 0), "{:?}", f.bin_bytes);
-    assert!(
-        f.bin_bytes[4..].iter().all(|&b| b == 0),
-        "{:?}",
-        f.bin_bytes
-    );
+    let bins = stopped.traces.bin_bytes(FlowId(0));
+    assert!(bins[..3].iter().all(|&b| b > 0), "{bins:?}");
+    assert!(bins[4..].iter().all(|&b| b == 0), "{bins:?}");
     assert_eq!(stopped.conservation.in_flight, 0);
 }

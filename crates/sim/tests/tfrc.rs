@@ -6,7 +6,7 @@ use airqueue_kernel::Time;
 use airqueue_sim::app::UdpRate;
 use airqueue_sim::medium::wifi::WifiConfig;
 use airqueue_sim::net::DropReason;
-use airqueue_sim::{FlowConfig, FlowKindConfig, QdiscConfig, RunOutcome, TfrcFlowConfig};
+use airqueue_sim::{FlowConfig, FlowId, FlowKindConfig, QdiscConfig, RunOutcome, TfrcFlowConfig};
 
 mod common;
 use common::{
@@ -86,7 +86,7 @@ fn one_hop_tfrc_gets_a_sizeable_share_of_udp_saturation() {
     );
     assert!(got > 0.6 * udp_bps, "{got} vs {udp_bps}");
     // No collapse: the second half delivers about as much as the first.
-    let bins = &out.metrics.flows[0].bin_bytes;
+    let bins = &out.traces.bin_bytes(FlowId(0));
     let (a, b): (u64, u64) = (bins[5..15].iter().sum(), bins[15..30].iter().sum());
     assert!(b as f64 > 0.6 * a as f64 * 1.5, "first {a} B, second {b} B");
     // Feedback travels as real packets, about one per RTT.
@@ -120,8 +120,8 @@ fn tfrc_ecn_keeps_chain_queues_below_capacity() {
     let ecn_steady = steady_overflows(4, true, Some(0.75), warmup, end);
     let loss_steady = steady_overflows(4, false, None, warmup, end);
     let max_q = |o: &RunOutcome| {
-        o.metrics
-            .queue_samples
+        o.traces
+            .queues
             .iter()
             .filter(|s| s.at >= warmup)
             .map(|s| s.len_pkts)

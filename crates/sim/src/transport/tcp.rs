@@ -127,9 +127,6 @@ pub(crate) struct TcpFlow {
     pub rto_timer: TimerId,
     pub delack_timer: TimerId,
     pub counts: TcpPacketCounts,
-    /// The sender's window and RTT state at every `Sample` event while the flow is
-    /// active.
-    pub cwnd_series: Vec<TcpSample>,
     /// The network-coding layer, when the flow has one: TCP's segments leave through its
     /// encoder and its decoder stands in for the TCP receiver (`world/coding.rs`).
     pub coding: Option<Box<CodingEnds>>,
@@ -205,7 +202,6 @@ impl TcpFlow {
             rto_timer,
             delack_timer,
             counts: TcpPacketCounts::default(),
-            cwnd_series: Vec::new(),
             coding: coding.map(Box::new),
         }
     }
@@ -233,7 +229,6 @@ impl TcpFlow {
             out_of_order_segments: r.out_of_order,
             ce_received: r.ce_received,
             packets: self.counts,
-            cwnd_series: self.cwnd_series.clone(),
             coding: self.coding.as_ref().map(|c| c.stats()),
         }
     }
@@ -270,9 +265,6 @@ pub struct TcpFlowStats {
     /// Segments that arrived with Congestion Experienced.
     pub ce_received: u64,
     pub packets: TcpPacketCounts,
-    /// Window, RTT and loss counters at each `Sample` event (bin boundary) from the
-    /// flow's start.
-    pub cwnd_series: Vec<TcpSample>,
     /// The network-coding layer's counters, for a coded flow.
     pub coding: Option<CodingStats>,
 }

@@ -5,7 +5,7 @@
 //! The world (`world/tfrc.rs`) turns the machines' outboxes into packets and timer
 //! commands; this module only holds state and configuration.
 
-use airqueue_kernel::{Time, TimerId};
+use airqueue_kernel::TimerId;
 use airqueue_tcp::{
     CongestionSignal, TfrcReceiver, TfrcReceiverConfig, TfrcReceiverStats, TfrcSender,
     TfrcSenderConfig, TfrcSenderStats,
@@ -38,8 +38,6 @@ pub(crate) struct TfrcFlow {
     pub nofeedback_timer: TimerId,
     pub feedback_timer: TimerId,
     pub counts: TfrcPacketCounts,
-    /// `(time, allowed rate in bytes/s)` at every `Sample` event while the flow is active.
-    pub rate_series: Vec<(Time, f64)>,
 }
 
 impl TfrcFlow {
@@ -65,7 +63,6 @@ impl TfrcFlow {
             nofeedback_timer,
             feedback_timer,
             counts: TfrcPacketCounts::default(),
-            rate_series: Vec::new(),
         }
     }
 
@@ -79,7 +76,6 @@ impl TfrcFlow {
             sender: self.sender.stats(),
             receiver: self.receiver.stats(),
             packets: self.counts,
-            rate_series: self.rate_series.clone(),
         }
     }
 }
@@ -98,5 +94,4 @@ pub struct TfrcFlowStats {
     pub sender: TfrcSenderStats,
     pub receiver: TfrcReceiverStats,
     pub packets: TfrcPacketCounts,
-    pub rate_series: Vec<(Time, f64)>,
 }

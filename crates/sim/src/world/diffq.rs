@@ -15,9 +15,10 @@
 //!   sender in paced mode sends one segment per tick, so a segment's send time, RTT
 //!   sample and RTO start when it leaves the source, not when TCP chose it.
 
-use super::{Event, FlowApp, PacedBy, RateSample, RateUpdate, World};
+use super::{Event, FlowApp, PacedBy, RateUpdate, World};
 use crate::app::UdpRate;
 use crate::ids::{FlowId, NodeId};
+use crate::metrics::{RateKind, RateRow};
 use crate::net::Packet;
 use crate::qdisc::Qdisc;
 use airqueue_kernel::Time;
@@ -208,15 +209,22 @@ impl World {
             if now < fl.start {
                 continue;
             }
-            let sample = RateSample {
-                at: now,
-                rate_bps: pacer.rate_bps(),
-                source_queue_pkts: self
-                    .source_queue_len(FlowId(i as u32))
-                    .min(u32::MAX as usize) as u32,
-                diffq: fl.paced_by == PacedBy::Destination,
+            let kind = if fl.paced_by == PacedBy::Destination {
+                RateKind::Diffq
+            } else {
+                RateKind::FlowControl
             };
-            self.flows[i].rate_series.push(sample);
+            let row = RateRow {
+                flow: FlowId(i as u32),
+                at: now,
+                kind,
+                rate_bps: pacer.rate_bps(),
+                source_queue_pkts: Some(
+                    self.source_queue_len(FlowId(i as u32))
+                        .min(u32::MAX as usize) as u32,
+                ),
+            };
+            self.metrics.record_rate(row);
         }
     }
 

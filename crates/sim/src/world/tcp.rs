@@ -188,19 +188,23 @@ impl World {
 
     /// Records every started TCP flow's cwnd.
     pub(super) fn tcp_sample(&mut self, now: Time) {
-        for fl in &mut self.flows {
-            if let FlowApp::Tcp(t) = &mut fl.app {
+        for (i, fl) in self.flows.iter().enumerate() {
+            if let FlowApp::Tcp(t) = &fl.app {
                 if now >= fl.start {
                     let stats = t.sender.stats();
-                    t.cwnd_series.push(TcpSample {
-                        at: now,
-                        cwnd_pkts: t.sender.cwnd(),
-                        ssthresh_pkts: t.sender.ssthresh(),
-                        srtt: t.sender.srtt(),
-                        rto: t.sender.rto(),
-                        retransmissions: stats.retransmissions,
-                        timeouts: stats.timeouts,
-                    });
+                    let flow = FlowId(i as u32);
+                    self.metrics.record_cwnd(
+                        flow,
+                        TcpSample {
+                            at: now,
+                            cwnd_pkts: t.sender.cwnd(),
+                            ssthresh_pkts: t.sender.ssthresh(),
+                            srtt: t.sender.srtt(),
+                            rto: t.sender.rto(),
+                            retransmissions: stats.retransmissions,
+                            timeouts: stats.timeouts,
+                        },
+                    );
                 }
             }
         }

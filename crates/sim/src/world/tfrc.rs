@@ -11,6 +11,7 @@
 
 use super::{FlowApp, World};
 use crate::ids::{FlowId, NodeId};
+use crate::metrics::{RateKind, RateRow};
 use crate::net::packet::{TfrcFeedbackHeader, DEFAULT_TTL};
 use crate::net::{Packet, TransportHeader};
 use crate::transport::tcp::TimerOwner;
@@ -187,10 +188,16 @@ impl World {
 
     /// Records every started TFRC flow's allowed rate.
     pub(super) fn tfrc_sample(&mut self, now: Time) {
-        for fl in &mut self.flows {
-            if let FlowApp::Tfrc(t) = &mut fl.app {
+        for (i, fl) in self.flows.iter().enumerate() {
+            if let FlowApp::Tfrc(t) = &fl.app {
                 if now >= fl.start {
-                    t.rate_series.push((now, t.sender.rate()));
+                    self.metrics.record_rate(RateRow {
+                        flow: FlowId(i as u32),
+                        at: now,
+                        kind: RateKind::Tfrc,
+                        rate_bps: t.sender.rate() * 8.0,
+                        source_queue_pkts: None,
+                    });
                 }
             }
         }
