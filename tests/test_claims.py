@@ -1,16 +1,22 @@
-"""The claims registry (issue 24): each rule's statuses and the registry."""
+"""The claims registry (issue 24): each rule's statuses, the registry, ``reproduce all``
+writing claims.json and ``reproduce --claims``."""
 
 from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 import airqueue
+from airqueue.cli import app
+from airqueue.reproduce import ReproductionResult, Row
 from airqueue.reproduce.claims import (
     SEED_FILES,
+    STATUSES,
     Claim,
     Difference,
     Direction,
@@ -22,6 +28,7 @@ from airqueue.reproduce.claims import (
     decide_value,
     score,
     scoreboard,
+    write_claims,
 )
 from airqueue.reproduce.registry import REPRODUCTIONS
 
@@ -209,3 +216,101 @@ def _refs(c: Claim) -> list[Ref]:
 )
 def test_the_claims_the_issue_names_as_uncovered_are_in_the_registry(cid):
     assert cid in {c.id for c in all_claims()}
+
+
+# --- reproduce all and the command line -----------------------------------------------
+
+
+def test_reproduce_all_writes_claims_json(tmp_path, monkeypatch):
+    # ``airqueue.reproduce`` is also the function of that name: take the package itself.
+    reproduce_pkg = sys.modules["airqueue.reproduce"]
+
+    def fake_run_one(name, *, out, **_):
+        result = ReproductionResult(
+            name=name, rows=[Row("TCP-SACK, 1 hop: goodput, Mb/s (Table 2)", 4.25, 4.3, 4.2, 4.4)]
+        )
+        result.out = out
+        result.write()
+        return result
+
+    monkeypatch.setattr(reproduce_pkg, "_run_one", fake_run_one)
+    airqueue.reproduce_all(out=tmp_path, serial=True, names=["diffq-tcp-chain"])
+    doc = json.loads((tmp_path / "claims.json").read_text())
+    assert len(doc) == len(all_claims())
+    keys = {"id", "paper", "where", "metric", "paper_value", "ours", "ci_low", "ci_high"}
+    assert all(keys | {"rule", "status"} <= set(c) for c in doc)
+    assert {c["status"] for c in doc} <= set(STATUSES)
+    by_id = {c["id"]: c for c in doc}
+    one_hop = by_id["000-tab2-tcp-1hop"]
+    assert (one_hop["status"], one_hop["ours"], one_hop["paper"]) == (
+        "reproduced",
+        4.3,
+        SEED_FILES["000"],
+    )
+    assert by_id["000-tab2-tcp-2hop"]["status"] == "not_attempted"  # no such row here
+    assert by_id["000-fig2-tcp-starves"]["reason"].startswith("not run")
+
+
+def test_cli_claims_scoreboard_of_a_small_quick_run(tmp_path):
+    runner = CliRunner()
+    chain = tmp_path / "diffq-tcp-chain"
+    result = runner.invoke(
+        app,
+        [
+            "reproduce",
+            "diffq-tcp-chain",
+            "--quick",
+            "--serial",
+            "--no-progress",
+            "--out",
+            str(chain),
+            "--param",
+            "seeds=2",
+            "--param",
+            "duration=4",
+            "--param",
+            "hops=[1,2]",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    board = runner.invoke(app, ["reproduce", "--claims", str(tmp_path)])
+    assert board.exit_code == 0, board.output
+    total = next(line for line in board.output.splitlines() if "total" in line)
+    counts = [int(x) for x in re.findall(r"\d+", total)]
+    assert counts[-1] == len(all_claims()) == sum(counts[:4])
+    assert "not run (their claims count as not attempted)" in board.output
+    doc = json.loads(runner.invoke(app, ["reproduce", "--claims", str(tmp_path), "--json"]).output)
+    by_id = {c["id"]: c for c in doc}
+    for hops in (1, 2):
+        c = by_id[f"000-tab2-tcp-{hops}hop"]
+        assert c["ours"] is not None and c["ci_low"] <= c["ours"] <= c["ci_high"]
+        assert c["status"] in {"reproduced", "not_reproduced"}
+    assert by_id["000-tab2-tcp-3hop"]["status"] == "not_attempted"
+    assert by_id["001-s33-default-10pct"]["reason"].startswith("not run")
+    write_claims(tmp_path)
+    assert json.loads((tmp_path / "claims.json").read_text()) == doc
+
+
+def test_cli_claims_of_a_missing_directory_is_a_clear_error(tmp_path):
+    result = CliRunner().invoke(app, ["reproduce", "--claims", str(tmp_path / "nope")])
+    assert result.exit_code == 2
+    assert "no such directory" in result.output and "reproduce all --out" in result.output
+
+
+def test_cli_reproduce_without_a_name_says_what_it_needs():
+    result = CliRunner().invoke(app, ["reproduce"])
+    assert result.exit_code == 2 and "missing NAME" in result.output
+
+
+def test_cli_reproduce_all_prints_the_scoreboard(tmp_path, monkeypatch):
+    import airqueue.cli_reproduce as cli
+
+    def fake_all(*, out, **_):
+        write_claims(out)
+        return {}
+
+    monkeypatch.setattr(cli, "run_all", fake_all)
+    result = CliRunner().invoke(app, ["reproduce", "all", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "claims of the seed papers" in result.output and "total" in result.output
+    assert (tmp_path / "claims.json").is_file()

@@ -1,5 +1,6 @@
 """``airqueue reproduce NAME [--quick] [--out DIR] [--json] [--workers N] [--serial]
-[--param KEY=VALUE ...]``, and ``airqueue reproduce all``: every paper result in turn."""
+[--param KEY=VALUE ...]``, ``airqueue reproduce all``: every paper result in turn, and
+``airqueue reproduce --claims [DIR]``: the claims scoreboard of an output directory."""
 
 from __future__ import annotations
 
@@ -25,13 +26,18 @@ def _names_help() -> str:
 @app.command(
     "reproduce",
     help=f"Reproduce a seed paper's result. Names: {_names_help()}; all: every one of "
-    f"them but diffq-sensitivity, with one summary (OUT/summary.md).",
+    f"them but diffq-sensitivity, with one summary (OUT/summary.md) and the seed papers' "
+    f"claims (OUT/claims.json). --claims [DIR]: the claims scoreboard of an output directory.",
 )
 def reproduce_command(
     name: Annotated[
-        str,
-        typer.Argument(help=f"Reproduction: {' | '.join(NAMES)} | all.", show_default=False),
-    ],
+        str | None,
+        typer.Argument(
+            help=f"Reproduction: {' | '.join(NAMES)} | all; with --claims, the output "
+            "directory (default out/reproduce).",
+            show_default=False,
+        ),
+    ] = None,
     quick: Annotated[
         bool, typer.Option(help="Reduced configuration: fewer seeds, shorter runs.")
     ] = False,
@@ -68,8 +74,21 @@ def reproduce_command(
             show_default=False,
         ),
     ] = None,
+    claims: Annotated[
+        bool,
+        typer.Option(
+            "--claims",
+            help="Print the scoreboard of the seed papers' claims for an existing output "
+            "directory (NAME), as `reproduce all` wrote it; with --json, the claims.",
+        ),
+    ] = False,
 ) -> None:
     """Reproduce a seed paper's result: a table of paper value vs ours, and plots."""
+    if claims:
+        _print_claims(Path(name) if name is not None else default_out("all").parent, json_output)
+        return
+    if name is None:
+        fail([f"missing NAME: expected one of {', '.join(NAMES)}, or all"], EXIT_CONFIG)
     if name not in NAMES and name != "all":
         fail(
             [f"unknown reproduction {name!r}; expected one of {', '.join(NAMES)}, or all"],
@@ -153,6 +172,29 @@ def _reproduce_all(
             f"{len(results)} reproductions ({', '.join(IN_ALL)}) in {total:.0f} s; "
             f"summary: {target / 'summary.md'}"
         )
+        _print_claims(target, False)
+
+
+def _print_claims(root: Path, json_output: bool) -> None:
+    """The claims scoreboard (or, with ``json_output``, the claims) of ``root``."""
+    from airqueue.reproduce.claims import render_scoreboard, score
+
+    if not root.is_dir():
+        fail(
+            [
+                f"--claims {root}: no such directory; run `airqueue reproduce all --out "
+                f"{root}` first"
+            ],
+            EXIT_CONFIG,
+        )
+    with reporting_errors():
+        outcomes = score(root)
+    if json_output:
+        typer.echo(json.dumps([o.to_dict() for o in outcomes], indent=2, allow_nan=False))
+        return
+    render_scoreboard(outcomes, title=f"claims of the seed papers in {root}")
+    if (root / "claims.json").is_file():
+        typer.echo(f"claims: {root / 'claims.json'}")
 
 
 @contextlib.contextmanager
