@@ -1,5 +1,5 @@
-"""The claims registry (issue 24): each rule's statuses, the registry, ``reproduce all``
-writing claims.json and ``reproduce --claims``."""
+"""The claims registry (issue 24): each rule's statuses, the registry's completeness
+against the docs, ``reproduce all`` writing claims.json and ``reproduce --claims``."""
 
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ from airqueue.reproduce.claims import (
 )
 from airqueue.reproduce.registry import REPRODUCTIONS
 
+DOCS = Path(__file__).resolve().parents[1] / "docs"
 #: A claim id in a docs table: in backticks, in the row's first cell.
 ID = re.compile(r"`(\d{3}-[a-z0-9][a-z0-9.\-]*)`")
 
@@ -216,6 +217,36 @@ def _refs(c: Claim) -> list[Ref]:
 )
 def test_the_claims_the_issue_names_as_uncovered_are_in_the_registry(cid):
     assert cid in {c.id for c in all_claims()}
+
+
+def _doc_ids(path: Path) -> set[str]:
+    """Claim ids in the first cell of the Markdown table rows of ``path``."""
+    ids: set[str] = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("|"):
+            first = line.strip().strip("|").split("|")[0]
+            ids.update(ID.findall(first))
+    return ids
+
+
+def _status_docs() -> list[Path]:
+    """The docs' status tables: docs/reproductions/*.md once they exist, else docs/*.md."""
+    pages = sorted((DOCS / "reproductions").glob("*.md"))
+    return pages or sorted(p for p in DOCS.glob("*.md") if p.name != "claims.md")
+
+
+def test_every_claim_listed_in_the_docs_is_in_the_registry():
+    registry = {c.id for c in all_claims()}
+    for page in _status_docs():
+        unknown = _doc_ids(page) - registry
+        assert not unknown, f"{page}: claim ids not in the registry: {sorted(unknown)}"
+
+
+def test_docs_claims_page_lists_every_claim():
+    listed = _doc_ids(DOCS / "claims.md")
+    registry = {c.id for c in all_claims()}
+    assert not registry - listed, f"docs/claims.md lacks {sorted(registry - listed)}"
+    assert not listed - registry, f"docs/claims.md lists unknown {sorted(listed - registry)}"
 
 
 # --- reproduce all and the command line -----------------------------------------------
