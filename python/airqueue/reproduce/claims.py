@@ -23,8 +23,9 @@ from typing import Any, Literal
 from airqueue.errors import ConfigError
 
 __all__ = [
-    "STATUSES",
+    "NOT_ATTEMPTED",
     "SEED_FILES",
+    "STATUSES",
     "Claim",
     "Difference",
     "Direction",
@@ -33,7 +34,8 @@ __all__ = [
     "Ref",
     "ValueInCI",
     "all_claims",
-    "evaluate",
+    "decide_direction",
+    "decide_value",
     "render_scoreboard",
     "score",
     "scoreboard",
@@ -53,6 +55,9 @@ SEED_FILES = {
     "002": "002_bf4d0f47dd119da8.txt",
     "004": "004_a830f895ed27e03b.txt",
 }
+
+#: Seed number -> the scheme it evaluates (the scoreboard's row labels).
+SEED_SCHEMES = {"000": "DiffQ", "001": "FQ + BP", "002": "TCP-aware BP", "004": "DQM"}
 
 
 # --- what a claim is measured by -------------------------------------------------------
@@ -212,6 +217,10 @@ class Outcome:
     ours: float | None = None
     ci_low: float | None = None
     ci_high: float | None = None
+    #: The reproduction missing from the output directory, if that is why.
+    not_run: str | None = None
+    #: Not attempted because the output directory lacks the reproduction or the row.
+    missing: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         c = self.claim
@@ -244,7 +253,12 @@ class _Estimate:
 
 
 class _Missing(Exception):
-    """A row or reproduction the output directory does not have."""
+    """A row or reproduction the output directory does not have; ``reproduction`` is set
+    when the whole reproduction is missing."""
+
+    def __init__(self, message: str, reproduction: str | None = None) -> None:
+        super().__init__(message)
+        self.reproduction = reproduction
 
 
 # --- the registry ---------------------------------------------------------------------
@@ -480,7 +494,9 @@ class _Rows:
     def get(self, ref: Ref) -> _Estimate:
         table = self._table(ref.reproduction)
         if table is None:
-            raise _Missing(f"not run: no {self.root / ref.reproduction / 'rows.json'}")
+            raise _Missing(
+                f"not run: no {self.root / ref.reproduction / 'rows.json'}", ref.reproduction
+            )
         if ref.metric not in table:
             raise _Missing(
                 f"row {ref.metric!r} not in {self.root / ref.reproduction / 'rows.json'} "
@@ -524,7 +540,7 @@ def _measure(m: Measure, rows: _Rows) -> _Estimate:
     return _Estimate(ours, None, None)
 
 
-def evaluate(claim: Claim, rows: _Rows) -> Outcome:
+def _evaluate(claim: Claim, rows: _Rows) -> Outcome:
     """The status of ``claim`` given the rows under one output directory."""
     if claim.not_attempted is not None:
         return Outcome(claim, "not_attempted", claim.not_attempted)
@@ -537,7 +553,7 @@ def evaluate(claim: Claim, rows: _Rows) -> Outcome:
             else None
         )
     except _Missing as e:
-        return Outcome(claim, "not_attempted", str(e))
+        return Outcome(claim, "not_attempted", str(e), not_run=e.reproduction, missing=True)
     if est.ours is None:
         return Outcome(claim, "not_reproduced", "no estimate (no runs, or a zero denominator)")
     if isinstance(claim.rule, ValueInCI):
@@ -618,7 +634,7 @@ def score(root: str | Path, claims: Sequence[Claim] | None = None) -> list[Outco
     per reproduction, as ``airqueue reproduce all`` writes). A reproduction missing from
     ``root`` makes its claims ``not_attempted`` ("not run")."""
     rows = _Rows(Path(root))
-    return [evaluate(c, rows) for c in (claims if claims is not None else all_claims())]
+    return [_evaluate(c, rows) for c in (claims if claims is not None else all_claims())]
 
 
 def write_claims(root: str | Path, outcomes: Sequence[Outcome] | None = None) -> Path:
@@ -657,21 +673,21 @@ def render_scoreboard(outcomes: Sequence[Outcome], *, title: str, console: Any =
 
     console = console or Console()
     table = Table(title=title, title_justify="left")
-    table.add_column("paper", no_wrap=True)
+    table.add_column("seed paper", no_wrap=True)
     for head in ("reproduced", "direction\nonly", "not\nreproduced", "not\nattempted", "claims"):
-        table.add_column(head, justify="right", no_wrap=True)
+        table.add_column(head, justify="right", no_wrap=True, min_width=max(map(len, head.split())))
+    labels = {SEED_FILES[p]: f"{p} {SEED_SCHEMES[p]}" for p in SEED_FILES}
     for paper, counts in scoreboard(outcomes).items():
         cells = [str(counts[s]) for s in STATUSES] + [str(sum(counts.values()))]
-        table.add_row(paper, *cells, style="bold" if paper == "total" else None)
+        table.add_row(labels.get(paper, paper), *cells, style="bold" if paper == "total" else None)
     console.print(table)
-    not_run = sorted(
-        {
-            o.reason.split("no ", 1)[1].rsplit("/", 1)[0]
-            for o in outcomes
-            if o.status == "not_attempted" and o.reason.startswith("not run:")
-        }
+    console.print(
+        "seed papers: " + ", ".join(SEED_FILES.values()) + " (/work/shared/seeds)",
+        markup=False,
+        highlight=False,
     )
-    missing = [o.claim.id for o in outcomes if o.reason.startswith("row ")]
+    not_run = sorted({o.not_run for o in outcomes if o.not_run is not None})
+    missing = [o.claim.id for o in outcomes if o.missing and o.not_run is None]
     if not_run:
         console.print(
             f"not run (their claims count as not attempted): {', '.join(not_run)}",
