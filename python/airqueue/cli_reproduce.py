@@ -1,6 +1,7 @@
 """``airqueue reproduce --list``, ``airqueue reproduce NAME [--quick] [--out DIR] [--json]
-[--workers N] [--serial] [--param KEY=VALUE ...]``, and ``airqueue reproduce all``: every
-paper result in turn."""
+[--workers N] [--serial] [--param KEY=VALUE ...]``, ``airqueue reproduce all``: every paper
+result in turn, and ``airqueue reproduce --claims [DIR]``: the claims scoreboard of an
+output directory."""
 
 from __future__ import annotations
 
@@ -31,13 +32,19 @@ def _list_lines() -> list[str]:
 @app.command(
     "reproduce",
     help="Reproduce a seed paper's result: a table of paper value vs ours, and plots. "
-    "NAME is a reproduction or all; --list names them, one line each.",
+    "NAME is a reproduction or all (every one but diffq-sensitivity, with OUT/summary.md and "
+    "the seed papers' claims in OUT/claims.json); --list names them, one line each; "
+    "--claims [DIR] prints the claims scoreboard of an output directory.",
     short_help="Reproduce a seed paper's result (--list for the names).",
 )
 def reproduce_command(
     name: Annotated[
         str | None,
-        typer.Argument(help="Reproduction (see --list), or all.", show_default=False),
+        typer.Argument(
+            help="Reproduction (see --list), or all; with --claims, the output directory "
+            "(default out/reproduce).",
+            show_default=False,
+        ),
     ] = None,
     list_names: Annotated[
         bool, typer.Option("--list", help="List the reproductions, one line each, and exit.")
@@ -78,10 +85,21 @@ def reproduce_command(
             show_default=False,
         ),
     ] = None,
+    claims: Annotated[
+        bool,
+        typer.Option(
+            "--claims",
+            help="Print the scoreboard of the seed papers' claims for an existing output "
+            "directory (NAME), as `reproduce all` wrote it; with --json, the claims.",
+        ),
+    ] = False,
 ) -> None:
     if list_names:
         for line in _list_lines():
             typer.echo(line)
+        return
+    if claims:
+        _print_claims(Path(name) if name is not None else default_out("all").parent, json_output)
         return
     if name is None:
         fail(
@@ -174,6 +192,29 @@ def _reproduce_all(
             f"{len(results)} reproductions ({', '.join(IN_ALL)}) in {total:.0f} s; "
             f"summary: {target / 'summary.md'}"
         )
+        _print_claims(target, False)
+
+
+def _print_claims(root: Path, json_output: bool) -> None:
+    """The claims scoreboard (or, with ``json_output``, the claims) of ``root``."""
+    from airqueue.reproduce.claims import render_scoreboard, score
+
+    if not root.is_dir():
+        fail(
+            [
+                f"--claims {root}: no such directory; run `airqueue reproduce all --out "
+                f"{root}` first"
+            ],
+            EXIT_CONFIG,
+        )
+    with reporting_errors():
+        outcomes = score(root)
+    if json_output:
+        typer.echo(json.dumps([o.to_dict() for o in outcomes], indent=2, allow_nan=False))
+        return
+    render_scoreboard(outcomes, title=f"claims of the seed papers in {root}")
+    if (root / "claims.json").is_file():
+        typer.echo(f"claims: {root / 'claims.json'}")
 
 
 @contextlib.contextmanager

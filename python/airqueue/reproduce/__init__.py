@@ -94,10 +94,12 @@ def reproduce_all(
     another on one local Dask cluster, each into ``out/NAME`` (default
     ``out/reproduce/NAME``, where ``reproduce(NAME)`` writes too, so finished runs are
     shared), and writes ``out/summary.md`` and ``out/summary.json``: every table of paper
-    value vs ours in one place. ``on_start(i, n, name)`` is called before each
+    value vs ours in one place, and ``out/claims.json``: every claim of the seed papers
+    with its status (``airqueue.reproduce.claims``). ``on_start(i, n, name)`` is called before each
     reproduction and ``on_result(result)`` after it. Returns the results by name.
     Raises ConfigError for an unknown name, SimulationError if a run failed (the
     reproductions finished before it keep their outputs)."""
+    from airqueue.reproduce.claims import write_claims
     from airqueue.reproduce.summary import write_summary
     from airqueue.sweeps import dask_client
 
@@ -131,6 +133,7 @@ def reproduce_all(
             if on_result is not None:
                 on_result(result)
     write_summary(results, root, quick=quick, wall_seconds=time.perf_counter() - start)
+    write_claims(root)
     return results
 
 

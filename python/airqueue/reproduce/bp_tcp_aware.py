@@ -57,6 +57,7 @@ from typing import Any, Protocol
 
 import pandas as pd
 
+from airqueue.reproduce.claims import Claim, Direction, Ratio, Ref, ValueInCI
 from airqueue.reproduce.params import apply_params, as_params
 from airqueue.reproduce.report import ReproductionResult, Row, bootstrap_ratio, row
 from airqueue.reproduce.runs import Runner
@@ -782,3 +783,233 @@ def _notes(
                 else f"{_head(case)}: flow 1 / flow 2 = {f1:.0f} / {f2:.0f} kb/s."
             )
     return notes
+
+
+def _bp(metric: str) -> Ref:
+    return Ref(NAME, metric)
+
+
+def _flow(topology: str, variant: str, scheme: str, i: int) -> Ref:
+    """Flow ``i`` (0: A->B, 1: A->D) of a Figs. 6-7 run."""
+    case = (topology, variant, scheme)
+    _, ref = _PAPER.get(case, ((None, None), "no number in the paper"))
+    hops = ("A->B, 1 hop", "A->D, 2 hops")[i]
+    return _bp(f"{_head(case)}: flow {i + 1} ({hops}) goodput, kb/s ({ref})")
+
+
+def _aggregate(topology: str, variant: str, scheme: str) -> Ref:
+    case = (topology, variant, scheme)
+    _, ref = _PAPER.get(case, ((None, None), "no number in the paper"))
+    return _bp(f"{_head(case)}: aggregate goodput, kb/s ({ref})")
+
+
+def _nontcp(scheme: str, loss: float | None, what: str) -> Ref:
+    """A Figs. 12-13 row: ``loss`` None is Fig. 12 (no loss)."""
+    label = NONTCP_SCHEMES[scheme][2]
+    head = (
+        f"Fig. 12, diamond, TCP + non-TCP, no loss, {label}"
+        if loss is None
+        else f"Fig. 13, diamond, TCP + non-TCP, loss {loss:g} on A-B, {label}"
+    )
+    return _bp(f"{head}: {what}")
+
+
+def _tcp_flow_share(scheme: str, loss: float | None) -> Ratio:
+    return Ratio(
+        _nontcp(scheme, loss, "flow 1 (TCP, A->B) goodput, kb/s"),
+        _nontcp(scheme, loss, "flow 2 (non-TCP, A->D) goodput, kb/s"),
+    )
+
+
+def _sweep_jain(scheme: str, loss: float) -> Ref:
+    note = " (Sec. 5 text at loss 0.5)" if loss == 0.5 else ""
+    return _bp(
+        f"Fig. 9, diamond, TCP-SACK, loss {loss:g} on A-B, {_SWEEP_LABEL[scheme]}: "
+        f"Jain's index{note}"
+    )
+
+
+def _sweep_gain(i: int, loss: float) -> Ref:
+    note = " (Sec. 5 text, as we read it at loss 0.5)" if loss == 0.5 else ""
+    return _bp(f"Fig. 9, loss {loss:g}: flow {i + 1} goodput, TCP-aware BP / AODV{note}")
+
+
+#: A flow "does not survive" below a tenth of the other flow's goodput, "survives" above
+#: it (bp-grid's survive_share); "close to 1" is within 0.05 with an interval <= 0.1 wide.
+CLAIMS = [
+    *[
+        Claim(
+            id=f"002-fig6{fig}-flow{i + 1}-{kbps:.0f}",
+            paper="002",
+            where=f"Sec. 5.2, Fig. 6{fig}",
+            statement=f"[tree, {VARIANT_LABEL[v]}, TCP-aware BP] Flow 1 and Flow 2 achieve "
+            f"{_PAPER[('tree', v, 'tcp_aware')][0][0]:g} and "
+            f"{_PAPER[('tree', v, 'tcp_aware')][0][1]:g} kbps",
+            metric=f"tree, {VARIANT_LABEL[v]}, TCP-aware BP: flow {i + 1} goodput, kb/s",
+            paper_value=kbps,
+            measure=_flow("tree", v, "tcp_aware", i),
+            rule=ValueInCI(),
+        )
+        for fig, v in (("a", "sack"), ("c", "vegas"))
+        for i, kbps in enumerate(_PAPER[("tree", v, "tcp_aware")][0])
+    ],
+    *[
+        Claim(
+            id=f"002-fig{fig}-bp-sack-starves-{topology}",
+            paper="002",
+            where=f"Sec. 5.2, Fig. {fig}b",
+            statement="Flow 2 does not get any chance for transmission in classical BP"
+            + ("" if topology == "tree" else " (similar results ... for the diamond topology)"),
+            metric=f"{topology}, TCP-SACK, classical BP: flow 2 / flow 1 goodput",
+            measure=Ratio(
+                _flow(topology, "sack", "classical", 1), _flow(topology, "sack", "classical", 0)
+            ),
+            rule=Direction("less", 0.1),
+        )
+        for fig, topology in (("6", "tree"), ("7", "diamond"))
+    ],
+    Claim(
+        id="002-fig7-taware-sack-both-diamond",
+        paper="002",
+        where="Sec. 5.2, Fig. 7a",
+        statement="in TCP-aware BP, both flows get chance for transmission ... similar "
+        "results are presented in Fig. 7 for the diamond topology",
+        metric="diamond, TCP-SACK, TCP-aware BP: flow 2 / flow 1 goodput",
+        measure=Ratio(
+            _flow("diamond", "sack", "tcp_aware", 1), _flow("diamond", "sack", "tcp_aware", 0)
+        ),
+        rule=Direction("greater", 0.1),
+    ),
+    Claim(
+        id="002-fig6d-bp-vegas-beats-sack",
+        paper="002",
+        where="Sec. 5.2, Fig. 6d",
+        statement="classical BP performs better in TCP-Vegas than in TCP-SACK",
+        metric="tree, classical BP: flow 2 goodput, TCP-Vegas vs TCP-SACK",
+        measure=_flow("tree", "vegas", "classical", 1),
+        rule=Direction("greater", _flow("tree", "sack", "classical", 1)),
+    ),
+    Claim(
+        id="002-fig6c-taware-beats-bp-vegas",
+        paper="002",
+        where="Sec. 5.2, Figs. 6c-d",
+        statement="TCP-aware BP improves throughput of both flows [over classical BP with "
+        "TCP-Vegas]",
+        metric="tree, TCP-Vegas: flow 2 goodput, TCP-aware BP vs classical BP",
+        measure=_flow("tree", "vegas", "tcp_aware", 1),
+        rule=Direction("greater", _flow("tree", "vegas", "classical", 1)),
+    ),
+    *[
+        Claim(
+            id=f"002-fig9-flow{i + 1}-gain-{pct}pct",
+            paper="002",
+            where="Sec. 5.2, Fig. 9a",
+            statement="TCP-aware BP improves throughput as compared to AODV by 10 and 40 "
+            "percent for the first and second flows, respectively",
+            metric=f"diamond, TCP-SACK, loss 0.5 on A-B: flow {i + 1} goodput, TCP-aware BP / "
+            "AODV (as we read the text: at loss 0.5)",
+            paper_value=_SWEEP_PAPER_GAIN[i],
+            measure=_sweep_gain(i, 0.5),
+            rule=ValueInCI(null=1.0),
+        )
+        for i, pct in ((0, 10), (1, 40))
+    ],
+    Claim(
+        id="002-fig9a-gain-grows-with-loss",
+        paper="002",
+        where="Sec. 5.2, Fig. 9a",
+        statement="the throughput improvement of TCP-aware BP as compared to AODV increases "
+        "as loss probability increases",
+        metric="flow 1 (over the lossy link) goodput TCP-aware BP / AODV, loss 0.5 vs loss 0",
+        measure=_sweep_gain(0, 0.5),
+        rule=Direction("greater", _sweep_gain(0, 0.0)),
+    ),
+    Claim(
+        id="002-fig9b-jain-close-to-1",
+        paper="002",
+        where="Sec. 5.2, Fig. 9b",
+        statement="the fairness index is close to F = 1 when TCP-aware BP is employed",
+        metric="diamond, TCP-SACK, no loss, TCP-aware BP: Jain's index",
+        paper_value=1.0,
+        measure=_sweep_jain("tcp_aware", 0.0),
+        rule=ValueInCI(abs=0.05, max_width=0.1),
+    ),
+    *[
+        Claim(
+            id=f"002-fig9b-{key}-jain-{value:g}",
+            paper="002",
+            where="Sec. 5.2, Fig. 9b",
+            statement="the fairness index of TCP-aware BP is 0.94, while the fairness index "
+            "of AODV is 0.98 when the packet loss probability is 0.5",
+            metric=f"diamond, TCP-SACK, loss 0.5 on A-B, {_SWEEP_LABEL[scheme]}: Jain's index",
+            paper_value=value,
+            measure=_sweep_jain(scheme, 0.5),
+            rule=ValueInCI(max_width=0.1),
+        )
+        for key, scheme in (("taware", "tcp_aware"), ("aodv", "aodv"))
+        for value in (_SWEEP_PAPER_JAIN[scheme],)
+    ],
+    *[
+        Claim(
+            id=f"002-fig12-{key}-tcp-starves",
+            paper="002",
+            where="Sec. 5.2, Fig. 12",
+            statement=text,
+            metric=f"diamond, no loss, {NONTCP_SCHEMES[scheme][2]}: TCP flow / non-TCP flow "
+            "goodput",
+            measure=_tcp_flow_share(scheme, None),
+            rule=Direction("less", 0.1),
+        )
+        for key, scheme, text in (
+            (
+                "bp",
+                "classical_fc",
+                "the TCP flow does not survive in classical BP as packets are trapped in the "
+                "buffers",
+            ),
+            (
+                "aodv",
+                "aodv_udp",
+                "it does not survive with AODV as well, because uncontrolled non-TCP flows "
+                "occupy buffers",
+            ),
+        )
+    ],
+    Claim(
+        id="002-fig12-taware-both-survive",
+        paper="002",
+        where="Sec. 5.2, Fig. 12",
+        statement="both TCP and non-TCP flows survive together in TCP-aware BP",
+        metric="diamond, no loss, TCP-aware BP + flow control: TCP flow / non-TCP flow goodput",
+        measure=_tcp_flow_share("tcp_aware_fc", None),
+        rule=Direction("greater", 0.1),
+    ),
+    Claim(
+        id="002-fig13-aodv-higher-low-loss",
+        paper="002",
+        where="Sec. 5.2, Fig. 13",
+        statement="at low loss probabilities, ... the throughput of AODV is better than "
+        "TCP-aware BP",
+        metric="diamond, TCP + non-TCP, loss 0: aggregate goodput, AODV vs TCP-aware BP",
+        measure=_nontcp("aodv_udp", 0.0, "aggregate goodput, kb/s"),
+        rule=Direction("greater", _nontcp("tcp_aware_fc", 0.0, "aggregate goodput, kb/s")),
+    ),
+    Claim(
+        id="002-fig13-aodv-unfair",
+        paper="002",
+        where="Sec. 5.2, Fig. 13",
+        statement="the fairness graph ... shows that the fairness of AODV is very low",
+        metric="diamond, TCP + non-TCP, loss 0: Jain's index, AODV vs TCP-aware BP",
+        measure=_nontcp("aodv_udp", 0.0, "Jain's index"),
+        rule=Direction("less", _nontcp("tcp_aware_fc", 0.0, "Jain's index")),
+    ),
+    Claim(
+        id="002-fig13-taware-higher-high-loss",
+        paper="002",
+        where="Sec. 5.2, Fig. 13",
+        statement="at higher loss probabilities, TCP-aware BP is better than AODV",
+        metric="diamond, TCP + non-TCP, loss 0.5: aggregate goodput, TCP-aware BP vs AODV",
+        measure=_nontcp("tcp_aware_fc", 0.5, "aggregate goodput, kb/s"),
+        rule=Direction("greater", _nontcp("aodv_udp", 0.5, "aggregate goodput, kb/s")),
+    ),
+]

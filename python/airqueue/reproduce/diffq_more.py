@@ -32,6 +32,7 @@ from typing import Any
 
 import pandas as pd
 
+from airqueue.reproduce.claims import Claim, Direction, Ratio, Ref, ValueInCI
 from airqueue.reproduce.diffq_single_path import (
     DIFFQ_D,
     MADWIFI_IFQ_PACKETS,
@@ -418,3 +419,125 @@ def _fig8_figure(points: pd.DataFrame, config: Config, out: Path) -> Path:
     )
     ax.grid(alpha=0.3)
     return save(fig, out / "fig8.png")
+
+
+def _mo(metric: str) -> Ref:
+    return Ref(NAME, metric)
+
+
+def _mesh(scheme: str, n: int, what: str) -> Ref:
+    return _mo(
+        {
+            "starved": f"{scheme}, {n} flows: fraction of flows starved < 1 kb/s "
+            "(Figs. 1a, 7; text)",
+            "jain": f"{scheme}, {n} flows: Jain's index (Fig. 6)",
+            "aggregate": f"{scheme}, {n} flows: aggregate goodput, Mb/s (Figs. 1c, 6b)",
+        }[what]
+    )
+
+
+#: Abstract, sections 2 and 6.2, Table 2. "Over / almost 50%" is 50% +- 5 points, "2 to 3
+#: times" 2.5 +- 0.5.
+CLAIMS = [
+    *[
+        Claim(
+            id=f"000-tab2-more-{h}hop",
+            paper="000",
+            where="Sec. 6.1, Table 2",
+            statement=f"MORE (Mbps), {h}-hop: {mbps:g}",
+            metric=f"MORE alone over {h} hop{'s' if h > 1 else ''}: goodput, Mb/s",
+            paper_value=mbps,
+            measure=_mo(f"MORE, {h} hop{'s' if h > 1 else ''}: goodput alone, Mb/s (Table 2)"),
+            rule=ValueInCI(),
+        )
+        for h, mbps in TABLE2_MORE_MBPS.items()
+    ],
+    Claim(
+        id="000-tab2-more-below-tcp",
+        paper="000",
+        where="Sec. 6.1, Table 2",
+        statement="the performance of MORE is lower than TCP as shown in Table 2",
+        metric="goodput alone over 1 hop, MORE vs TCP-SACK (diffq-tcp-chain)",
+        measure=_mo("MORE, 1 hop: goodput alone, Mb/s (Table 2)"),
+        rule=Direction("less", Ref("diffq-tcp-chain", "TCP-SACK, 1 hop: goodput, Mb/s (Table 2)")),
+    ),
+    Claim(
+        id="000-fig1a-more-starved-32",
+        paper="000",
+        where="Sec. 2, Fig. 1a; Sec. 6.2",
+        statement="with 32 flows, over 50% of flows are completely starved (6.2: MORE "
+        "starving almost 50% of its flows)",
+        metric="MORE, 32 flows: fraction of flows below 1 kb/s",
+        paper_value=PAPER_STARVED_32["MORE"],
+        measure=_mesh("MORE", 32, "starved"),
+        rule=ValueInCI(abs=0.05),
+    ),
+    Claim(
+        id="000-fig1c-more-collapse",
+        paper="000",
+        where="Sec. 2, Fig. 1c",
+        statement="under higher load, the total throughput of MORE substantially reduces",
+        metric="MORE: aggregate goodput, 32 flows vs 4 flows",
+        measure=_mesh("MORE", 32, "aggregate"),
+        rule=Direction("less", _mesh("MORE", 4, "aggregate")),
+    ),
+    Claim(
+        id="000-fig6-more-fairness-falls",
+        paper="000",
+        where="Sec. 6.2, Fig. 6",
+        statement="as the number of flows increase, MORE experiences a dramatic reduction in "
+        "both average throughput as well as fairness",
+        metric="MORE: Jain's index, 32 flows vs 4 flows",
+        measure=_mesh("MORE", 32, "jain"),
+        rule=Direction("less", _mesh("MORE", 4, "jain")),
+    ),
+    Claim(
+        id="000-fig6-diffq-more-fairer-32",
+        paper="000",
+        where="Sec. 6.2, Fig. 6",
+        statement="DiffQ is however able to maintain consistent performance",
+        metric="Jain's index, 32 flows, DiffQ-MORE vs MORE",
+        measure=_mesh("DiffQ-MORE", 32, "jain"),
+        rule=Direction("greater", _mesh("MORE", 32, "jain")),
+    ),
+    Claim(
+        id="000-s62-diffq-more-starved-18",
+        paper="000",
+        where="Sec. 6.2, Fig. 7",
+        statement="starving only 18% of the flows in the 32 flow scenario",
+        metric="DiffQ-MORE, 32 flows: fraction of flows below 1 kb/s",
+        paper_value=PAPER_STARVED_32["DiffQ-MORE"],
+        measure=_mesh("DiffQ-MORE", 32, "starved"),
+        rule=ValueInCI(null=PAPER_STARVED_32["MORE"]),
+    ),
+    Claim(
+        id="000-abs-more-gain-32",
+        paper="000",
+        where="Abstract, Sec. 1, Fig. 6b",
+        statement="DiffQ significantly improves the performance of MORE by 2 to 3 times when "
+        "tested under 32 concurrent flows of MORE",
+        metric="aggregate goodput DiffQ-MORE / MORE, 32 flows",
+        paper_value=2.5,
+        measure=Ratio(_mesh("DiffQ-MORE", 32, "aggregate"), _mesh("MORE", 32, "aggregate")),
+        rule=ValueInCI(abs=0.5, null=1.0),
+    ),
+    Claim(
+        id="000-s62-similar-at-4",
+        paper="000",
+        where="Sec. 6.2, Fig. 6b",
+        statement="for the case with 1, 4 flows, MORE and DiffQ-MORE show similar performance",
+        metric="aggregate goodput DiffQ-MORE / MORE, 4 flows (within 20%)",
+        paper_value=1.0,
+        measure=Ratio(_mesh("DiffQ-MORE", 4, "aggregate"), _mesh("MORE", 4, "aggregate")),
+        rule=ValueInCI(rel=0.2),
+    ),
+    Claim(
+        id="000-s62-more-better-alone",
+        paper="000",
+        where="Sec. 6.2, Fig. 6b",
+        statement="the single flow performance of MORE is slightly better than that of DiffQ-MORE",
+        metric="aggregate goodput, 1 flow, MORE vs DiffQ-MORE",
+        measure=_mesh("MORE", 1, "aggregate"),
+        rule=Direction("greater", _mesh("DiffQ-MORE", 1, "aggregate")),
+    ),
+]

@@ -37,6 +37,7 @@ from typing import Any
 
 import pandas as pd
 
+from airqueue.reproduce.claims import Claim, Direction, Ratio, Ref, ValueInCI
 from airqueue.reproduce.params import apply_params, as_params
 from airqueue.reproduce.paths import Routes
 from airqueue.reproduce.report import ReproductionResult, Row, bootstrap_ratio, row
@@ -500,3 +501,180 @@ def _scatter_figure(flows: pd.DataFrame, config: Config, out: Path) -> Path:
     ax.set_title(f"{NAME}: same flows, {n} flows (Fig. 12)", fontsize="medium")
     ax.grid(alpha=0.3)
     return save(fig, out / "scatter.png")
+
+
+def _sp(metric: str) -> Ref:
+    return Ref(NAME, metric)
+
+
+def _starved(scheme: str, n: int) -> Ref:
+    return _sp(f"{scheme}, {n} flows: fraction of flows starved < 1 kb/s (Fig. 9, 14)")
+
+
+def _jain(scheme: str, n: int) -> Ref:
+    return _sp(f"{scheme}, {n} flows: Jain's index (Fig. 11a/13)")
+
+
+def _aggregate(scheme: str, n: int) -> Ref:
+    return _sp(f"{scheme}, {n} flows: aggregate goodput, Mb/s (Fig. 11b/13)")
+
+
+#: Sections 2 and 6.3 (Figs. 1b, 9, 11-14, Table 3). "About" is a 20% tolerance, "about
+#: 20% better" 5 points either side; ratios' no-effect value is 1.
+CLAIMS = [
+    Claim(
+        id="000-s2-diameter",
+        paper="000",
+        where="Sec. 2",
+        statement="the maximum number of hops in our testbed is around 6 or 7 hops",
+        metric="hop diameter of the 46-node layout",
+        paper_value=6.5,
+        measure=_sp("topology: hop diameter (paper section 2: 'around 6 or 7 hops')"),
+        rule=ValueInCI(abs=0.5),
+    ),
+    Claim(
+        id="000-fig1b-tcp-starved-32",
+        paper="000",
+        where="Sec. 2, Fig. 1b",
+        statement="TCP also experiences much starvation with about 30 to 40% of flows starving",
+        metric="TCP-SACK, 32 flows: fraction of flows below 1 kb/s",
+        paper_value=0.35,
+        measure=_starved("TCP-SACK", 32),
+        rule=ValueInCI(abs=0.05),
+    ),
+    Claim(
+        id="000-fig9-fewer-starved-32",
+        paper="000",
+        where="Sec. 6.3, Fig. 9 vs Fig. 1b",
+        statement="DiffQ-TCP gets a far less number of starved flows than TCP",
+        metric="fraction of flows below 1 kb/s, 32 flows, DiffQ-TCP vs TCP-SACK",
+        measure=_starved("DiffQ-TCP", 32),
+        rule=Direction("less", _starved("TCP-SACK", 32)),
+    ),
+    *[
+        Claim(
+            id=f"000-fig11a-jain-2x-{n}",
+            paper="000",
+            where="Sec. 6.3, Fig. 11a",
+            statement="the fairness index is about two times higher for DiffQ-TCP",
+            metric=f"Jain's index ratio DiffQ-TCP / TCP-SACK, {n} flows",
+            paper_value=2.0,
+            measure=_sp(
+                f"Jain's index ratio DiffQ-TCP / TCP-SACK, {n} flows (Fig. 11a; text: ~2x)"
+            ),
+            rule=ValueInCI(rel=0.2, null=1.0),
+        )
+        for n in (16, 32)
+    ],
+    *[
+        Claim(
+            id=f"000-fig11c-logutil-1.2x-{n}",
+            paper="000",
+            where="Sec. 6.3, Fig. 11c",
+            statement="the log utility is about 20% better",
+            metric=f"log utility ratio DiffQ-TCP / TCP-SACK, {n} flows",
+            paper_value=1.2,
+            measure=_sp(
+                f"log utility ratio DiffQ-TCP / TCP-SACK, {n} flows (Fig. 11c; text: ~1.2x)"
+            ),
+            rule=ValueInCI(abs=0.05, null=1.0),
+        )
+        for n in (16, 32)
+    ],
+    *[
+        Claim(
+            id=f"000-tab3-ratio-{n}",
+            paper="000",
+            where="Sec. 6.3, Table 3",
+            statement=f"ratio of average per-run median throughput of DiffQ-TCP over TCP-SACK, "
+            f"{n} flows: {TABLE3[n]:g}",
+            metric=f"median goodput ratio DiffQ-TCP / TCP-SACK, {n} flows",
+            paper_value=TABLE3[n],
+            measure=_sp(f"median goodput ratio DiffQ-TCP / TCP-SACK, {n} flows (Table 3)"),
+            rule=ValueInCI(null=1.0),
+        )
+        for n in (4, 8, 16, 32)
+    ],
+    Claim(
+        id="000-fig11b-aggregate-comparable-32",
+        paper="000",
+        where="Sec. 6.3, Fig. 11b",
+        statement="overall, it [DiffQ-TCP] achieves comparable average performance to that of TCP",
+        metric="aggregate goodput DiffQ-TCP / TCP-SACK, 32 flows (within 20%)",
+        paper_value=1.0,
+        measure=Ratio(_aggregate("DiffQ-TCP", 32), _aggregate("TCP-SACK", 32)),
+        rule=ValueInCI(rel=0.2),
+    ),
+    Claim(
+        id="000-fig11b-less-at-8",
+        paper="000",
+        where="Sec. 6.3, Fig. 11b",
+        statement="the average throughput of DiffQ-TCP is slightly less than TCP especially "
+        "under 8 flows",
+        metric="aggregate goodput, 8 flows, DiffQ-TCP vs TCP-SACK",
+        measure=_aggregate("DiffQ-TCP", 8),
+        rule=Direction("less", _aggregate("TCP-SACK", 8)),
+    ),
+    Claim(
+        id="000-s63-few-like-tcp-32",
+        paper="000",
+        where="Sec. 6.3, Fig. 11",
+        statement="TCP-FeW ... shows about similar performance as TCP",
+        metric="Jain's index TCP-FeW / TCP-SACK, 32 flows (within 20%)",
+        paper_value=1.0,
+        measure=Ratio(_jain("TCP-FeW", 32), _jain("TCP-SACK", 32)),
+        rule=ValueInCI(rel=0.2),
+    ),
+    Claim(
+        id="000-fig11a-fairer-than-few-32",
+        paper="000",
+        where="Sec. 1, 6.3, Fig. 11a",
+        statement="the DiffQ augmented protocols show superior fairness properties than "
+        "these protocols [TCP-FeW, TFRC/ECN]",
+        metric="Jain's index, 32 flows, DiffQ-TCP vs TCP-FeW",
+        measure=_jain("DiffQ-TCP", 32),
+        rule=Direction("greater", _jain("TCP-FeW", 32)),
+    ),
+    Claim(
+        id="000-fig13-udp-fairer-32",
+        paper="000",
+        where="Sec. 6.3, Fig. 13",
+        statement="DiffQ-UDP achieves still much better fairness than TFRC-ECN",
+        metric="Jain's index ratio DiffQ-UDP / TFRC-ECN, 32 flows",
+        measure=_sp(
+            "Jain's index ratio DiffQ-UDP / TFRC-ECN, 32 flows (Fig. 13; text: much better)"
+        ),
+        rule=Direction("greater", 1.0),
+    ),
+    Claim(
+        id="000-fig13-udp-throughput-1.2x-32",
+        paper="000",
+        where="Sec. 6.3, Fig. 13",
+        statement="DiffQ-UDP also achieves up to 20% higher average throughput",
+        metric="aggregate goodput ratio DiffQ-UDP / TFRC-ECN, 32 flows",
+        paper_value=1.2,
+        measure=_sp(
+            "aggregate goodput ratio DiffQ-UDP / TFRC-ECN, 32 flows (Fig. 13; text: up to 1.2x)"
+        ),
+        rule=ValueInCI(abs=0.1, null=1.0),
+    ),
+    Claim(
+        id="000-fig14-tfrc-fewer-starved-32",
+        paper="000",
+        where="Sec. 6.3, Fig. 14",
+        statement="TFRC-ECN can significantly reduce the number of starved flows",
+        metric="fraction of flows below 1 kb/s, 32 flows, TFRC-ECN vs TCP-SACK",
+        measure=_starved("TFRC-ECN", 32),
+        rule=Direction("less", _starved("TCP-SACK", 32)),
+    ),
+    Claim(
+        id="000-fig14-tfrc-starved-40-32",
+        paper="000",
+        where="Sec. 6.3, Fig. 14",
+        statement="[with TFRC-ECN] more than 40% of flows are achieving less than 1 kbps",
+        metric="TFRC-ECN, 32 flows: fraction of flows below 1 kb/s (mean over scenarios; "
+        "the paper's is one run)",
+        measure=_starved("TFRC-ECN", 32),
+        rule=Direction("greater", 0.4),
+    ),
+]

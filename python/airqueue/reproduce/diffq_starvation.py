@@ -77,6 +77,7 @@ from typing import Any
 
 import pandas as pd
 
+from airqueue.reproduce.claims import Claim, Direction, Ref
 from airqueue.reproduce.diffq_single_path import (
     DIFFQ_D,
     MADWIFI_IFQ_PACKETS,
@@ -394,3 +395,41 @@ def _bars_figure(win: pd.DataFrame, config: Config, out: Path) -> Path:
         ylabel="goodput (kb/s)",
     )
     return save(fig, out / "window-goodput.png")
+
+
+def _row(metric: str) -> Ref:
+    return Ref(NAME, metric)
+
+
+#: Section 2 / Fig. 2 and section 6.3 / Fig. 10 (delayed ACKs on: Linux's default, as on
+#: the paper's testbed). "Starves": below a tenth of the fair share.
+CLAIMS = [
+    Claim(
+        id="000-fig2-tcp-starves",
+        paper="000",
+        where="Sec. 2, Fig. 2",
+        statement="the throughput of flow 1 quickly reduces to zero as flows 2 and 3 join",
+        metric="TCP-SACK: the 3-hop flow's share of aggregate/3 while all 3 are active",
+        measure=_row("TCP-SACK, delayed ACK on: flow 1 share of fair share (aggregate/3)"),
+        rule=Direction("less", 0.1),
+    ),
+    Claim(
+        id="000-fig10-no-starvation",
+        paper="000",
+        where="Sec. 6.3, Fig. 10",
+        statement="even after all three flows have started, they co-exist ... without "
+        "starving any one flow",
+        metric="DiffQ-TCP: the 3-hop flow's share of aggregate/3 while all 3 are active",
+        measure=_row("DiffQ-TCP, delayed ACK on: flow 1 share of fair share (aggregate/3)"),
+        rule=Direction("greater", 0.1),
+    ),
+    Claim(
+        id="000-fig10-fairer",
+        paper="000",
+        where="Sec. 6.3, Fig. 10 vs Fig. 2",
+        statement="[the three flows] share the medium fairly (TCP: flow 1 starves)",
+        metric="Jain's index of the 3 flows, DiffQ-TCP vs TCP-SACK",
+        measure=_row("DiffQ-TCP, delayed ACK on: Jain's index, all 3 active"),
+        rule=Direction("greater", _row("TCP-SACK, delayed ACK on: Jain's index, all 3 active")),
+    ),
+]

@@ -25,6 +25,7 @@ from typing import Any
 
 import pandas as pd
 
+from airqueue.reproduce.claims import Claim, Ref, ValueInCI
 from airqueue.reproduce.diffq_single_path import (
     DIFFQ_D,
     MADWIFI_IFQ_PACKETS,
@@ -213,3 +214,19 @@ def _figure(goodput: dict[tuple[str, int], list[float]], config: Config, out: Pa
         xlabel="hops",
     )
     return save(fig, out / "goodput-by-hops.png")
+
+
+#: Table 2, TCP row: the testbed's throughput of one TCP flow over 1-4 hops.
+CLAIMS = [
+    Claim(
+        id=f"000-tab2-tcp-{h}hop",
+        paper="000",
+        where="Sec. 6.1, Table 2",
+        statement=f"TCP (Mbps), {h}-hop: {mbps:g}",
+        metric=f"TCP-SACK alone over {h} hop{'s' if h > 1 else ''}: goodput, Mb/s",
+        paper_value=mbps,
+        measure=Ref(NAME, f"TCP-SACK, {h} hop{'s' if h > 1 else ''}: goodput, Mb/s (Table 2)"),
+        rule=ValueInCI(),
+    )
+    for h, mbps in TABLE2_MBPS.items()
+]

@@ -66,6 +66,7 @@ from typing import Any
 import pandas as pd
 
 from airqueue import _core
+from airqueue.reproduce.claims import Claim, Direction, Ratio, Ref, ValueInCI
 from airqueue.reproduce.diffq_starvation import window_goodputs
 from airqueue.reproduce.params import apply_params, as_params
 from airqueue.reproduce.report import ReproductionResult, Row, bootstrap_ratio, row
@@ -831,3 +832,227 @@ def _notes(
             f"BASE reaches about {PAPER_BASE_JAIN}."
         )
     return notes
+
+
+def _dq(metric: str) -> Ref:
+    return Ref(NAME, metric)
+
+
+def _point(case: int, n: int, scheme: str, what: str) -> Ref:
+    """A Figs. 2-3 row of ``case`` with ``n`` stations (Case 1: n/2 up; Case 2: 1 up)."""
+    n_up = n // 2 if case == 1 else 1
+    head = f"Case {case}, N = {n} ({n_up} up, {n - n_up} down), {scheme}"
+    dqm = scheme == "DQM"
+    if what == "ratio":
+        note = " (Fig. 3, Sec. IV-A: 'very close to the ideal value 1')" if dqm else ""
+        return _dq(f"{head}: uplink/downlink per-flow goodput ratio R_up/R_dn{note}")
+    if dqm:
+        note = " (Sec. IV-A: 'very close to 1')"
+    elif n == max(Config().stations):
+        note = " (Sec. IV-A: 'around 0.203' as N grows; the paper's N range is lost)"
+    else:
+        note = ""
+    return _dq(f"{head}: Jain's index, all flows{note}")
+
+
+_RATE = "Sec. IV-B, 4 down + 4 up, uplink 11 -> 2 Mb/s at 100 s"
+_JOIN = "Sec. IV-C, 4 down + 4 up joining at 100 s"
+_BEFORE, _AFTER = "before t0 (20-100 s)", "from 120 s"
+
+#: Section IV at the largest N we run (20 stations), and the 8-station experiments of
+#: IV-B and IV-C. "Very close to 1": within 0.05 (Jain's index) or 0.1 (R_up/R_dn) with an
+#: interval at most twice that wide; "around" a number: within 20%.
+CLAIMS = [
+    Claim(
+        id="004-s1-base-uplink-dominates",
+        paper="004",
+        where="Sec. I (citing [3]), Fig. 3",
+        statement="the sending stations (UP_STAs) obtain substantially larger bandwidth than "
+        "the receiving stations (DN_STAs)",
+        metric="BASE, Case 1, N = 20: R_up/R_dn",
+        measure=_point(1, 20, "BASE", "ratio"),
+        rule=Direction("greater", 1.0),
+    ),
+    Claim(
+        id="004-fig3-base-case2-ratio-grows",
+        paper="004",
+        where="Sec. IV-A, Fig. 3",
+        statement="[BASE, Case 2] the throughput ratio increases linearly with N_dn",
+        metric="BASE, Case 2: R_up/R_dn at N = 20 vs N = 2",
+        measure=_point(2, 20, "BASE", "ratio"),
+        rule=Direction("greater", _point(2, 2, "BASE", "ratio")),
+    ),
+    *[
+        Claim(
+            id=f"004-fig3-dqm-ratio-1-case{case}",
+            paper="004",
+            where="Sec. IV-A, Fig. 3",
+            statement="[DQM] the throughput ratio is very close to the ideal value 1",
+            metric=f"DQM, Case {case}, N = 20: R_up/R_dn",
+            paper_value=1.0,
+            measure=_point(case, 20, "DQM", "ratio"),
+            rule=ValueInCI(abs=0.1, max_width=0.2),
+        )
+        for case in CASES
+    ],
+    *[
+        Claim(
+            id=f"004-fig3-base-jain-0.203-case{case}",
+            paper="004",
+            where="Sec. IV-A, Fig. 3",
+            statement="as N increases, with BASE, FI drops ... both achieve very low values "
+            "around 0.203",
+            metric=f"BASE, Case {case}, N = 20: Jain's index",
+            paper_value=PAPER_BASE_JAIN,
+            measure=_point(case, 20, "BASE", "jain"),
+            rule=ValueInCI(rel=0.2),
+        )
+        for case in CASES
+    ],
+    *[
+        Claim(
+            id=f"004-fig3-dqm-jain-1-case{case}",
+            paper="004",
+            where="Sec. IV-A, Fig. 3",
+            statement="with uniform traffic, it [DQM] can achieve the global fairness very "
+            "close to 1",
+            metric=f"DQM, Case {case}, N = 20: Jain's index",
+            paper_value=1.0,
+            measure=_point(case, 20, "DQM", "jain"),
+            rule=ValueInCI(abs=0.05, max_width=0.1),
+        )
+        for case in CASES
+    ],
+    Claim(
+        id="004-fig4a-similar-before",
+        paper="004",
+        where="Sec. IV-B, Fig. 4a",
+        statement="before t0, the average per-flow throughput of uplink and downlink flows "
+        "is very similar",
+        metric="rate drop, DQM: R_up/R_dn before t0",
+        paper_value=1.0,
+        measure=_dq(f"{_RATE}, DQM: R_up/R_dn before t0 (Fig. 4a: 'very similar')"),
+        rule=ValueInCI(abs=0.1, max_width=0.2),
+    ),
+    Claim(
+        id="004-fig4a-uplink-lower-after",
+        paper="004",
+        where="Sec. IV-B, Fig. 4a",
+        statement="after that, the uplink flows converge to lower average throughput based "
+        "on the 'temporal fairness' rule",
+        metric="rate drop, DQM: R_up/R_dn after t0",
+        measure=_dq(
+            f"{_RATE}, DQM: R_up/R_dn {_AFTER} (Fig. 4a: uplink 'converge to lower' "
+            "throughput, no number)"
+        ),
+        rule=Direction("less", 1.0),
+    ),
+    Claim(
+        id="004-s4b-anomaly-alleviated",
+        paper="004",
+        where="Sec. IV-B",
+        statement="opportunistic scheduling alleviates the well known phenomenon of "
+        "'performance anomaly'",
+        metric="rate drop: aggregate goodput after t0, DQM vs BASE",
+        measure=_dq(f"{_RATE}, DQM: aggregate goodput {_AFTER}, Mb/s"),
+        rule=Direction("greater", _dq(f"{_RATE}, BASE: aggregate goodput {_AFTER}, Mb/s")),
+    ),
+    Claim(
+        id="004-fig5a-qref-decreases",
+        paper="004",
+        where="Sec. IV-B, Fig. 5a",
+        statement="after t0, the reference queue length decreases due to larger mean "
+        "transmission time",
+        metric="rate drop, DQM: mean q.ref after vs before t0",
+        measure=_dq(f"{_RATE}, DQM: mean q.ref {_AFTER}, packets (Fig. 5, plotted only)"),
+        rule=Direction(
+            "less", _dq(f"{_RATE}, DQM: mean q.ref {_BEFORE}, packets (Fig. 5, plotted only)")
+        ),
+    ),
+    *[
+        Claim(
+            id=f"004-fig5{fig}-delay-around-dref",
+            paper="004",
+            where=f"Sec. IV-{sec}, Fig. 5{fig}",
+            statement=text,
+            metric=f"{head}, DQM: mean queueing delay at the AP after t0, ms (D_ref 50 ms)",
+            paper_value=50.0,
+            measure=_dq(
+                f"{head}, DQM: mean queueing delay at the AP {_AFTER}, ms (Fig. 5, plotted only)"
+            ),
+            rule=ValueInCI(rel=0.2),
+        )
+        for fig, sec, head, text in (
+            ("a", "B", _RATE, "the queueing delay still fluctuates around the reference value"),
+            (
+                "b",
+                "C",
+                _JOIN,
+                "after uplink flows start, ... both queueing delay and queue size are "
+                "controlled around the reference values",
+            ),
+        )
+    ],
+    Claim(
+        id="004-fig5b-queue-around-qref",
+        paper="004",
+        where="Sec. IV-C, Fig. 5b",
+        statement="after uplink flows start, ... both queueing delay and queue size are "
+        "controlled around the reference values",
+        metric="join, DQM: mean AP queue length / mean q.ref after t0",
+        paper_value=1.0,
+        measure=Ratio(
+            _dq(f"{_JOIN}, DQM: mean AP queue length {_AFTER}, packets"),
+            _dq(f"{_JOIN}, DQM: mean q.ref {_AFTER}, packets (Fig. 5, plotted only)"),
+        ),
+        rule=ValueInCI(rel=0.2),
+    ),
+    Claim(
+        id="004-fig5b-delay-below-dref-before",
+        paper="004",
+        where="Sec. IV-C, Fig. 5b",
+        statement="when there is only downlink traffic, the link is under-utilized, with "
+        "smaller queueing delay and queue size than the reference values",
+        metric="join, DQM: mean queueing delay before t0 vs D_ref (50 ms)",
+        measure=_dq(
+            f"{_JOIN}, DQM: mean queueing delay at the AP {_BEFORE}, ms (Fig. 5, plotted only)"
+        ),
+        rule=Direction("less", 50.0),
+    ),
+    Claim(
+        id="004-fig5b-queue-below-qref-before",
+        paper="004",
+        where="Sec. IV-C, Fig. 5b",
+        statement="when there is only downlink traffic, the link is under-utilized, with "
+        "smaller queueing delay and queue size than the reference values",
+        metric="join, DQM: mean AP queue length vs mean q.ref before t0",
+        measure=_dq(f"{_JOIN}, DQM: mean AP queue length {_BEFORE}, packets"),
+        rule=Direction(
+            "less", _dq(f"{_JOIN}, DQM: mean q.ref {_BEFORE}, packets (Fig. 5, plotted only)")
+        ),
+    ),
+    Claim(
+        id="004-fig4b-downlink-fair-before",
+        paper="004",
+        where="Sec. IV-C, Fig. 4b",
+        statement="before t0, downlink flows fairly share the whole bandwidth",
+        metric="join, DQM: Jain's index of the downlink flows before the join",
+        paper_value=1.0,
+        measure=_dq(
+            f"{_JOIN}, DQM: Jain's index of the downlink flows before the join "
+            "(Fig. 4b: 'fairly share', no number)"
+        ),
+        rule=ValueInCI(abs=0.05, max_width=0.1),
+    ),
+    Claim(
+        id="004-fig4b-converge",
+        paper="004",
+        where="Sec. IV-C, Fig. 4b",
+        statement="after t0, uplink flows start traffic and the average throughput of uplink "
+        "and downlink flows converges to the same value",
+        metric="join, DQM: R_up/R_dn after the join",
+        paper_value=1.0,
+        measure=_dq(f"{_JOIN}, DQM: R_up/R_dn {_AFTER} (Fig. 4b: 'converges to the same value')"),
+        rule=ValueInCI(abs=0.1, max_width=0.2),
+    ),
+]

@@ -65,6 +65,7 @@ from typing import Any
 
 import pandas as pd
 
+from airqueue.reproduce.claims import Claim, Direction, Ratio, Ref, ValueInCI
 from airqueue.reproduce.diffq_starvation import window_goodputs
 from airqueue.reproduce.params import apply_params, as_params
 from airqueue.reproduce.report import ReproductionResult, Row, bootstrap_ratio, row
@@ -662,3 +663,188 @@ def _notes(
             "the paper's lowest is 0.10 (drop-tail, retry 7/4)."
         )
     return notes
+
+
+def _fq(metric: str) -> Ref:
+    return Ref(NAME, metric)
+
+
+def _fraction(key: str) -> Ref:
+    """The row of TCP goodput with UDP over without, of the default configuration ``key``."""
+    paper, ref = _PAPER_FRACTION.get(key, (None, "no number in the paper"))
+    if key.startswith("fq-source-bp") and paper is None:
+        ref = "Fig. 6, plotted only"
+    return _fq(f"{scheme(Config(), key).label}: TCP goodput with UDP / without UDP ({ref})")
+
+
+def _scheme_row(key: str, what: str) -> Ref:
+    return _fq(f"{scheme(Config(), key).label}: {what}")
+
+
+def _fraction_claim(
+    key: str, cid: str, where: str, statement: str, rel: float | None = None
+) -> Claim:
+    return Claim(
+        id=cid,
+        paper="001",
+        where=where,
+        statement=statement,
+        metric=f"{scheme(Config(), key).label}: aggregate TCP goodput with UDP / without UDP",
+        paper_value=_PAPER_FRACTION[key][0],
+        measure=_fraction(key),
+        rule=ValueInCI(rel=rel, null=1.0),
+    )
+
+
+_SRC = scheme(Config(), "fq-source").label
+_SRC_BP1 = scheme(Config(), "fq-source-bp1").label
+_DST = scheme(Config(), "fq-destination").label
+_RETRY21 = scheme(Config(), "droptail-retry21").label
+
+#: Sections 3.3 and 4.3-4.5. The fractions' no-effect value is 1 (UDP costs TCP nothing);
+#: "about" / "approximately" is a 20% tolerance.
+CLAIMS = [
+    _fraction_claim(
+        "droptail",
+        "001-s33-default-10pct",
+        "Sec. 3.3",
+        "in presence of UDP streams, the aggregate goodput of the TCP clients was reduced "
+        "to 10% of the aggregate goodput achieved in the absence of the UDP flows",
+    ),
+    _fraction_claim(
+        "droptail-retry21",
+        "001-s33-retry21-33pct",
+        "Sec. 3.3",
+        "[retry limit 21] aggregate goodput for clients is approximately 33% of the "
+        "initial goodput",
+        rel=0.2,
+    ),
+    _fraction_claim(
+        "fq-source",
+        "001-s33-fq-source-42pct",
+        "Sec. 3.3 (2), Sec. 5 (3)",
+        "for IP-source based fair-queuing this value was 42%",
+    ),
+    _fraction_claim(
+        "fq-destination",
+        "001-fig3-fq-destination-64pct",
+        "Sec. 3.3 (2), Fig. 3",
+        "in the presence of UDP based flows, the TCP clients can now achieve about 64% of "
+        "the initial goodput",
+        rel=0.2,
+    ),
+    _fraction_claim(
+        "fq-source-bp1",
+        "001-s45-bp1-82pct",
+        "Sec. 4.3 (1), Sec. 4.5",
+        "if the threshold value is tuned to 1, the TCP clients achieve 82% of the goodput "
+        "under initial conditions",
+    ),
+    Claim(
+        id="001-fig3-fq-no-udp-5pct",
+        paper="001",
+        where="Sec. 3.3 (1), Fig. 3",
+        statement="under the initial conditions without UDP traffic, with fair queuing the "
+        "average performance of the TCP clients improves marginally (5%)",
+        metric="TCP goodput without UDP, FQ by IP destination / drop-tail retry 21/12",
+        paper_value=1.05,
+        measure=_fq(f"{_DST} / {_RETRY21}: TCP goodput without UDP (Sec. 3.3 (1): +5%)"),
+        rule=ValueInCI(null=1.0),
+    ),
+    *[
+        Claim(
+            id=f"001-s33-{what.lower()}-{'plus' if kb > 0 else 'minus'}-{abs(kb):.0f}kb",
+            paper="001",
+            where="Sec. 3.3 (3)",
+            statement="the average reduction in UDP goodput is about 418 Kbytes. However, the "
+            "TCP goodput increases by about 1501 Kbytes",
+            metric=f"{what} kB delivered with UDP, FQ by IP destination minus drop-tail retry "
+            "21/12",
+            paper_value=kb,
+            measure=_fq(
+                f"{_DST} - {_RETRY21}, with UDP: {what} kB delivered after the UDP start "
+                f"(Sec. 3.3 (3): {kb:+,.0f} KB)"
+            ),
+            rule=ValueInCI(rel=0.2, null=0.0),
+        )
+        for what, kb in (("TCP", 1501.0), ("UDP", -418.0))
+    ],
+    Claim(
+        id="001-s43-bp1-gain-95pct",
+        paper="001",
+        where="Abstract, Sec. 4.3 (1), Fig. 4",
+        statement="with a back-pressure threshold value of 1, the average gain in goodput over "
+        "IP-Source Address based fair-queuing scheme for the TCP clients is 95%",
+        metric="TCP goodput with UDP, back-pressure 1 / FQ by IP source",
+        paper_value=1.95,
+        measure=_fq(f"{_SRC_BP1} / {_SRC}: TCP goodput with UDP (Sec. 4.3 (1): +95%)"),
+        rule=ValueInCI(null=1.0),
+    ),
+    Claim(
+        id="001-s44-udp-injected-22pct",
+        paper="001",
+        where="Sec. 4.4, Fig. 5",
+        statement="with back-pressure, the number of packets injected into the network by the "
+        "UDP source is almost one-fifth (22%) of that with the simple IP-source fair-queuing",
+        metric="UDP packets injected, back-pressure 1 / FQ by IP source",
+        paper_value=0.22,
+        measure=_fq(f"{_SRC_BP1} / {_SRC}: UDP packets injected (Sec. 4.4, Fig. 5: 22%)"),
+        rule=ValueInCI(null=1.0),
+    ),
+    Claim(
+        id="001-s44-udp-delivered-4.5pct",
+        paper="001",
+        where="Sec. 4.3 (2), Sec. 4.4",
+        statement="the gain in TCP does not bring down the goodput of the UDP flows ... "
+        "back-pressure in fact results in the delivery of 4.5% more packets",
+        metric="UDP packets delivered, back-pressure 1 / FQ by IP source",
+        paper_value=1.045,
+        measure=_fq(f"{_SRC_BP1} / {_SRC}: UDP packets delivered (Sec. 4.4: +4.5%)"),
+        rule=ValueInCI(null=1.0),
+    ),
+    Claim(
+        id="001-s44-fewer-udp-drops",
+        paper="001",
+        where="Sec. 4.4",
+        statement="this rate adaptation ... leads to a reduction in MAC and Interface queue "
+        "(IFQ) related drops for the TCP Connections as well as for UDP flows",
+        metric="UDP packets dropped at relay queues per run, back-pressure 1 vs FQ by IP source",
+        measure=_scheme_row("fq-source-bp1", "UDP packets dropped at relay queues per run"),
+        rule=Direction(
+            "less", _scheme_row("fq-source", "UDP packets dropped at relay queues per run")
+        ),
+    ),
+    Claim(
+        id="001-fig6-tcp-falls-with-threshold",
+        paper="001",
+        where="Sec. 4.5, Fig. 6",
+        statement="increasing the threshold increases the UDP goodput and reduces TCP goodput",
+        metric="aggregate TCP goodput with UDP, back-pressure 6 vs 1",
+        measure=_scheme_row("fq-source-bp6", "aggregate TCP goodput with UDP, kb/s"),
+        rule=Direction(
+            "less", _scheme_row("fq-source-bp1", "aggregate TCP goodput with UDP, kb/s")
+        ),
+    ),
+    Claim(
+        id="001-fig6-udp-grows-with-threshold",
+        paper="001",
+        where="Sec. 4.5, Fig. 6",
+        statement="increasing the threshold increases the UDP goodput and reduces TCP goodput",
+        metric="aggregate UDP goodput, back-pressure 6 vs 1",
+        measure=_scheme_row("fq-source-bp6", "aggregate UDP goodput, kb/s"),
+        rule=Direction("greater", _scheme_row("fq-source-bp1", "aggregate UDP goodput, kb/s")),
+    ),
+    Claim(
+        id="001-fig6-large-threshold-like-fq",
+        paper="001",
+        where="Fig. 6 caption",
+        statement="for large value of threshold, the results are similar to simple fairness",
+        metric="TCP goodput with UDP, back-pressure 6 (our largest) / FQ by IP source (within 20%)",
+        paper_value=1.0,
+        measure=Ratio(
+            _scheme_row("fq-source-bp6", "aggregate TCP goodput with UDP, kb/s"),
+            _scheme_row("fq-source", "aggregate TCP goodput with UDP, kb/s"),
+        ),
+        rule=ValueInCI(rel=0.2),
+    ),
+]
