@@ -174,7 +174,7 @@ def test_classical_backpressure_starves_more_flows_than_aodv(quick):
     # full run (10 seeds of 200 s) keeps 3.8 of 4 under AODV (smallest flow 107 kb/s on
     # average) and 1.6 under classical BP. (TCP-aware BP with coding delivers less than
     # AODV: its packets wander over the neighbours with the smallest reported queues and
-    # TCP's RTT grows to seconds; docs/backpressure.md. Not asserted.)
+    # TCP's RTT grows to seconds; docs/reproductions/backpressure.md. Not asserted.)
     classical_min = quick.row(f"Fig. 8, {SACK0}, classical BP: smallest flow's goodput, kb/s")
     assert classical_min.ci_high < 1.0, classical_min
     survive = {

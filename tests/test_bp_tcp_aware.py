@@ -132,7 +132,7 @@ def test_classical_starves_the_two_hop_flow_with_measured_estimates_too(quick):
     # the estimates gave flow 2 less than configured weights (87-295 per seed against
     # 61-234; 285 against 310 at 200 s), which an earlier version of this test asserted;
     # with capture only during the preamble the order is reversed (232 against 171 at
-    # 200 s, docs/backpressure.md), so only classical BP's starvation is asserted.
+    # 200 s, docs/reproductions/backpressure.md), so only classical BP's starvation is asserted.
     flow2 = "flow 2 (A->D, 2 hops) goodput, kb/s"
     classical = quick.row(f"{HEAD}, classical BP: {flow2} (no number in the paper)")
     aware = quick.row(f"{HEAD}, TCP-aware BP: {flow2} (Fig. 6a)")

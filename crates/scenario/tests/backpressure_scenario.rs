@@ -64,7 +64,8 @@ fn tree(queue: &str, duration: f64) -> String {
 /// `airqueue reproduce bp-tcp-aware` (coded TCP, 200 s, 10 seeds) gives TCP-aware flow
 /// 1 / flow 2 284 / 232 kb/s counting packets (the default), 440 / 49 counting frame
 /// attempts and 593 / 171 with configured weights and no control packets
-/// (docs/backpressure.md; with capture at any time 228 / 285, 1126 / 0.4 and 167 / 310).
+/// (docs/reproductions/backpressure.md; with capture at any time 228 / 285, 1126 / 0.4
+/// and 167 / 310).
 #[test]
 fn classical_backpressure_starves_the_two_hop_flow_and_tcp_aware_keeps_it() {
     let droptail = goodputs(&tree("kind = \"droptail\"\ncapacity = 100", 200.0));

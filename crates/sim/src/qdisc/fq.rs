@@ -250,14 +250,14 @@ impl FairQueue {
     /// held, with the earliest expiry of the reports holding them).
     ///
     /// Seed 001, section 4.2, paraphrased: a node follows, per flow, the queue of each
-    /// downstream neighbour it forwards that flow to, and once that neighbour's queue
-    /// for the flow reaches the threshold it stops sending the flow *to that
-    /// neighbour*. The hold is per (class, neighbour): packets of the class bound for
-    /// other neighbours still go. Holding the whole class on its head's next hop (this
-    /// model before) let a head-of-line packet for a full neighbour stop packets for
-    /// empty ones, which closed the hold cycle traced in docs/fq.md ("Back-pressure
-    /// stalls"). The paper's rule can still deadlock by itself, when one class crosses
-    /// a link both ways (`tests/fq.rs`). Packets to one next hop keep their order.
+    /// downstream neighbour it forwards that flow to, and once that neighbour's queue for
+    /// the flow reaches the threshold it stops sending the flow *to that neighbour*. The
+    /// hold is per (class, neighbour): packets of the class bound for other neighbours
+    /// still go. Holding the whole class on its head's next hop (this model before) let a
+    /// head-of-line packet for a full neighbour stop packets for empty ones, which closed
+    /// the hold cycle traced in docs/reproductions/fq.md ("Back-pressure stalls"). The
+    /// paper's rule can still deadlock by itself, when one class crosses a link both ways
+    /// (`tests/fq.rs`). Packets to one next hop keep their order.
     fn sendable(&self, c: NodeId, now: Time) -> Result<usize, Time> {
         let mut earliest: Option<Time> = None;
         for (i, q) in self.classes[c.index()].iter().enumerate() {
@@ -668,15 +668,15 @@ mod tests {
     }
 
     /// The stall of `airqueue reproduce fq-protection` at back-pressure threshold 2, seed 5,
-    /// without UDP (docs/fq.md, "Back-pressure stalls"), as the model held it from 13 s on:
-    /// all packets are the server 84's TCP ACKs, one class by IP source. 71 heads with
-    /// an ACK for client 6 via 72 (AODV route 71 -> 6 via 72), 72 heads with an ACK for
-    /// client 78 via 71 (route 72 -> 78 via 71, the ACK came 84 -> 85 -> 72), both at
-    /// the threshold, and the server heads with an ACK for 6 via 71. Behind each head
-    /// waits an ACK for an empty neighbour (71: for 156 via 70; 72: for 6 via 59; 84:
-    /// for 168 via 85). Holding a whole class on its head's next hop, every node waited
-    /// on another for ever; holding per neighbour, the ACKs for the empty neighbours go,
-    /// 71 and 72 drop below the threshold, and everything drains.
+    /// without UDP (docs/reproductions/fq.md, "Back-pressure stalls"), as the model held it
+    /// from 13 s on: all packets are the server 84's TCP ACKs, one class by IP source. 71
+    /// heads with an ACK for client 6 via 72 (AODV route 71 -> 6 via 72), 72 heads with an
+    /// ACK for client 78 via 71 (route 72 -> 78 via 71, the ACK came 84 -> 85 -> 72), both at
+    /// the threshold, and the server heads with an ACK for 6 via 71. Behind each head waits
+    /// an ACK for an empty neighbour (71: for 156 via 70; 72: for 6 via 59; 84: for 168 via
+    /// 85). Holding a whole class on its head's next hop, every node waited on another for
+    /// ever; holding per neighbour, the ACKs for the empty neighbours go, 71 and 72 drop
+    /// below the threshold, and everything drains.
     #[test]
     fn the_traced_hold_cycle_unwinds_when_holds_are_per_neighbour() {
         let nodes = [84, 71, 72];

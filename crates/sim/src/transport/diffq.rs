@@ -22,7 +22,7 @@
 //!   packet is queued. With a constant `alpha` the increase per second is then
 //!   `alpha * r / (8 * payload)`, proportional to the rate, like the decrease: MIMD in
 //!   time, which keeps rate ratios instead of equalising them. Kept for comparison
-//!   (docs/diffq.md) and for backpressure flow control (below), whose log rule has no
+//!   (docs/reproductions/diffq.md) and for backpressure flow control (below), whose log rule has no
 //!   memory, so the clock only sets how often it samples.
 //!
 //! **AIMD** (the paper's pseudo-code): `rate += alpha` while `qlen <= threshold`, otherwise
