@@ -171,7 +171,7 @@ def test_classical_backpressure_starves_more_flows_than_aodv(quick):
     # coding as the paper ran it, TCP-SACK, loss 0: classical BP's smallest flow starves
     # and fewer flows survive than under AODV. (TCP-aware BP with coding delivers less than
     # AODV: its packets wander over the neighbours with the smallest reported queues and
-    # TCP's RTT grows to seconds; docs/backpressure.md. Not asserted.)
+    # TCP's RTT grows to seconds; docs/reproductions/backpressure.md. Not asserted.)
     classical_min = quick.row(f"Fig. 8, {SACK0}, classical BP: smallest flow's goodput, kb/s")
     assert classical_min.ci_high < 1.0, classical_min
     survive = {

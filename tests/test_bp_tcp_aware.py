@@ -110,7 +110,7 @@ def quick_configured(tmp_path_factory):
 
 def test_classical_starves_the_two_hop_flow_and_tcp_aware_keeps_it(quick_configured):
     # With network coding (the default, as the paper ran it), tree, TCP-SACK, configured
-    # weights (the fixture). The paper's even split is not met (docs/backpressure.md);
+    # weights (the fixture). The paper's even split is not met (docs/reproductions/backpressure.md);
     # only the direction is asserted: classical BP starves flow 2, TCP-aware keeps it.
     flow2 = "flow 2 (A->D, 2 hops) goodput, kb/s"
     classical = quick_configured.row(f"{HEAD}, classical BP: {flow2} (no number in the paper)")
@@ -122,7 +122,7 @@ def test_classical_starves_the_two_hop_flow_and_tcp_aware_keeps_it(quick_configu
 def test_classical_starves_the_two_hop_flow_with_measured_estimates_too(quick):
     # The defaults (footnote 2's estimates counted per packet, control packets), tree,
     # TCP-SACK. Whether the estimates give flow 2 more or less than configured weights
-    # depends on the capture model (docs/backpressure.md), so only classical BP's
+    # depends on the capture model (docs/reproductions/backpressure.md), so only classical BP's
     # starvation and TCP-aware BP's keeping flow 2 alive are asserted.
     flow2 = "flow 2 (A->D, 2 hops) goodput, kb/s"
     classical = quick.row(f"{HEAD}, classical BP: {flow2} (no number in the paper)")

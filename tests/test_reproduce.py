@@ -83,7 +83,7 @@ _DIFFQ_TCP_BELOW_HALF_WITHOUT_DELACK = pytest.mark.xfail(
     strict=True,
     reason="without delayed ACKs (not the paper's Linux testbed) DiffQ-TCP's 3-hop flow "
     "gets under half of the fair share: quick 0.404, 95% CI 0.103-0.705; full (5 "
-    "seeds of 120 s) 0.430, 0.368-0.492 (docs/diffq.md, 'Where the reproductions stand')",
+    "seeds of 120 s) 0.430, 0.368-0.492 (docs/reproductions/diffq.md, 'Where the reproductions stand')",
 )
 
 
@@ -95,7 +95,7 @@ _DIFFQ_TCP_BELOW_HALF_WITHOUT_DELACK = pytest.mark.xfail(
     ],
 )
 def test_acceptance_diffq_tcp_long_flow_above_half(starvation, delack):
-    # With delayed ACKs, the paper's configuration (docs/diffq.md gives the quick and
+    # With delayed ACKs, the paper's configuration (docs/reproductions/diffq.md gives the quick and
     # full figures).
     assert _share(starvation, "DiffQ-TCP", delack).ours > 0.50
 
@@ -251,11 +251,11 @@ def test_sensitivity_quick_reruns_the_headlines_per_point(tmp_path):
         for t in ("D=40, threshold=10, window=64", "D=16, threshold=2, window=64")
     ]
     assert sack[0] == sack[1]
-    # The finding docs/diffq.md reports: a finer priority step (smaller D, threshold D/8)
+    # The finding docs/reproductions/diffq.md reports: a finer priority step (smaller D, threshold D/8)
     # makes DiffQ-TCP fairer on the mesh. The full grid separates the 16-flow Jain
     # intervals; the quick run's 3 scenarios do not, so here only the direction of Jain's
     # index is checked. The median ratio is not checked: over 3 scenarios its intervals
-    # are too wide to order (docs/diffq.md, "Sensitivity").
+    # are too wide to order (docs/reproductions/diffq.md, "Sensitivity").
     metric = "Jain's index, 16 flows, DiffQ-TCP"
     small = res.row(f"D=16, threshold=2, window=64: {metric}")
     large = res.row(f"D=40, threshold=10, window=64: {metric}")

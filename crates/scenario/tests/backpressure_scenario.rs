@@ -52,7 +52,7 @@ fn tree(queue: &str, duration: f64) -> String {
 /// `K = 100 / 2` and then wins every slot, and the 100-packet buffer never overflows to
 /// push it back down. So only the direction is asserted, with margins that hold over
 /// several seeds; the split under the schema's defaults is `airqueue reproduce
-/// bp-tcp-aware`'s (docs/backpressure.md).
+/// bp-tcp-aware`'s (docs/reproductions/backpressure.md).
 #[test]
 fn classical_backpressure_starves_the_two_hop_flow_and_tcp_aware_keeps_it() {
     let droptail = goodputs(&tree("kind = \"droptail\"\ncapacity = 100", 200.0));

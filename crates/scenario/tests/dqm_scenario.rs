@@ -5,7 +5,7 @@
 //!
 //! Asserted: what seed 004 claims in direction (section IV.A: DQM's up/down ratio close
 //! to 1, its fairness index higher than the baseline's), per seed. Not asserted: the
-//! aggregate (the paper reports no loss for DQM; docs/dqm.md compares), and anything
+//! aggregate (the paper reports no loss for DQM; docs/reproductions/dqm.md compares), and anything
 //! about PI, which runs at every radio interface (stations too) and is here for
 //! reference only.
 

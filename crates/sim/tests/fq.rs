@@ -205,10 +205,10 @@ const CROSS_B: u32 = 2;
 const CROSS_X: u32 = 3;
 const CROSS_S: u32 = 4;
 
-/// One IP-source class crossing a link both ways: S saturates X and Y with UDP, routed
-/// S -> A -> B -> X and S -> B -> A -> Y (the other nodes' routes are the shortest),
-/// fair queuing by IP source with back-pressure `threshold`. In the fq-protection grid
-/// AODV's detours do this to the server's ACKs (docs/fq.md, "Back-pressure stalls").
+/// One IP-source class crossing a link both ways: S saturates X and Y with UDP, routed S ->
+/// A -> B -> X and S -> B -> A -> Y (the other nodes' routes are the shortest), fair
+/// queuing by IP source with back-pressure `threshold`. In the fq-protection grid AODV's
+/// detours do this to the server's ACKs (docs/reproductions/fq.md, "Back-pressure stalls").
 fn crossing(threshold: u32, view: ReportView) -> WorldConfig {
     let positions = vec![
         [-200.0, 0.0],
@@ -261,15 +261,14 @@ fn delivered_last(o: &RunOutcome, secs: usize) -> u64 {
         .sum()
 }
 
-/// Seed 001's rule can deadlock by itself (docs/fq.md, "Back-pressure stalls"): A holds
-/// S's packets for X because their next hop B holds `threshold` packets of class S, B
-/// holds S's packets for Y because A does, and with the exact view (true lengths that
-/// never expire) neither queue ever shrinks. Holding per (class, neighbour), as the
-/// paper says, does not help: every packet at A goes to B and every packet at B to A
-/// (A's packets for Y and B's for X go to their destinations, which never hold them).
-/// The deadlock forms within the first second at thresholds 1 and 2. With the
-/// overheard view a report expires after `report_lifetime` and the class moves on,
-/// over the threshold.
+/// Seed 001's rule can deadlock by itself (docs/reproductions/fq.md, "Back-pressure
+/// stalls"): A holds S's packets for X because their next hop B holds `threshold` packets
+/// of class S, B holds S's packets for Y because A does, and with the exact view (true
+/// lengths that never expire) neither queue ever shrinks. Holding per (class, neighbour),
+/// as the paper says, does not help: every packet at A goes to B and every packet at B to A
+/// (A's packets for Y and B's for X go to their destinations, which never hold them). The
+/// deadlock forms within the first second at thresholds 1 and 2. With the overheard view a
+/// report expires after `report_lifetime` and the class moves on, over the threshold.
 #[test]
 fn one_class_crossing_a_link_both_ways_deadlocks_the_exact_view() {
     for threshold in [1, 2] {

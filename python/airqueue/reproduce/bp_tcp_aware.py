@@ -109,7 +109,7 @@ LOG_WEIGHT = 4e6
 @dataclass(frozen=True)
 class BackpressureParams:
     """The backpressure settings every seed-002 reproduction passes to ``[queue]``
-    (``queue_section``); their readings are in docs/backpressure.md."""
+    (``queue_section``); their readings are in docs/reproductions/backpressure.md."""
 
     #: How long an overheard queue report counts (the model's default).
     report_lifetime: float = 0.05

@@ -58,7 +58,7 @@ TABLE3 = {4: 1.96, 8: 3.45, 16: 4.35, 32: 8.18}
 #: only alpha and beta): ``D``, the per-destination queue limit that also sets the priority
 #: quantisation step ``D / 8``, and the source rate control's queue threshold. Both are
 #: the core's defaults and parameters of every DiffQ reproduction (``diffq_d``,
-#: ``queue_threshold``); the results depend on them (docs/diffq.md, "Sensitivity").
+#: ``queue_threshold``); the results depend on them (docs/reproductions/diffq.md, "Sensitivity").
 DIFFQ_D = 40
 QUEUE_THRESHOLD = 10
 
@@ -66,7 +66,7 @@ QUEUE_THRESHOLD = 10
 #: (every 10 ms, the core's default: AIMD with the same additive step per unit time for
 #: every source, as Chiu and Jain's convergence to fairness needs) or ``"packet"`` (once
 #: per packet sent: the increase per second grows with the rate). A parameter of every
-#: DiffQ reproduction (docs/diffq.md, "Rate update").
+#: DiffQ reproduction (docs/reproductions/diffq.md, "Rate update").
 RATE_UPDATE = "interval"
 RATE_UPDATES = ("interval", "packet")
 

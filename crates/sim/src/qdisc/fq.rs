@@ -238,7 +238,7 @@ impl FairQueue {
     /// neighbour*. The hold is per (class, neighbour): packets of the class bound for
     /// other neighbours still go. Holding the whole class on its head's next hop (this
     /// model before) let a head-of-line packet for a full neighbour stop packets for
-    /// empty ones, which closed the hold cycle traced in docs/fq.md ("Back-pressure
+    /// empty ones, which closed the hold cycle traced in docs/reproductions/fq.md ("Back-pressure
     /// stalls"). The paper's rule can still deadlock by itself, when one class crosses
     /// a link both ways (`tests/fq.rs`). Packets to one next hop keep their order.
     fn sendable(&self, c: NodeId, now: Time) -> Result<usize, Time> {
@@ -651,7 +651,7 @@ mod tests {
     }
 
     /// A hold cycle of `airqueue reproduce fq-protection` (back-pressure threshold 2, seed 5,
-    /// without UDP; docs/fq.md, "Back-pressure stalls"):
+    /// without UDP; docs/reproductions/fq.md, "Back-pressure stalls"):
     /// all packets are the server 84's TCP ACKs, one class by IP source. 71 heads with
     /// an ACK for client 6 via 72 (AODV route 71 -> 6 via 72), 72 heads with an ACK for
     /// client 78 via 71 (route 72 -> 78 via 71, the ACK came 84 -> 85 -> 72), both at

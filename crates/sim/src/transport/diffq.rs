@@ -9,7 +9,7 @@
 //!   3.1 divides TCP's per-ACK step by cwnd for the same reason). A source that could not
 //!   use its rate (a DiffQ-TCP sender blocked by its window) does not increase.
 //! - **Per packet**: the increase per second grows with the rate, MIMD in time, which keeps
-//!   rate ratios instead of equalising them; kept for comparison (docs/diffq.md) and for
+//!   rate ratios instead of equalising them; kept for comparison (docs/reproductions/diffq.md) and for
 //!   the memoryless log rule.
 //!
 //! **AIMD**: `rate += alpha` while `qlen <= threshold`, else `rate *= beta`. The
