@@ -153,7 +153,7 @@ impl OlsrNet {
         self.nodes
             .iter_mut()
             .map(|node| {
-                node.close_stats(now, routing.row(node.id));
+                node.close_stats(now, routing.row(node.id).unwrap_or_default());
                 node.stats
             })
             .collect()
