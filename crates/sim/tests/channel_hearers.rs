@@ -55,13 +55,13 @@ fn hearers_equal_the_definition_over_every_pair() {
             let ch = Channel::new(&cfg, &positions, 1, loss);
             let want = every_pair(&cfg, &positions);
             let mut pairs = 0;
-            for a in 0..positions.len() {
+            for (a, want) in want.iter().enumerate() {
                 let got: Vec<(NodeId, f64)> = ch
                     .hearers(NodeId(a as u32))
                     .iter()
                     .map(|h| (h.node, h.mean_rx_mw))
                     .collect();
-                assert_eq!(got, want[a], "model {k}, {fading:?}, transmitter {a}");
+                assert_eq!(&got, want, "model {k}, {fading:?}, transmitter {a}");
                 for h in ch.hearers(NodeId(a as u32)) {
                     assert_eq!(h.loss, loss(NodeId(a as u32), h.node));
                 }
