@@ -13,12 +13,31 @@
 //!   row and column neighbours hear each other): four coded TCP-SACK flows from the
 //!   corner node under TCP-aware backpressure with its defaults (measured link
 //!   estimates, control packets), as `bp-grid` runs them.
+//!
+//! Scale scenarios (issue 20), files in `benches/scenarios/`, run here for a part of
+//! their duration (`airqueue run FILE --json` runs them whole):
+//! - `mesh1000`, `mesh1000-olsr`, `mesh1000-aodv`: 1,000 random nodes in 4.2 x 4.2 km
+//!   (seed 000's density), 200 random CBR flows of 100 kb/s over 1-6 hops, with static
+//!   routes, OLSR-ETX and AODV;
+//! - `chain10000`: the largest topology, a 10,000-node chain with one flow: mostly setup
+//!   (static routes towards the destinations in use, the channel's hearer lists).
 
 use airqueue_kernel::{RngStream, StreamKey};
 use airqueue_scenario::api::run_value;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde_json::{json, Value};
 use std::path::Path;
+
+/// A scale scenario of `benches/scenarios/`, cut to `duration_s` simulated seconds.
+fn scale(name: &str, duration_s: f64) -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("benches/scenarios")
+        .join(name);
+    let text = std::fs::read_to_string(&path).expect("bench scenario");
+    let mut v = airqueue_scenario::parse::toml_to_json(&text).expect("bench scenario parses");
+    v["duration"] = json!(duration_s);
+    v
+}
 
 fn example(name: &str) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -114,6 +133,10 @@ fn scenarios(c: &mut Criterion) {
         ("tcp-chain", example("tcp-chain.toml")),
         ("tcp-chain-coded", coded(example("tcp-chain.toml"))),
         ("grid-backpressure", grid_backpressure(60.0)),
+        ("mesh1000", scale("mesh1000.toml", 10.0)),
+        ("mesh1000-olsr", scale("mesh1000-olsr.toml", 10.0)),
+        ("mesh1000-aodv", scale("mesh1000-aodv.toml", 10.0)),
+        ("chain10000", scale("chain10000.toml", 10.0)),
     ];
     for (name, v) in cases {
         let probe = run_value(v.clone(), None, None).expect("benchmark scenario validates");

@@ -178,12 +178,16 @@ fn more_plan(
     more::plan(positions.len(), NodeId(f.src), NodeId(f.dst), delivery)
 }
 
-/// Builds the static routing table over the neighbour graph with the configured metric.
+/// The static routing graph: the neighbour graph with the configured metric as link cost.
 /// ETX combines the loss configured by `[[link]]` with the fading loss of each direction
 /// (a probe gets through when neither erases it); a wire is lossless (ETX 1).
-pub fn routing_table(s: &Scenario, positions: &[[f64; 2]], adjacency: &[Vec<u32>]) -> RoutingTable {
+pub fn routing_graph(
+    s: &Scenario,
+    positions: &[[f64; 2]],
+    adjacency: &[Vec<u32>],
+) -> Vec<Vec<GraphEdge>> {
     let radios = s.topology.radio_nodes();
-    let graph: Vec<Vec<GraphEdge>> = adjacency
+    adjacency
         .iter()
         .enumerate()
         .map(|(a, ns)| {
@@ -207,8 +211,30 @@ pub fn routing_table(s: &Scenario, positions: &[[f64; 2]], adjacency: &[Vec<u32>
                 })
                 .collect()
         })
-        .collect();
-    RoutingTable::shortest_paths(&graph)
+        .collect()
+}
+
+/// The nodes packets are routed to: every flow's destination, and its source, which TCP
+/// ACKs, TFRC feedback, coding repair requests and MORE's batch ACKs go back to.
+fn routed_destinations(s: &Scenario) -> Vec<NodeId> {
+    s.flows
+        .iter()
+        .flat_map(|f| [NodeId(f.src), NodeId(f.dst)])
+        .collect()
+}
+
+/// The static routes of the run: shortest paths over [`routing_graph`] towards the nodes
+/// flows send to (one Dijkstra and one column of `n` next hops each, so setup stays
+/// near-linear in nodes and links however large the topology).
+pub fn static_routes(s: &Scenario, positions: &[[f64; 2]], adjacency: &[Vec<u32>]) -> RoutingTable {
+    let graph = routing_graph(s, positions, adjacency);
+    RoutingTable::shortest_paths_to(&graph, &routed_destinations(s))
+}
+
+/// The static routes between every pair of nodes, the dense table (`n x n` entries: for
+/// tests and small topologies; the same routes as [`static_routes`] where both have one).
+pub fn routing_table(s: &Scenario, positions: &[[f64; 2]], adjacency: &[Vec<u32>]) -> RoutingTable {
+    RoutingTable::shortest_paths(&routing_graph(s, positions, adjacency))
 }
 
 /// The 802.11 medium of scenario `s`: [`wifi_config`] plus its `[[rate_change]]`s.
@@ -230,7 +256,7 @@ fn wifi_medium(s: &Scenario) -> WifiConfig {
 /// Assembles the world configuration.
 pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
     let adjacency = neighbour_graph(s, positions);
-    let routing = routing_table(s, positions, &adjacency);
+    let routing = static_routes(s, positions, &adjacency);
     let medium = match (&s.medium, &s.topology) {
         (
             Medium::Wifi,

@@ -3,7 +3,7 @@
 
 use airqueue_kernel::Time;
 use airqueue_scenario::api::{run_json, run_value, Run};
-use airqueue_scenario::build::world_config;
+use airqueue_scenario::build::{neighbour_graph, routing_table, world_config};
 use airqueue_scenario::parse::toml_to_json;
 use airqueue_scenario::validate_and_place;
 use airqueue_sim::{NodeId, World};
@@ -33,9 +33,13 @@ fn chain(routing: &str, duration: f64) -> String {
 
 fn world(text: &str) -> (World, airqueue_sim::net::RoutingTable) {
     let (scenario, positions) = validate_and_place(&toml_to_json(text).unwrap()).unwrap();
-    let cfg = world_config(&scenario, &positions);
-    let table = cfg.routing.clone();
-    (World::new(cfg), table)
+    // The dense static table, to compare every pair with OLSR's.
+    let table = routing_table(
+        &scenario,
+        &positions,
+        &neighbour_graph(&scenario, &positions),
+    );
+    (World::new(world_config(&scenario, &positions)), table)
 }
 
 fn same_routes(a: &airqueue_sim::net::RoutingTable, b: &airqueue_sim::net::RoutingTable) {

@@ -230,7 +230,10 @@ fn crossing(threshold: u32, view: ReportView) -> WorldConfig {
         ..wifi_world(WifiConfig::dsss_default(), positions, flows, duration, 1)
     };
     let shortest = cfg.routing.clone();
-    let mut next: Vec<u32> = shortest.row(NodeId(CROSS_S)).to_vec();
+    let mut next: Vec<u32> = shortest
+        .row(NodeId(CROSS_S))
+        .expect("a dense table")
+        .to_vec();
     let hops: Vec<u32> = (0..5u32)
         .map(|d| shortest.hop_count(NodeId(CROSS_S), NodeId(d)).unwrap())
         .collect();

@@ -30,7 +30,7 @@ use crate::ids::NodeId;
 use crate::medium::wifi::BROADCAST;
 use crate::net::olsr::wire::{hello_bytes, tc_bytes};
 use crate::net::olsr::{
-    warm_start, Bodies, LqAlgorithm, MsgKind, OlsrConfig, OlsrMsg, OlsrNode, OlsrStats,
+    tc_dests, warm_start, Bodies, LqAlgorithm, MsgKind, OlsrConfig, OlsrMsg, OlsrNode, OlsrStats,
 };
 use crate::net::{Packet, RoutingTable, TransportHeader};
 use crate::qdisc::Dequeued;
@@ -153,7 +153,7 @@ impl OlsrNet {
         self.nodes
             .iter_mut()
             .map(|node| {
-                node.close_stats(now, routing.row(node.id));
+                node.close_stats(now, routing.row(node.id).unwrap_or_default());
                 node.stats
             })
             .collect()
@@ -214,6 +214,7 @@ impl World {
                 let made = o.nodes[node.index()].tc(now, &mut body.tc);
                 if let Some((seq, ansn)) = made {
                     body.ansn = ansn;
+                    body.tc_dests = Some(tc_dests(o.nodes[node.index()].metric(), &body.tc));
                     let bytes = tc_bytes(body.tc.len(), etx);
                     let msg = OlsrMsg {
                         kind: MsgKind::Tc,
@@ -260,7 +261,9 @@ impl World {
             return;
         };
         let i = node.index();
-        o.nodes[i].compute_routes(now, &mut o.next_hop, &mut o.hops);
+        if !o.nodes[i].compute_routes(now, &mut o.next_hop, &mut o.hops) {
+            return; // the routes in the table stand
+        }
         let changed = self.routing.set_row(node, &o.next_hop, &o.hops);
         if o.has_table[i] {
             o.nodes[i].stats.route_changes += changed as u64;
@@ -290,20 +293,22 @@ impl World {
             return;
         };
         let n = &mut o.nodes[node.index()];
-        let forward = match msg.kind {
-            MsgKind::Hello => {
+        let forward = match (msg.kind, &body.tc_dests) {
+            (MsgKind::Hello, _) => {
                 n.on_hello(from, msg.hello_seq, &body.hello, now);
                 false
             }
-            MsgKind::Tc => n.on_tc(
+            (MsgKind::Tc, Some(dests)) => n.on_tc(
                 from,
                 msg.originator,
                 msg.seq,
                 body.ansn,
                 pkt.ttl,
-                &body.tc,
+                dests,
                 now,
             ),
+            // Every TC body gets its list when made.
+            (MsgKind::Tc, None) => false,
         };
         if n.dirty {
             self.olsr_schedule_routes(node);

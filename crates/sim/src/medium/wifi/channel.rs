@@ -117,6 +117,20 @@ pub struct Channel {
     pub collided: u64,
 }
 
+/// A distance beyond which the mean received power is below `floor_mw` (doubling from
+/// 1 m; infinite if it never falls that low within 10^7 m).
+fn floor_distance(model: &Propagation, tx: Dbm, floor_mw: f64) -> f64 {
+    let mut d = 1.0;
+    while d < 1e7 {
+        let p = model.rx_power(tx, d).to_mw().0;
+        if p < floor_mw || p <= 0.0 {
+            return d;
+        }
+        d *= 2.0;
+    }
+    f64::INFINITY
+}
+
 impl Channel {
     /// Every node has a radio; `loss(a, b)` gives the erasure probability of frames from
     /// a to b.
@@ -149,22 +163,37 @@ impl Channel {
             Fading::Rayleigh => cs_threshold_mw * 0.1,
         };
         let mut hearers = vec![Vec::new(); n];
-        for (a, pa) in positions.iter().enumerate() {
-            for (b, pb) in positions.iter().enumerate() {
-                if a == b || !on_channel[a] || !on_channel[b] {
-                    continue;
+        // Only pairs closer than where the mean power falls below the floor can hear each
+        // other: a sweep over the radios sorted by x compares just those, so a large
+        // sparse layout costs about n log n, not n^2 (every model loses power with
+        // distance).
+        let reach_m = floor_distance(&cfg.propagation, tx, floor_mw);
+        let mut order: Vec<usize> = (0..n).filter(|&i| on_channel[i]).collect();
+        order.sort_by(|&a, &b| positions[a][0].total_cmp(&positions[b][0]).then(a.cmp(&b)));
+        for (k, &a) in order.iter().enumerate() {
+            let pa = positions[a];
+            for &b in &order[k + 1..] {
+                let pb = positions[b];
+                if pb[0] - pa[0] > reach_m {
+                    break;
                 }
                 let d = ((pa[0] - pb[0]).powi(2) + (pa[1] - pb[1]).powi(2)).sqrt();
                 let p = cfg.propagation.rx_power(tx, d).to_mw().0;
                 if p >= floor_mw && p > 0.0 {
                     let (a, b) = (NodeId(a as u32), NodeId(b as u32));
-                    hearers[a.index()].push(Hearer {
-                        node: b,
-                        mean_rx_mw: p,
-                        loss: loss(a, b),
-                    });
+                    for (from, to) in [(a, b), (b, a)] {
+                        hearers[from.index()].push(Hearer {
+                            node: to,
+                            mean_rx_mw: p,
+                            loss: loss(from, to),
+                        });
+                    }
                 }
             }
+        }
+        // By hearer id, as a scan of every pair lists them.
+        for list in &mut hearers {
+            list.sort_unstable_by_key(|h: &Hearer| h.node);
         }
         let active_mw = hearers.iter().map(|h| vec![0.0; h.len()]).collect();
         Channel {

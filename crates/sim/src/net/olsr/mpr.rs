@@ -16,24 +16,46 @@ pub struct MprScratch {
 }
 
 /// Fills `mpr` (by node id) with `me`'s MPR set: a subset of its symmetric neighbours
-/// such that every strict 2-hop neighbour is reachable through one of them.
-pub fn select(me: NodeId, links: &[Link], now: Time, s: &mut MprScratch, mpr: &mut [bool]) {
+/// such that every strict 2-hop neighbour is reachable through one of them. `known`
+/// lists, ascending, the nodes `me` has a link tuple with (the others have none).
+/// Returns until when the set holds without a change of state: the first expiry of a
+/// symmetric link or 2-hop set it was chosen from.
+pub fn select(
+    me: NodeId,
+    links: &[Link],
+    known: &[u32],
+    now: Time,
+    s: &mut MprScratch,
+    mpr: &mut [bool],
+) -> Time {
     let n = links.len();
+    let mut until = Time::MAX;
     s.coverers.clear();
     s.coverers.resize(n, 0);
     s.covered.clear();
     s.covered.resize(n, false);
     s.in_n1.clear();
-    s.in_n1.extend(links.iter().map(|l| l.is_sym(now)));
+    s.in_n1.resize(n, false);
+    for &x in known {
+        let l = &links[x as usize];
+        if l.is_sym(now) {
+            s.in_n1[x as usize] = true;
+            until = until.min(l.sym_until);
+            if l.two_hop_until > now {
+                until = until.min(l.two_hop_until);
+            }
+        }
+    }
     s.in_n1[me.index()] = false;
     mpr.iter_mut().for_each(|m| *m = false);
     // N2: symmetric neighbours of N's members that are neither me nor in N.
     let in_n2 = |y: NodeId, in_n1: &[bool]| y != me && !in_n1[y.index()];
-    for (x, link) in links.iter().enumerate() {
+    for &x in known {
+        let x = x as usize;
         if !s.in_n1[x] {
             continue;
         }
-        for &(y, _) in link.two_hops(now) {
+        for &(y, _) in links[x].two_hops(now) {
             if in_n2(y, &s.in_n1) {
                 s.coverers[y.index()] += 1;
             }
@@ -41,7 +63,8 @@ pub fn select(me: NodeId, links: &[Link], now: Time, s: &mut MprScratch, mpr: &m
     }
     let mut uncovered = s.coverers.iter().filter(|&&c| c > 0).count();
     // Step 3: neighbours that are the only way to some 2-hop node.
-    for x in 0..n {
+    for &x in known {
+        let x = x as usize;
         if !s.in_n1[x] {
             continue;
         }
@@ -57,7 +80,8 @@ pub fn select(me: NodeId, links: &[Link], now: Time, s: &mut MprScratch, mpr: &m
     // Step 4: greedily by reachability, then degree, then lowest id.
     while uncovered > 0 {
         let mut best: Option<(usize, usize, usize)> = None; // (x, reach, degree)
-        for x in 0..n {
+        for &x in known {
+            let x = x as usize;
             if !s.in_n1[x] || mpr[x] {
                 continue;
             }
@@ -78,6 +102,7 @@ pub fn select(me: NodeId, links: &[Link], now: Time, s: &mut MprScratch, mpr: &m
         mpr[x] = true;
         cover(&links[x], now, me, s, &mut uncovered);
     }
+    until
 }
 
 fn cover(link: &Link, now: Time, me: NodeId, s: &mut MprScratch, uncovered: &mut usize) {
@@ -93,6 +118,11 @@ fn cover(link: &Link, now: Time, me: NodeId, s: &mut MprScratch, uncovered: &mut
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every node id below `n`, as the `known` list.
+    fn all(n: u32) -> Vec<u32> {
+        (0..n).collect()
+    }
 
     /// `me` = 0 with symmetric neighbours and their announced neighbours.
     fn neighbourhood(n: usize, nbrs: &[(u32, &[u32])]) -> Vec<Link> {
@@ -125,6 +155,7 @@ mod tests {
         select(
             NodeId(0),
             &links,
+            &all(9),
             Time::ZERO,
             &mut MprScratch::default(),
             &mut mpr,
@@ -148,11 +179,11 @@ mod tests {
         let mut links = neighbourhood(5, &[(1, &[3]), (2, &[3]), (4, &[])]);
         let mut mpr = vec![false; 5];
         let mut s = MprScratch::default();
-        select(NodeId(0), &links, Time::ZERO, &mut s, &mut mpr);
+        select(NodeId(0), &links, &all(5), Time::ZERO, &mut s, &mut mpr);
         assert_eq!(mpr, [false, true, false, false, false]);
         // 1's link expires: 2 takes over.
         links[1].sym_until = Time::ZERO;
-        select(NodeId(0), &links, Time::ZERO, &mut s, &mut mpr);
+        select(NodeId(0), &links, &all(5), Time::ZERO, &mut s, &mut mpr);
         assert_eq!(mpr, [false, false, true, false, false]);
     }
 }

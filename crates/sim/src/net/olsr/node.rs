@@ -8,7 +8,7 @@
 use super::link::{link_cost, missed_hellos, FfLq, Link, LqAlgorithm, LqWindow, Metric};
 use super::mpr::{self, MprScratch};
 use super::route::{self, RouteScratch};
-use super::topology::{DupEntry, TopoEntry};
+use super::topology::{tc_dests, DupEntry, TcDests, TopoEntry};
 use super::wire::{dequantize, quantize, HelloLink, LinkType, NeighType, TcLink};
 use super::OlsrConfig;
 use crate::ids::NodeId;
@@ -45,11 +45,28 @@ pub struct OlsrStats {
 }
 
 /// One node's OLSR state: dense vectors by node id.
+///
+/// Route calculations and MPR selections cost in proportion to what changed: a
+/// calculation whose inputs (symmetric links and their costs, 2-hop sets, topology
+/// set) are as they were at the last one, none of them expired since, gives the same
+/// routes and is not run again (RFC 3626 10 recalculates "whenever a change is
+/// detected"; the counters still count every recalculation due).
 #[derive(Clone, Debug)]
 pub struct OlsrNode {
     pub id: NodeId,
     cfg: OlsrConfig,
     links: Vec<Link>,
+    /// The ids `links` has a tuple for (or had), ascending: loops over the link set
+    /// visit only these; the other entries were never touched.
+    known: Vec<u32>,
+    /// Bumped by every change of what routes and MPRs are computed from.
+    inputs: u64,
+    /// `inputs` at the last route calculation and MPR selection, and until when their
+    /// results hold (the first expiry among the tuples they used).
+    routes_at: (u64, Time),
+    mprs_at: (u64, Time),
+    /// A HELLO's previous 2-hop list, to tell whether it changed (reused).
+    old_two_hop: Vec<(NodeId, f64)>,
     mpr: Vec<bool>,
     topo: Vec<TopoEntry>,
     dup: Vec<DupEntry>,
@@ -73,6 +90,11 @@ impl OlsrNode {
             id,
             cfg,
             links: vec![Link::default(); n],
+            known: Vec::new(),
+            inputs: 0,
+            routes_at: (u64::MAX, Time::ZERO),
+            mprs_at: (u64::MAX, Time::ZERO),
+            old_two_hop: Vec::new(),
             mpr: vec![false; n],
             topo: vec![TopoEntry::default(); n],
             dup: vec![DupEntry::default(); n],
@@ -123,6 +145,13 @@ impl OlsrNode {
         l.cost(self.metric())
     }
 
+    /// Records that `links[x]` has a tuple (kept ascending, once).
+    fn know(&mut self, x: NodeId) {
+        if let Err(at) = self.known.binary_search(&x.0) {
+            self.known.insert(at, x.0);
+        }
+    }
+
     fn next_seq(&mut self) -> u16 {
         self.msg_seq = self.msg_seq.wrapping_add(1);
         self.msg_seq
@@ -132,7 +161,8 @@ impl OlsrNode {
     pub fn hello(&mut self, now: Time, out: &mut Vec<HelloLink>) -> (u16, u16) {
         self.select_mprs(now);
         out.clear();
-        for (x, l) in self.links.iter().enumerate() {
+        for &x in &self.known {
+            let (x, l) = (x as usize, &self.links[x as usize]);
             if x == self.id.index() || !l.exists(now) {
                 continue;
             }
@@ -188,7 +218,8 @@ impl OlsrNode {
         let h_ms = h.as_nanos() / 1_000_000;
         let me = self.id.index();
         let mut triggered = false;
-        for (x, l) in self.links.iter_mut().enumerate() {
+        for &x in &self.known {
+            let (x, l) = (x as usize, &mut self.links[x as usize]);
             if x == me || !l.exists(now) {
                 continue;
             }
@@ -203,12 +234,14 @@ impl OlsrNode {
         if !triggered {
             return false;
         }
-        for (x, l) in self.links.iter_mut().enumerate() {
+        for &x in &self.known {
+            let (x, l) = (x as usize, &mut self.links[x as usize]);
             if x != me && l.exists(now) && !l.ff.perfect() && l.ff.unpublished() {
                 l.ff.publish();
             }
         }
         self.dirty = true;
+        self.inputs += 1;
         true
     }
 
@@ -223,7 +256,12 @@ impl OlsrNode {
         let hold = self.cfg.neighb_hold_time;
         let (m, window, me) = (self.metric(), self.cfg.lq_window, self.id);
         let ff = m.algorithm == LqAlgorithm::EtxFf;
+        self.know(from);
         let l = &mut self.links[from.index()];
+        // What routes and MPRs see of this link before, to tell whether it changed.
+        let (sym_before, cost_before) = (l.is_sym(now), l.cost(m));
+        let two_hop_before = sym_before && l.two_hop_until > now;
+        std::mem::swap(&mut l.two_hop, &mut self.old_two_hop);
         if !l.exists(now) {
             l.lq = LqWindow::default();
             l.nlq = 0.0;
@@ -276,6 +314,13 @@ impl OlsrNode {
             }
             l.two_hop_until = now + hold;
         }
+        let sym = l.is_sym(now);
+        let changed = sym != sym_before
+            || (sym
+                && (l.cost(m) != cost_before || !two_hop_before || l.two_hop != self.old_two_hop));
+        if changed {
+            self.inputs += 1;
+        }
         self.dirty = true;
     }
 
@@ -284,7 +329,8 @@ impl OlsrNode {
     pub fn tc(&mut self, now: Time, out: &mut Vec<TcLink>) -> Option<(u16, u16)> {
         out.clear();
         let mut changed = false;
-        for x in 0..self.links.len() {
+        for &x in &self.known {
+            let x = x as usize;
             let sel = self.links[x].is_selector(now);
             changed |= sel != self.advertised[x];
             self.advertised[x] = sel;
@@ -320,7 +366,7 @@ impl OlsrNode {
         seq: u16,
         ansn: u16,
         ttl: u8,
-        body: &[TcLink],
+        dests: &TcDests,
         now: Time,
     ) -> bool {
         if orig == self.id {
@@ -341,25 +387,13 @@ impl OlsrNode {
         if t.is_stale(ansn, now) {
             self.stats.tc_ignored += 1;
         } else {
-            let m = Metric {
-                etx: self.cfg.etx,
-                algorithm: self.cfg.lq_algorithm,
-            };
-            let same = t.valid(now)
-                && t.ansn == ansn
-                && t.dests.len() == body.len()
-                && t.dests.iter().zip(body).all(|(d, b)| {
-                    d.0 == b.neighbor && d.1 == m.cost(dequantize(b.lq), dequantize(b.nlq))
-                });
+            let same = t.holds(ansn, dests, now);
             t.until = now + self.cfg.top_hold_time;
             if !same {
                 t.ansn = ansn;
-                t.dests.clear();
-                t.dests.extend(body.iter().map(|b| {
-                    let c = m.cost(dequantize(b.lq), dequantize(b.nlq));
-                    (b.neighbor, c)
-                }));
+                t.dests = Some(dests.clone());
                 self.dirty = true;
+                self.inputs += 1;
             }
         }
         // 3.4.1: forward if the sender selected this node as MPR and the TTL allows.
@@ -371,32 +405,54 @@ impl OlsrNode {
         forward
     }
 
-    /// Recomputes the MPR set (8.3.1) from the current neighbourhood.
+    /// Recomputes the MPR set (8.3.1) from the current neighbourhood (unless it is
+    /// as at the last selection).
     pub fn select_mprs(&mut self, now: Time) {
-        mpr::select(
+        if self.mprs_at.0 == self.inputs && now < self.mprs_at.1 {
+            return;
+        }
+        let until = mpr::select(
             self.id,
             &self.links,
+            &self.known,
             now,
             &mut self.mpr_scratch,
             &mut self.mpr,
         );
+        self.mprs_at = (self.inputs, until);
     }
 
     /// The routing table calculation (10) into `next_hop` and `hops` (length n).
-    pub fn compute_routes(&mut self, now: Time, next_hop: &mut [u32], hops: &mut [u32]) {
+    /// Returns `false`, writing nothing, when nothing it reads changed or expired since
+    /// the last calculation: that one's routes stand.
+    pub fn compute_routes(&mut self, now: Time, next_hop: &mut [u32], hops: &mut [u32]) -> bool {
         self.select_mprs(now);
-        route::compute(
+        self.dirty = false;
+        self.stats.route_recomputations += 1;
+        if self.routes_at.0 == self.inputs && now < self.routes_at.1 {
+            return false;
+        }
+        let until = route::compute(
             self.id,
             self.metric(),
             &self.links,
+            &self.known,
             &self.topo,
             now,
             &mut self.route_scratch,
             next_hop,
             hops,
         );
-        self.dirty = false;
-        self.stats.route_recomputations += 1;
+        self.routes_at = (self.inputs, until);
+        true
+    }
+
+    /// Forgets the last route calculation and MPR selection, so that the next ones run
+    /// in full (tests compare them with the ones that are skipped).
+    #[cfg(test)]
+    pub(crate) fn forget_last_calculation(&mut self) {
+        self.routes_at = (u64::MAX, Time::ZERO);
+        self.mprs_at = (u64::MAX, Time::ZERO);
     }
 
     /// Fills the gauges of `stats` from the state at `now`; `next_hop` is the node's
@@ -407,7 +463,8 @@ impl OlsrNode {
         let (mut sum, mut count, mut min_lq) = (0.0, 0u64, f64::INFINITY);
         s.mprs = 0;
         s.mpr_selectors = 0;
-        for (x, l) in self.links.iter().enumerate() {
+        for &x in &self.known {
+            let (x, l) = (x as usize, &self.links[x as usize]);
             if x == me || !l.is_sym(now) {
                 continue;
             }
@@ -472,6 +529,7 @@ pub fn warm_start(nodes: &mut [OlsrNode], graph: &[Vec<(NodeId, f64)>], now: Tim
             if fwd == 0 || rev == 0 {
                 continue; // no HELLO would get through: no link
             }
+            node.know(j);
             let l = &mut node.links[j.index()];
             l.lq = LqWindow::filled(fwd, w);
             // What j would report: its window of i's HELLOs, quantised as on the air.
@@ -526,6 +584,8 @@ pub fn warm_start(nodes: &mut [OlsrNode], graph: &[Vec<(NodeId, f64)>], now: Tim
         };
         nodes[o].stats.tcs_originated = 0;
         nodes[o].msg_seq = 0;
+        // One list for every node that prices links as the originator does.
+        let (m_orig, shared) = (nodes[o].metric(), tc_dests(nodes[o].metric(), &body));
         for (i, node) in nodes.iter_mut().enumerate() {
             if i == o {
                 continue;
@@ -534,11 +594,14 @@ pub fn warm_start(nodes: &mut [OlsrNode], graph: &[Vec<(NodeId, f64)>], now: Tim
             let t = &mut node.topo[o];
             t.ansn = ansn;
             t.until = now + node.cfg.top_hold_time;
-            t.dests.clear();
-            t.dests.extend(
-                body.iter()
-                    .map(|b| (b.neighbor, m.cost(dequantize(b.lq), dequantize(b.nlq)))),
-            );
+            t.dests = Some(if m == m_orig {
+                shared.clone()
+            } else {
+                tc_dests(m, &body)
+            });
         }
+    }
+    for node in nodes.iter_mut() {
+        node.inputs += 1;
     }
 }

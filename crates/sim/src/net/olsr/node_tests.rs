@@ -1,7 +1,7 @@
 //! Unit tests of one OLSR node's state machine, messages handed in by hand.
 
 use super::wire::{HelloLink, LinkType, NeighType, TcLink};
-use super::{warm_start, LqAlgorithm, OlsrConfig, OlsrNode};
+use super::{tc_dests, warm_start, LqAlgorithm, OlsrConfig, OlsrNode};
 use crate::ids::NodeId;
 use crate::net::routing::NO_ROUTE;
 use airqueue_kernel::Time;
@@ -179,6 +179,10 @@ fn tcs_are_processed_once_and_forwarded_by_mprs_only() {
         lq: 255,
         nlq: 255,
     }];
+    let (adv, none) = (
+        tc_dests(ns[2].metric(), &adv),
+        tc_dests(ns[2].metric(), &[]),
+    );
     // A TC of 0 relayed by 1 (which selected 2 as MPR) reaches 2: processed, forwarded.
     assert!(ns[2].on_tc(NodeId(1), NodeId(0), 40, 1, 254, &adv, now));
     assert_eq!(ns[2].topology(NodeId(0)).dests(now), &[(NodeId(1), 1.0)]);
@@ -194,7 +198,7 @@ fn tcs_are_processed_once_and_forwarded_by_mprs_only() {
     // TTL 1: processed but not forwarded.
     assert!(!ns[1].on_tc(NodeId(0), NodeId(0), 41, 2, 1, &adv, now));
     // An older ANSN is ignored.
-    assert!(!ns[2].on_tc(NodeId(1), NodeId(0), 42, 0, 1, &[], now));
+    assert!(!ns[2].on_tc(NodeId(1), NodeId(0), 42, 0, 1, &none, now));
     assert_eq!(ns[2].topology(NodeId(0)).dests(now), &[(NodeId(1), 1.0)]);
     // Topology tuples expire after TOP_HOLD_TIME.
     assert!(ns[2]
@@ -395,4 +399,73 @@ fn etx_ff_lost_packets_lower_lq_only_past_the_hysteresis() {
     assert!((last - 0.8).abs() < 0.06, "{published:?}");
     let steps = published.windows(2).filter(|w| w[0] != w[1]).count();
     assert!((1..=4).contains(&steps), "{steps} steps: {published:?}");
+}
+
+proptest::proptest! {
+    /// Skipping a route calculation (or MPR selection) whose inputs did not change or
+    /// expire gives what a full one gives, after random sequences of lossy HELLOs, TCs,
+    /// link-quality ticks and waits, with either estimator.
+    #[test]
+    fn skipped_calculations_equal_full_ones(
+        ops in proptest::collection::vec((0u8..4, 0usize..6, 0u32..64, 0u64..3000), 1..120),
+        window in proptest::bool::ANY,
+    ) {
+        // Two triangles joined by one link, plus a pendant node.
+        let edges = [(0u32, 1u32), (1, 2), (0, 2), (2, 3), (3, 4), (4, 5), (3, 5), (5, 1)];
+        let n = 6;
+        let mut ns = nodes(n, if window { window_cfg() } else { cfg() });
+        let mut now = t(0);
+        let mut routes = vec![(vec![NO_ROUTE; n], vec![NO_ROUTE; n]); n];
+        let (mut next, mut hops) = (vec![0; n], vec![0; n]);
+        for (op, i, mask, wait) in ops {
+            match op {
+                // A HELLO of i, lost at the neighbours whose bit of `mask` is set.
+                0 => {
+                    let (seq, body) = hello_of(&mut ns[i], now);
+                    for (k, &(a, b)) in edges.iter().enumerate() {
+                        let other = match (a as usize == i, b as usize == i) {
+                            (true, _) => b,
+                            (_, true) => a,
+                            _ => continue,
+                        };
+                        if mask & (1 << (k % 6)) == 0 {
+                            ns[other as usize].on_packet(NodeId(i as u32), seq, now);
+                            ns[other as usize].on_hello(NodeId(i as u32), seq, &body, now);
+                        }
+                    }
+                }
+                // A TC of i handed to every node that has i's neighbours as neighbours.
+                1 => {
+                    let mut body = Vec::new();
+                    if let Some((seq, ansn)) = ns[i].tc(now, &mut body) {
+                        let dests = tc_dests(ns[i].metric(), &body);
+                        for (k, node) in ns.iter_mut().enumerate() {
+                            if k != i && mask & (1 << k) == 0 {
+                                let from = NodeId(((k + 1) % n) as u32);
+                                node.on_tc(from, NodeId(i as u32), seq, ansn, 255, &dests, now);
+                            }
+                        }
+                    }
+                }
+                2 => {
+                    ns[i].lq_tick(now);
+                }
+                _ => now += t(wait),
+            }
+            for (k, node) in ns.iter_mut().enumerate() {
+                let mut full = node.clone();
+                full.forget_last_calculation();
+                if node.compute_routes(now, &mut next, &mut hops) {
+                    routes[k] = (next.clone(), hops.clone());
+                }
+                let (mut fnext, mut fhops) = (vec![0; n], vec![0; n]);
+                proptest::prop_assert!(full.compute_routes(now, &mut fnext, &mut fhops));
+                proptest::prop_assert_eq!(&routes[k].0, &fnext, "node {} at {:?}", k, now);
+                proptest::prop_assert_eq!(&routes[k].1, &fhops, "node {} at {:?}", k, now);
+                for x in 0..n as u32 {
+                    proptest::prop_assert_eq!(node.is_mpr(NodeId(x)), full.is_mpr(NodeId(x)));
+                }
+            }
+        }
+    }
 }

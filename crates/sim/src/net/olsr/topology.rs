@@ -1,9 +1,26 @@
 //! The topology set (RFC 3626 sections 4.4, 9.5) and the duplicate set (3.4), kept
 //! per originator in dense vectors by node id.
+//!
+//! A TC's advertised links with their costs are one shared list ([`TcDests`]), made
+//! once when the TC is originated: every node that takes the TC holds the same list,
+//! so the route calculations of all nodes read the same few kilobytes rather than a
+//! copy each.
 
-use super::wire::seq_newer;
+use super::link::Metric;
+use super::wire::{dequantize, seq_newer, TcLink};
 use crate::ids::NodeId;
 use airqueue_kernel::Time;
+use std::sync::Arc;
+
+/// A TC's advertised neighbours with the cost of the originator's link to each.
+pub type TcDests = Arc<[(NodeId, f64)]>;
+
+/// The advertised links of a TC body priced under `m`.
+pub fn tc_dests(m: Metric, body: &[TcLink]) -> TcDests {
+    body.iter()
+        .map(|b| (b.neighbor, m.cost(dequantize(b.lq), dequantize(b.nlq))))
+        .collect()
+}
 
 /// The topology tuples of one originator (T_last_addr): the neighbours it advertised
 /// (T_dest_addr) with their link costs, under one ANSN (T_seq) and one T_time (a TC
@@ -12,7 +29,7 @@ use airqueue_kernel::Time;
 pub struct TopoEntry {
     pub ansn: u16,
     pub until: Time,
-    pub dests: Vec<(NodeId, f64)>,
+    pub dests: Option<TcDests>,
 }
 
 impl TopoEntry {
@@ -23,16 +40,25 @@ impl TopoEntry {
 
     #[inline]
     pub fn dests(&self, now: Time) -> &[(NodeId, f64)] {
-        if self.valid(now) {
-            &self.dests
-        } else {
-            &[]
+        match &self.dests {
+            Some(d) if self.valid(now) => d,
+            _ => &[],
         }
     }
 
     /// Whether a TC with `ansn` is to be ignored (9.5 step 2: older than what is held).
     pub fn is_stale(&self, ansn: u16, now: Time) -> bool {
         self.valid(now) && seq_newer(self.ansn, ansn)
+    }
+
+    /// Whether the entry holds, now, exactly `dests` under `ansn`.
+    pub fn holds(&self, ansn: u16, dests: &TcDests, now: Time) -> bool {
+        self.valid(now)
+            && self.ansn == ansn
+            && self
+                .dests
+                .as_ref()
+                .is_some_and(|d| Arc::ptr_eq(d, dests) || **d == **dests)
     }
 }
 
@@ -79,7 +105,7 @@ mod tests {
         let e = TopoEntry {
             ansn: 10,
             until: Time::from_secs(15),
-            dests: vec![],
+            dests: None,
         };
         assert!(e.is_stale(9, Time::ZERO));
         assert!(!e.is_stale(10, Time::ZERO));

@@ -109,6 +109,8 @@ pub struct Body {
     pub ansn: u16,
     pub hello: Vec<HelloLink>,
     pub tc: Vec<TcLink>,
+    /// A TC's links priced as receivers store them, made once by the originator.
+    pub tc_dests: Option<super::TcDests>,
 }
 
 /// The ring of message bodies (see the module doc).
@@ -145,6 +147,7 @@ impl Bodies {
         b.ansn = 0;
         b.hello.clear();
         b.tc.clear();
+        b.tc_dests = None;
         (id, b)
     }
 
