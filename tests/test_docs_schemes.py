@@ -3,7 +3,7 @@
 1. Every ```toml block of a scheme page whose first line is ``# complete scenario`` runs
    (for a couple of simulated seconds) and conserves packets; every page has one.
 2. Relative links on those pages and in ARCHITECTURE.md point at files that exist,
-   inside the repository (docs/reproductions/ is written on another branch).
+   inside the repository.
 3. Every source path ARCHITECTURE.md and the scheme pages name in backticks exists:
    from the repository root (`crates/...`, `python/airqueue/...`), inside a crate
    (`qdisc/fq.rs`, `world/tcp.rs`, `src/lib.rs`), or, for a bare file name (`pi.rs`),
@@ -30,9 +30,7 @@ SCHEMES = sorted((ROOT / "docs" / "schemes").glob("*.md"))
 ARCHITECTURE = ROOT / "ARCHITECTURE.md"
 COMPLETE = "# complete scenario"
 RUN_S = 2.0
-PENDING_LINKS = {
-    "reproductions": "docs/reproductions/ is written on another branch; remove on merge",
-}
+PENDING_LINKS: dict[str, str] = {}
 CRATES = sorted(p for p in (ROOT / "crates").iterdir() if p.is_dir())
 # Where a short path such as `qdisc/fq.rs`, `phy/src/edca.rs` or `aodv/` is looked up:
 # crates/, each crate and its src/, and the sim crate's module directories.

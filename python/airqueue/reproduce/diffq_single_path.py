@@ -106,8 +106,8 @@ class Config:
     schemes: tuple[str, ...] = SCHEMES
     #: ``[routing] kind``: ``"olsr"`` (OLSR with ETX measured by olsrd's etx_ff, as the
     #: paper's testbed ran, section 6.1; warm-started from the idle network's routes),
-    #: the default, or ``"static"`` (shortest ETX paths computed before the run, the
-    #: default before OLSR existed).
+    #: the default, or ``"static"`` (shortest ETX paths computed before the run, with no
+    #: routing traffic).
     routing: str = "olsr"
 
     @classmethod

@@ -14,7 +14,7 @@ fn cfg() -> OlsrConfig {
     OlsrConfig::default()
 }
 
-/// The HELLO-window estimator (airqueue's earlier default).
+/// The HELLO-window estimator: the fraction of the last `lq_window` HELLOs received.
 fn window_cfg() -> OlsrConfig {
     OlsrConfig {
         lq_algorithm: LqAlgorithm::HelloWindow,
