@@ -66,8 +66,8 @@ def test_tcp_throughput_falls_with_hop_count_as_on_the_testbed(quick):
     """Table 2's shape: each extra hop costs throughput, and the 2-, 3- and 4-hop flows
     keep a share of the 1-hop throughput within 0.05 of the testbed's (0.54, 0.34,
     0.29). 0.05 leaves room for the quick run's shorter flows (the full run's shares are
-    closer, docs/reproductions/diffq.md), while a wrong carrier-sense range (no spatial reuse on the chain),
-    interframe space or retry behaviour would move a share by more."""
+    closer, docs/reproductions/diffq.md), while a wrong carrier-sense range (no spatial
+    reuse on the chain), interframe space or retry behaviour would move a share by more."""
     goodput = [
         quick.row(f"TCP-SACK, {h} hop{'s' if h > 1 else ''}: goodput, Mb/s (Table 2)").ours
         for h in (1, 2, 3, 4)

@@ -83,7 +83,7 @@ _DIFFQ_TCP_BELOW_HALF_WITHOUT_DELACK = pytest.mark.xfail(
     strict=True,
     reason="without delayed ACKs (not the paper's Linux testbed) DiffQ-TCP's 3-hop flow "
     "gets under half of the fair share: quick 0.404, 95% CI 0.103-0.705; full (5 "
-    "seeds of 120 s) 0.430, 0.368-0.492 (docs/reproductions/diffq.md, 'Where the reproductions stand')",
+    "seeds of 120 s) 0.430, 0.368-0.492 (docs/reproductions/diffq.md, 'Starvation')",
 )
 
 
@@ -251,8 +251,8 @@ def test_sensitivity_quick_reruns_the_headlines_per_point(tmp_path):
         for t in ("D=40, threshold=10, window=64", "D=16, threshold=2, window=64")
     ]
     assert sack[0] == sack[1]
-    # The finding docs/reproductions/diffq.md reports: a finer priority step (smaller D, threshold D/8)
-    # makes DiffQ-TCP fairer on the mesh. The full grid separates the 16-flow Jain
+    # The finding docs/reproductions/diffq.md reports: a finer priority step (smaller D,
+    # threshold D/8) makes DiffQ-TCP fairer on the mesh. The full grid separates the 16-flow Jain
     # intervals; the quick run's 3 scenarios do not, so here only the direction of Jain's
     # index is checked. The median ratio is not checked: over 3 scenarios its intervals
     # are too wide to order (docs/reproductions/diffq.md, "Sensitivity").

@@ -146,6 +146,9 @@ def page_data(
         "aggregate_goodput_bps": _finite(summary.get("aggregate_goodput_bps")),
         "jain_index": _finite(summary.get("jain_index")),
         "queue_kind": str((scenario.get("queue") or {}).get("kind", "")),
+        # AODV and OLSR choose paths during the run; the routes table holds the shortest
+        # path they settle on in the idle network, and the page says so.
+        "routing_kind": str((scenario.get("routing") or {}).get("kind", "static")),
         "nodes": {
             "x": [round(v, 2) for v in xs],
             "y": [round(v, 2) for v in ys],

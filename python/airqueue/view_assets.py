@@ -358,7 +358,10 @@ PAGE_JS = r"""
     const f = D.flows[id];
     $("flow-info").innerHTML = esc(f.kind) + " from node " + f.src + " to " + f.dst +
       ", mean goodput " + rate(f.goodput_kbps) + "<br>route: " +
-      (f.route.length ? f.route.join(" \u2192 ") : "none recorded");
+      (f.route.length ? f.route.join(" \u2192 ") : "none recorded") +
+      (f.route.length && D.routing_kind && D.routing_kind !== "static"
+        ? " (the idle network's shortest path; " + esc(D.routing_kind.toUpperCase()) +
+          " may have used others)" : "");
     chart("goodput (kb/s)", D.times_s, f.frames_kbps, flowColour(id));
     if (f.cwnd) chart("TCP cwnd (packets)", f.cwnd.t, f.cwnd.v, "#444");
     if (f.rtt_ms) chart("TCP smoothed RTT (ms)", f.rtt_ms.t, f.rtt_ms.v, "#8c564b");
