@@ -242,6 +242,20 @@ def test_every_claim_listed_in_the_docs_is_in_the_registry():
         assert not unknown, f"{page}: claim ids not in the registry: {sorted(unknown)}"
 
 
+#: The reproduction page of each seed paper, by the id's seed number.
+PAGES = {"000": "diffq.md", "001": "fq.md", "002": "backpressure.md", "004": "dqm.md"}
+
+
+def test_every_registry_claim_is_in_its_papers_page():
+    assert set(PAGES) == set(SEED_FILES)
+    claims = all_claims()
+    for seed, name in PAGES.items():
+        cited = _doc_ids(DOCS / "reproductions" / name)
+        wanted = {c.id for c in claims if c.id.startswith(f"{seed}-")}
+        assert not wanted - cited, f"{name} lacks {sorted(wanted - cited)}"
+        assert all(i.startswith(f"{seed}-") for i in cited), f"{name} cites another paper"
+
+
 def test_docs_claims_page_lists_every_claim():
     listed = _doc_ids(DOCS / "claims.md")
     registry = {c.id for c in all_claims()}
