@@ -252,6 +252,21 @@ impl Propagation {
         }
     }
 
+    /// A distance beyond which the mean received power from `tx_power` is below
+    /// `floor_mw`: doubling from 1 m, infinite if it never falls that low within 10^7 m.
+    /// Every model here loses power with distance, so no pair farther apart reaches it.
+    pub fn distance_below(&self, tx_power: Dbm, floor_mw: f64) -> f64 {
+        let mut d = 1.0;
+        while d < 1e7 {
+            let p = self.rx_power(tx_power, d).to_mw().0;
+            if p < floor_mw || p <= 0.0 {
+                return d;
+            }
+            d *= 2.0;
+        }
+        f64::INFINITY
+    }
+
     /// Received power at `distance_m` from a transmitter sending at `tx_power`.
     pub fn rx_power(&self, tx_power: Dbm, distance_m: f64) -> Dbm {
         let d = clean_distance(distance_m);

@@ -3,7 +3,7 @@
 //! `queues`, `cwnd`, `rates`) as typed columns filled from each drain of the run's
 //! [`Traces`], so that no trace is held for the whole run or as a JSON value per cell.
 
-use crate::build::{neighbour_graph, propagation_model, routing_table};
+use crate::build::{neighbour_graph, propagation_model, static_routes};
 use crate::schema::{FlowKind, Medium, QueueKind, Scenario};
 use airqueue_kernel::Time;
 use airqueue_phy::Dbm;
@@ -448,7 +448,7 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
 /// path those protocols settle on in the idle network, not a record of where packets
 /// went; backpressure and MORE forward off it. A flow without a route has no rows.
 fn routes_table(s: &Scenario, positions: &[[f64; 2]]) -> Value {
-    let table = routing_table(s, positions, &neighbour_graph(s, positions));
+    let table = static_routes(s, positions, &neighbour_graph(s, positions));
     let mut routes = Columns::default();
     for (i, f) in s.flows.iter().enumerate() {
         let (src, dst) = (NodeId(f.src), NodeId(f.dst));
@@ -494,15 +494,29 @@ fn links_table(s: &Scenario, positions: &[[f64; 2]]) -> Value {
             let r = &s.radio;
             let model = propagation_model(r.propagation, r.tx_range_m, r.cs_range_m);
             let radios = (s.topology.radio_nodes() as usize).min(positions.len());
-            for a in 0..radios {
-                for b in a + 1..radios {
-                    let [xa, ya] = positions[a];
+            let tx = Dbm(r.tx_power_dbm);
+            // Only pairs closer than where the power falls below the threshold can be
+            // links: a sweep over x finds them without visiting all n^2 pairs.
+            let reach_m = model.distance_below(tx, Dbm(r.rx_threshold_dbm).to_mw().0);
+            let mut by_x: Vec<usize> = (0..radios).collect();
+            by_x.sort_by(|&a, &b| positions[a][0].total_cmp(&positions[b][0]));
+            let mut pairs = Vec::new();
+            for (i, &a) in by_x.iter().enumerate() {
+                let [xa, ya] = positions[a];
+                for &b in by_x[i + 1..].iter() {
                     let [xb, yb] = positions[b];
-                    let power = model.rx_power(Dbm(r.tx_power_dbm), (xa - xb).hypot(ya - yb));
+                    if xb - xa > reach_m {
+                        break;
+                    }
+                    let power = model.rx_power(tx, (xa - xb).hypot(ya - yb));
                     if power.0 >= r.rx_threshold_dbm {
-                        push(a, b, "radio", num(power.0));
+                        pairs.push((a.min(b), a.max(b), power.0));
                     }
                 }
+            }
+            pairs.sort_by_key(|&(a, b, _)| (a, b));
+            for (a, b, power) in pairs {
+                push(a, b, "radio", num(power));
             }
             for (a, b) in s.topology.wires() {
                 push(a as usize, b as usize, "wire", Value::Null);

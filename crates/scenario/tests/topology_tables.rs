@@ -89,3 +89,55 @@ fn a_bss_has_wires_to_its_hosts() {
     assert!(links["rx_power_dbm"][3].is_null());
     assert_eq!(ints(&t["routes"]["node"]), [3, 0, 1]);
 }
+
+/// The links of a random mesh are exactly the pairs within decode range by the
+/// definition (received power over the two-ray model at or above the receive threshold,
+/// which the default `tx_range` of 250 m sets), found without the all-pairs loop.
+#[test]
+fn random_mesh_links_are_every_pair_within_decode_range() {
+    let report: Value = serde_json::from_str(&run_json(
+        &toml_to_json(
+            "duration = 0.5\n[topology]\nkind = \"random\"\nnodes = 120\narea = [1500.0, 1500.0]\n\
+             [[flow]]\nkind = \"udp\"\nsrc = 0\ndst = 1\nrate = 1e5\n",
+        )
+        .unwrap()
+        .to_string(),
+        None,
+        None,
+    ))
+    .unwrap();
+    let t = &report["tables"];
+    let xs: Vec<f64> = t["nodes"]["x_m"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    let ys: Vec<f64> = t["nodes"]["y_m"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    let mut expected = Vec::new();
+    for a in 0..xs.len() {
+        for b in a + 1..xs.len() {
+            let d = (xs[a] - xs[b]).hypot(ys[a] - ys[b]);
+            // Two-ray ground is strictly decreasing, so within 1 mm of the range the
+            // pair is left out of the comparison rather than decided by rounding.
+            if (d - 250.0).abs() > 1e-3 && d < 250.0 {
+                expected.push((a as i64, b as i64));
+            }
+        }
+    }
+    let got: Vec<(i64, i64)> = ints(&t["links"]["a"])
+        .into_iter()
+        .zip(ints(&t["links"]["b"]))
+        .filter(|&(a, b)| {
+            let d = (xs[a as usize] - xs[b as usize]).hypot(ys[a as usize] - ys[b as usize]);
+            (d - 250.0).abs() > 1e-3
+        })
+        .collect();
+    assert!(expected.len() > 100, "{}", expected.len());
+    assert_eq!(got, expected);
+}

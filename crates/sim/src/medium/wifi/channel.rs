@@ -117,20 +117,6 @@ pub struct Channel {
     pub collided: u64,
 }
 
-/// A distance beyond which the mean received power is below `floor_mw` (doubling from
-/// 1 m; infinite if it never falls that low within 10^7 m).
-fn floor_distance(model: &Propagation, tx: Dbm, floor_mw: f64) -> f64 {
-    let mut d = 1.0;
-    while d < 1e7 {
-        let p = model.rx_power(tx, d).to_mw().0;
-        if p < floor_mw || p <= 0.0 {
-            return d;
-        }
-        d *= 2.0;
-    }
-    f64::INFINITY
-}
-
 impl Channel {
     /// Every node has a radio; `loss(a, b)` gives the erasure probability of frames from
     /// a to b.
@@ -167,7 +153,7 @@ impl Channel {
         // other: a sweep over the radios sorted by x compares just those, so a large
         // sparse layout costs about n log n, not n^2 (every model loses power with
         // distance).
-        let reach_m = floor_distance(&cfg.propagation, tx, floor_mw);
+        let reach_m = cfg.propagation.distance_below(tx, floor_mw);
         let mut order: Vec<usize> = (0..n).filter(|&i| on_channel[i]).collect();
         order.sort_by(|&a, &b| positions[a][0].total_cmp(&positions[b][0]).then(a.cmp(&b)));
         for (k, &a) in order.iter().enumerate() {
