@@ -287,20 +287,13 @@ pub struct Metrics {
     pub bins: u64,
     /// The first bin not closed yet: every flow's `open_bin_*` counts belong to it.
     pub open_bin: u64,
-    pub warmup: Time,
     pub created: u64,
     pub delivered: u64,
     pub dropped: u64,
 }
 
 impl Metrics {
-    pub fn new(
-        node_count: usize,
-        windows: &[(Time, Time)],
-        duration: Time,
-        warmup: Time,
-        bin: Time,
-    ) -> Self {
+    pub fn new(node_count: usize, windows: &[(Time, Time)], duration: Time, bin: Time) -> Self {
         let bin = Time::from_nanos(bin.as_nanos().max(1));
         let bins = duration.as_nanos().div_ceil(bin.as_nanos());
         let flows = windows
@@ -321,7 +314,6 @@ impl Metrics {
             bin,
             bins,
             open_bin: 0,
-            warmup,
             created: 0,
             delivered: 0,
             dropped: 0,
@@ -545,7 +537,6 @@ mod tests {
             1,
             &[window, window],
             Time::from_millis(2500),
-            Time::ZERO,
             Time::from_secs(1),
         )
     }

@@ -579,7 +579,7 @@ impl World {
             .iter()
             .map(|f| (f.start.max(cfg.warmup), f.stop.min(cfg.duration)))
             .collect();
-        let metrics = Metrics::new(n, &windows, cfg.duration, cfg.warmup, cfg.bin);
+        let metrics = Metrics::new(n, &windows, cfg.duration, cfg.bin);
         let mut timers = Timers::new();
         let flows = cfg
             .flows
