@@ -108,39 +108,30 @@ impl QdiscConfig {
             QdiscConfig::DropTail {
                 capacity_pkts,
                 ecn_mark_fraction,
-            } => Qdisc::DropTail(match ecn_mark_fraction {
+            } => Box::new(match ecn_mark_fraction {
                 Some(f) => DropTail::with_ecn_marking(*capacity_pkts as usize, *f),
                 None => DropTail::new(*capacity_pkts as usize),
             }),
-            QdiscConfig::DiffQ(cfg) => Qdisc::DiffQ(Box::new(DiffQ::new(
+            QdiscConfig::DiffQ(cfg) => Box::new(DiffQ::new(
                 cfg.clone(),
                 node,
                 node_count,
                 stream("qdisc.diffq"),
-            ))),
-            QdiscConfig::FairQueue(cfg) => {
-                Qdisc::FairQueue(Box::new(FairQueue::new(cfg.clone(), node, node_count)))
-            }
-            QdiscConfig::Red(cfg) => {
-                Qdisc::Red(Box::new(Red::new(cfg.clone(), stream("qdisc.red"))))
-            }
-            QdiscConfig::Pi(cfg) => Qdisc::Pi(Box::new(Pi::new(cfg.clone(), stream("qdisc.pi")))),
+            )),
+            QdiscConfig::FairQueue(cfg) => Box::new(FairQueue::new(cfg.clone(), node, node_count)),
+            QdiscConfig::Red(cfg) => Box::new(Red::new(cfg.clone(), stream("qdisc.red"))),
+            QdiscConfig::Pi(cfg) => Box::new(Pi::new(cfg.clone(), stream("qdisc.pi"))),
             QdiscConfig::Dqm { cfg, access_point } => {
                 if node == *access_point && link_to.is_none() {
                     let rng = stream("qdisc.dqm");
-                    Qdisc::Dqm(Box::new(Dqm::new(cfg.clone(), node, node_count, rng)))
+                    Box::new(Dqm::new(cfg.clone(), node, node_count, rng))
                 } else {
-                    Qdisc::DropTail(DropTail::new(cfg.capacity_pkts as usize))
+                    Box::new(DropTail::new(cfg.capacity_pkts as usize))
                 }
             }
             QdiscConfig::Backpressure(cfg) => {
                 let rng = stream("qdisc.backpressure");
-                Qdisc::Backpressure(Box::new(Backpressure::new(
-                    cfg.clone(),
-                    node,
-                    node_count,
-                    rng,
-                )))
+                Box::new(Backpressure::new(cfg.clone(), node, node_count, rng))
             }
         }
     }
@@ -412,7 +403,7 @@ impl WifiMedium {
                     let mut q = cfg.qdisc.build(cfg.seed, node, None, n);
                     // Backpressure's link weight R_ij (1 - p_ij) with the static model:
                     // the configured data rate and `[[link]]` loss (seed 002, 4.1.1).
-                    if let Qdisc::Backpressure(b) = &mut q {
+                    if let Some(b) = q.downcast_mut::<Backpressure>() {
                         let rate = wifi.data_rate.bps() as f64;
                         for j in (0..n as u32).map(NodeId) {
                             b.set_link(j, rate, loss(node, j));
@@ -567,7 +558,7 @@ impl World {
             } => {
                 for &(a, b) in &w.links {
                     wires.add_duplex(a, b, w.bandwidth_bps, w.delay, |_, _| {
-                        Qdisc::DropTail(DropTail::new(w.capacity_pkts as usize))
+                        Box::new(DropTail::new(w.capacity_pkts as usize))
                     });
                 }
                 let radio = |node: NodeId| radio.get(node.index()).copied().unwrap_or(false);
@@ -939,10 +930,7 @@ impl World {
                     WifiOutput::TxStatus(st) => {
                         let now = self.events.now();
                         if let Some(WifiMedium { qdiscs, .. }) = &mut self.wifi {
-                            if let Qdisc::Backpressure(b) = &mut qdiscs[st.node.index()] {
-                                let (aired, rates) = (st.aired, st.aired_half_mbps);
-                                b.on_tx_status(st.next_hop, now, aired, st.success, rates);
-                            }
+                            qdiscs[st.node.index()].on_tx_status(&st, now);
                         }
                         if !st.success && self.aodv.is_some() {
                             self.aodv_tx_failed(st.node, st.next_hop);
@@ -1281,13 +1269,13 @@ impl World {
                 .sum();
             let radio = self.wifi.as_ref().map_or(0, |w| w.qdiscs[node].len());
             let len = wired + radio;
-            let dqm = (self.wifi.as_mut()).and_then(|w| w.qdiscs[node].dqm_sample());
+            let sample = (self.wifi.as_mut()).and_then(|w| w.qdiscs[node].sample());
             self.metrics.record_queue(QueueSample {
                 at: now,
                 node: id,
                 len_pkts: len as u32,
-                q_ref_pkts: dqm.map(|(q_ref, _)| q_ref),
-                queue_delay_s: dqm.and_then(|(_, delay)| delay),
+                q_ref_pkts: sample.and_then(|s| s.reference_pkts),
+                queue_delay_s: sample.and_then(|s| s.mean_sojourn_s),
             });
         }
     }

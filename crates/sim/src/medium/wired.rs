@@ -23,7 +23,7 @@ pub struct LinkStats {
 }
 
 /// One direction of a point-to-point link.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct WiredLink {
     pub from: NodeId,
     pub to: NodeId,
@@ -107,7 +107,7 @@ impl WiredLink {
 }
 
 /// All wired links, with each node's outgoing links for next-hop lookup.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct WiredNet {
     pub links: Vec<WiredLink>,
     /// `out[node]`: (neighbour, link towards it), sorted by neighbour.

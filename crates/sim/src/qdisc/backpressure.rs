@@ -31,8 +31,9 @@
 //! order, which fixes the order of the random tie-breaks.
 
 use super::reports::NeighbourReports;
-use super::{Dequeued, QueueCounters, Queued};
+use super::{Dequeued, QueueCounters, QueueDiscipline, Queued, Routes};
 use crate::ids::{FlowId, NodeId};
+use crate::medium::wifi::mac::TxStatus;
 use crate::net::{DiffqHeader, DropReason, Packet};
 use airqueue_kernel::{RngStream, Time};
 use std::collections::VecDeque;
@@ -642,6 +643,51 @@ impl Backpressure {
     /// Every packet held (end-of-run accounting), in commodity order.
     pub fn iter(&self) -> impl Iterator<Item = &Queued> {
         self.active.iter().flat_map(|&(_, s)| self.queues[s].iter())
+    }
+}
+
+impl QueueDiscipline for Backpressure {
+    fn enqueue(&mut self, q: Queued, _now: Time) -> Result<(), (Queued, DropReason)> {
+        Backpressure::enqueue(self, q)
+    }
+    /// Chooses among the 802.11 neighbours, in id order, the routing table reaches.
+    fn dequeue(&mut self, routes: &dyn Routes, now: Time) -> Option<Dequeued> {
+        let node = self.node();
+        let neighbours = routes.neighbours(node);
+        Backpressure::dequeue(self, neighbours, |dst| routes.next_hop(node, dst), now)
+    }
+    fn len(&self) -> usize {
+        Backpressure::len(self)
+    }
+    fn has_room(&self, _src: NodeId, _dst: NodeId, _next_hop: NodeId, _diffq: bool) -> bool {
+        Backpressure::has_room(self)
+    }
+    fn counters(&self) -> QueueCounters {
+        Backpressure::counters(self)
+    }
+    fn on_report(&mut self, from: NodeId, pkt: &Packet, now: Time) -> bool {
+        Backpressure::on_report(self, from, pkt, now)
+    }
+    /// Feeds the measured link estimates (footnote 2).
+    fn on_tx_status(&mut self, st: &TxStatus, now: Time) {
+        Backpressure::on_tx_status(
+            self,
+            st.next_hop,
+            now,
+            st.aired,
+            st.success,
+            st.aired_half_mbps,
+        )
+    }
+    fn release_at(&self, now: Time) -> Option<Time> {
+        Backpressure::release_at(self, now)
+    }
+    fn queue_len_for(&self, dst: NodeId) -> usize {
+        self.dest_len(dst)
+    }
+    /// The per-flow queue `U_i^s` of commodity (flow, dst) (eq. (5)).
+    fn commodity_len(&self, flow: FlowId, dst: NodeId) -> usize {
+        self.queue_len(flow, dst)
     }
 }
 

@@ -11,10 +11,10 @@
 //! `scheduling` (round robin when off) and `mac_priority` (level 0 when off).
 
 use super::reports::NeighbourReports;
-use super::{Dequeued, QueueCounters, Queued};
+use super::{Dequeued, QueueCounters, QueueDiscipline, Queued, Routes};
 use crate::ids::{FlowId, NodeId};
-use crate::net::DropReason;
-use airqueue_kernel::RngStream;
+use crate::net::{DropReason, Packet};
+use airqueue_kernel::{RngStream, Time};
 use std::collections::VecDeque;
 
 /// Settings of the DiffQ queue discipline.
@@ -292,6 +292,50 @@ impl DiffQ {
         self.legacy
             .iter()
             .chain(self.dests.iter().flat_map(|q| q.iter()))
+    }
+}
+
+impl QueueDiscipline for DiffQ {
+    /// Packets with a DiffQ header go to their destination queue, others to the legacy
+    /// FIFO.
+    fn enqueue(&mut self, q: Queued, _now: Time) -> Result<(), (Queued, DropReason)> {
+        let diffq = q.pkt.diffq.is_some();
+        DiffQ::enqueue(self, q, diffq)
+    }
+    /// Writes `|Q_i(F)|` at scheduling time into the packet's DiffQ header (Forwarder
+    /// Algorithm line 7, `P.qlen <- |Q_i(F)|`).
+    fn dequeue(&mut self, routes: &dyn Routes, _now: Time) -> Option<Dequeued> {
+        let node = self.node();
+        let (mut out, qlen) = DiffQ::dequeue(self, |dst| routes.next_hop(node, dst))?;
+        if let Some(h) = &mut out.pkt.diffq {
+            h.qlen = qlen.min(u16::MAX as u32) as u16;
+        }
+        Some(out)
+    }
+    fn len(&self) -> usize {
+        DiffQ::len(self)
+    }
+    fn has_room(&self, _src: NodeId, dst: NodeId, _next_hop: NodeId, diffq: bool) -> bool {
+        self.has_room_for(dst, diffq)
+    }
+    fn counters(&self) -> QueueCounters {
+        DiffQ::counters(self)
+    }
+    /// The report is the `qlen` of the packet's DiffQ header, for its destination.
+    fn on_report(&mut self, from: NodeId, pkt: &Packet, _now: Time) -> bool {
+        if let Some(h) = pkt.diffq {
+            DiffQ::on_report(self, from, pkt.dst, h.qlen as u32);
+        }
+        false
+    }
+    fn queue_len_for(&self, dst: NodeId) -> usize {
+        self.queue_len(dst)
+    }
+    fn neighbour_len(&self, j: NodeId, dst: NodeId) -> Option<u32> {
+        Some(DiffQ::neighbour_len(self, j, dst))
+    }
+    fn set_multipath(&mut self, flow: FlowId, forwarders: Vec<NodeId>) {
+        DiffQ::set_multipath(self, flow, forwarders)
     }
 }
 

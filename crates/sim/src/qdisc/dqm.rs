@@ -30,7 +30,7 @@
 //!   choice serves the other queue (work conservation).
 
 use super::pi::PiController;
-use super::{Dequeued, QueueCounters, Queued};
+use super::{Dequeued, QueueCounters, QueueDiscipline, QueueSample, Queued, Routes};
 use crate::ids::NodeId;
 use crate::net::{DropReason, Packet, TransportHeader};
 use airqueue_analytic::airtime::access_time;
@@ -446,6 +446,40 @@ impl Dqm {
         let (sum, n) = (self.sojourn_ns, self.sojourns);
         (self.sojourn_ns, self.sojourns) = (0, 0);
         (n > 0).then(|| Time::from_nanos((sum / n as u128) as u64))
+    }
+}
+
+impl QueueDiscipline for Dqm {
+    fn enqueue(&mut self, q: Queued, now: Time) -> Result<(), (Queued, DropReason)> {
+        Dqm::enqueue(self, q, now)
+    }
+    fn dequeue(&mut self, _routes: &dyn Routes, now: Time) -> Option<Dequeued> {
+        Dqm::dequeue(self, now)
+    }
+    fn len(&self) -> usize {
+        Dqm::len(self)
+    }
+    fn has_room(&self, _src: NodeId, _dst: NodeId, _next_hop: NodeId, _diffq: bool) -> bool {
+        Dqm::has_room(self)
+    }
+    fn counters(&self) -> QueueCounters {
+        Dqm::counters(self)
+    }
+    /// Counts the channel time (at the rate of the link from `from`) and flows of what
+    /// the access point receives (III-B).
+    fn on_received(&mut self, from: NodeId, pkt: &Packet, now: Time) {
+        Dqm::on_received(self, from, pkt, now)
+    }
+    /// DQM plans with link rates (III-B).
+    fn on_link_rates(&mut self, nodes: &[NodeId], rate: DsssRate) {
+        self.set_link_rates(nodes, rate)
+    }
+    /// `q.ref` and the mean queueing delay since the previous sample (Fig. 5).
+    fn sample(&mut self) -> Option<QueueSample> {
+        Some(QueueSample {
+            reference_pkts: Some(self.q_ref()),
+            mean_sojourn_s: self.take_mean_sojourn().map(|t| t.as_secs_f64()),
+        })
     }
 }
 

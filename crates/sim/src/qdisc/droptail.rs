@@ -8,9 +8,10 @@
 //! It is also the FIFO behind the active queue managers (RED, PI), which judge each
 //! arrival and hand it over with [`DropTail::enqueue_judged`].
 
-use super::{Dequeued, QueueCounters, Queued};
+use super::{Dequeued, QueueCounters, QueueDiscipline, Queued, Routes};
 use crate::ids::NodeId;
 use crate::net::DropReason;
+use airqueue_kernel::Time;
 use std::collections::VecDeque;
 
 #[derive(Clone, Debug)]
@@ -135,6 +136,27 @@ impl DropTail {
             }
         }
         self.counters.dequeued += (out.len() - before) as u64;
+    }
+}
+
+impl QueueDiscipline for DropTail {
+    fn enqueue(&mut self, q: Queued, _now: Time) -> Result<(), (Queued, DropReason)> {
+        DropTail::enqueue(self, q)
+    }
+    fn dequeue(&mut self, _routes: &dyn Routes, _now: Time) -> Option<Dequeued> {
+        DropTail::dequeue(self)
+    }
+    fn len(&self) -> usize {
+        DropTail::len(self)
+    }
+    fn has_room(&self, _src: NodeId, _dst: NodeId, _next_hop: NodeId, _diffq: bool) -> bool {
+        DropTail::has_room(self)
+    }
+    fn counters(&self) -> QueueCounters {
+        DropTail::counters(self)
+    }
+    fn remove_next_hop(&mut self, next: NodeId, out: &mut Vec<Queued>) {
+        DropTail::remove_next_hop(self, next, out)
     }
 }
 

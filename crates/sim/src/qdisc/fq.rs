@@ -18,7 +18,7 @@
 //!   missed `j`'s last frame of a class would otherwise hold it for ever.
 
 use super::reports::NeighbourReports;
-use super::{Dequeued, QueueCounters, Queued};
+use super::{Dequeued, QueueCounters, QueueDiscipline, Queued, Routes};
 use crate::ids::NodeId;
 use crate::net::{DiffqHeader, DropReason, Packet};
 use airqueue_kernel::Time;
@@ -388,6 +388,59 @@ impl FairQueue {
         let removed = out.len() - before;
         self.total -= removed;
         self.counters.dequeued += removed as u64;
+    }
+}
+
+impl QueueDiscipline for FairQueue {
+    fn enqueue(&mut self, q: Queued, _now: Time) -> Result<(), (Queued, DropReason)> {
+        FairQueue::enqueue(self, q)
+    }
+    fn dequeue(&mut self, _routes: &dyn Routes, now: Time) -> Option<Dequeued> {
+        FairQueue::dequeue(self, now)
+    }
+    fn len(&self) -> usize {
+        FairQueue::len(self)
+    }
+    fn has_room(&self, src: NodeId, dst: NodeId, next_hop: NodeId, _diffq: bool) -> bool {
+        self.has_room_for(self.class_of(src, dst, next_hop, self.node()))
+    }
+    fn counters(&self) -> QueueCounters {
+        FairQueue::counters(self)
+    }
+    fn on_report(&mut self, from: NodeId, pkt: &Packet, now: Time) -> bool {
+        FairQueue::on_report(self, from, pkt, now)
+    }
+    fn release_at(&self, now: Time) -> Option<Time> {
+        FairQueue::release_at(self, now)
+    }
+    /// By destination, that class; by another key, the whole queue.
+    fn queue_len_for(&self, dst: NodeId) -> usize {
+        match self.config().classify {
+            Classify::Destination => FairQueue::class_len(self, dst),
+            _ => FairQueue::len(self),
+        }
+    }
+    /// By destination: the last report for that class.
+    fn neighbour_len(&self, j: NodeId, dst: NodeId) -> Option<u32> {
+        match self.config().classify {
+            Classify::Destination => Some(FairQueue::neighbour_len(self, j, dst)),
+            _ => None,
+        }
+    }
+    fn remove_next_hop(&mut self, next: NodeId, out: &mut Vec<Queued>) {
+        FairQueue::remove_next_hop(self, next, out)
+    }
+    fn exact_queries(&self) -> usize {
+        FairQueue::exact_queries(self)
+    }
+    fn exact_query(&self, k: usize) -> Option<(NodeId, NodeId)> {
+        FairQueue::exact_query(self, k)
+    }
+    fn class_len(&self, c: NodeId) -> usize {
+        FairQueue::class_len(self, c)
+    }
+    fn set_exact(&mut self, j: NodeId, c: NodeId, len: usize, now: Time) {
+        FairQueue::set_exact(self, j, c, len, now)
     }
 }
 

@@ -2,8 +2,12 @@
 //! packets to the interface that pulls from it (DESIGN.md, "The MAC pulls, the network
 //! layer decides").
 //!
-//! An enum over the implementations keeps the hot path free of dynamic dispatch; each
-//! scheme lives in its own file. Every discipline keeps [`QueueCounters`] whose identities
+//! Every discipline implements [`QueueDiscipline`]: a small required core (offer, pull
+//! when the interface has room, length, room for one more, counters) and hooks with
+//! no-op defaults for what only some schemes use (overheard reports, transmit status,
+//! periodic samples, link rates). The world holds each interface's discipline as a
+//! [`Qdisc`], a boxed trait object, and reaches a scheme's own state only by downcasting
+//! in that scheme's glue. Every discipline keeps [`QueueCounters`] whose identities
 //! (`received = dropped + enqueued`, `len = enqueued - dequeued`) are checked in tests.
 
 pub mod backpressure;
@@ -26,9 +30,12 @@ pub use fq::{Classify, FairQueue, FqConfig, ReportView};
 pub use pi::{Pi, PiConfig};
 pub use red::{Red, RedConfig};
 
-use crate::ids::NodeId;
+use crate::ids::{FlowId, NodeId};
+use crate::medium::wifi::mac::TxStatus;
 use crate::net::{DropReason, Packet, RoutingTable};
 use airqueue_kernel::Time;
+use std::any::Any;
+use std::fmt::Debug;
 
 /// A packet waiting for transmission, with the neighbour it should go to and the one it
 /// came from (the holding node itself for a packet it generated; not an `Option`, which
@@ -78,292 +85,148 @@ impl QueueCounters {
     }
 }
 
-/// The queue discipline of one interface.
-#[derive(Clone, Debug)]
-pub enum Qdisc {
-    DropTail(DropTail),
-    /// Boxed: its per-destination tables are much larger than a FIFO's header.
-    DiffQ(Box<DiffQ>),
-    /// Per-flow fair queuing with optional back-pressure (seed 001); boxed like DiffQ.
-    FairQueue(Box<FairQueue>),
-    /// Random Early Detection in front of a FIFO; boxed like DiffQ.
-    Red(Box<Red>),
-    /// The PI controller AQM in front of a FIFO; boxed like DiffQ.
-    Pi(Box<Pi>),
-    /// Dual Queue Management at an access point (seed 004); boxed like DiffQ.
-    Dqm(Box<Dqm>),
-    /// Classical or TCP-aware backpressure routing and scheduling (seed 002); boxed
-    /// like DiffQ.
-    Backpressure(Box<Backpressure>),
+/// What a discipline may ask of the node's routing when it picks a packet: the next hop
+/// towards a destination and the 802.11 neighbours (DiffQ's differential and
+/// backpressure's neighbour choice read them; a FIFO reads nothing).
+pub trait Routes {
+    fn next_hop(&self, at: NodeId, dst: NodeId) -> Option<NodeId>;
+    /// The nodes `at` reaches in one hop, in id order.
+    fn neighbours(&self, at: NodeId) -> &[NodeId];
 }
 
-impl Qdisc {
+impl Routes for RoutingTable {
+    #[inline]
+    fn next_hop(&self, at: NodeId, dst: NodeId) -> Option<NodeId> {
+        RoutingTable::next_hop(self, at, dst)
+    }
+    #[inline]
+    fn neighbours(&self, at: NodeId) -> &[NodeId] {
+        RoutingTable::neighbours(self, at)
+    }
+}
+
+/// A periodic sample of a discipline's state, taken at every output bin.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct QueueSample {
+    /// The controller's reference length, packets (DQM's `q.ref`).
+    pub reference_pkts: Option<f64>,
+    /// Mean queueing delay, seconds, of the packets that left since the previous sample
+    /// (`None` when none left).
+    pub mean_sojourn_s: Option<f64>,
+}
+
+/// A queue discipline or scheduler: what one interface holds for transmission and in
+/// which order it hands packets to the MAC, which pulls when it has room. The required
+/// methods are the whole contract of a FIFO; the rest are hooks with no-op defaults.
+pub trait QueueDiscipline: Any + Debug + Send {
     /// Offers a packet arriving at `now`; on refusal the packet comes back with the
-    /// reason. DiffQ puts packets with a DiffQ header in their destination queue, others
-    /// in its legacy FIFO. RED and PI read `now` for their averaging and sampling.
-    #[inline]
-    pub fn enqueue(&mut self, q: Queued, now: Time) -> Result<(), (Queued, DropReason)> {
-        match self {
-            Qdisc::DropTail(d) => d.enqueue(q),
-            Qdisc::DiffQ(d) => {
-                let diffq = q.pkt.diffq.is_some();
-                d.enqueue(q, diffq)
-            }
-            Qdisc::FairQueue(d) => d.enqueue(q),
-            Qdisc::Red(d) => d.enqueue(q, now),
-            Qdisc::Pi(d) => d.enqueue(q, now),
-            Qdisc::Dqm(d) => d.enqueue(q, now),
-            Qdisc::Backpressure(d) => d.enqueue(q),
-        }
-    }
+    /// reason, and the discipline has counted it as dropped.
+    fn enqueue(&mut self, q: Queued, now: Time) -> Result<(), (Queued, DropReason)>;
 
-    /// Takes the next packet to transmit, if any. `routing` gives the owning node's next
-    /// hop per destination (DiffQ's differential needs it; drop-tail ignores it). DiffQ
-    /// writes `|Q_i(F)|` at scheduling time into the packet's DiffQ header (Forwarder
-    /// Algorithm line 7, `P.qlen <- |Q_i(F)|`); fair queuing with back-pressure writes
-    /// what is left of the packet's class; drop-tail leaves the header as it is.
-    /// `now` ages fair queuing's back-pressure reports, starts RED's idle periods and
-    /// runs PI's sampling instants.
-    #[inline]
-    pub fn dequeue(&mut self, routing: &RoutingTable, now: Time) -> Option<Dequeued> {
-        match self {
-            Qdisc::DropTail(d) => d.dequeue(),
-            Qdisc::FairQueue(d) => d.dequeue(now),
-            Qdisc::Red(d) => d.dequeue(now),
-            Qdisc::Pi(d) => d.dequeue(now),
-            Qdisc::Dqm(d) => d.dequeue(now),
-            Qdisc::Backpressure(d) => {
-                // The 802.11 neighbours: the nodes the routing table reaches in one hop,
-                // in id order (the table keeps the list with the row).
-                let node = d.node();
-                let neighbours = routing.neighbours(node);
-                d.dequeue(neighbours, |dst| routing.next_hop(node, dst), now)
-            }
-            Qdisc::DiffQ(d) => {
-                let node = d.node();
-                let (mut out, qlen) = d.dequeue(|dst| routing.next_hop(node, dst))?;
-                if let Some(h) = &mut out.pkt.diffq {
-                    h.qlen = qlen.min(u16::MAX as u32) as u16;
-                }
-                Some(out)
-            }
-        }
-    }
+    /// Takes the next packet to transmit at `now`, if any (the MAC has room for one).
+    fn dequeue(&mut self, routes: &dyn Routes, now: Time) -> Option<Dequeued>;
 
-    /// Records the queue report piggybacked on `pkt`, a packet the node decoded or
-    /// overheard from neighbour `from` at `now`: DiffQ's `qlen` for the packet's destination, or
-    /// fair queuing's for the packet's class. Drop-tail keeps none. Returns whether a
-    /// held-back class may have been released (the interface should then try to pull).
-    #[inline]
-    pub fn on_report(&mut self, from: NodeId, pkt: &Packet, now: Time) -> bool {
-        match self {
-            Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Pi(_) | Qdisc::Dqm(_) => false,
-            Qdisc::DiffQ(d) => {
-                if let Some(h) = pkt.diffq {
-                    d.on_report(from, pkt.dst, h.qlen as u32);
-                }
-                false
-            }
-            Qdisc::FairQueue(d) => d.on_report(from, pkt, now),
-            Qdisc::Backpressure(d) => d.on_report(from, pkt, now),
-        }
-    }
+    /// Packets held.
+    fn len(&self) -> usize;
 
-    /// Observes a packet the node decoded over its radio from neighbour `from` at `now`,
-    /// whoever it was for and wherever it goes next: DQM counts the channel time (at the
-    /// rate of the link from `from`) and flows of what its access point receives. A
-    /// no-op for the other disciplines.
-    #[inline]
-    pub fn on_received(&mut self, from: NodeId, pkt: &Packet, now: Time) {
-        if let Qdisc::Dqm(d) = self {
-            d.on_received(from, pkt, now);
-        }
-    }
-
-    /// DQM's reference length `q.ref` (packets) now and the mean queueing delay (seconds)
-    /// of the packets that left it since the previous call (`None` when none left),
-    /// starting a new interval; `None` for the other disciplines. The world samples it at
-    /// every output bin (seed 004, Fig. 5).
-    pub fn dqm_sample(&mut self) -> Option<(f64, Option<f64>)> {
-        match self {
-            Qdisc::Dqm(d) => Some((d.q_ref(), d.take_mean_sojourn().map(|t| t.as_secs_f64()))),
-            _ => None,
-        }
-    }
-
-    /// A scheduled rate change moved the links of `nodes` to `rate` (both directions;
-    /// `crate::medium::wifi::RateChange`). DQM plans with link rates (seed 004, III-B);
-    /// the other disciplines ignore it.
-    pub fn on_link_rates(&mut self, nodes: &[NodeId], rate: airqueue_phy::DsssRate) {
-        if let Qdisc::Dqm(d) = self {
-            d.set_link_rates(nodes, rate);
-        }
-    }
-
-    /// When a queue that refused to hand out a packet at `now` although it holds some
-    /// should be asked again: the expiry of the report holding back its last eligible
-    /// class (fair queuing with back-pressure). `None` for the other disciplines.
-    pub fn release_at(&self, now: Time) -> Option<Time> {
-        match self {
-            Qdisc::FairQueue(d) => d.release_at(now),
-            Qdisc::Backpressure(d) => d.release_at(now),
-            _ => None,
-        }
-    }
-
-    /// Fair queuing with back-pressure's exact view (seed 001, 4.2): the range of slots
-    /// of [`Qdisc::exact_query`], each naming at most one (neighbour, class) pair the
-    /// next decision reads; 0 for everything else.
-    #[inline]
-    pub fn exact_queries(&self) -> usize {
-        match self {
-            Qdisc::FairQueue(d) => d.exact_queries(),
-            _ => 0,
-        }
-    }
-
-    /// The (neighbour, class) pair of slot `k` of [`Qdisc::exact_queries`], if any.
-    pub fn exact_query(&self, k: usize) -> Option<(NodeId, NodeId)> {
-        match self {
-            Qdisc::FairQueue(d) => d.exact_query(k),
-            _ => None,
-        }
-    }
-
-    /// This node's queue for fair-queuing class `c` (0 for other disciplines).
-    pub fn class_len(&self, c: NodeId) -> usize {
-        match self {
-            Qdisc::FairQueue(d) => d.class_len(c),
-            _ => 0,
-        }
-    }
-
-    /// Writes neighbour `j`'s true length of class `c` (fair queuing's exact view).
-    pub fn set_exact(&mut self, j: NodeId, c: NodeId, len: usize, now: Time) {
-        if let Qdisc::FairQueue(d) = self {
-            d.set_exact(j, c, len, now);
-        }
-    }
-
-    #[inline]
-    pub fn len(&self) -> usize {
-        match self {
-            Qdisc::DropTail(d) => d.len(),
-            Qdisc::DiffQ(d) => d.len(),
-            Qdisc::FairQueue(d) => d.len(),
-            Qdisc::Red(d) => d.fifo().len(),
-            Qdisc::Pi(d) => d.fifo().len(),
-            Qdisc::Dqm(d) => d.len(),
-            Qdisc::Backpressure(d) => d.len(),
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
+    fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// DiffQ-MORE (seed 000, 4.2): registers `F_ip` of multi-path flow `flow` with a
-    /// DiffQ discipline; other disciplines ignore it.
-    pub fn set_multipath(&mut self, flow: crate::ids::FlowId, forwarders: Vec<NodeId>) {
-        if let Qdisc::DiffQ(d) = self {
-            d.set_multipath(flow, forwarders);
-        }
-    }
-
-    /// The queue a packet towards `dst` waits in: DiffQ's `|Q_i(dst)|`; for a FIFO, which
-    /// holds every destination in one queue, its whole length; fair queuing by
-    /// destination, that class; by another key, its whole length. DiffQ's source rate
-    /// control reads it.
-    #[inline]
-    pub fn queue_len_for(&self, dst: NodeId) -> usize {
-        match self {
-            Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Pi(_) | Qdisc::Dqm(_) => self.len(),
-            Qdisc::FairQueue(d) => match d.config().classify {
-                Classify::Destination => d.class_len(dst),
-                _ => d.len(),
-            },
-            Qdisc::DiffQ(d) => d.queue_len(dst),
-            Qdisc::Backpressure(d) => d.dest_len(dst),
-        }
-    }
-
-    /// The queue a packet of `flow` towards `dst` waits in: backpressure's per-flow
-    /// queue `U_i^s` of commodity (flow, dst) (seed 002, eq. (5)); for the other
-    /// disciplines [`Qdisc::queue_len_for`]. Backpressure flow control reads it. No
-    /// allocation: one map lookup.
-    #[inline]
-    pub fn commodity_len(&self, flow: crate::ids::FlowId, dst: NodeId) -> usize {
-        match self {
-            Qdisc::Backpressure(d) => d.queue_len(flow, dst),
-            _ => self.queue_len_for(dst),
-        }
-    }
-
-    /// What this node believes neighbour `j`'s queue for `dst` holds (DiffQ, and fair
-    /// queuing by destination: its last report for that class).
-    pub fn neighbour_len(&self, j: NodeId, dst: NodeId) -> Option<u32> {
-        match self {
-            Qdisc::DropTail(_) | Qdisc::Red(_) | Qdisc::Pi(_) | Qdisc::Dqm(_) => None,
-            Qdisc::Backpressure(_) => None,
-            Qdisc::DiffQ(d) => Some(d.neighbour_len(j, dst)),
-            Qdisc::FairQueue(d) => match d.config().classify {
-                Classify::Destination => Some(d.neighbour_len(j, dst)),
-                _ => None,
-            },
-        }
-    }
-
     /// Whether one more packet generated here (so without a previous hop) from `src` to
-    /// `dst` via `next_hop` (`diffq`: carrying a DiffQ header) would be accepted
-    /// (saturating sources use it so that keeping a queue full never counts as an
-    /// overflow drop). RED and PI may still drop it early; they say no while they would
-    /// refuse every arrival, so that a saturating source cannot offer packets forever.
-    #[inline]
-    pub fn has_room(&self, src: NodeId, dst: NodeId, next_hop: NodeId, diffq: bool) -> bool {
-        match self {
-            Qdisc::DropTail(d) => d.has_room(),
-            Qdisc::Red(d) => d.has_room(),
-            Qdisc::Pi(d) => d.has_room(),
-            Qdisc::Dqm(d) => d.has_room(),
-            Qdisc::Backpressure(d) => d.has_room(),
-            Qdisc::DiffQ(d) => d.has_room_for(dst, diffq),
-            Qdisc::FairQueue(d) => d.has_room_for(d.class_of(src, dst, next_hop, d.node())),
-        }
+    /// `dst` via `next_hop` (`diffq`: carrying a DiffQ header) would be accepted.
+    /// Saturating sources fill the queue while it says yes, so a discipline that may
+    /// refuse every arrival (an AQM) must say no then, or a source would offer packets
+    /// forever at one instant.
+    fn has_room(&self, src: NodeId, dst: NodeId, next_hop: NodeId, diffq: bool) -> bool;
+
+    fn counters(&self) -> QueueCounters;
+
+    /// Records the queue report piggybacked on `pkt`, a packet decoded or overheard
+    /// from neighbour `from` at `now`. Returns whether a held-back packet may have been
+    /// released (the interface should then try to pull).
+    fn on_report(&mut self, _from: NodeId, _pkt: &Packet, _now: Time) -> bool {
+        false
     }
 
-    pub fn counters(&self) -> QueueCounters {
-        match self {
-            Qdisc::DropTail(d) => d.counters(),
-            Qdisc::DiffQ(d) => d.counters(),
-            Qdisc::FairQueue(d) => d.counters(),
-            Qdisc::Red(d) => d.fifo().counters(),
-            Qdisc::Pi(d) => d.fifo().counters(),
-            Qdisc::Dqm(d) => d.counters(),
-            Qdisc::Backpressure(d) => d.counters(),
-        }
+    /// Observes a packet the node decoded over its radio from `from` at `now`, whoever
+    /// it was for and wherever it goes next.
+    fn on_received(&mut self, _from: NodeId, _pkt: &Packet, _now: Time) {}
+
+    /// The MAC's report on a unicast frame this node sent.
+    fn on_tx_status(&mut self, _status: &TxStatus, _now: Time) {}
+
+    /// A scheduled rate change moved the links of `nodes` to `rate` (both directions).
+    fn on_link_rates(&mut self, _nodes: &[NodeId], _rate: airqueue_phy::DsssRate) {}
+
+    /// A sample of the discipline's state for the time series (every output bin);
+    /// `None` when it has nothing beyond its length to say.
+    fn sample(&mut self) -> Option<QueueSample> {
+        None
     }
 
-    /// Moves the packets waiting for neighbour `next` to `out` (AODV found the link to
-    /// it broken). Drop-tail and fair queuing implement it; the other disciplines keep
-    /// their packets (AODV runs only with those two).
-    pub fn remove_next_hop(&mut self, next: NodeId, out: &mut Vec<Queued>) {
-        match self {
-            Qdisc::DropTail(d) => d.remove_next_hop(next, out),
-            Qdisc::FairQueue(d) => d.remove_next_hop(next, out),
-            _ => {}
-        }
+    /// When a queue that refused to hand out a packet at `now` although it holds some
+    /// should be asked again (the expiry of what holds its packets back).
+    fn release_at(&self, _now: Time) -> Option<Time> {
+        None
     }
 
-    /// Every packet still held, for end-of-run accounting.
-    pub fn packets(&self) -> Box<dyn Iterator<Item = &Packet> + '_> {
-        match self {
-            Qdisc::DropTail(d) => Box::new(d.iter().map(|q| &q.pkt)),
-            Qdisc::DiffQ(d) => Box::new(d.iter().map(|q| &q.pkt)),
-            Qdisc::FairQueue(d) => Box::new(d.iter().map(|q| &q.pkt)),
-            Qdisc::Red(d) => Box::new(d.fifo().iter().map(|q| &q.pkt)),
-            Qdisc::Pi(d) => Box::new(d.fifo().iter().map(|q| &q.pkt)),
-            Qdisc::Dqm(d) => Box::new(d.iter().map(|q| &q.pkt)),
-            Qdisc::Backpressure(d) => Box::new(d.iter().map(|q| &q.pkt)),
-        }
+    /// The queue a packet towards `dst` waits in (a FIFO: all of it). Source rate
+    /// control reads it.
+    fn queue_len_for(&self, _dst: NodeId) -> usize {
+        self.len()
+    }
+
+    /// The queue a packet of `flow` towards `dst` waits in (per-commodity schedulers);
+    /// [`QueueDiscipline::queue_len_for`] by default.
+    fn commodity_len(&self, _flow: FlowId, dst: NodeId) -> usize {
+        self.queue_len_for(dst)
+    }
+
+    /// What this node believes neighbour `j`'s queue for `dst` holds, where the
+    /// discipline keeps such beliefs.
+    fn neighbour_len(&self, _j: NodeId, _dst: NodeId) -> Option<u32> {
+        None
+    }
+
+    /// Moves the packets waiting for neighbour `next` to `out` (a routing protocol found
+    /// the link broken). By default the discipline keeps them.
+    fn remove_next_hop(&mut self, _next: NodeId, _out: &mut Vec<Queued>) {}
+
+    /// Registers the forwarders among this node's neighbours of multi-path flow `flow`.
+    fn set_multipath(&mut self, _flow: FlowId, _forwarders: Vec<NodeId>) {}
+
+    /// The exact-view oracle (seed 001, 4.2: a "globally accessible array"): the number
+    /// of slots of [`QueueDiscipline::exact_query`].
+    fn exact_queries(&self) -> usize {
+        0
+    }
+
+    /// The (neighbour, class) pair of slot `k` whose true length the next decision reads.
+    fn exact_query(&self, _k: usize) -> Option<(NodeId, NodeId)> {
+        None
+    }
+
+    /// This node's queue for class `c`, as the exact view reads it.
+    fn class_len(&self, _c: NodeId) -> usize {
+        0
+    }
+
+    /// Writes neighbour `j`'s true length of class `c` (the exact view).
+    fn set_exact(&mut self, _j: NodeId, _c: NodeId, _len: usize, _now: Time) {}
+}
+
+/// The queue discipline of one interface.
+pub type Qdisc = Box<dyn QueueDiscipline>;
+
+impl dyn QueueDiscipline {
+    /// The discipline as its concrete type, for that scheme's own glue.
+    pub fn downcast_ref<T: QueueDiscipline>(&self) -> Option<&T> {
+        (self as &dyn Any).downcast_ref()
+    }
+
+    /// The discipline as its concrete type, for that scheme's own glue.
+    pub fn downcast_mut<T: QueueDiscipline>(&mut self) -> Option<&mut T> {
+        (self as &mut dyn Any).downcast_mut()
     }
 }

@@ -18,7 +18,8 @@
 //! then (an instant at a touch sees it before the touch): the same bits as a timer.
 
 use super::droptail::DropTail;
-use super::{Dequeued, Queued};
+use super::{Dequeued, QueueCounters, QueueDiscipline, Queued, Routes};
+use crate::ids::NodeId;
 use crate::net::DropReason;
 use airqueue_kernel::{RngStream, Time};
 
@@ -204,6 +205,24 @@ impl Pi {
     #[inline]
     pub fn has_room(&self) -> bool {
         self.fifo.has_room() && self.ctl.p() < 1.0
+    }
+}
+
+impl QueueDiscipline for Pi {
+    fn enqueue(&mut self, q: Queued, now: Time) -> Result<(), (Queued, DropReason)> {
+        Pi::enqueue(self, q, now)
+    }
+    fn dequeue(&mut self, _routes: &dyn Routes, now: Time) -> Option<Dequeued> {
+        Pi::dequeue(self, now)
+    }
+    fn len(&self) -> usize {
+        self.fifo().len()
+    }
+    fn has_room(&self, _src: NodeId, _dst: NodeId, _next_hop: NodeId, _diffq: bool) -> bool {
+        Pi::has_room(self)
+    }
+    fn counters(&self) -> QueueCounters {
+        self.fifo().counters()
     }
 }
 

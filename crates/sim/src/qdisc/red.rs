@@ -19,7 +19,8 @@
 //! (`DropReason::QueueOverflow`).
 
 use super::droptail::DropTail;
-use super::{Dequeued, Queued};
+use super::{Dequeued, QueueCounters, QueueDiscipline, Queued, Routes};
+use crate::ids::NodeId;
 use crate::net::DropReason;
 use airqueue_kernel::{RngStream, Time};
 
@@ -214,6 +215,24 @@ impl Red {
     #[inline]
     pub fn has_room(&self) -> bool {
         self.fifo.has_room() && self.avg < self.cfg.forced_from()
+    }
+}
+
+impl QueueDiscipline for Red {
+    fn enqueue(&mut self, q: Queued, now: Time) -> Result<(), (Queued, DropReason)> {
+        Red::enqueue(self, q, now)
+    }
+    fn dequeue(&mut self, _routes: &dyn Routes, now: Time) -> Option<Dequeued> {
+        Red::dequeue(self, now)
+    }
+    fn len(&self) -> usize {
+        self.fifo().len()
+    }
+    fn has_room(&self, _src: NodeId, _dst: NodeId, _next_hop: NodeId, _diffq: bool) -> bool {
+        Red::has_room(self)
+    }
+    fn counters(&self) -> QueueCounters {
+        self.fifo().counters()
     }
 }
 

@@ -20,7 +20,7 @@ use crate::ids::NodeId;
 use crate::medium::wifi::BROADCAST;
 use crate::net::TransportHeader;
 use crate::qdisc::backpressure::{BpControlMsg, QueueReport};
-use crate::qdisc::Qdisc;
+use crate::qdisc::Backpressure;
 use airqueue_kernel::Time;
 
 /// Per-node counters of backpressure control packets.
@@ -123,7 +123,7 @@ impl World {
         }
         let at = b.next_check(node, now);
         self.events.schedule_in(at - now, Event::BpIdle(node));
-        let Qdisc::Backpressure(q) = &mut w.qdiscs[node.index()] else {
+        let Some(q) = w.qdiscs[node.index()].downcast_mut::<Backpressure>() else {
             return;
         };
         if !w.net.has_radio(node) {
@@ -166,7 +166,7 @@ impl World {
             return;
         }
         b.stats[node.index()].received += 1;
-        let Qdisc::Backpressure(q) = &mut w.qdiscs[node.index()] else {
+        let Some(q) = w.qdiscs[node.index()].downcast_mut::<Backpressure>() else {
             return;
         };
         if q.on_control_report(from, &body.1, now) {

@@ -20,7 +20,7 @@ use crate::app::UdpRate;
 use crate::ids::{FlowId, NodeId};
 use crate::metrics::{RateKind, RateRow};
 use crate::net::Packet;
-use crate::qdisc::Qdisc;
+use crate::qdisc::DiffQ;
 use airqueue_kernel::Time;
 
 /// What a node believes about a neighbour's queue for a destination, next to the truth
@@ -68,9 +68,14 @@ impl World {
     pub(super) fn diffq_overflow(&mut self, node: NodeId, from: NodeId, pkt: &Packet) {
         let Some(h) = pkt.diffq else { return };
         let Some(w) = &self.wifi else { return };
-        let (Some(Qdisc::DiffQ(rx)), Some(Qdisc::DiffQ(tx))) =
-            (w.qdiscs.get(node.index()), w.qdiscs.get(from.index()))
-        else {
+        let (Some(rx), Some(tx)) = (
+            w.qdiscs
+                .get(node.index())
+                .and_then(|q| q.downcast_ref::<DiffQ>()),
+            w.qdiscs
+                .get(from.index())
+                .and_then(|q| q.downcast_ref::<DiffQ>()),
+        ) else {
             return;
         };
         let believed = tx.neighbour_len(node, pkt.dst) as i64;
