@@ -21,12 +21,13 @@ use airqueue_sim::net::olsr::{LqAlgorithm, OlsrConfig};
 use airqueue_sim::net::routing::{etx, GraphEdge};
 use airqueue_sim::net::RoutingTable;
 use airqueue_sim::qdisc::dqm::Link as AirtimeLink;
+use airqueue_sim::qdisc::registry::Params;
 use airqueue_sim::qdisc::ReportView;
 use airqueue_sim::{
     BackpressureConfig, BackpressureVariant, Classify, CodingConfig, DiffQConfig, DiffqRateConfig,
     DiffqUtility, DqmConfig, FlowCc, FlowConfig, FlowKindConfig, FqConfig, LinkEstimate, LossCount,
-    MediumConfig, NodeId, OlsrSetup, PiConfig, QdiscConfig, RateUpdate, RedConfig, TcpFlowConfig,
-    TcpVariant, TfrcFlowConfig, WiresConfig, WorldConfig,
+    MediumConfig, NodeId, OlsrSetup, PiConfig, QdiscConfig, RateUpdate, RedConfig, RegisteredQdisc,
+    TcpFlowConfig, TcpVariant, TfrcFlowConfig, WiresConfig, WorldConfig,
 };
 
 /// Erasure probability configured for the directed pair (a, b) by `[[link]]`.
@@ -305,6 +306,10 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
         }
     };
     let qdisc = match s.queue.kind {
+        QueueKind::Registered(scheme) => QdiscConfig::Registered(RegisteredQdisc {
+            scheme,
+            params: (s.queue.scheme.clone()).unwrap_or_else(|| Params::defaults(scheme)),
+        }),
         QueueKind::Droptail => QdiscConfig::DropTail {
             capacity_pkts: s.queue.capacity_pkts,
             ecn_mark_fraction: s.queue.ecn_mark,

@@ -21,6 +21,7 @@ mod ranges_tests;
 mod rate_change;
 #[cfg(test)]
 mod rate_change_tests;
+mod registered;
 #[cfg(test)]
 mod tests;
 mod wifi;
@@ -40,6 +41,7 @@ use crate::schema::{
     RateUpdateKind, Routing, RoutingKind, RoutingMetric, Scenario, TcpSpec, TcpVariantKind,
     Topology,
 };
+use airqueue_sim::qdisc::registry;
 use fields::{describe, number, short, within, Errs, Fields};
 
 /// Largest topology accepted. Placement and neighbour search are set up for the few
@@ -436,14 +438,15 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
     }
     if dynamic == Some("aodv") {
         if let Some(q) = &queue {
-            if !matches!(q.kind, QueueKind::Droptail | QueueKind::Fq) {
-                let name = match q.kind {
-                    QueueKind::Diffq => "diffq",
-                    QueueKind::Red => "red",
-                    QueueKind::Pi => "pi",
-                    QueueKind::Dqm => "dqm",
-                    _ => "backpressure",
-                };
+            // AODV re-routes the packets queued for a broken link, which the discipline
+            // must hand back.
+            let hands_back = match q.kind {
+                QueueKind::Droptail | QueueKind::Fq => true,
+                QueueKind::Registered(scheme) => scheme.moves_packets_on_link_break,
+                _ => false,
+            };
+            if !hands_back {
+                let name = q.kind.name();
                 errs.push(ConfigError::new(
                     "routing.kind",
                     format!(
@@ -1307,27 +1310,23 @@ fn read_aodv(f: &mut Fields, errs: &mut Errs) -> Option<AodvSpec> {
 }
 
 fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<QueueSpec> {
-    let kind = f.choice(
-        errs,
-        "kind",
-        Some("droptail"),
-        &[
-            "droptail",
-            "diffq",
-            "fq",
-            "red",
-            "pi",
-            "dqm",
-            "backpressure",
-        ],
-        &[],
-    );
+    let kinds = registered::queue_kinds(&[
+        "droptail",
+        "diffq",
+        "fq",
+        "red",
+        "pi",
+        "dqm",
+        "backpressure",
+    ]);
+    let kind = f.choice(errs, "kind", Some("droptail"), &kinds, &[]);
+    let scheme = kind.and_then(registry::scheme);
     // Seed 004's access point buffer (Table II) for DQM, seed 002's node buffer for
-    // backpressure, ns-2's interface queue else.
-    let default_capacity = if matches!(kind, Some("dqm" | "backpressure")) {
-        100
-    } else {
-        50
+    // backpressure, a registered scheme's own default, ns-2's interface queue else.
+    let default_capacity = match (kind, scheme) {
+        (_, Some(s)) => s.default_capacity_pkts,
+        (Some("dqm" | "backpressure"), _) => 100,
+        _ => 50,
     };
     let capacity = f.packets(errs, "capacity", Some(default_capacity));
     let per_dest = if kind == Some("diffq") || !f.has("per_dest_capacity") {
@@ -1361,7 +1360,12 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
         None
     };
     let given = f.has("kind");
-    f.only_for(errs, "kind", kind, given, &QUEUE_KEYS);
+    let keys_by_kind = registered::keys_by_kind();
+    let keys_by_kind: Vec<(&str, &[&str])> = (keys_by_kind.iter())
+        .map(|(k, kinds)| (*k, kinds.as_slice()))
+        .collect();
+    f.only_for(errs, "kind", kind, given, &keys_by_kind);
+    let scheme_params = scheme.map(|s| registered::read(&mut f, errs, s, capacity));
     let fq = kind == Some("fq");
     let classify = if fq {
         f.choice(
@@ -1517,7 +1521,11 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
         "pi" => QueueKind::Pi,
         "dqm" => QueueKind::Dqm,
         "backpressure" => QueueKind::Backpressure,
-        _ => return None,
+        other => QueueKind::Registered(registry::scheme(other)?),
+    };
+    let scheme_params = match scheme_params {
+        Some(p) => Some(p?),
+        None => None,
     };
     let variant = match variant? {
         "classical" => BackpressureVariantKind::Classical,
@@ -1557,6 +1565,7 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
         red: red?,
         pi: pi?,
         dqm: dqm?,
+        scheme: scheme_params,
     })
 }
 

@@ -5,6 +5,7 @@
 //! tests rely on those names; inside the core the unit goes into the field name.
 //! Parsing and validation live in `parse.rs`; this file only says what a valid scenario is.
 
+use airqueue_sim::qdisc::registry::{Params, Scheme};
 use serde::Serialize;
 
 /// A whole scenario, validated.
@@ -484,6 +485,10 @@ pub struct QueueSpec {
     pub pi: PiSpec,
     /// The keys of kind = "dqm" (defaults for the other kinds).
     pub dqm: DqmSpec,
+    /// The keys of a registered kind ("codel", "fq_codel", ...), as its module declares
+    /// them; `None` for the other kinds.
+    #[serde(flatten)]
+    pub scheme: Option<Params>,
 }
 
 /// `[queue]` keys of kind = "red": Random Early Detection (Floyd & Jacobson 1993).
@@ -595,8 +600,7 @@ pub enum BackpressureVariantKind {
     TcpAware,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QueueKind {
     Droptail,
     /// Per-destination queues with differential-backlog scheduling (seed 000).
@@ -611,6 +615,31 @@ pub enum QueueKind {
     Dqm,
     /// Classical or TCP-aware backpressure routing and scheduling (seed 002).
     Backpressure,
+    /// A discipline that declares its own keys (`airqueue_sim::qdisc::registry`), by
+    /// its `queue.kind`.
+    Registered(&'static Scheme),
+}
+
+impl QueueKind {
+    /// Its `queue.kind`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            QueueKind::Droptail => "droptail",
+            QueueKind::Diffq => "diffq",
+            QueueKind::Fq => "fq",
+            QueueKind::Red => "red",
+            QueueKind::Pi => "pi",
+            QueueKind::Dqm => "dqm",
+            QueueKind::Backpressure => "backpressure",
+            QueueKind::Registered(scheme) => scheme.name,
+        }
+    }
+}
+
+impl Serialize for QueueKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
 }
 
 /// `[tcp]`.

@@ -22,5 +22,6 @@ pub use transport::{
 };
 pub use world::{
     DiffqView, FlowCc, FlowConfig, FlowKindConfig, MediumConfig, OlsrSetup, QdiscConfig,
-    RunOutcome, SpinError, WiresConfig, World, WorldConfig, MAX_EVENTS_PER_INSTANT,
+    RegisteredQdisc, RunOutcome, SpinError, WiresConfig, World, WorldConfig,
+    MAX_EVENTS_PER_INSTANT,
 };

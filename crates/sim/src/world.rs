@@ -17,6 +17,7 @@ use crate::net::more::{MoreFlowConfig, MoreFlowStats};
 use crate::net::olsr::OlsrStats;
 use crate::net::packet::DEFAULT_TTL;
 use crate::net::{DiffqHeader, DropReason, Packet, RoutingTable, TransportHeader};
+use crate::qdisc::registry::{BuildContext, Params, Scheme};
 use crate::qdisc::{
     Backpressure, BackpressureConfig, DiffQ, DiffQConfig, Dqm, DqmConfig, DropTail, FairQueue,
     FqConfig, Pi, PiConfig, Qdisc, Queued, Red, RedConfig,
@@ -88,6 +89,21 @@ pub enum QdiscConfig {
     /// it picks the neighbour each packet goes to; on a wired link it can only send over
     /// that link.
     Backpressure(BackpressureConfig),
+    /// A discipline that declares its own keys ([`crate::qdisc::registry`]).
+    Registered(RegisteredQdisc),
+}
+
+/// A registered discipline and the values of its keys.
+#[derive(Clone, Debug)]
+pub struct RegisteredQdisc {
+    pub scheme: &'static Scheme,
+    pub params: Params,
+}
+
+impl PartialEq for RegisteredQdisc {
+    fn eq(&self, other: &Self) -> bool {
+        self.scheme == other.scheme && self.params == other.params
+    }
 }
 
 impl QdiscConfig {
@@ -132,6 +148,15 @@ impl QdiscConfig {
             QdiscConfig::Backpressure(cfg) => {
                 let rng = stream("qdisc.backpressure");
                 Box::new(Backpressure::new(cfg.clone(), node, node_count, rng))
+            }
+            QdiscConfig::Registered(r) => {
+                let mut ctx = BuildContext {
+                    node,
+                    link_to,
+                    node_count,
+                    rng: stream(&format!("qdisc.{}", r.scheme.name)),
+                };
+                (r.scheme.build)(&r.params, &mut ctx)
             }
         }
     }
@@ -1167,6 +1192,7 @@ impl World {
                 } else if let Some(at) = link.qdisc.release_at(now).filter(|_| !link.is_busy()) {
                     self.events.schedule_in(at - now, Event::Wake(iface));
                 }
+                self.take_head_drops(iface, from);
             }
             Iface::Wifi(node) => loop {
                 let Some(WifiMedium { net, qdiscs, .. }) = &mut self.wifi else {
@@ -1206,6 +1232,7 @@ impl World {
                             w.wait_for_neighbours(node);
                         }
                     }
+                    self.take_head_drops(iface, node);
                     return;
                 };
                 if exact {
@@ -1220,6 +1247,7 @@ impl World {
                     && !self.more_fill(node, &mut d.pkt)
                 {
                     self.after_dequeue(node, flow, src);
+                    self.take_head_drops(iface, node);
                     continue;
                 }
                 let Some(WifiMedium { net, .. }) = &mut self.wifi else {
@@ -1227,6 +1255,8 @@ impl World {
                 };
                 net.push_frame(node, d, &mut self.events);
                 self.after_dequeue(node, flow, src);
+                // After the frame is with the MAC: a refill may pull again.
+                self.take_head_drops(iface, node);
             },
         }
     }
@@ -1242,6 +1272,15 @@ impl World {
     }
 
     /// A saturating source replaces each of its packets that leaves its first queue.
+    /// Accounts for the packets `iface`'s discipline dropped while handing out others
+    /// (CoDel's head drops); a saturating source among them refills its queue.
+    fn take_head_drops(&mut self, iface: Iface, node: NodeId) {
+        while let Some((q, reason)) = self.qdisc_mut(iface).take_dropped() {
+            self.metrics.on_packet_dropped(node, reason, &q.pkt);
+            self.after_dequeue(node, q.pkt.flow, q.pkt.src);
+        }
+    }
+
     fn after_dequeue(&mut self, node: NodeId, flow: FlowId, src: NodeId) {
         if src != node || flow.index() >= self.flows.len() {
             return;
@@ -1269,7 +1308,15 @@ impl World {
                 .sum();
             let radio = self.wifi.as_ref().map_or(0, |w| w.qdiscs[node].len());
             let len = wired + radio;
-            let sample = (self.wifi.as_mut()).and_then(|w| w.qdiscs[node].sample());
+            // The radio's sample, else the first wired interface's that has one.
+            let mut sample = (self.wifi.as_mut()).and_then(|w| w.qdiscs[node].sample());
+            for k in 0.. {
+                let Some(l) = self.wires.links_from(id).nth(k) else {
+                    break;
+                };
+                let wired = self.wires.links[l.index()].qdisc.sample();
+                sample = sample.or(wired);
+            }
             self.metrics.record_queue(QueueSample {
                 at: now,
                 node: id,

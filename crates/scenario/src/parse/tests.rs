@@ -139,6 +139,7 @@ fn defaults_fill_every_optional_section() {
             red: red_defaults(11e6),
             pi: pi_defaults(50),
             dqm: dqm_defaults(),
+            scheme: None,
         }
     );
     assert_eq!(
@@ -825,6 +826,7 @@ fn diffq_queue_and_rate_control_keys() {
             red: red_defaults(11e6),
             pi: pi_defaults(100),
             dqm: dqm_defaults(),
+            scheme: None,
         }
     );
     assert!(!s.diffq.scheduling && s.diffq.mac_priority);
@@ -969,6 +971,7 @@ fn fq_queue_keys() {
             red: red_defaults(11e6),
             pi: pi_defaults(40),
             dqm: dqm_defaults(),
+            scheme: None,
         }
     );
     // Defaults: by source, quota 10, no back-pressure; fq works on wired links too.

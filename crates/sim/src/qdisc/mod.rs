@@ -17,6 +17,7 @@ pub mod droptail;
 pub mod fq;
 pub mod pi;
 pub mod red;
+pub mod registry;
 pub mod reports;
 
 pub use backpressure::{
@@ -141,6 +142,12 @@ pub trait QueueDiscipline: Any + Debug + Send {
     fn has_room(&self, src: NodeId, dst: NodeId, next_hop: NodeId, diffq: bool) -> bool;
 
     fn counters(&self) -> QueueCounters;
+
+    /// A packet the discipline dropped while handing out others (a head drop, as
+    /// CoDel's); the world takes them after every dequeue. Head drops count as dequeued.
+    fn take_dropped(&mut self) -> Option<(Queued, DropReason)> {
+        None
+    }
 
     /// Records the queue report piggybacked on `pkt`, a packet decoded or overheard
     /// from neighbour `from` at `now`. Returns whether a held-back packet may have been

@@ -1,0 +1,61 @@
+//! Every registered queue discipline is documented: its kind and each of its keys are
+//! named in docs/scenario.md's `[queue]` table, and it has a scheme page that names
+//! them too.
+
+use airqueue_sim::qdisc::registry::SCHEMES;
+use std::path::Path;
+
+fn doc(rel: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../docs")
+        .join(rel);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn every_registered_kind_and_key_is_in_the_scenario_reference() {
+    let scenario = doc("scenario.md");
+    let queue = &scenario[scenario.find("## `[queue]`").unwrap()..];
+    let queue = &queue[..queue[1..].find("\n## ").unwrap()];
+    for s in SCHEMES {
+        assert!(
+            queue.contains(&format!("`\"{}\"`", s.name)),
+            "kind {}",
+            s.name
+        );
+        for k in s.keys {
+            let row = format!("| `{}` |", k.name);
+            let line = queue.lines().find(|l| l.starts_with(&row));
+            let line = line.unwrap_or_else(|| panic!("{}: no row for `{}`", s.name, k.name));
+            assert!(
+                line.contains(s.name),
+                "{}: row `{}` does not name the kind",
+                s.name,
+                k.name
+            );
+        }
+    }
+}
+
+#[test]
+fn every_registered_kind_has_a_scheme_page_naming_its_keys() {
+    let pages: Vec<String> =
+        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schemes"))
+            .unwrap()
+            .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+            .collect();
+    for s in SCHEMES {
+        let page = pages
+            .iter()
+            .find(|p| p.contains(&format!("\"{}\"", s.name)))
+            .unwrap_or_else(|| panic!("no page for {}", s.name));
+        for k in s.keys {
+            assert!(
+                page.contains(&format!("`{}`", k.name)),
+                "{}: `{}`",
+                s.name,
+                k.name
+            );
+        }
+    }
+}
