@@ -157,8 +157,9 @@ class Results:
     def queues(self) -> pd.DataFrame:
         """Queue length per node, sampled at every time-series bin boundary; for a node
         whose radio queue is DQM (seed 004) also ``q_ref_pkts`` (its reference length
-        q.ref, packets) and ``queue_delay_s`` (mean enqueue-to-dequeue time of the packets
-        that left it during the bin, NaN when none did); NaN for every other node."""
+        q.ref, packets); for a node whose queue is DQM, CoDel or FQ-CoDel,
+        ``queue_delay_s`` (mean enqueue-to-dequeue time of the packets that left it
+        during the bin, NaN when none did); NaN for every other node."""
         return self.table("queues")
 
     @property

@@ -23,6 +23,8 @@ mod rate_change;
 mod rate_change_tests;
 mod registered;
 #[cfg(test)]
+mod registered_tests;
+#[cfg(test)]
 mod tests;
 mod wifi;
 #[cfg(test)]

@@ -95,8 +95,9 @@ pub struct QueueSample {
     /// DQM's reference length `q.ref` (packets) at `at`, for the node whose radio queue
     /// is DQM; `None` elsewhere.
     pub q_ref_pkts: Option<f64>,
-    /// Mean queueing delay (seconds, enqueue to dequeue) of the packets that left that
-    /// DQM queue during the bin ending at `at`; `None` when none left or not DQM.
+    /// Mean queueing delay (seconds, enqueue to dequeue) of the packets that left the
+    /// node's queue during the bin ending at `at`, for disciplines that sample it (DQM,
+    /// CoDel, FQ-CoDel: `QueueDiscipline::sample`); `None` when none left or for others.
     pub queue_delay_s: Option<f64>,
 }
 

@@ -1160,7 +1160,7 @@ fn red_and_pi_mistakes_are_named() {
         errors_of("[queue]\necn = true\nsample_hz = 100\n"),
         vec![
             "queue.sample_hz: not used by kind \"droptail\" (the default); sample_hz applies only to kinds pi, dqm",
-            "queue.ecn: not used by kind \"droptail\" (the default); ecn applies only to kinds red, pi",
+            "queue.ecn: not used by kind \"droptail\" (the default); ecn applies only to kinds red, pi, codel, fq_codel",
         ]
     );
     // A saturating source cannot keep an AQM queue full; a CBR rate can overload it.
@@ -1174,7 +1174,7 @@ fn red_and_pi_mistakes_are_named() {
     ));
     assert_eq!(
         one_error(&format!("{BASE}[queue]\nkind = \"rde\"\n")),
-        "queue.kind: unknown kind \"rde\"; did you mean \"red\"? expected one of droptail, diffq, fq, red, pi, dqm, backpressure"
+        "queue.kind: unknown kind \"rde\"; did you mean \"red\"? expected one of droptail, diffq, fq, red, pi, dqm, backpressure, codel, fq_codel"
     );
     assert_eq!(
         one_error(&format!(

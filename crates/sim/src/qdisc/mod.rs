@@ -11,10 +11,12 @@
 //! (`received = dropped + enqueued`, `len = enqueued - dequeued`) are checked in tests.
 
 pub mod backpressure;
+pub mod codel;
 pub mod diffq;
 pub mod dqm;
 pub mod droptail;
 pub mod fq;
+pub mod fq_codel;
 pub mod pi;
 pub mod red;
 pub mod registry;
@@ -24,10 +26,12 @@ pub use backpressure::{
     Backpressure, BackpressureConfig, BackpressureVariant, BpControlMsg, LinkEstimate, LossCount,
     QueueReport,
 };
+pub use codel::{Codel, CodelConfig};
 pub use diffq::{DiffQ, DiffQConfig};
 pub use dqm::{Dqm, DqmConfig};
 pub use droptail::DropTail;
 pub use fq::{Classify, FairQueue, FqConfig, ReportView};
+pub use fq_codel::{FqCodel, FqCodelConfig};
 pub use pi::{Pi, PiConfig};
 pub use red::{Red, RedConfig};
 

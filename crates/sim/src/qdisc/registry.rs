@@ -10,7 +10,7 @@ use airqueue_kernel::{RngStream, Time};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 /// Every discipline configured through its [`Scheme`] declaration.
-pub static SCHEMES: &[&Scheme] = &[];
+pub static SCHEMES: &[&Scheme] = &[&super::codel::SCHEME, &super::fq_codel::SCHEME];
 
 /// The scheme named `kind`, if it is registered.
 pub fn scheme(kind: &str) -> Option<&'static Scheme> {
