@@ -4,13 +4,13 @@
 use crate::schema::{
     AodvLinkDetection, BackpressureVariantKind, CcKind, DiffqUtilityKind, FadingKind, FlowKind,
     FlowSpec, FqClassifyKind, FqViewKind, LateCaptureKind, Level, LinkEstimateKind, LossCountKind,
-    Mac, Medium, OlsrLqAlgorithm, PreambleKind, PropagationKind, QueueKind, Radio, Rate,
-    RateControlKind, RateUpdateKind, RoutingKind, RoutingMetric, Scenario, SensedFramesKind,
-    TcpVariantKind, Topology,
+    Mac, Medium, OlsrLqAlgorithm, PreambleKind, QueueKind, Radio, Rate, RateControlKind,
+    RateUpdateKind, RoutingKind, RoutingMetric, Scenario, SensedFramesKind, TcpVariantKind,
+    Topology,
 };
 use crate::topology::adjacency;
 use airqueue_kernel::Time;
-use airqueue_phy::{Dbm, DsssRate, EdcaLevel, Preamble, Propagation};
+use airqueue_phy::{Dbm, DsssRate, EdcaLevel, Preamble};
 use airqueue_sim::app::UdpRate;
 use airqueue_sim::medium::wifi::{
     Fading, LateCapture, RateChange, RateControl, SensedFrames, WifiConfig,
@@ -52,17 +52,6 @@ fn directed_link_loss(s: &Scenario) -> Vec<(NodeId, NodeId, f64)> {
         .collect()
 }
 
-/// The core's propagation model for `radio.propagation`; `range` takes the unit disks
-/// from `radio.tx_range` and `radio.cs_range`.
-pub fn propagation_model(kind: PropagationKind, tx_range_m: f64, cs_range_m: f64) -> Propagation {
-    match kind {
-        PropagationKind::TwoRayGround => Propagation::two_ray_ground_default(),
-        PropagationKind::LogDistance { exponent } => Propagation::log_distance(exponent),
-        PropagationKind::Friis => Propagation::friis_default(),
-        PropagationKind::Range => Propagation::range(tx_range_m, cs_range_m),
-    }
-}
-
 /// An 802.11b rate from its bit rate; validation admits only the four DSSS rates.
 fn dsss_rate(bps: f64) -> DsssRate {
     let rate = DsssRate::ALL.into_iter().find(|r| r.bps() as f64 == bps);
@@ -90,7 +79,7 @@ pub fn wifi_config(radio: &Radio, mac: &Mac) -> WifiConfig {
         )
         .collect();
     WifiConfig {
-        propagation: propagation_model(radio.propagation, radio.tx_range_m, radio.cs_range_m),
+        propagation: radio.propagation.model(radio.tx_range_m, radio.cs_range_m),
         fading: match radio.fading {
             FadingKind::None => Fading::None,
             FadingKind::Rayleigh => Fading::Rayleigh,
@@ -145,7 +134,7 @@ fn fading_delivery(s: &Scenario, positions: &[[f64; 2]], a: usize, b: usize) -> 
     if r.fading == FadingKind::None || !matches!(s.medium, Medium::Wifi) {
         return 1.0;
     }
-    let model = propagation_model(r.propagation, r.tx_range_m, r.cs_range_m);
+    let model = r.propagation.model(r.tx_range_m, r.cs_range_m);
     let [xa, ya] = positions[a];
     let [xb, yb] = positions[b];
     let d = (xa - xb).hypot(ya - yb);
@@ -575,7 +564,7 @@ mod tests {
     use super::*;
     use crate::parse::toml_to_json;
     use crate::topology::validate_and_place;
-    use airqueue_phy::edca;
+    use airqueue_phy::{edca, Propagation};
 
     /// A four-node chain 200 m apart with one lossy link; `extra` adds sections.
     fn placed(extra: &str) -> (Scenario, Vec<[f64; 2]>) {

@@ -3,7 +3,7 @@
 //! `queues`, `cwnd`, `rates`) as typed columns filled from each drain of the run's
 //! [`Traces`], so that no trace is held for the whole run or as a JSON value per cell.
 
-use crate::build::{neighbour_graph, propagation_model, static_routes};
+use crate::build::{neighbour_graph, static_routes};
 use crate::schema::{FlowKind, Medium, QueueKind, Scenario};
 use airqueue_kernel::Time;
 use airqueue_phy::Dbm;
@@ -492,7 +492,7 @@ fn links_table(s: &Scenario, positions: &[[f64; 2]]) -> Value {
     match s.medium {
         Medium::Wifi => {
             let r = &s.radio;
-            let model = propagation_model(r.propagation, r.tx_range_m, r.cs_range_m);
+            let model = r.propagation.model(r.tx_range_m, r.cs_range_m);
             let radios = (s.topology.radio_nodes() as usize).min(positions.len());
             let tx = Dbm(r.tx_power_dbm);
             // Only pairs closer than where the power falls below the threshold can be

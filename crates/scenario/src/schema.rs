@@ -5,6 +5,7 @@
 //! tests rely on those names; inside the core the unit goes into the field name.
 //! Parsing and validation live in `parse.rs`; this file only says what a valid scenario is.
 
+use airqueue_phy::Propagation;
 use airqueue_sim::qdisc::registry::{Params, Scheme};
 use serde::Serialize;
 
@@ -171,6 +172,19 @@ pub enum PropagationKind {
     Friis,
     /// Unit disk: decodable within `tx_range`, sensed within `cs_range`, nothing beyond.
     Range,
+}
+
+impl PropagationKind {
+    /// The core's propagation model; `range` takes the unit disks from `radio.tx_range`
+    /// and `radio.cs_range`.
+    pub fn model(self, tx_range_m: f64, cs_range_m: f64) -> Propagation {
+        match self {
+            PropagationKind::TwoRayGround => Propagation::two_ray_ground_default(),
+            PropagationKind::LogDistance { exponent } => Propagation::log_distance(exponent),
+            PropagationKind::Friis => Propagation::friis_default(),
+            PropagationKind::Range => Propagation::range(tx_range_m, cs_range_m),
+        }
+    }
 }
 
 /// `radio.fading`.

@@ -8,7 +8,6 @@ use serde_json::Value;
 
 use super::fields::{self, describe, Errs, Fields};
 use super::DSSS_RATES_BPS;
-use crate::build::propagation_model;
 use crate::error::ConfigError;
 use crate::schema::{
     FadingKind, LateCaptureKind, Level, Mac, MacKind, Medium, PreambleKind, PropagationKind, Radio,
@@ -192,7 +191,7 @@ pub(super) fn read_radio(mut f: Fields, errs: &mut Errs) -> Option<Radio> {
 
     // Thresholds: as given, else the power received at the matching range.
     let model = match (propagation, tx_range, cs_range) {
-        (Some(p), Some(tx), Some(cs)) if ranges_ok => Some(propagation_model(p, tx, cs)),
+        (Some(p), Some(tx), Some(cs)) if ranges_ok => Some(p.model(tx, cs)),
         _ => None,
     };
     let derived = |range: Option<f64>| match (model, tx_power, range) {
