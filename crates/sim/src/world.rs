@@ -495,6 +495,8 @@ pub struct World {
     node_count: usize,
     /// Wired links (none on a pure 802.11 world).
     wires: WiredNet,
+    /// The queue discipline in front of each wired link direction, by `LinkId`.
+    link_qdiscs: Vec<Qdisc>,
     /// The 802.11 channel (`None` on a pure wired world).
     wifi: Option<WifiMedium>,
     routing: RoutingTable,
@@ -562,6 +564,8 @@ impl World {
     pub fn new(cfg: WorldConfig) -> Self {
         let n = cfg.node_count;
         let mut wires = WiredNet::new(n);
+        // Each wired link direction's queue discipline, by `LinkId`.
+        let mut link_qdiscs: Vec<Qdisc> = Vec::new();
         let wifi = match &cfg.medium {
             MediumConfig::Wired {
                 bandwidth_bps,
@@ -569,9 +573,10 @@ impl World {
                 links,
             } => {
                 for &(a, b) in links {
-                    wires.add_duplex(a, b, *bandwidth_bps, *delay, |from, to| {
-                        cfg.qdisc.build(cfg.seed, from, Some(to), n)
-                    });
+                    wires.add_duplex(a, b, *bandwidth_bps, *delay);
+                    for (from, to) in [(a, b), (b, a)] {
+                        link_qdiscs.push(cfg.qdisc.build(cfg.seed, from, Some(to), n));
+                    }
                 }
                 None
             }
@@ -582,9 +587,10 @@ impl World {
                 wires: w,
             } => {
                 for &(a, b) in &w.links {
-                    wires.add_duplex(a, b, w.bandwidth_bps, w.delay, |_, _| {
-                        Box::new(DropTail::new(w.capacity_pkts as usize))
-                    });
+                    wires.add_duplex(a, b, w.bandwidth_bps, w.delay);
+                    for _ in 0..2 {
+                        link_qdiscs.push(Box::new(DropTail::new(w.capacity_pkts as usize)));
+                    }
                 }
                 let radio = |node: NodeId| radio.get(node.index()).copied().unwrap_or(false);
                 Some(WifiMedium::new(&cfg, wifi, radio))
@@ -709,6 +715,7 @@ impl World {
             bin: cfg.bin,
             node_count: n,
             wires,
+            link_qdiscs,
             wifi,
             routing,
             olsr,
@@ -1021,7 +1028,7 @@ impl World {
 
     fn qdisc(&self, iface: Iface) -> &Qdisc {
         match (iface, &self.wifi) {
-            (Iface::Link(l), _) => &self.wires.links[l.index()].qdisc,
+            (Iface::Link(l), _) => &self.link_qdiscs[l.index()],
             (Iface::Wifi(n), Some(w)) => &w.qdiscs[n.index()],
             (Iface::Wifi(_), None) => unreachable!("radio interface without wifi"),
         }
@@ -1029,7 +1036,7 @@ impl World {
 
     fn qdisc_mut(&mut self, iface: Iface) -> &mut Qdisc {
         match (iface, &mut self.wifi) {
-            (Iface::Link(l), _) => &mut self.wires.links[l.index()].qdisc,
+            (Iface::Link(l), _) => &mut self.link_qdiscs[l.index()],
             (Iface::Wifi(n), Some(w)) => &mut w.qdiscs[n.index()],
             (Iface::Wifi(_), None) => unreachable!("radio interface without wifi"),
         }
@@ -1184,13 +1191,17 @@ impl World {
         let now = self.events.now();
         match iface {
             Iface::Link(l) => {
-                let link = &mut self.wires.links[l.index()];
+                let link = &self.wires.links[l.index()];
                 let from = link.from;
-                if let Some(tx) = link.try_start(now, &self.routing) {
-                    self.events.schedule_in(tx.ends - now, Event::LinkTxEnd(l));
-                    self.after_dequeue(from, tx.flow, tx.src);
-                } else if let Some(at) = link.qdisc.release_at(now).filter(|_| !link.is_busy()) {
-                    self.events.schedule_in(at - now, Event::Wake(iface));
+                if !link.is_busy() {
+                    let qdisc = &mut self.link_qdiscs[l.index()];
+                    if let Some(d) = qdisc.dequeue(&self.routing, now) {
+                        let tx = self.wires.links[l.index()].start(now, d.pkt);
+                        self.events.schedule_in(tx.ends - now, Event::LinkTxEnd(l));
+                        self.after_dequeue(from, tx.flow, tx.src);
+                    } else if let Some(at) = qdisc.release_at(now) {
+                        self.events.schedule_in(at - now, Event::Wake(iface));
+                    }
                 }
                 self.take_head_drops(iface, from);
             }
@@ -1304,17 +1315,14 @@ impl World {
         for node in 0..self.node_count {
             let id = NodeId(node as u32);
             let wired: usize = (self.wires.links_from(id))
-                .map(|l| self.wires.links[l.index()].qdisc.len())
+                .map(|l| self.link_qdiscs[l.index()].len())
                 .sum();
             let radio = self.wifi.as_ref().map_or(0, |w| w.qdiscs[node].len());
             let len = wired + radio;
             // The radio's sample, else the first wired interface's that has one.
             let mut sample = (self.wifi.as_mut()).and_then(|w| w.qdiscs[node].sample());
-            for k in 0.. {
-                let Some(l) = self.wires.links_from(id).nth(k) else {
-                    break;
-                };
-                let wired = self.wires.links[l.index()].qdisc.sample();
+            for l in self.wires.links_from(id) {
+                let wired = self.link_qdiscs[l.index()].sample();
                 sample = sample.or(wired);
             }
             self.metrics.record_queue(QueueSample {
@@ -1328,7 +1336,13 @@ impl World {
     }
 
     fn conservation(&self) -> Conservation {
-        let wired: usize = self.wires.links.iter().map(|l| l.in_flight()).sum();
+        let wired: usize = self
+            .wires
+            .links
+            .iter()
+            .map(|l| l.in_flight())
+            .sum::<usize>()
+            + self.link_qdiscs.iter().map(|q| q.len()).sum::<usize>();
         let radio = self.wifi.as_ref().map_or(0, |w| {
             w.qdiscs.iter().map(|q| q.len()).sum::<usize>() + w.net.in_flight()
         });

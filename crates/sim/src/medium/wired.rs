@@ -1,15 +1,15 @@
 //! Point-to-point wired links: a medium of their own (`[medium] kind = "wired"`), and
 //! the wired side of infrastructure scenarios (an access point's wired hosts).
 //!
-//! Each direction of a link is a [`WiredLink`] with its own queue discipline, bandwidth and
-//! propagation delay (ns-2 duplex-link semantics). A link transmits one packet at a time:
+//! Each direction of a link is a [`WiredLink`] with its own bandwidth and propagation
+//! delay (ns-2 duplex-link semantics); the queue discipline in front of it belongs to the
+//! layer above, which hands it a packet when it is idle. A link transmits one packet at a time:
 //! serialisation takes `size * 8 / bandwidth`, then the packet propagates for `delay`.
 //! Because the delay is constant, packets arrive in the order they were sent, so the
 //! packets on the wire sit in a FIFO and events need not carry them.
 
 use crate::ids::{FlowId, LinkId, NodeId};
-use crate::net::{Packet, RoutingTable};
-use crate::qdisc::Qdisc;
+use crate::net::Packet;
 use airqueue_kernel::Time;
 use std::collections::VecDeque;
 
@@ -29,7 +29,6 @@ pub struct WiredLink {
     pub to: NodeId,
     pub bandwidth_bps: f64,
     pub delay: Time,
-    pub qdisc: Qdisc,
     transmitting: Option<Packet>,
     propagating: VecDeque<Packet>,
     pub stats: LinkStats,
@@ -45,13 +44,12 @@ pub struct TxStarted {
 }
 
 impl WiredLink {
-    pub fn new(from: NodeId, to: NodeId, bandwidth_bps: f64, delay: Time, qdisc: Qdisc) -> Self {
+    pub fn new(from: NodeId, to: NodeId, bandwidth_bps: f64, delay: Time) -> Self {
         WiredLink {
             from,
             to,
             bandwidth_bps,
             delay,
-            qdisc,
             transmitting: None,
             propagating: VecDeque::new(),
             stats: LinkStats::default(),
@@ -62,26 +60,22 @@ impl WiredLink {
         self.transmitting.is_some()
     }
 
-    /// Pulls the next packet from the queue discipline if the link is idle (`routing`:
-    /// next hops for disciplines that schedule by them).
+    /// Starts sending `pkt`; the link must be idle.
     #[inline]
-    pub fn try_start(&mut self, now: Time, routing: &RoutingTable) -> Option<TxStarted> {
-        if self.transmitting.is_some() {
-            return None;
-        }
-        let d = self.qdisc.dequeue(routing, now)?;
-        let bytes = d.pkt.size_bytes();
+    pub fn start(&mut self, now: Time, pkt: Packet) -> TxStarted {
+        debug_assert!(self.transmitting.is_none(), "a start on a busy link");
+        let bytes = pkt.size_bytes();
         let tx = Time::for_bits(bytes as u64 * 8, self.bandwidth_bps);
         let started = TxStarted {
             ends: now + tx,
-            flow: d.pkt.flow,
-            src: d.pkt.src,
+            flow: pkt.flow,
+            src: pkt.src,
         };
         self.stats.tx_packets += 1;
         self.stats.tx_bytes += bytes as u64;
         self.stats.busy += tx;
-        self.transmitting = Some(d.pkt);
-        Some(started)
+        self.transmitting = Some(pkt);
+        started
     }
 
     /// The last bit has left: the packet starts propagating. Returns its arrival time.
@@ -100,9 +94,9 @@ impl WiredLink {
             .expect("arrival on an empty link")
     }
 
-    /// Packets in the queue, on the wire or propagating (end-of-run accounting).
+    /// Packets on the wire or propagating (end-of-run accounting).
     pub fn in_flight(&self) -> usize {
-        self.qdisc.len() + self.transmitting.is_some() as usize + self.propagating.len()
+        self.transmitting.is_some() as usize + self.propagating.len()
     }
 }
 
@@ -122,25 +116,13 @@ impl WiredNet {
         }
     }
 
-    /// Adds both directions of a link between `a` and `b`; `qdisc(from, to)` builds each
-    /// direction's queue discipline.
-    pub fn add_duplex(
-        &mut self,
-        a: NodeId,
-        b: NodeId,
-        bandwidth_bps: f64,
-        delay: Time,
-        mut qdisc: impl FnMut(NodeId, NodeId) -> Qdisc,
-    ) {
+    /// Adds both directions of a link between `a` and `b`, `a` to `b` first (their ids
+    /// are the next two).
+    pub fn add_duplex(&mut self, a: NodeId, b: NodeId, bandwidth_bps: f64, delay: Time) {
         for (from, to) in [(a, b), (b, a)] {
             let id = LinkId(self.links.len() as u32);
-            self.links.push(WiredLink::new(
-                from,
-                to,
-                bandwidth_bps,
-                delay,
-                qdisc(from, to),
-            ));
+            self.links
+                .push(WiredLink::new(from, to, bandwidth_bps, delay));
             let out = &mut self.out[from.index()];
             out.push((to, id));
             out.sort_unstable();

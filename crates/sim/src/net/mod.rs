@@ -1,6 +1,7 @@
 //! Network layer: packets and headers, drop reasons, routing (static tables, AODV, OLSR).
 
 pub mod aodv;
+pub mod headers;
 pub mod more;
 pub mod olsr;
 pub mod packet;

@@ -7,10 +7,9 @@
 
 use crate::ids::{FlowId, NodeId};
 use crate::net::aodv::AodvMsg;
+use crate::net::headers::{BpControlMsg, CodedData, CodingFeedback};
 use crate::net::more::{MoreAck, MoreData};
 use crate::net::olsr::OlsrMsg;
-use crate::qdisc::BpControlMsg;
-use crate::transport::coding::{CodedData, CodingFeedback};
 use airqueue_kernel::Time;
 use airqueue_tcp::tfrc::{TFRC_DATA_HEADER_BYTES, TFRC_FEEDBACK_BYTES};
 use airqueue_tcp::{SackBlocks, TcpAck, TcpData, TfrcData, TfrcFeedback};

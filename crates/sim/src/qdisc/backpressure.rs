@@ -34,6 +34,7 @@ use super::reports::NeighbourReports;
 use super::{Dequeued, QueueCounters, QueueDiscipline, Queued, Routes};
 use crate::ids::{FlowId, NodeId};
 use crate::medium::wifi::mac::TxStatus;
+pub use crate::net::headers::{BpControlMsg, BP_CONTROL_ENTRY_BYTES, BP_CONTROL_HEADER_BYTES};
 use crate::net::{DiffqHeader, DropReason, Packet};
 use airqueue_kernel::{RngStream, Time};
 use std::collections::VecDeque;
@@ -110,27 +111,6 @@ impl BackpressureConfig {
 
 /// One entry of a control packet's body: (flow, destination, queue length).
 pub type QueueReport = (FlowId, NodeId, u16);
-
-/// Type, reserved byte and entry count.
-pub const BP_CONTROL_HEADER_BYTES: u32 = 4;
-/// Flow id, destination address, queue length, two reserved bytes.
-pub const BP_CONTROL_ENTRY_BYTES: u32 = 12;
-
-/// A backpressure control packet's header as the packet carries it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BpControlMsg {
-    /// Its body in the ring.
-    pub body: u64,
-    pub entries: u16,
-}
-
-impl BpControlMsg {
-    /// Bytes above UDP.
-    #[inline]
-    pub fn size_bytes(&self) -> u32 {
-        BP_CONTROL_HEADER_BYTES + BP_CONTROL_ENTRY_BYTES * self.entries as u32
-    }
-}
 
 /// A per-flow queue's key: (flow, destination).
 type Commodity = (FlowId, NodeId);

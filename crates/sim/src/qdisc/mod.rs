@@ -52,14 +52,8 @@ pub struct Queued {
     pub prev_hop: NodeId,
 }
 
-/// What a discipline hands to the interface: the packet, its next hop, and the MAC
-/// priority level it should be sent at (0 = the default/lowest).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Dequeued {
-    pub pkt: Packet,
-    pub next_hop: NodeId,
-    pub priority: u8,
-}
+/// What a discipline hands to the interface (the MAC's port type).
+pub use crate::medium::port::Dequeued;
 
 impl Dequeued {
     /// `q` handed out at the level its own user priority asks for (a FIFO has no
