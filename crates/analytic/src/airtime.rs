@@ -7,53 +7,7 @@
 //! fresh backoff, uniform on `0..=CWmin`, before every frame, so the mean is `CWmin / 2`
 //! slots (15.5 slots = 310 us for 802.11b).
 
-use airqueue_kernel::Time;
-use airqueue_phy::dsss::{self, DsssRate, Preamble};
-
-/// The PHY and MAC framing of a link.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Link {
-    pub data_rate: DsssRate,
-    /// Rate of the MAC Ack.
-    pub basic_rate: DsssRate,
-    pub preamble: Preamble,
-    /// MAC bytes added to every MSDU: header + FCS = 28 ([`dsss::DATA_OVERHEAD_BYTES`]),
-    /// plus [`dsss::LLC_SNAP_BYTES`] if the MAC model counts LLC/SNAP.
-    pub mac_overhead_bytes: u32,
-}
-
-impl Default for Link {
-    /// 11 Mb/s data, 1 Mb/s Ack, long preamble, 28 bytes of MAC overhead.
-    fn default() -> Link {
-        Link {
-            data_rate: DsssRate::Mbps11,
-            basic_rate: DsssRate::Mbps1,
-            preamble: Preamble::Long,
-            mac_overhead_bytes: dsss::DATA_OVERHEAD_BYTES,
-        }
-    }
-}
-
-/// Mean backoff before a frame when every attempt succeeds: `cw_min / 2` slots
-/// (uniform on `0..=cw_min`, IEEE 802.11-2016 10.3.3). Exact in integer ns since a slot is
-/// an even number of ns.
-pub const fn mean_backoff(cw_min: u16) -> Time {
-    Time::from_nanos(cw_min as u64 * dsss::SLOT.as_nanos() / 2)
-}
-
-/// One complete channel access carrying an MSDU of `msdu_bytes`:
-/// `DIFS + mean backoff + DATA + SIFS + ACK`.
-pub fn access_time(msdu_bytes: u32, link: &Link, cw_min: u16) -> Time {
-    dsss::DIFS
-        + mean_backoff(cw_min)
-        + dsss::frame_duration(
-            msdu_bytes + link.mac_overhead_bytes,
-            link.data_rate,
-            link.preamble,
-        )
-        + dsss::SIFS
-        + dsss::ack_duration(link.basic_rate, link.preamble)
-}
+pub use airqueue_phy::access::{access_time, mean_backoff, Link};
 
 /// Payload goodput in bit/s of one saturated sender with no contention and no losses.
 pub fn saturation_goodput_bps(payload_bytes: u32, link: &Link, cw_min: u16) -> f64 {
@@ -106,6 +60,8 @@ pub fn tcp_goodput_bps(tcp: &TcpExchange, link: &Link, cw_min: u16) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use airqueue_kernel::Time;
+    use airqueue_phy::dsss::{DsssRate, Preamble};
 
     #[test]
     fn one_sender_budget_by_hand() {

@@ -2,6 +2,7 @@
 //! [`propagation`] with range-derived thresholds, [`dsss`] frame timing and MAC timing
 //! constants, and [`edca`] priority-level parameter tables. No event loop, no state.
 
+pub mod access;
 pub mod dsss;
 pub mod edca;
 pub mod propagation;

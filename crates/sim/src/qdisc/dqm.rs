@@ -11,7 +11,7 @@
 //!   `T_up`, `T_dn` sum each class's `T_pkt` over tumbling windows of
 //!   `(N_up + N_dn) * T_fair`. `T_pkt` is one access,
 //!   `DIFS + CWmin/2 slots + DATA + SIFS + ACK`
-//!   ([`airqueue_analytic::airtime::access_time`]), DATA at the rate of the
+//!   ([`airqueue_phy::access::access_time`]), DATA at the rate of the
 //!   packet's link (the AP "is also aware of the bit-rates"; [`Dqm::set_link_rates`]
 //!   follows scheduled rate changes, not AARF). The paper's estimate for incoming packets
 //!   is used for outgoing ones too, since the queue cannot see the MAC's retries.
@@ -33,10 +33,10 @@ use super::pi::PiController;
 use super::{Dequeued, QueueCounters, QueueDiscipline, QueueSample, Queued, Routes};
 use crate::ids::NodeId;
 use crate::net::{DropReason, Packet, TransportHeader};
-use airqueue_analytic::airtime::access_time;
-/// The rates and framing `T_pkt` is computed at.
-pub use airqueue_analytic::airtime::Link;
 use airqueue_kernel::{RngStream, Time};
+use airqueue_phy::access::access_time;
+/// The rates and framing `T_pkt` is computed at.
+pub use airqueue_phy::access::Link;
 use airqueue_phy::dsss::CW_MIN;
 use airqueue_phy::DsssRate;
 use std::cmp::Ordering;
