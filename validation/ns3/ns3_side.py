@@ -2,10 +2,10 @@
 
 The radio is YansWifiPhy with 802.11b DSSS, ConstantSpeedPropagationDelay and ns-3's
 TwoRayGroundPropagationLoss at 2.412 GHz with antennas 1.5 m high (ns-2's model, which
-airqueue's ``two-ray-ground`` is too). ``RxSensitivity`` is the power at 250 m and
-``CcaEdThreshold`` the power at 550 m: weaker frames are energy only (ns-3 adds them to
-the interference and reports CCA busy above the threshold, no EIFS). ns-3's default
-``ThresholdPreambleDetectionModel`` (4 dB, -82 dBm) stays. The basic rate set is 1 Mb/s
+airqueue's ``two-ray-ground`` is too). Frames are decoded to 250 m and sensed to 550 m
+(see ``run``: ns-3 ignores frames below ``RxSensitivity`` for carrier sense, so the 250 m
+limit is the preamble detection's ``MinimumRssi``); frames from 250 to 550 m are energy
+only (no EIFS). The preamble detection threshold stays ns-3's 4 dB. The basic rate set is 1 Mb/s
 only, so ACKs and CTSs go at 1 Mb/s as in airqueue (ns-3 would answer 2 and 11 Mb/s frames
 at 2 Mb/s, the highest mandatory rate not above them). The traffic-control layer is
 removed and the WifiMacQueue holds ``queue_capacity_pkts`` with no lifetime, so each
@@ -199,8 +199,20 @@ def run(spec: Spec, seed: int) -> RunResult:
     phy.SetChannel(channel.Create())
     phy.Set("TxPowerStart", ns.DoubleValue(20.0))
     phy.Set("TxPowerEnd", ns.DoubleValue(20.0))
-    phy.Set("RxSensitivity", ns.DoubleValue(_two_ray_dbm(250.0)))
+    # Carrier sense to 550 m, decoding to 250 m. A frame below RxSensitivity is only
+    # interference and never makes CCA busy, so RxSensitivity is the power at 550 m;
+    # the preamble detection model's MinimumRssi (the power at 250 m) makes farther
+    # frames fail their preamble, after which CCA-ED (the 550 m power again) keeps the
+    # channel busy while they last: energy only, no EIFS.
+    phy.Set("RxSensitivity", ns.DoubleValue(_two_ray_dbm(550.0)))
     phy.Set("CcaEdThreshold", ns.DoubleValue(_two_ray_dbm(550.0)))
+    phy.SetPreambleDetectionModel(
+        "ns3::ThresholdPreambleDetectionModel",
+        "MinimumRssi",
+        ns.DoubleValue(_two_ray_dbm(250.0)),
+        "Threshold",
+        ns.DoubleValue(4.0),
+    )
 
     wifi = ns.WifiHelper()
     wifi.SetStandard(ns.WIFI_STANDARD_80211b)
@@ -230,7 +242,8 @@ def run(spec: Spec, seed: int) -> RunResult:
     stack = ns.InternetStackHelper()
     if spec.routing == "aodv":
         aodv = ns.AodvHelper()
-        aodv.Set("EnableHello", ns.BooleanValue(spec.aodv_link_detection == "hello"))
+        hello = spec.aodv_link_detection == "hello" or spec.ns3_aodv_hello
+        aodv.Set("EnableHello", ns.BooleanValue(hello))
         stack.SetRoutingHelper(aodv)
     elif spec.routing == "olsr":
         olsr = ns.OlsrHelper()
@@ -333,8 +346,10 @@ def _defaults(ns, spec: Spec) -> None:
     cfg("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(spec.timestamps))
     cfg("ns3::TcpSocketBase::Sack", ns.BooleanValue(spec.tcp_variant == "sack"))
     cfg("ns3::TcpSocketBase::MinRto", ns.TimeValue(ns.Seconds(spec.min_rto_s)))
-    cfg("ns3::WifiMacQueue::MaxSize", ns.QueueSizeValue(ns.QueueSize(f"{spec.queue_capacity_pkts}p")))
-    cfg("ns3::WifiMacQueue::MaxDelay", ns.TimeValue(ns.Seconds(10000.0)))
+    size = spec.ns3_mac_queue_pkts or spec.queue_capacity_pkts
+    lifetime = spec.ns3_mac_queue_lifetime_s or 10000.0
+    cfg("ns3::WifiMacQueue::MaxSize", ns.QueueSizeValue(ns.QueueSize(f"{size}p")))
+    cfg("ns3::WifiMacQueue::MaxDelay", ns.TimeValue(ns.Seconds(lifetime)))
     cfg("ns3::WifiRemoteStationManager::RtsCtsThreshold", ns.UintegerValue(0 if spec.rts_cts else 65535))
     cfg("ns3::WifiRemoteStationManager::FragmentationThreshold", ns.UintegerValue(65535))
     # ns-3.44 has one limit (MaxSsrc and MaxSlrc are obsolete): every attempt of a

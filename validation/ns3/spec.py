@@ -85,6 +85,12 @@ class Spec:
     #: ns-3's AODV HELLOs (on by default there). airqueue's AODV detects breaks either by
     #: the MAC (ns-3 does too) or by HELLOs, not both; see docs/validation.md.
     aodv_link_detection: str = "mac"
+    #: ns-3 settings left at their defaults in the grid study's variants (the matched
+    #: runs turn them off): AODV HELLOs, the WifiMacQueue's 500 packets and 0.5 s
+    #: lifetime.
+    ns3_aodv_hello: bool = False
+    ns3_mac_queue_pkts: int | None = None
+    ns3_mac_queue_lifetime_s: float | None = None
     bss: Bss | None = None
     seeds: tuple[int, ...] = (1, 2)
     #: Shorter run for ``--quick``: (duration, warmup).
