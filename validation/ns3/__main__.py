@@ -65,6 +65,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--airqueue-only", action="store_true", help="skip ns-3")
     p.add_argument("--list", action="store_true", help="list the scenarios and exit")
     p.add_argument("--json", metavar="FILE", help="write every run's per-flow results here")
+    p.add_argument(
+        "--markdown", metavar="FILE", help="write the side-by-side tables (docs/validation.md's)"
+    )
     args = p.parse_args(argv)
 
     specs = all_specs()
@@ -77,8 +80,10 @@ def main(argv: list[str] | None = None) -> int:
         unknown = wanted - {s.name for s in specs} - {s.family for s in specs}
         if unknown:
             names = ", ".join(s.name for s in specs)
-            print(f"error: --only: unknown scenario(s) {sorted(unknown)}; known: {names}",
-                  file=sys.stderr)
+            print(
+                f"error: --only: unknown scenario(s) {sorted(unknown)}; known: {names}",
+                file=sys.stderr,
+            )
             return 2
         specs = [s for s in specs if s.name in wanted or s.family in wanted]
     if args.quick:
@@ -100,8 +105,11 @@ def main(argv: list[str] | None = None) -> int:
             if ns3_side is not None:
                 ns_runs.append(ns3_side.run(spec, seed))
             t2 = time.monotonic()
-            print(f"  {spec.name} seed {seed}: airqueue {t1 - t0:.1f} s, ns-3 {t2 - t1:.1f} s",
-                  file=sys.stderr, flush=True)
+            print(
+                f"  {spec.name} seed {seed}: airqueue {t1 - t0:.1f} s, ns-3 {t2 - t1:.1f} s",
+                file=sys.stderr,
+                flush=True,
+            )
         variant_runs = {
             label: [airqueue_side.run(spec, seed, overrides) for seed in spec.seeds]
             for label, overrides in spec.variants
@@ -125,7 +133,64 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(records, fh, indent=1)
+    if args.markdown:
+        with open(args.markdown, "w") as fh:
+            fh.write(markdown(records))
     return 0
+
+
+def markdown(records: list[dict]) -> str:
+    """One table per scenario family: aggregate goodput, Jain's index and starved flows
+    on both sides, the gap, and the airqueue-only variants and Bianchi where they apply."""
+    out = []
+    families: dict[str, list[dict]] = {}
+    for r in records:
+        families.setdefault(r["family"], []).append(r)
+    for family, recs in families.items():
+        variant_labels = sorted({v for r in recs for v in (r.get("variants") or {})})
+        head = ["scenario", "window s", "seeds", "airqueue Mb/s", "ns-3 Mb/s", "gap"]
+        head += ["Jain aq", "Jain ns-3", "starved aq", "starved ns-3"]
+        head += [f"aq {v} Mb/s" for v in variant_labels]
+        bianchi_col = any(by_name_bianchi(r) for r in recs)
+        if bianchi_col:
+            head += ["Bianchi DIFS Mb/s", "Bianchi EIFS Mb/s"]
+        out.append(f"### {family}\n")
+        out.append("| " + " | ".join(head) + " |")
+        out.append("|" + "---|" * len(head))
+        for r in recs:
+            a, n = r["airqueue"], r["ns3"]
+            seeds = len({run["seed"] for run in r["runs"]})
+            cells = [r["scenario"], f"{r['duration_s'] - r['warmup_s']:g}", str(seeds)]
+            cells.append(f"{a['aggregate_bps'] / 1e6:.3f}")
+            if n:
+                gap = (a["aggregate_bps"] - n["aggregate_bps"]) / n["aggregate_bps"] * 100
+                cells += [f"{n['aggregate_bps'] / 1e6:.3f}", f"{gap:+.1f}%"]
+            else:
+                cells += ["", ""]
+            cells += [f"{a['jain']:.2f}", f"{n['jain']:.2f}" if n else ""]
+            cells += [f"{a['starved']:.1f}", f"{n['starved']:.1f}" if n else ""]
+            for v in variant_labels:
+                val = (r.get("variants") or {}).get(v)
+                cells.append(f"{val['aggregate_bps'] / 1e6:.3f}" if val else "")
+            if bianchi_col:
+                stations = by_name_bianchi(r)
+                if stations:
+                    d = bianchi.saturation_bps(stations) / 1e6
+                    e = bianchi.saturation_bps(stations, after_collision="eifs") / 1e6
+                    cells += [f"{d:.3f}", f"{e:.3f}"]
+                else:
+                    cells += ["", ""]
+            out.append("| " + " | ".join(cells) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
+def by_name_bianchi(record: dict) -> int | None:
+    """The saturated stations of a record's scenario, if Bianchi's model applies."""
+    from validation.ns3.spec import by_name
+
+    spec = by_name().get(record["scenario"])
+    return spec.bianchi_stations if spec else None
 
 
 if __name__ == "__main__":

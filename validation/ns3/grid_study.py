@@ -31,6 +31,8 @@ AQ_KEYS = (
 )
 #: ns-3 counters shown (validation.ns3.ns3_side._counters).
 NS3_KEYS = (
+    "queue_overflow",
+    "control_queue_drops",
     "mac_reached_retry_limit",
     "mac_expired_lifetime",
     "mac_failed_enqueue",
@@ -50,9 +52,15 @@ def variants(quick: bool) -> list[tuple[str, Spec]]:
         ("AODV, MAC detection (matched)", base),
         (
             "AODV, ns-3 defaults (HELLOs, 500-packet MAC queue, 0.5 s lifetime)",
-            replace(base, ns3_aodv_hello=True, ns3_mac_queue_pkts=500, ns3_mac_queue_lifetime_s=0.5),
+            replace(
+                base, ns3_aodv_hello=True, ns3_mac_queue_pkts=500, ns3_mac_queue_lifetime_s=0.5
+            ),
         ),
         ("AODV, HELLO detection both", replace(base, aodv_link_detection="hello")),
+        (
+            "AODV, ns-3 with pre-filled ARP caches (no link-failure detection there)",
+            replace(base, ns3_prefill_arp=True),
+        ),
     ]
 
 

@@ -35,6 +35,7 @@ _SINKS = r"""
 #include "ns3/ipv4.h"
 #include "ns3/config.h"
 #include "ns3/callback.h"
+#include "ns3/llc-snap-header.h"
 #include "ns3/node-list.h"
 #include "ns3/simulator.h"
 #include "ns3/wifi-net-device.h"
@@ -58,7 +59,7 @@ void PinBasicModes(ns3::WifiMode mode) {
         m->AddBasicMode(mode);
         for (auto& [peer_dev, peer] : radios) {
             if (peer == own) continue;
-            for (const auto& mode_i : dev->GetPhy()->GetModeList()) m->AddSupportedMode(peer, mode_i);
+            for (const auto& rate : dev->GetPhy()->GetModeList()) m->AddSupportedMode(peer, rate);
             m->RecordDisassociated(peer);
         }
     }
@@ -66,6 +67,22 @@ void PinBasicModes(ns3::WifiMode mode) {
 uint64_t mac_drops[16];
 uint64_t aodv_tx;
 uint64_t aodv_tx_bytes;
+uint64_t queue_overflow;
+uint64_t control_queue_drops;
+// A full WifiMacQueue refused an MPDU; OLSR (698) and AODV (654) messages are counted
+// apart, since ns-3 queues them behind the data.
+void OnQueueDrop(ns3::Ptr<const ns3::WifiMpdu> mpdu) {
+    queue_overflow++;
+    ns3::Ptr<ns3::Packet> c = mpdu->GetPacket()->Copy();
+    ns3::LlcSnapHeader llc;
+    ns3::Ipv4Header ip;
+    ns3::UdpHeader udp;
+    if (c->RemoveHeader(llc) == 0 || llc.GetType() != 0x0800) return;
+    if (c->RemoveHeader(ip) == 0 || ip.GetProtocol() != 17) return;
+    c->PeekHeader(udp);
+    uint16_t port = udp.GetDestinationPort();
+    if (port == 698 || port == 654) control_queue_drops++;
+}
 void OnDroppedMpdu(ns3::WifiMacDropReason reason, ns3::Ptr<const ns3::WifiMpdu> mpdu) {
     mac_drops[static_cast<int>(reason) & 15]++;
 }
@@ -81,6 +98,11 @@ void Connect() {
     for (auto& d : mac_drops) d = 0;
     aodv_tx = 0;
     aodv_tx_bytes = 0;
+    queue_overflow = 0;
+    control_queue_drops = 0;
+    ns3::Config::ConnectWithoutContextFailSafe(
+        "/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Mac/Txop/Queue/DropBeforeEnqueue",
+        ns3::MakeCallback(&OnQueueDrop));
     ns3::Config::ConnectWithoutContextFailSafe(
         "/NodeList/*/DeviceList/*/$ns3::WifiNetDevice/Mac/DroppedMpdu",
         ns3::MakeCallback(&OnDroppedMpdu));
@@ -141,7 +163,11 @@ def static_next_hops(spec: Spec) -> list[list[int | None]]:
     to the lowest neighbour id (airqueue's static routing rule)."""
     n = len(spec.positions_m)
     nbrs = [
-        [b for b in range(n) if b != a and math.dist(spec.positions_m[a], spec.positions_m[b]) <= 250.0]
+        [
+            b
+            for b in range(n)
+            if b != a and math.dist(spec.positions_m[a], spec.positions_m[b]) <= 250.0
+        ]
         for a in range(n)
     ]
     nxt: list[list[int | None]] = [[None] * n for _ in range(n)]
@@ -216,7 +242,12 @@ def run(spec: Spec, seed: int) -> RunResult:
 
     wifi = ns.WifiHelper()
     wifi.SetStandard(ns.WIFI_STANDARD_80211b)
-    mode = {1e6: "DsssRate1Mbps", 2e6: "DsssRate2Mbps", 5.5e6: "DsssRate5_5Mbps", 11e6: "DsssRate11Mbps"}
+    mode = {
+        1e6: "DsssRate1Mbps",
+        2e6: "DsssRate2Mbps",
+        5.5e6: "DsssRate5_5Mbps",
+        11e6: "DsssRate11Mbps",
+    }
     wifi.SetRemoteStationManager(
         "ns3::ConstantRateWifiManager",
         "DataMode",
@@ -263,9 +294,15 @@ def run(spec: Spec, seed: int) -> RunResult:
     tc.Uninstall(devices)
     if spec.bss is not None:
         p2p = ns.PointToPointHelper()
-        p2p.SetDeviceAttribute("DataRate", ns.DataRateValue(ns.DataRate(int(spec.bss.wire_bandwidth_bps))))
+        p2p.SetDeviceAttribute(
+            "DataRate", ns.DataRateValue(ns.DataRate(int(spec.bss.wire_bandwidth_bps)))
+        )
         p2p.SetChannelAttribute("Delay", ns.TimeValue(ns.Seconds(spec.bss.wire_delay_s)))
-        p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", ns.QueueSizeValue(ns.QueueSize(f"{spec.bss.wire_capacity_pkts}p")))
+        p2p.SetQueue(
+            "ns3::DropTailQueue<Packet>",
+            "MaxSize",
+            ns.QueueSizeValue(ns.QueueSize(f"{spec.bss.wire_capacity_pkts}p")),
+        )
         for h in range(spec.bss.wired_hosts):
             link = p2p.Install(nodes.Get(0), wired.Get(h))
             base = ns.Ipv4AddressHelper()
@@ -276,7 +313,7 @@ def run(spec: Spec, seed: int) -> RunResult:
         ns.Ipv4GlobalRoutingHelper.PopulateRoutingTables()
     elif spec.routing == "static":
         _static_routes(ns, spec, nodes, address_of)
-    if spec.routing != "aodv":
+    if spec.routing != "aodv" or spec.ns3_prefill_arp:
         # No ARP, as in airqueue. Not with AODV: ns-3's AODV finds the neighbour of a
         # frame that reached the retry limit by its MAC address in the ARP cache, and
         # only ALIVE or PERMANENT entries count there, not the helper's auto-generated
@@ -288,7 +325,9 @@ def run(spec: Spec, seed: int) -> RunResult:
     for k, f in enumerate(spec.flows):
         port = 9000 + k
         factory = "ns3::TcpSocketFactory" if f.kind == "tcp" else "ns3::UdpSocketFactory"
-        sink_helper = ns.PacketSinkHelper(factory, ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo())
+        sink_helper = ns.PacketSinkHelper(
+            factory, ns.InetSocketAddress(ns.Ipv4Address.GetAny(), port).ConvertTo()
+        )
         sink_app = sink_helper.Install(all_nodes[f.dst])
         sink_app.Start(ns.Seconds(0.0))
         remote = ns.InetSocketAddress(address_of[f.dst], port).ConvertTo()
@@ -325,7 +364,9 @@ def run(spec: Spec, seed: int) -> RunResult:
         for k, (w, e) in enumerate(zip(at_warmup, at_end, strict=True))
     ]
     counters = _counters(ns, cppyy, monitor)
-    manager = devices.Get(devices.GetN() - 1).GetObject[ns.WifiNetDevice]().GetRemoteStationManager()
+    manager = (
+        devices.Get(devices.GetN() - 1).GetObject[ns.WifiNetDevice]().GetRemoteStationManager()
+    )
     counters["basic_modes"] = float(manager.GetNBasicModes())
     ns.Simulator.Destroy()
     ns.Ipv4AddressGenerator.Reset()
@@ -350,7 +391,10 @@ def _defaults(ns, spec: Spec) -> None:
     lifetime = spec.ns3_mac_queue_lifetime_s or 10000.0
     cfg("ns3::WifiMacQueue::MaxSize", ns.QueueSizeValue(ns.QueueSize(f"{size}p")))
     cfg("ns3::WifiMacQueue::MaxDelay", ns.TimeValue(ns.Seconds(lifetime)))
-    cfg("ns3::WifiRemoteStationManager::RtsCtsThreshold", ns.UintegerValue(0 if spec.rts_cts else 65535))
+    cfg(
+        "ns3::WifiRemoteStationManager::RtsCtsThreshold",
+        ns.UintegerValue(0 if spec.rts_cts else 65535),
+    )
     cfg("ns3::WifiRemoteStationManager::FragmentationThreshold", ns.UintegerValue(65535))
     # ns-3.44 has one limit (MaxSsrc and MaxSlrc are obsolete): every attempt of a
     # frame, its RTSs included, counts against it. Spec.retry_limit gives airqueue the
@@ -376,6 +420,8 @@ def _counters(ns, cppyy, monitor) -> dict[str, float]:
     g = cppyy.gbl.aqv
     for i, name in enumerate(_MAC_DROP_REASONS):
         out[f"mac_{name}"] = float(g.mac_drops[i])
+    out["queue_overflow"] = float(g.queue_overflow)
+    out["control_queue_drops"] = float(g.control_queue_drops)
     out["aodv_control_packets"] = float(g.aodv_tx)
     out["aodv_control_bytes"] = float(g.aodv_tx_bytes)
     monitor.CheckForLostPackets()
