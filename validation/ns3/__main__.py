@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 from validation.ns3 import airqueue_side, bianchi
 from validation.ns3.result import RunResult
@@ -64,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", nargs="+", metavar="NAME", help="scenarios to run (names or families)")
     p.add_argument("--airqueue-only", action="store_true", help="skip ns-3")
     p.add_argument("--list", action="store_true", help="list the scenarios and exit")
+    p.add_argument("--seeds", type=int, metavar="N", help="run seeds 1..N instead")
     p.add_argument("--json", metavar="FILE", help="write every run's per-flow results here")
     p.add_argument(
         "--markdown", metavar="FILE", help="write the side-by-side tables (docs/validation.md's)"
@@ -88,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
         specs = [s for s in specs if s.name in wanted or s.family in wanted]
     if args.quick:
         specs = [s.quick_version() for s in specs]
+    if args.seeds:
+        specs = [replace(s, seeds=tuple(range(1, args.seeds + 1))) for s in specs]
 
     ns3_side = None
     if not args.airqueue_only:

@@ -61,6 +61,10 @@ def variants(quick: bool) -> list[tuple[str, Spec]]:
             "AODV, ns-3 with pre-filled ARP caches (no link-failure detection there)",
             replace(base, ns3_prefill_arp=True),
         ),
+        (
+            "static routes, no RTS/CTS",
+            replace(base, routing="static", rts_cts=False, name="grid-static-basic"),
+        ),
     ]
 
 

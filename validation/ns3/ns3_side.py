@@ -195,6 +195,9 @@ def run(spec: Spec, seed: int) -> RunResult:
 
     ns.RngSeedManager.SetSeed(1)
     ns.RngSeedManager.SetRun(seed)
+    # Random variables take stream numbers from a process-wide counter that Destroy()
+    # does not reset: without this a scenario's draws would depend on what ran before.
+    ns.RngSeedManager.ResetNextStreamIndex()
     _defaults(ns, spec)
 
     n_radio = len(spec.positions_m)

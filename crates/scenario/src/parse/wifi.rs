@@ -591,7 +591,10 @@ fn read_preamble_detection(f: &mut Fields, errs: &mut Errs) -> Option<Option<f64
             Some(x.as_f64())
         }
         Some(v) => {
-            errs.push(ConfigError::new(path, format!("expected {EXPECTED}, got {}", describe(v))));
+            errs.push(ConfigError::new(
+                path,
+                format!("expected {EXPECTED}, got {}", describe(v)),
+            ));
             None
         }
     }
