@@ -65,6 +65,15 @@ def variants(quick: bool) -> list[tuple[str, Spec]]:
             "static routes, no RTS/CTS",
             replace(base, routing="static", rts_cts=False, name="grid-static-basic"),
         ),
+        (
+            "static routes, airqueue with capture_db = 3 (ns-3's run is variant 0's)",
+            replace(
+                base,
+                routing="static",
+                name="grid-static-capture3",
+                airqueue_overrides={"radio.capture_db": 3.0},
+            ),
+        ),
     ]
 
 
