@@ -24,7 +24,7 @@ cargo clippy --workspace --all-targets --locked --quiet -- -D warnings
 echo "== cargo test"
 cargo test --workspace --locked --quiet
 echo "== ruff"
-python3 -m ruff check python tests
-python3 -m ruff format --check python tests
+python3 -m ruff check python tests validation
+python3 -m ruff format --check python tests validation
 echo "== pytest"
 python3 -m pytest -q

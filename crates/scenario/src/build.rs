@@ -93,6 +93,7 @@ pub fn wifi_config(radio: &Radio, mac: &Mac) -> WifiConfig {
             SensedFramesKind::RxError => SensedFrames::RxError,
             SensedFramesKind::Energy => SensedFrames::EnergyOnly,
         },
+        preamble_detection_db: radio.preamble_detection_db,
         late_capture: match radio.late_capture {
             LateCaptureKind::Always => LateCapture::Always,
             LateCaptureKind::Preamble => LateCapture::Preamble,
@@ -668,6 +669,7 @@ mod tests {
              propagation = \"log-distance\"\npath_loss_exponent = 2.7\nfading = \"rayleigh\"\n\
              tx_power_dbm = 17\ncs_threshold_dbm = -95\nnoise_dbm = -97\ncapture_db = 4\n\
              preamble = \"short\"\nsensed_frames = \"energy\"\nlate_capture = \"never\"\n\
+             preamble_detection_db = 4\n\
              [mac]\nkind = \"edca\"\nshort_retry_limit = 5\nlong_retry_limit = 3\n\
              rts_threshold = 0\nrate_control = \"aarf\"\ntx_buffer = 3\n",
         );
@@ -688,6 +690,7 @@ mod tests {
             capture_db: 4.0,
             sensed_frames: SensedFrames::EnergyOnly,
             late_capture: LateCapture::Never,
+            preamble_detection_db: Some(4.0),
             data_rate: DsssRate::Mbps5_5,
             basic_rate: DsssRate::Mbps2,
             preamble: Preamble::Short,

@@ -156,6 +156,9 @@ pub struct Radio {
     /// `late_capture`: when a frame `capture_db` stronger than the one being received
     /// takes the receiver over; default `preamble`.
     pub late_capture: LateCaptureKind,
+    /// `preamble_detection_db`: SINR a frame's preamble needs to be received at all
+    /// (ns-3's preamble detection), or `None` (`"off"`, the default).
+    pub preamble_detection_db: Option<f64>,
     /// `preamble`; default long.
     pub preamble: PreambleKind,
 }

@@ -319,6 +319,7 @@ pub(super) fn read_radio(mut f: Fields, errs: &mut Errs) -> Option<Radio> {
             None => None,
         },
     };
+    let preamble_detection = read_preamble_detection(&mut f, errs);
     let preamble = match f.choice(errs, "preamble", Some("long"), &["long", "short"], &[]) {
         Some("short") => Some(PreambleKind::Short),
         Some(_) => Some(PreambleKind::Long),
@@ -342,6 +343,7 @@ pub(super) fn read_radio(mut f: Fields, errs: &mut Errs) -> Option<Radio> {
         capture_db: capture?,
         sensed_frames: sensed_frames?,
         late_capture: late_capture?,
+        preamble_detection_db: preamble_detection?,
         preamble: preamble?,
     })
 }
@@ -577,6 +579,26 @@ fn read_cw(f: &mut Fields, errs: &mut Errs, key: &'static str) -> Option<u16> {
 
 /// `mac.rts_threshold`: bytes (an MPDU longer than this is sent after RTS/CTS; 0 means
 /// every frame), or "off" (the default). `None` inside `Some` means off.
+/// `radio.preamble_detection_db`: a ratio in dB, or `"off"` (the default).
+fn read_preamble_detection(f: &mut Fields, errs: &mut Errs) -> Option<Option<f64>> {
+    const EXPECTED: &str = "an SINR in dB in [0, 300] (ns-3 uses 4) or \"off\"";
+    let path = f.path("preamble_detection_db");
+    match f.take("preamble_detection_db") {
+        None => (!f.is_broken()).then_some(None),
+        Some(Value::String(s)) if s == "off" => Some(None),
+        Some(Value::Number(x)) if x.as_f64().is_some_and(|x| (0.0..=MAX_DB).contains(&x)) => {
+            Some(x.as_f64())
+        }
+        Some(v) => {
+            errs.push(ConfigError::new(
+                path,
+                format!("expected {EXPECTED}, got {}", describe(v)),
+            ));
+            None
+        }
+    }
+}
+
 fn read_rts_threshold(f: &mut Fields, errs: &mut Errs) -> Option<Option<u32>> {
     const EXPECTED: &str =
         "an MPDU size in bytes (an integer >= 0; 0 protects every frame) or \"off\"";

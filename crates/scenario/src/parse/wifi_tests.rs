@@ -51,6 +51,7 @@ fn a_file_without_medium_is_wifi_with_the_dsss_defaults() {
             capture_db: 10.0,
             sensed_frames: SensedFramesKind::RxError,
             late_capture: LateCaptureKind::Preamble,
+            preamble_detection_db: None,
             preamble: PreambleKind::Long,
         }
     );
@@ -103,7 +104,8 @@ fn every_radio_key_given() {
         "[radio]\ndata_rate = 2e6\nbasic_rate = 2e6\ntx_range = 100\ncs_range = 200\n\
          propagation = \"log-distance\"\npath_loss_exponent = 3.5\nfading = \"rayleigh\"\n\
          tx_power_dbm = 15\nrx_threshold_dbm = -80\ncs_threshold_dbm = -90.5\nnoise_dbm = -95\n\
-         capture_db = 0\npreamble = \"short\"\nsensed_frames = \"energy\"\nlate_capture = \"always\"\n",
+         capture_db = 0\npreamble = \"short\"\nsensed_frames = \"energy\"\nlate_capture = \"always\"\n\
+         preamble_detection_db = 4.5\n",
     ));
     assert_eq!(
         s.radio,
@@ -121,6 +123,7 @@ fn every_radio_key_given() {
             capture_db: 0.0,
             sensed_frames: SensedFramesKind::Energy,
             late_capture: LateCaptureKind::Always,
+            preamble_detection_db: Some(4.5),
             preamble: PreambleKind::Short,
         }
     );
@@ -383,6 +386,16 @@ fn bad_radio_values() {
             "late_capture = 1",
             "radio.late_capture: expected \"preamble\", \"always\" or \"never\" (or true / false \
              for \"always\" / \"never\"), got 1",
+        ),
+        (
+            "preamble_detection_db = \"on\"",
+            "radio.preamble_detection_db: expected an SINR in dB in [0, 300] (ns-3 uses 4) or \
+             \"off\", got \"on\"",
+        ),
+        (
+            "preamble_detection_db = -1",
+            "radio.preamble_detection_db: expected an SINR in dB in [0, 300] (ns-3 uses 4) or \
+             \"off\", got -1",
         ),
         (
             "preamble = \"medium\"",

@@ -20,11 +20,21 @@
 //!   their 1 Mb/s PLCP header is decodable, so a DSSS receiver synchronises (clause 16), as
 //!   in ns-2's `WirelessPhy::sendUp`. [`SensedFrames::EnergyOnly`] keeps them as energy
 //!   alone (busy channel, no reception, no EIFS).
+//! * **Preamble detection** (`preamble_detection_db`, off by default): as ns-3's
+//!   `ThresholdPreambleDetectionModel`, a frame whose SINR over its first
+//!   [`PREAMBLE_DETECTION`] misses the threshold is never received: energy only, so no
+//!   PHY error and no EIFS. Two equal frames starting in the same slot then both vanish
+//!   and their hearers defer DIFS, where a radio that syncs on one defers EIFS
+//!   (10.3.2.3.7).
 
 use super::config::{Fading, LateCapture, SensedFrames, WifiConfig};
 use crate::ids::NodeId;
 use airqueue_kernel::{RngStream, StreamKey, Time};
 use airqueue_phy::{Db, Dbm, DsssRate, Preamble, Propagation};
+
+/// How long after a frame's start ns-3's preamble detection decides
+/// (`WifiPhy::PreambleDetectionDuration`): frames starting within it compete for the radio.
+pub const PREAMBLE_DETECTION: Time = Time::from_nanos(4_000);
 
 /// A radio that hears a transmitter, with the mean power it receives.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -54,6 +64,9 @@ struct Lock {
     collider: Option<(NodeId, f64)>,
     /// Lost in a collision, whatever the SINR (the tail of a collision pair).
     collided: bool,
+    /// Until then the preamble is being detected: a frame starting meanwhile can make
+    /// its SINR miss the detection threshold (`Time::ZERO` without preamble detection).
+    detect_until: Time,
 }
 
 /// Physical state of one radio.
@@ -104,6 +117,8 @@ pub struct Channel {
     lock_sensed: bool,
     /// When a later, stronger frame takes a radio over.
     late_capture: LateCapture,
+    /// Preamble detection threshold as an SINR ratio, if modelled.
+    detection_ratio: Option<f64>,
     /// The PLCP preamble transmitters use (sets how long the `Preamble` capture window is).
     preamble: Preamble,
     fading: Fading,
@@ -115,6 +130,8 @@ pub struct Channel {
     pub captured: u64,
     /// Receptions lost to a later frame the radio could not switch to.
     pub collided: u64,
+    /// Frames above the receive threshold whose preamble was not detected.
+    pub undetected: u64,
 }
 
 impl Channel {
@@ -196,6 +213,7 @@ impl Channel {
             protocol_model: matches!(cfg.propagation, Propagation::Range { .. }),
             lock_sensed: cfg.sensed_frames == SensedFrames::RxError,
             late_capture: cfg.late_capture,
+            detection_ratio: cfg.preamble_detection_db.map(|db| Db(db).to_ratio()),
             preamble: cfg.preamble,
             fading: cfg.fading,
             fading_rng: (0..n)
@@ -207,6 +225,7 @@ impl Channel {
             aborted: 0,
             captured: 0,
             collided: 0,
+            undetected: 0,
         }
     }
 
@@ -280,6 +299,10 @@ impl Channel {
             if !r.transmitting {
                 let sensed_only = p < self.rx_threshold_mw;
                 let lockable = !sensed_only || (self.lock_sensed && p >= self.cs_threshold_mw);
+                let detect_until = match self.detection_ratio {
+                    Some(_) => now + PREAMBLE_DETECTION,
+                    None => Time::ZERO,
+                };
                 let newcomer = Lock {
                     from,
                     signal_mw: p,
@@ -290,8 +313,29 @@ impl Channel {
                     capture_until,
                     collider: None,
                     collided: false,
+                    detect_until,
                 };
+                let detecting = r.lock.is_some_and(|l| now < l.detect_until);
                 match &mut r.lock {
+                    Some(lock) if detecting => {
+                        // Both preambles are being detected: the stronger frame is kept
+                        // if it clears the threshold over everything else on the air,
+                        // otherwise neither is received (no PHY-RXEND, no EIFS).
+                        let ratio = self.detection_ratio.unwrap_or(0.0);
+                        let best = lock.signal_mw.max(p);
+                        if best / (self.noise_mw + r.energy_mw - best) < ratio {
+                            r.lock = None;
+                            self.undetected += 1;
+                        } else if p > lock.signal_mw && lockable {
+                            *lock = Lock {
+                                max_interference_mw: r.energy_mw - p,
+                                ..newcomer
+                            };
+                        } else {
+                            let interference = r.energy_mw - lock.signal_mw;
+                            lock.max_interference_mw = lock.max_interference_mw.max(interference);
+                        }
+                    }
                     Some(lock) => {
                         let capturable = now < lock.capture_until;
                         if !self.protocol_model
@@ -319,7 +363,16 @@ impl Channel {
                             }
                         }
                     }
-                    None if lockable => r.lock = Some(newcomer),
+                    None if lockable => {
+                        let detected = self
+                            .detection_ratio
+                            .is_none_or(|ratio| p / (self.noise_mw + others) >= ratio);
+                        if detected {
+                            r.lock = Some(newcomer);
+                        } else if !sensed_only {
+                            self.undetected += 1;
+                        }
+                    }
                     None => {}
                 }
             }
@@ -360,6 +413,7 @@ impl Channel {
                             capture_until: Time::ZERO,
                             collider: None,
                             collided: true,
+                            detect_until: Time::ZERO,
                         });
                     } else {
                         let decoded = !lock.sensed_only
@@ -492,6 +546,56 @@ mod tests {
             node: NodeId(1),
             from: NodeId(0),
             decoded: false,
+            sensed_only: false
+        }));
+    }
+
+    #[test]
+    fn with_preamble_detection_equal_frames_in_one_slot_leave_no_rx_error() {
+        // ns-3's ThresholdPreambleDetectionModel: both preambles at 0 dB SINR miss the
+        // 4 dB threshold, so node 1 receives neither and reports no error (no EIFS).
+        let mut cfg = WifiConfig::dsss_default();
+        cfg.preamble_detection_db = Some(4.0);
+        let mut ch = line(&[0.0, 100.0, 200.0], &cfg);
+        let mut out = vec![];
+        ch.start_tx(NodeId(0), DsssRate::Mbps11, Time::ZERO, &mut out);
+        ch.start_tx(NodeId(2), DsssRate::Mbps11, Time::ZERO, &mut out);
+        assert!(!ch.is_receiving(NodeId(1)) && ch.is_busy(NodeId(1)));
+        out.clear();
+        ch.end_tx(NodeId(0), &mut out);
+        ch.end_tx(NodeId(2), &mut out);
+        assert!(!out.iter().any(|e| matches!(e, RadioEvent::RxEnd { .. })));
+        assert_eq!(ch.undetected, 1);
+        // A frame starting after the detection window is a collision as before: the
+        // receiver synchronised on the first one, fails, and reports it (EIFS follows).
+        let mut ch = line(&[0.0, 100.0, 200.0], &cfg);
+        ch.start_tx(NodeId(0), DsssRate::Mbps11, Time::ZERO, &mut out);
+        ch.start_tx(NodeId(2), DsssRate::Mbps11, PREAMBLE_DETECTION, &mut out);
+        out.clear();
+        ch.end_tx(NodeId(0), &mut out);
+        assert!(out.contains(&RadioEvent::RxEnd {
+            node: NodeId(1),
+            from: NodeId(0),
+            decoded: false,
+            sensed_only: false
+        }));
+    }
+
+    #[test]
+    fn with_preamble_detection_the_stronger_of_two_frames_in_one_slot_is_received() {
+        let mut cfg = WifiConfig::dsss_default();
+        cfg.preamble_detection_db = Some(4.0);
+        // Node 1 at 20 m from 2, 240 m from 0; node 0's frame starts first.
+        let mut ch = line(&[0.0, 240.0, 260.0], &cfg);
+        let mut out = vec![];
+        ch.start_tx(NodeId(0), DsssRate::Mbps1, Time::ZERO, &mut out);
+        ch.start_tx(NodeId(2), DsssRate::Mbps1, Time::ZERO, &mut out);
+        out.clear();
+        ch.end_tx(NodeId(2), &mut out);
+        assert!(out.contains(&RadioEvent::RxEnd {
+            node: NodeId(1),
+            from: NodeId(2),
+            decoded: true,
             sensed_only: false
         }));
     }

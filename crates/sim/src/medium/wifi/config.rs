@@ -89,6 +89,12 @@ pub struct WifiConfig {
     /// When a frame arriving during a reception and `capture_db` stronger takes the
     /// receiver over.
     pub late_capture: LateCapture,
+    /// Preamble detection threshold in dB (SINR over the first
+    /// [`PREAMBLE_DETECTION`](super::channel::PREAMBLE_DETECTION) of a frame), or `None`:
+    /// a frame that does not reach it is not received at all, so it ends in no PHY
+    /// error and no EIFS (ns-3's `ThresholdPreambleDetectionModel`, 4 dB). `None`, the
+    /// default: every frame above the receive threshold is locked onto.
+    pub preamble_detection_db: Option<f64>,
     pub data_rate: DsssRate,
     pub basic_rate: DsssRate,
     pub preamble: Preamble,
@@ -132,6 +138,7 @@ impl WifiConfig {
             capture_db: 10.0,
             sensed_frames: SensedFrames::RxError,
             late_capture: LateCapture::Preamble,
+            preamble_detection_db: None,
             data_rate: DsssRate::Mbps11,
             basic_rate: DsssRate::Mbps1,
             preamble: Preamble::Long,

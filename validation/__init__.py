@@ -1,0 +1,1 @@
+"""Cross-validation against other simulators (not part of CI)."""
