@@ -90,15 +90,17 @@ fn flow_control_keeps_tcp_alive_where_an_uncontrolled_udp_flow_starves_it() {
 fn the_udp_source_is_paced_by_its_own_queue_within_r_max() {
     let text = diamond(TCP_AWARE, "", "backpressure", 30.0, 1);
     let run = run_value(toml_to_json(&text).unwrap(), None, None).unwrap();
-    let rate = run.outcome.diffq_rate[1].as_ref().expect("flow 2 is paced");
-    assert!(run.outcome.diffq_rate[0].is_none(), "TCP is not paced");
+    let rate = run.outcome.rate_control[1]
+        .as_ref()
+        .expect("flow 2 is paced");
+    assert!(run.outcome.rate_control[0].is_none(), "TCP is not paced");
     let m = 4e6;
     // rate = M / max(U, 1) for an integer U, unless clipped.
-    let u = m / rate.rate_bps();
+    let u = m / rate.rate_bps;
     assert!(
-        rate.rate_bps() == 2e6 || rate.rate_bps() == 10e3 || (u - u.round()).abs() < 1e-9,
+        rate.rate_bps == 2e6 || rate.rate_bps == 10e3 || (u - u.round()).abs() < 1e-9,
         "{}",
-        rate.rate_bps()
+        rate.rate_bps
     );
     assert!(rate.updates > 1000 && rate.decreases > 0, "{rate:?}");
     let capped = "[backpressure]\nr_max = 100e3\nlog_weight = 1e9";

@@ -165,8 +165,8 @@ fn diffq_more_delivers_conserves_and_repeats_itself() {
     let (r, m) = run_chain_of_batches(&chain(10.0, "kind = \"more\"\ncc = \"diffq\"", DIFFQ));
     // The source is paced: its rate controller ran and it sent one coded packet per
     // tick, never more than the plain MORE source, which keeps its queue full.
-    let rate = r.outcome.diffq_rate[0].as_ref().expect("a DiffQ pacer");
-    assert!(rate.rate_bps() > 0.0);
+    let rate = r.outcome.rate_control[0].as_ref().expect("a DiffQ pacer");
+    assert!(rate.rate_bps > 0.0);
     let plain = more_stats(&run(&chain(10.0, "kind = \"more\"", "")));
     assert!(m.source_sent < plain.source_sent, "{m:?} vs {plain:?}");
 }

@@ -99,7 +99,7 @@ fn diffq_tcp_and_diffq_udp_run_from_a_file() {
         assert!(f.goodput_bps() > 100e3, "flow {i}: {}", f.goodput_bps());
     }
     assert!(
-        run.outcome.diffq_rate.iter().all(Option::is_some),
+        run.outcome.rate_control.iter().all(Option::is_some),
         "both flows are DiffQ-paced"
     );
 }

@@ -26,6 +26,7 @@ use crate::transport::coding::CodingFeedback;
 use crate::transport::diffq::{DiffqRate, DiffqRateConfig, RateUpdate};
 use crate::transport::tcp::{CodingEnds, TcpFlow, TcpFlowConfig, TcpFlowStats, TimerOwner};
 use crate::transport::tfrc::{TfrcFlow, TfrcFlowConfig, TfrcFlowStats};
+use crate::transport::{RateController, RateSummary};
 use airqueue_kernel::{EventQueue, RngStream, StreamKey, Time, TimerEvent, Timers};
 use airqueue_tcp::{Outbox, TcpAck, TcpData, TfrcData, TfrcFeedback};
 
@@ -359,7 +360,7 @@ impl From<WifiEvent> for Event {
 }
 
 /// Per-flow state in the world.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct FlowState {
     src: NodeId,
     dst: NodeId,
@@ -370,7 +371,7 @@ struct FlowState {
     app: FlowApp,
     /// Source rate control: DiffQ's, whose packets carry a DiffQ header, or
     /// backpressure flow control's (`paced_by`).
-    pacer: Option<DiffqRate>,
+    pacer: Option<Box<dyn RateController>>,
     /// The queue the pacer reads.
     paced_by: PacedBy,
     /// When the pacer last sent and sends next (periodic rate updates re-time it).
@@ -543,7 +544,7 @@ pub struct RunOutcome {
     pub tfrc: Vec<Option<TfrcFlowStats>>,
     /// Final state of each flow's rate controller (DiffQ's, or backpressure flow
     /// control's); `None` for flows without one.
-    pub diffq_rate: Vec<Option<DiffqRate>>,
+    pub rate_control: Vec<Option<RateSummary>>,
     /// Per-bin trace rows not drained while the run went: all of them for a run
     /// nobody drained ([`World::traces_mut`]).
     pub traces: Traces,
@@ -614,9 +615,13 @@ impl World {
                     | (FlowCc::Backpressure(_), FlowKindConfig::More(_)) => {
                         (None, PacedBy::Destination)
                     }
-                    (FlowCc::DiffQ(rate), _) => (Some(DiffqRate::new(rate)), PacedBy::Destination),
+                    (FlowCc::DiffQ(rate), _) => {
+                        let c: Box<dyn RateController> = Box::new(DiffqRate::new(rate));
+                        (Some(c), PacedBy::Destination)
+                    }
                     (FlowCc::Backpressure(rate), _) => {
-                        (Some(DiffqRate::new(rate)), PacedBy::Commodity)
+                        let c: Box<dyn RateController> = Box::new(DiffqRate::new(rate));
+                        (Some(c), PacedBy::Commodity)
                     }
                 };
                 let app = match &f.kind {
@@ -810,7 +815,9 @@ impl World {
         };
         let tcp = self.tcp_stats();
         let tfrc = self.tfrc_stats();
-        let diffq_rate = self.flows.iter().map(|f| f.pacer.clone()).collect();
+        let rate_control = (self.flows.iter())
+            .map(|f| f.pacer.as_deref().map(RateSummary::of))
+            .collect();
         let more = self.more_stats();
         let routing = self.aodv.as_ref().map_or_else(Vec::new, |a| a.stats());
         let now = self.events.now();
@@ -830,7 +837,7 @@ impl World {
             olsr,
             tcp,
             tfrc,
-            diffq_rate,
+            rate_control,
             traces: std::mem::take(&mut self.metrics.traces),
             conservation,
             events: self.events.executed(),

@@ -114,7 +114,7 @@ fn track(update: RateUpdate) {
     );
 
     let f = &out.metrics.flows[0];
-    let rate = out.diffq_rate[0].as_ref().unwrap();
+    let rate = out.rate_control[0].as_ref().unwrap();
     eprintln!(
         "{update:?}: DiffQ-UDP 0->3: goodput {:.0} kb/s, {} sent, {} delivered, drops {:?}; final rate \
          {:.0} kb/s after {} updates ({} decreases)",
@@ -122,7 +122,7 @@ fn track(update: RateUpdate) {
         f.packets_sent,
         f.packets_delivered,
         out.metrics.drops_by_reason(),
-        rate.rate_bps() / 1e3,
+        rate.rate_bps / 1e3,
         rate.updates,
         rate.decreases,
     );

@@ -134,10 +134,10 @@ fn report(name: &str, out: &RunOutcome) -> (Vec<f64>, f64) {
     );
     for (i, t) in out.tcp.iter().enumerate() {
         let t = t.as_ref().unwrap();
-        let rate = out.diffq_rate[i].as_ref().map_or(String::new(), |r| {
+        let rate = out.rate_control[i].as_ref().map_or(String::new(), |r| {
             format!(
                 ", final DiffQ rate {:.0} kb/s ({} updates, {} decreases)",
-                r.rate_bps() / 1e3,
+                r.rate_bps / 1e3,
                 r.updates,
                 r.decreases
             )

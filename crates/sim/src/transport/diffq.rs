@@ -23,6 +23,7 @@
 //! own backpressure queue with `max_bps` as `R_i^max` ([`DiffqRateConfig::flow_control`]).
 //! Both rules clip the rate to `[min_bps, max_bps]`; `world/diffq.rs` paces the sources.
 
+use super::rate::RateController;
 use airqueue_kernel::Time;
 
 /// When a DiffQ source's controller updates its rate (module documentation).
@@ -191,13 +192,23 @@ impl DiffqRate {
         self.rate_bps = new;
         new
     }
+}
 
-    /// Time between two packets of `payload_bytes` at the current rate, capped by
-    /// `cap_bps` (an application that offers less), never zero.
-    pub fn interval(&self, payload_bytes: u32, cap_bps: Option<f64>) -> Time {
-        let rate = cap_bps.map_or(self.rate_bps, |c| self.rate_bps.min(c.max(1.0)));
-        let t = Time::from_secs_f64(payload_bytes.max(1) as f64 * 8.0 / rate);
-        t.max(Time::from_nanos(1))
+impl RateController for DiffqRate {
+    fn rate_bps(&self) -> f64 {
+        self.rate_bps
+    }
+
+    fn update_clock(&self) -> RateUpdate {
+        self.cfg.update
+    }
+
+    fn on_update(&mut self, source_queue_pkts: usize, may_rise: bool) -> f64 {
+        self.update(source_queue_pkts, may_rise)
+    }
+
+    fn counts(&self) -> (u64, u64) {
+        (self.updates, self.decreases)
     }
 }
 

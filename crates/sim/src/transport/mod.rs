@@ -4,10 +4,12 @@
 
 pub mod coding;
 pub mod diffq;
+pub mod rate;
 pub mod tcp;
 pub mod tfrc;
 
 pub use coding::{CodingConfig, CodingStats};
 pub use diffq::{DiffqRate, DiffqRateConfig, DiffqUtility, RateUpdate};
+pub use rate::{RateController, RateSummary};
 pub use tcp::{TcpFlowConfig, TcpFlowStats, TcpVariant};
 pub use tfrc::{TfrcFlowConfig, TfrcFlowStats, TfrcPacketCounts};

@@ -123,7 +123,7 @@ impl World {
 
     fn rate_update_clock(&self, f: FlowId) -> RateUpdate {
         let pacer = self.flows[f.index()].pacer.as_ref();
-        pacer.expect("paced flow").config().update
+        pacer.expect("paced flow").update_clock()
     }
 
     /// Schedules `event` of paced flow `f` at `at`, unless the flow or the run has ended
@@ -146,7 +146,7 @@ impl World {
         let fl = &mut self.flows[f.index()];
         let used = !std::mem::take(&mut fl.clock.held);
         let pacer = fl.pacer.as_mut().expect("paced flow");
-        pacer.on_interval(qlen, used);
+        pacer.on_update(qlen, used);
         let due = (fl.clock.last + self.pace_interval(f)).max(now);
         let clock = &mut self.flows[f.index()].clock;
         if due != clock.due {
@@ -180,7 +180,7 @@ impl World {
         if !sent {
             fl.clock.held = true;
         } else if per_packet {
-            fl.pacer.as_mut().expect("paced flow").on_send(qlen);
+            fl.pacer.as_mut().expect("paced flow").on_update(qlen, true);
         }
         let next = now + self.pace_interval(f);
         let clock = &mut self.flows[f.index()].clock;
