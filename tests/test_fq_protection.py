@@ -95,17 +95,15 @@ def test_scenarios_follow_the_paper_setup():
 
 
 def test_every_udp_path_crosses_the_server():
-    from airqueue.reproduce.paths import Routes
-
+    # The paths come from the core's static routing, as the run's routes table gives them.
     config = fqp.Config.make(False, None)
-    positions = [
-        (c * config.spacing, r * config.spacing)
-        for r in range(config.rows)
-        for c in range(config.cols)
-    ]
-    routes = Routes(positions, tx_range=config.tx_range)
-    for src, dst in config.udp_flows:
-        path = routes.path(src, dst)
+    sc = fqp.scenario(config, "droptail", udp=True)
+    res = airqueue.run(sc, duration=config.tcp_start + 12.5)
+    udp_ids = [i for i, f in enumerate(sc["flow"]) if f["kind"] == "udp"]
+    assert len(udp_ids) == len(config.udp_flows)
+    routes = res.routes
+    for fid in udp_ids:
+        path = list(routes[routes["flow"] == fid].sort_values("hop")["node"])
         assert config.server in path[1:-1] and len(path) - 1 == 8
 
 

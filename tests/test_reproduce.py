@@ -341,16 +341,27 @@ def test_ablation_smoke(tmp_path):
     _pngs(res)
 
 
-def test_routes_refuse_what_they_cannot_mirror():
+def test_paths_read_hops_and_diameter_from_the_run_s_tables():
     import pandas as pd
 
-    from airqueue.reproduce.paths import Routes
+    from airqueue.reproduce.paths import flow_hops, hop_diameter
 
-    nodes = pd.DataFrame({"node": [0, 1, 2], "x_m": [0.0, 120.0, 240.0], "y_m": [0.0] * 3})
-    # Without fading, ETX is the configured link loss only: the direct 240 m link.
-    assert Routes.of_run(nodes, {"routing": {"metric": "etx"}}).path(0, 2) == [0, 2]
-    with pytest.raises(ValueError, match="fading"):
-        Routes.of_run(nodes, {"radio": {"fading": "rayleigh"}, "routing": {"metric": "etx"}})
+    # A 6-node chain 200 m apart: flow 0 crosses all five hops, flow 1 two of them.
+    sc = {
+        "duration": 1.0,
+        "topology": {"kind": "chain", "nodes": 6, "spacing": 200.0},
+        "flow": [
+            {"kind": "udp", "src": 0, "dst": 5, "rate": 1e5},
+            {"kind": "udp", "src": 4, "dst": 2, "rate": 1e5},
+        ],
+    }
+    res = airqueue.run(sc)
+    routes = res.routes.assign(run_id="r")
+    assert flow_hops(routes) == {("r", 0): 5, ("r", 1): 2}
+    assert hop_diameter(res.links, 6) == 5
+    # One more link from 0 to 5 (as a ring would have) halves it.
+    ring = pd.concat([res.links, pd.DataFrame({"a": [0], "b": [5]})], ignore_index=True)
+    assert hop_diameter(ring, 6) == 3
 
 
 def test_reproduce_all_runs_the_named_ones_and_writes_one_summary(tmp_path):

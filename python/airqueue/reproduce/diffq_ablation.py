@@ -40,7 +40,7 @@ from airqueue.reproduce.diffq_single_path import (
     scheme_scenario,
 )
 from airqueue.reproduce.params import apply_params, as_params
-from airqueue.reproduce.paths import Routes
+from airqueue.reproduce.paths import flow_hops
 from airqueue.reproduce.report import ReproductionResult, Row, bootstrap_ratio, row
 from airqueue.reproduce.runs import Runner
 
@@ -124,9 +124,9 @@ def run(
         flows = pd.concat(frames, ignore_index=True)
         summary = runner.table(flows, "summary")
         flow_drops = runner.table(flows, "flow_drops")
-        nodes = runner.table(flows, "nodes")
+        routes = runner.table(flows, "routes")
 
-    by_hops, longest_share, relay_drops, source_drops = _attribute(flows, flow_drops, nodes)
+    by_hops, longest_share, relay_drops, source_drops = _attribute(flows, flow_drops, routes)
     runs = flows.drop_duplicates("run_id").set_index("run_id")
     summary = summary.set_index("run_id")
     summary["scheme"] = runs["scheme"]
@@ -224,7 +224,8 @@ def run(
         "Intermediate-node drops: queue overflows of packets at a node other than their "
         "source (the flow_drops table records each drop's flow and whether the node "
         "created the packet). Drops by path length: each drop counts for the flow whose "
-        "packet it was; path lengths are shortest routes recomputed from node positions "
+        "packet it was; path lengths are the static shortest routes of each run's routes "
+        "table "
         + (
             "(static routing's own)."
             if config.routing == "static"
@@ -244,7 +245,7 @@ def run(
 
 
 def _attribute(
-    flows: pd.DataFrame, flow_drops: pd.DataFrame, nodes: pd.DataFrame
+    flows: pd.DataFrame, flow_drops: pd.DataFrame, routes: pd.DataFrame
 ) -> tuple[
     dict[tuple[str, int], dict[int, float]],
     dict[tuple[str, int], float],
@@ -262,12 +263,9 @@ def _attribute(
     qd = fd[fd["reason"] == "queue_overflow"] if "reason" in fd else fd.iloc[0:0]
     for run_id, fl in flows.groupby("run_id", sort=True):
         key = (str(fl["scheme"].iloc[0]), int(fl["seed"].iloc[0]))
-        g = nodes[nodes["run_id"] == run_id].sort_values("node")
-        routes = Routes(list(zip(g["x_m"], g["y_m"], strict=True)))
-        hops = {
-            int(fid): len(routes.path(int(src), int(dst))) - 1
-            for fid, src, dst in zip(fl["id"], fl["src"], fl["dst"], strict=True)
-        }
+        path_hops = flow_hops(routes[routes["run_id"] == run_id])
+        # -1 for a flow without a path (it delivers nothing and is dropped nowhere).
+        hops = {int(fid): path_hops.get((str(run_id), int(fid)), -1) for fid in fl["id"]}
         mine = qd[qd["run_id"] == run_id]
         at_relay = mine[mine["at_origin"] == 0]
         per_flow = {int(f): float(p) for f, p in at_relay.groupby("flow")["packets"].sum().items()}

@@ -44,7 +44,7 @@ from airqueue.reproduce.diffq_single_path import (
     mac_section,
 )
 from airqueue.reproduce.params import as_params, make_config
-from airqueue.reproduce.paths import Routes
+from airqueue.reproduce.paths import flow_hops
 from airqueue.reproduce.report import ReproductionResult, Row, row
 from airqueue.reproduce.runs import Runner
 
@@ -194,8 +194,7 @@ def run(
             mesh_frames.append(runner.sweep(s, base, seeds=seeds, grid=grid))
         chain = pd.concat(chain_frames, ignore_index=True)
         mesh = pd.concat(mesh_frames, ignore_index=True)
-        first = mesh[mesh["scheme"] == config.schemes[0]]
-        nodes = runner.table(first, "nodes")
+        routes = runner.table(mesh, "routes")
         summary = runner.table(pd.concat([chain, mesh], ignore_index=True), "summary")
 
     runs = mesh.drop_duplicates("run_id").set_index("run_id")
@@ -230,7 +229,7 @@ def run(
                     scale=1e3,
                 ),
             ]
-    fig8 = _fig8_points(mesh, nodes, config)
+    fig8 = _fig8_points(mesh, routes, config)
     rows += _fig8_rows(fig8, config)
     figures = [
         cdf_figure(mesh, config, out, name=NAME, figs="Figs. 1a, 7"),
@@ -290,7 +289,7 @@ def _chain_rows(chain: pd.DataFrame, config: Config) -> list[Row]:
     return rows
 
 
-def _fig8_points(mesh: pd.DataFrame, nodes: pd.DataFrame, config: Config) -> pd.DataFrame:
+def _fig8_points(mesh: pd.DataFrame, routes: pd.DataFrame, config: Config) -> pd.DataFrame:
     """One row per flow of the largest flow count run by both schemes: path ETX and the
     normalised difference."""
     n = max(config.flow_counts)
@@ -301,14 +300,14 @@ def _fig8_points(mesh: pd.DataFrame, nodes: pd.DataFrame, config: Config) -> pd.
     more = at_n[at_n["scheme"] == "MORE"].set_index(key)["goodput_bps"]
     dq = at_n[at_n["scheme"] == "DiffQ-MORE"].set_index(key)["goodput_bps"]
     both = pd.concat([more.rename("more"), dq.rename("dq")], axis=1).dropna().reset_index()
-    run_of = at_n[at_n["scheme"] == "MORE"].drop_duplicates("seed").set_index("seed")["run_id"]
-    routes: dict[int, Routes] = {}
+    # The MORE run's flow id of each (seed, src, dst), and its static path's hops.
+    more_runs = at_n[at_n["scheme"] == "MORE"]
+    more_flows = more_runs.drop_duplicates(key).set_index(key)[["run_id", "id"]]
+    path_hops = flow_hops(routes)
     etx = []
     for seed, src, dst in zip(both["seed"], both["src"], both["dst"], strict=True):
-        if seed not in routes:
-            g = nodes[nodes["run_id"] == run_of[seed]].sort_values("node")
-            routes[seed] = Routes(list(zip(g["x_m"], g["y_m"], strict=True)))
-        etx.append(routes[seed].hops(int(src), int(dst)) or 0)
+        run_id, fid = more_flows.loc[(seed, src, dst)]
+        etx.append(path_hops.get((str(run_id), int(fid)), 0))
     both["etx"] = etx
     both["diff"] = (both["dq"] - both["more"]) / both["more"].clip(lower=STARVED_BPS)
     return both

@@ -37,9 +37,9 @@ from typing import Any
 
 import pandas as pd
 
+from airqueue.reproduce import paths
 from airqueue.reproduce.claims import Claim, Direction, Ratio, Ref, ValueInCI
 from airqueue.reproduce.params import apply_params, as_params
-from airqueue.reproduce.paths import Routes
 from airqueue.reproduce.report import ReproductionResult, Row, bootstrap_ratio, row
 from airqueue.reproduce.runs import Runner
 
@@ -255,11 +255,13 @@ def run(
         flows = pd.concat(frames, ignore_index=True)
         first = flows[flows["scheme"] == config.schemes[0]]
         nodes = runner.table(first, "nodes")
+        routes = runner.table(first, "routes")
+        links = runner.table(first, "links")
         summary = runner.table(flows, "summary")
 
     runs = flows.drop_duplicates("run_id").set_index("run_id")
     rows: list[Row] = []
-    rows += _topology_rows(first, nodes, config)
+    rows += _topology_rows(first, nodes, routes, links, config)
     for n in config.flow_counts:
         at_n = flows[flows["flows.random"] == n]
         per_run = at_n.groupby(["scheme", "seed"])
@@ -344,7 +346,13 @@ def run(
     )
 
 
-def _topology_rows(first: pd.DataFrame, nodes: pd.DataFrame, config: Config) -> list[Row]:
+def _topology_rows(
+    first: pd.DataFrame,
+    nodes: pd.DataFrame,
+    routes: pd.DataFrame,
+    links: pd.DataFrame,
+    config: Config,
+) -> list[Row]:
     diameters: list[float] = []
     flow_hops: list[float] = []
     longest: list[float] = []
@@ -353,10 +361,9 @@ def _topology_rows(first: pd.DataFrame, nodes: pd.DataFrame, config: Config) -> 
         fl = first[first["run_id"] == run_id]
         if fl.empty or int(fl["flows.random"].iloc[0]) != largest:
             continue
-        g = g.sort_values("node")
-        routes = Routes(list(zip(g["x_m"], g["y_m"], strict=True)))
-        diameters.append(routes.diameter())
-        hops = [routes.hops(int(s), int(d)) or 0 for s, d in zip(fl["src"], fl["dst"], strict=True)]
+        diameters.append(paths.hop_diameter(links[links["run_id"] == run_id], len(g)))
+        path_hops = paths.flow_hops(routes[routes["run_id"] == run_id])
+        hops = [path_hops.get((str(run_id), int(f)), 0) for f in fl["id"]]
         flow_hops += hops
         longest.append(max(hops))
     diameter = row("topology: hop diameter (paper section 2: 'around 6 or 7 hops')", diameters)

@@ -1,130 +1,43 @@
-"""Routes of a finished run, recomputed from its node positions exactly as the core's
-static routing does (``crates/sim/src/net/routing.rs``): the neighbour graph of nodes
-within ``radio.tx_range`` (default 250 m), shortest paths by hop count or ETX (every link
-cost 1 unless ``[[link]]`` gives it a loss), ties to the lowest next-hop id. Reports do
-not carry routes, and the reproductions need them: hop counts of flows, the hop diameter
-of a topology, and which flows pass through a node that dropped packets."""
+"""Paths and hop counts of finished runs, read from their reports: the ``routes`` table
+(each flow's path under the core's static routing, which the report computes from the
+scenario whatever routing the run used) and the ``links`` table (the pairs the PHY
+connects). Nothing here recomputes routes."""
 
 from __future__ import annotations
 
-import heapq
-import math
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections import deque
 
-__all__ = ["Routes"]
+import pandas as pd
 
-_RANGE_SLACK = 1e-9
-_EPS = 1e-12
-_DEFAULT_RANGE_M = 250.0
+__all__ = ["flow_hops", "hop_diameter"]
 
 
-class Routes:
-    """Next hops between every pair of nodes of one topology."""
+def flow_hops(routes: pd.DataFrame) -> dict[tuple[str, int], int]:
+    """Hops of each flow's static path, keyed by (run_id, flow); a flow without a path
+    has no entry."""
+    if routes.empty:
+        return {}
+    last = routes.groupby(["run_id", "flow"])["hop"].max()
+    return {(str(r), int(f)): int(h) for (r, f), h in last.items()}
 
-    def __init__(
-        self,
-        positions: Sequence[tuple[float, float]],
-        *,
-        tx_range: float = _DEFAULT_RANGE_M,
-        link_loss: Mapping[tuple[int, int], float] | None = None,
-        metric: str = "hops",
-    ) -> None:
-        n = len(positions)
-        self.n = n
-        r = tx_range * (1.0 + _RANGE_SLACK)
-        adj: list[list[tuple[int, float]]] = [[] for _ in range(n)]
-        loss = dict(link_loss or {})
-        for i in range(n):
-            xi, yi = positions[i]
-            for j in range(i + 1, n):
-                dx, dy = positions[j][0] - xi, positions[j][1] - yi
-                if dx * dx + dy * dy <= r * r:
-                    cost = 1.0
-                    if metric == "etx":
-                        lf = loss.get((i, j), loss.get((j, i), 0.0))
-                        cost = 1.0 / ((1.0 - lf) * (1.0 - lf))
-                    adj[i].append((j, cost))
-                    adj[j].append((i, cost))
-        self.neighbours = [sorted(b for b, _ in a) for a in adj]
-        self._next = [[-1] * n for _ in range(n)]  # _next[at][dst]
-        self._hops = [[-1] * n for _ in range(n)]
-        for d in range(n):
-            dist = [math.inf] * n
-            dist[d] = 0.0
-            self._hops[d][d] = 0
-            heap = [(0.0, d)]
-            while heap:
-                du, u = heapq.heappop(heap)
-                if du > dist[u]:
-                    continue
-                for v, c in adj[u]:  # undirected: incoming edges of u are its edges
-                    nd = du + c
-                    better = nd < dist[v] - _EPS or (
-                        abs(nd - dist[v]) <= _EPS and u < self._next_or_max(v, d)
-                    )
-                    if better:
-                        dist[v] = nd
-                        self._next[v][d] = u
-                        self._hops[v][d] = self._hops[u][d] + 1
-                        heapq.heappush(heap, (nd, v))
 
-    def _next_or_max(self, at: int, dst: int) -> int:
-        v = self._next[at][dst]
-        return v if v >= 0 else 1 << 62
-
-    @classmethod
-    def of_run(cls, nodes: Any, scenario: Mapping[str, Any] | None = None) -> Routes:
-        """Routes of a run from its ``nodes`` table (node, x_m, y_m) and scenario dict."""
-        sc = scenario or {}
-        radio = sc.get("radio") or {}
-        routing = sc.get("routing") or {}
-        if routing.get("kind", "static") != "static":
-            # AODV's and OLSR's routes change during the run; no table
-            # computed from positions describes them.
-            raise ValueError(
-                f"routes with routing.kind = {routing.get('kind')!r} are not recomputed in "
-                "Python: only static routes are a function of the topology; use routing.kind "
-                '= "static", or read the run\'s "routing" table for AODV\'s or OLSR\'s counters'
-            )
-        if radio.get("fading", "none") != "none" and routing.get("metric") == "etx":
-            # The core's ETX then also counts each link's fading loss, from the
-            # propagation model, which this mirror does not have.
-            raise ValueError(
-                'routes with radio.fading and routing.metric = "etx" are not recomputed '
-                'in Python: the core\'s ETX counts fading loss; use metric = "hops" or no '
-                "fading in a reproduction"
-            )
-        loss = {
-            (int(link["a"]), int(link["b"])): float(link.get("loss", 0.0))
-            for link in sc.get("link") or []
-        }
-        ordered = nodes.sort_values("node")
-        positions = list(
-            zip(ordered["x_m"].astype(float), ordered["y_m"].astype(float), strict=True)
-        )
-        return cls(
-            positions,
-            tx_range=float(radio.get("tx_range", _DEFAULT_RANGE_M)),
-            link_loss=loss,
-            metric=str(routing.get("metric", "hops")),
-        )
-
-    def path(self, src: int, dst: int) -> list[int]:
-        """The nodes from ``src`` to ``dst`` inclusive; [] when unreachable."""
-        if self._hops[src][dst] < 0:
-            return []
-        out = [src]
-        at = src
-        while at != dst:
-            at = self._next[at][dst]
-            out.append(at)
-        return out
-
-    def hops(self, src: int, dst: int) -> int | None:
-        h = self._hops[src][dst]
-        return None if h < 0 else h
-
-    def diameter(self) -> int:
-        """The largest hop count between two connected nodes."""
-        return max((h for row in self._hops for h in row if h >= 0), default=0)
+def hop_diameter(links: pd.DataFrame, node_count: int) -> int:
+    """The largest hop count between two connected nodes over the links of one run (the
+    pairs that can decode each other, and wires; breadth-first from every node)."""
+    adj: list[list[int]] = [[] for _ in range(node_count)]
+    for a, b in zip(links["a"], links["b"], strict=True):
+        adj[int(a)].append(int(b))
+        adj[int(b)].append(int(a))
+    best = 0
+    for s in range(node_count):
+        dist = [-1] * node_count
+        dist[s] = 0
+        queue = deque([s])
+        while queue:
+            u = queue.popleft()
+            for v in adj[u]:
+                if dist[v] < 0:
+                    dist[v] = dist[u] + 1
+                    queue.append(v)
+        best = max(best, max(dist))
+    return best
