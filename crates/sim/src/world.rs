@@ -95,16 +95,10 @@ pub enum QdiscConfig {
 }
 
 /// A registered discipline and the values of its keys.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RegisteredQdisc {
     pub scheme: &'static Scheme,
     pub params: Params,
-}
-
-impl PartialEq for RegisteredQdisc {
-    fn eq(&self, other: &Self) -> bool {
-        self.scheme == other.scheme && self.params == other.params
-    }
 }
 
 impl QdiscConfig {
