@@ -12,7 +12,6 @@ from typer.testing import CliRunner
 import airqueue
 from airqueue import ConfigError
 from airqueue.cli import app
-from airqueue.reproduce.paths import Routes
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "aodv-grid.toml"
 
@@ -76,11 +75,6 @@ def test_aodv_with_another_queue_is_refused() -> None:
     sc = airqueue.Scenario.load(EXAMPLE).with_overrides({"queue.kind": "red"})
     with pytest.raises(ConfigError, match=r"routing\.kind.*queue\.kind"):
         airqueue.run(sc, duration=1.0)
-
-
-def test_the_python_route_mirror_refuses_aodv(grid: airqueue.Results) -> None:
-    with pytest.raises(ValueError, match="aodv"):
-        Routes.of_run(grid.nodes, grid.scenario)
 
 
 def test_the_cli_shows_aodv_overhead() -> None:

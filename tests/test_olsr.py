@@ -12,7 +12,6 @@ from typer.testing import CliRunner
 import airqueue
 from airqueue import ConfigError
 from airqueue.cli import app
-from airqueue.reproduce.paths import Routes
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "olsr-mesh.toml"
 
@@ -92,11 +91,6 @@ def test_the_link_quality_estimator_is_chosen_by_name() -> None:
     # The window belongs to the HELLO-window estimator, not to the default etx_ff.
     with pytest.raises(ConfigError, match=r"routing\.lq_window.*hello_window"):
         airqueue.run(base.with_overrides({"routing.lq_window": 12}), duration=3.0)
-
-
-def test_the_python_route_mirror_refuses_olsr(mesh: airqueue.Results) -> None:
-    with pytest.raises(ValueError, match="olsr"):
-        Routes.of_run(mesh.nodes, mesh.scenario)
 
 
 def test_the_cli_shows_olsr_overhead() -> None:
