@@ -152,28 +152,9 @@ impl DiffqRate {
         }
     }
 
-    pub fn config(&self) -> &DiffqRateConfig {
-        &self.cfg
-    }
-
-    /// The current rate, bit/s of payload.
-    pub fn rate_bps(&self) -> f64 {
-        self.rate_bps
-    }
-
-    /// One update on the source's queue length for its destination, as the source emits
-    /// a packet ([`RateUpdate::PerPacket`]); returns the new rate.
-    pub fn on_send(&mut self, qlen: usize) -> f64 {
-        self.update(qlen, true)
-    }
-
-    /// One periodic update ([`RateUpdate::Every`]) on the source's queue length for its
-    /// destination; `used` is false when the source had data its window kept back during
-    /// the interval, which holds the rate instead of raising it. Returns the new rate.
-    pub fn on_interval(&mut self, qlen: usize, used: bool) -> f64 {
-        self.update(qlen, used)
-    }
-
+    /// One update on the source's queue length for its destination (`qlen`); with
+    /// `may_rise` false (the source had data its window kept back during the interval)
+    /// the rate is held instead of raised.
     fn update(&mut self, qlen: usize, may_rise: bool) -> f64 {
         let c = &self.cfg;
         let mut new = match c.utility {
@@ -226,14 +207,14 @@ mod tests {
     #[test]
     fn aimd_adds_alpha_at_or_below_the_threshold() {
         let mut r = aimd();
-        assert_eq!(r.on_send(0), 1.01e6);
+        assert_eq!(r.on_update(0, true), 1.01e6);
         assert_eq!(
-            r.on_send(10),
+            r.on_update(10, true),
             1.02e6,
             "the threshold itself is not congestion"
         );
         for _ in 0..98 {
-            r.on_send(3);
+            r.on_update(3, true);
         }
         assert!((r.rate_bps() - 2e6).abs() < 1e-3, "{}", r.rate_bps());
         assert_eq!((r.updates, r.decreases), (100, 0));
@@ -242,22 +223,22 @@ mod tests {
     #[test]
     fn aimd_multiplies_by_beta_above_the_threshold() {
         let mut r = aimd();
-        assert_eq!(r.on_send(11), 0.5e6);
-        assert_eq!(r.on_send(40), 0.25e6);
+        assert_eq!(r.on_update(11, true), 0.5e6);
+        assert_eq!(r.on_update(40, true), 0.25e6);
         assert_eq!(r.decreases, 2);
         // Recovery is additive again.
-        assert_eq!(r.on_send(0), 0.26e6);
+        assert_eq!(r.on_update(0, true), 0.26e6);
     }
 
     #[test]
     fn rate_stays_within_bounds() {
         let mut r = aimd();
         for _ in 0..100 {
-            r.on_send(50);
+            r.on_update(50, true);
         }
         assert_eq!(r.rate_bps(), 10e3);
         for _ in 0..2000 {
-            r.on_send(0);
+            r.on_update(0, true);
         }
         assert_eq!(r.rate_bps(), 11e6);
         // The initial rate is clipped too, and a zero floor becomes 1 bit/s.
@@ -273,13 +254,13 @@ mod tests {
     #[test]
     fn log_rule_divides_the_weight_by_the_backlog() {
         let mut r = DiffqRate::new(DiffqRateConfig::log());
-        assert_eq!(r.on_send(0), 4e6);
-        assert_eq!(r.on_send(1), 4e6);
-        assert_eq!(r.on_send(4), 1e6);
-        assert_eq!(r.on_send(8), 0.5e6);
+        assert_eq!(r.on_update(0, true), 4e6);
+        assert_eq!(r.on_update(1, true), 4e6);
+        assert_eq!(r.on_update(4, true), 1e6);
+        assert_eq!(r.on_update(8, true), 0.5e6);
         assert_eq!(r.decreases, 2);
         // Clipped below at the floor.
-        assert_eq!(r.on_send(1000), 10e3);
+        assert_eq!(r.on_update(1000, true), 10e3);
     }
 
     #[test]
@@ -293,16 +274,16 @@ mod tests {
             "starts at the floor until a packet leaves"
         );
         // An empty or one-packet queue asks for M, more than R_max: capped.
-        assert_eq!(r.on_send(0), r_max);
-        assert_eq!(r.on_send(1), r_max);
+        assert_eq!(r.on_update(0, true), r_max);
+        assert_eq!(r.on_update(1, true), r_max);
         // At and beyond M / R_max = 2 packets the rule itself binds.
-        assert_eq!(r.on_send(2), 2e6);
-        assert_eq!(r.on_send(5), 0.8e6);
-        assert_eq!(r.on_send(40), 100e3);
+        assert_eq!(r.on_update(2, true), 2e6);
+        assert_eq!(r.on_update(5, true), 0.8e6);
+        assert_eq!(r.on_update(40, true), 100e3);
         // M / U under the floor is floored: 4e6 / 400 = 10 kb/s < 20 kb/s.
-        assert_eq!(r.on_send(400), floor);
+        assert_eq!(r.on_update(400, true), floor);
         // The queue drains: the rate follows U down and back, no memory.
-        assert_eq!(r.on_send(10), 400e3);
+        assert_eq!(r.on_update(10, true), 400e3);
         assert_eq!((r.updates, r.decreases), (7, 3));
         // 1000-byte packets at 400 kb/s leave every 20 ms.
         assert_eq!(r.interval(1000, None), Time::from_millis(20));
@@ -312,19 +293,19 @@ mod tests {
     fn a_blocked_interval_holds_the_rate_but_still_decreases() {
         let mut r = aimd();
         // A DiffQ-TCP source whose window kept data back does not grow...
-        assert_eq!(r.on_interval(0, false), 1e6);
+        assert_eq!(r.on_update(0, false), 1e6);
         // ...but a backlog still halves it, and a used interval grows it again.
-        assert_eq!(r.on_interval(11, false), 0.5e6);
-        assert_eq!(r.on_interval(0, true), 0.51e6);
+        assert_eq!(r.on_update(11, false), 0.5e6);
+        assert_eq!(r.on_update(0, true), 0.51e6);
         assert_eq!((r.updates, r.decreases), (3, 1));
         // The log rule is held the same way: no rise while blocked.
         let mut l = DiffqRate::new(DiffqRateConfig {
             initial_bps: 1e6,
             ..DiffqRateConfig::log()
         });
-        assert_eq!(l.on_interval(1, false), 1e6);
-        assert_eq!(l.on_interval(8, false), 0.5e6);
-        assert_eq!(l.on_interval(1, true), 4e6);
+        assert_eq!(l.on_update(1, false), 1e6);
+        assert_eq!(l.on_update(8, false), 0.5e6);
+        assert_eq!(l.on_update(1, true), 4e6);
     }
 
     #[test]
@@ -339,13 +320,13 @@ mod tests {
         });
         let gap = fast.rate_bps() - slow.rate_bps();
         for _ in 0..50 {
-            slow.on_interval(0, true);
-            fast.on_interval(0, true);
+            slow.on_update(0, true);
+            fast.on_update(0, true);
         }
         assert_eq!(fast.rate_bps() - slow.rate_bps(), gap);
         // A common congestion signal halves both, and so the gap.
-        slow.on_interval(20, true);
-        fast.on_interval(20, true);
+        slow.on_update(20, true);
+        fast.on_update(20, true);
         assert_eq!(fast.rate_bps() - slow.rate_bps(), gap / 2.0);
         assert_eq!(
             DiffqRateConfig::aimd().update,
