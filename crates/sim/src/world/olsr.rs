@@ -31,6 +31,7 @@ use crate::medium::wifi::BROADCAST;
 use crate::net::olsr::wire::{hello_bytes, tc_bytes};
 use crate::net::olsr::{
     tc_dests, warm_start, Bodies, LqAlgorithm, MsgKind, OlsrConfig, OlsrMsg, OlsrNode, OlsrStats,
+    RouteScratch,
 };
 use crate::net::{Packet, RoutingTable, TransportHeader};
 use crate::qdisc::Dequeued;
@@ -69,9 +70,10 @@ pub(super) struct OlsrNet {
     has_table: Vec<bool>,
     /// The last packet sequence number each node sent.
     pkt_seq: Vec<u16>,
-    /// Scratch rows, reused.
+    /// Scratch rows and the shortest-path scratch, reused by every node.
     next_hop: Vec<u32>,
     hops: Vec<u32>,
+    route_scratch: RouteScratch,
 }
 
 impl OlsrNet {
@@ -98,13 +100,19 @@ impl OlsrNet {
             pkt_seq: vec![0; n],
             next_hop: vec![0; n],
             hops: vec![0; n],
+            route_scratch: RouteScratch::default(),
         };
         *routing = RoutingTable::empty(n);
         if cfg.warm_start {
             warm_start(&mut net.nodes, &setup.neighbours, Time::ZERO);
             for i in 0..n {
                 let id = NodeId(i as u32);
-                net.nodes[i].compute_routes(Time::ZERO, &mut net.next_hop, &mut net.hops);
+                net.nodes[i].compute_routes(
+                    Time::ZERO,
+                    &mut net.route_scratch,
+                    &mut net.next_hop,
+                    &mut net.hops,
+                );
                 routing.set_row(id, &net.next_hop, &net.hops);
                 net.has_table[i] = true;
             }
@@ -261,7 +269,7 @@ impl World {
             return;
         };
         let i = node.index();
-        if !o.nodes[i].compute_routes(now, &mut o.next_hop, &mut o.hops) {
+        if !o.nodes[i].compute_routes(now, &mut o.route_scratch, &mut o.next_hop, &mut o.hops) {
             return; // the routes in the table stand
         }
         let changed = self.routing.set_row(node, &o.next_hop, &o.hops);

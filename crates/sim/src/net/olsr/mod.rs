@@ -26,6 +26,7 @@ pub mod wire;
 
 pub use link::{LqAlgorithm, Metric};
 pub use node::{warm_start, OlsrNode, OlsrStats};
+pub use route::RouteScratch;
 pub use topology::{tc_dests, TcDests};
 pub use wire::{Bodies, MsgKind, OlsrMsg};
 

@@ -80,7 +80,6 @@ pub struct OlsrNode {
     /// Something changed since the last route calculation.
     pub dirty: bool,
     mpr_scratch: MprScratch,
-    route_scratch: RouteScratch,
     pub stats: OlsrStats,
 }
 
@@ -105,7 +104,6 @@ impl OlsrNode {
             advertise_until: Time::ZERO,
             dirty: false,
             mpr_scratch: MprScratch::default(),
-            route_scratch: RouteScratch::default(),
             stats: OlsrStats::default(),
         }
     }
@@ -422,10 +420,17 @@ impl OlsrNode {
         self.mprs_at = (self.inputs, until);
     }
 
-    /// The routing table calculation (10) into `next_hop` and `hops` (length n).
+    /// The routing table calculation (10) into `next_hop` and `hops` (length n), with
+    /// `scratch` shared by all nodes (one warm copy rather than one cold copy per node).
     /// Returns `false`, writing nothing, when nothing it reads changed or expired since
     /// the last calculation: that one's routes stand.
-    pub fn compute_routes(&mut self, now: Time, next_hop: &mut [u32], hops: &mut [u32]) -> bool {
+    pub fn compute_routes(
+        &mut self,
+        now: Time,
+        scratch: &mut RouteScratch,
+        next_hop: &mut [u32],
+        hops: &mut [u32],
+    ) -> bool {
         self.select_mprs(now);
         self.dirty = false;
         self.stats.route_recomputations += 1;
@@ -439,7 +444,7 @@ impl OlsrNode {
             &self.known,
             &self.topo,
             now,
-            &mut self.route_scratch,
+            scratch,
             next_hop,
             hops,
         );

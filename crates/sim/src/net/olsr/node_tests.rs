@@ -1,7 +1,7 @@
 //! Unit tests of one OLSR node's state machine, messages handed in by hand.
 
 use super::wire::{HelloLink, LinkType, NeighType, TcLink};
-use super::{tc_dests, warm_start, LqAlgorithm, OlsrConfig, OlsrNode};
+use super::{tc_dests, warm_start, LqAlgorithm, OlsrConfig, OlsrNode, RouteScratch};
 use crate::ids::NodeId;
 use crate::net::routing::NO_ROUTE;
 use airqueue_kernel::Time;
@@ -95,7 +95,12 @@ fn a_one_way_link_never_becomes_symmetric() {
     assert!(!ns[0].link(NodeId(1)).is_sym(t(10_000)));
     let mut next = vec![0; 2];
     let mut hops = vec![0; 2];
-    ns[0].compute_routes(t(10_000), &mut next, &mut hops);
+    ns[0].compute_routes(
+        t(10_000),
+        &mut RouteScratch::default(),
+        &mut next,
+        &mut hops,
+    );
     assert_eq!(
         next,
         [NO_ROUTE, NO_ROUTE],
@@ -242,17 +247,17 @@ fn routes_take_the_lower_etx_path_and_ties_the_lowest_next_hop() {
     let mut hops = vec![0; 4];
     // Through 1 the second link has LQ 0.5 (ETX 2), through 2 it is clean.
     let mut me = diamond(128, 255);
-    me.compute_routes(now, &mut next, &mut hops);
+    me.compute_routes(now, &mut RouteScratch::default(), &mut next, &mut hops);
     assert_eq!(next[3], 2);
     assert_eq!(hops[3], 2);
     assert_eq!((next[1], next[2], next[0]), (1, 2, NO_ROUTE));
     // Equal costs: the lower id.
     let mut me = diamond(255, 255);
-    me.compute_routes(now, &mut next, &mut hops);
+    me.compute_routes(now, &mut RouteScratch::default(), &mut next, &mut hops);
     assert_eq!(next[3], 1);
     // The other way round.
     let mut me = diamond(255, 128);
-    me.compute_routes(now, &mut next, &mut hops);
+    me.compute_routes(now, &mut RouteScratch::default(), &mut next, &mut hops);
     assert_eq!(next[3], 1);
 }
 
@@ -266,7 +271,7 @@ fn hop_count_ignores_link_quality() {
     let now = exchange(&mut ns, &[(0, 1), (1, 2), (0, 2)], 3, t(0));
     let mut next = vec![0; 3];
     let mut hops = vec![0; 3];
-    ns[0].compute_routes(now, &mut next, &mut hops);
+    ns[0].compute_routes(now, &mut RouteScratch::default(), &mut next, &mut hops);
     assert_eq!((next[2], hops[2]), (2, 1));
 }
 
@@ -291,7 +296,12 @@ fn warm_start_matches_a_lossless_exchange() {
     let mut next = vec![0; 5];
     let mut hops = vec![0; 5];
     for i in 0..5 {
-        ns[i].compute_routes(Time::ZERO, &mut next, &mut hops);
+        ns[i].compute_routes(
+            Time::ZERO,
+            &mut RouteScratch::default(),
+            &mut next,
+            &mut hops,
+        );
         for d in 0..5u32 {
             if d as usize == i {
                 assert_eq!(next[i], NO_ROUTE);
@@ -455,11 +465,11 @@ proptest::proptest! {
             for (k, node) in ns.iter_mut().enumerate() {
                 let mut full = node.clone();
                 full.forget_last_calculation();
-                if node.compute_routes(now, &mut next, &mut hops) {
+                if node.compute_routes(now, &mut RouteScratch::default(), &mut next, &mut hops) {
                     routes[k] = (next.clone(), hops.clone());
                 }
                 let (mut fnext, mut fhops) = (vec![0; n], vec![0; n]);
-                proptest::prop_assert!(full.compute_routes(now, &mut fnext, &mut fhops));
+                proptest::prop_assert!(full.compute_routes(now, &mut RouteScratch::default(), &mut fnext, &mut fhops));
                 proptest::prop_assert_eq!(&routes[k].0, &fnext, "node {} at {:?}", k, now);
                 proptest::prop_assert_eq!(&routes[k].1, &fhops, "node {} at {:?}", k, now);
                 for x in 0..n as u32 {
