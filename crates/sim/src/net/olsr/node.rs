@@ -48,9 +48,10 @@ pub struct OlsrStats {
 ///
 /// Route calculations and MPR selections cost in proportion to what changed: a
 /// calculation whose inputs (symmetric links and their costs, 2-hop sets, topology
-/// set) are as they were at the last one, none of them expired since, gives the same
-/// routes and is not run again (RFC 3626 10 recalculates "whenever a change is
-/// detected"; the counters still count every recalculation due).
+/// set) are as they were at the last one, or changed only in links no path can use,
+/// none of them expired since, gives the same routes and is not run again; MPR
+/// selection reruns only on changes of the link set (RFC 3626 10 recalculates
+/// "whenever a change is detected"; the counters still count every recalculation due).
 #[derive(Clone, Debug)]
 pub struct OlsrNode {
     pub id: NodeId,
@@ -59,8 +60,13 @@ pub struct OlsrNode {
     /// The ids `links` has a tuple for (or had), ascending: loops over the link set
     /// visit only these; the other entries were never touched.
     known: Vec<u32>,
-    /// Bumped by every change of what routes and MPRs are computed from.
+    /// Bumped by every change of what routes are computed from; `link_inputs` by those
+    /// of the link set, all that MPR selection reads.
     inputs: u64,
+    link_inputs: u64,
+    /// The links that changed since the last route calculation, and each destination's
+    /// path cost then: a calculation that none of them can change is not run.
+    changes: route::Changes,
     /// `inputs` at the last route calculation and MPR selection, and until when their
     /// results hold (the first expiry among the tuples they used).
     routes_at: (u64, Time),
@@ -91,6 +97,8 @@ impl OlsrNode {
             links: vec![Link::default(); n],
             known: Vec::new(),
             inputs: 0,
+            link_inputs: 0,
+            changes: route::Changes::default(),
             routes_at: (u64::MAX, Time::ZERO),
             mprs_at: (u64::MAX, Time::ZERO),
             old_two_hop: Vec::new(),
@@ -214,7 +222,7 @@ impl OlsrNode {
         }
         let h = self.cfg.hello_interval;
         let h_ms = h.as_nanos() / 1_000_000;
-        let me = self.id.index();
+        let (me, m) = (self.id.index(), self.metric());
         let mut triggered = false;
         for &x in &self.known {
             let (x, l) = (x as usize, &mut self.links[x as usize]);
@@ -225,7 +233,11 @@ impl OlsrNode {
             let missed_s = (missed as u64 * h_ms / 1000).min(u32::MAX as u64) as u32;
             l.ff.tick(missed, missed_s);
             if l.ff.relevant_change() {
+                let before = l.cost(m);
                 l.ff.publish();
+                if l.is_sym(now) {
+                    self.changes.link(me as u32, x as u32, before, l.cost(m));
+                }
                 triggered = true;
             }
         }
@@ -235,11 +247,16 @@ impl OlsrNode {
         for &x in &self.known {
             let (x, l) = (x as usize, &mut self.links[x as usize]);
             if x != me && l.exists(now) && !l.ff.perfect() && l.ff.unpublished() {
+                let before = l.cost(m);
                 l.ff.publish();
+                if l.is_sym(now) {
+                    self.changes.link(me as u32, x as u32, before, l.cost(m));
+                }
             }
         }
         self.dirty = true;
         self.inputs += 1;
+        self.link_inputs += 1;
         true
     }
 
@@ -318,6 +335,22 @@ impl OlsrNode {
                 && (l.cost(m) != cost_before || !two_hop_before || l.two_hop != self.old_two_hop));
         if changed {
             self.inputs += 1;
+            self.link_inputs += 1;
+            let (me, x) = (me.0, from.0);
+            let before = if sym_before {
+                cost_before
+            } else {
+                f64::INFINITY
+            };
+            let after = if sym { l.cost(m) } else { f64::INFINITY };
+            self.changes.link(me, x, before, after);
+            let old: &[(NodeId, f64)] = if two_hop_before {
+                &self.old_two_hop
+            } else {
+                &[]
+            };
+            let new: &[(NodeId, f64)] = if sym { &l.two_hop } else { &[] };
+            self.changes.links_of(x, old, new);
         }
         self.dirty = true;
     }
@@ -386,6 +419,9 @@ impl OlsrNode {
             self.stats.tc_ignored += 1;
         } else {
             let same = t.holds(ansn, dests, now);
+            if !same {
+                self.changes.links_of(orig.0, t.dests(now), &dests[..]);
+            }
             t.until = now + self.cfg.top_hold_time;
             if !same {
                 t.ansn = ansn;
@@ -406,7 +442,7 @@ impl OlsrNode {
     /// Recomputes the MPR set (8.3.1) from the current neighbourhood (unless it is
     /// as at the last selection).
     pub fn select_mprs(&mut self, now: Time) {
-        if self.mprs_at.0 == self.inputs && now < self.mprs_at.1 {
+        if self.mprs_at.0 == self.link_inputs && now < self.mprs_at.1 {
             return;
         }
         let until = mpr::select(
@@ -417,7 +453,7 @@ impl OlsrNode {
             &mut self.mpr_scratch,
             &mut self.mpr,
         );
-        self.mprs_at = (self.inputs, until);
+        self.mprs_at = (self.link_inputs, until);
     }
 
     /// The routing table calculation (10) into `next_hop` and `hops` (length n), with
@@ -437,6 +473,20 @@ impl OlsrNode {
         if self.routes_at.0 == self.inputs && now < self.routes_at.1 {
             return false;
         }
+        if now < self.routes_at.1 && self.changes.none_can_change_routes(self.id) {
+            // The routes stand; only until when they hold moves (refreshed tuples).
+            let until = route::holds_until(
+                self.id,
+                &self.links,
+                &self.known,
+                &self.topo,
+                now,
+                &self.changes,
+            );
+            self.changes.clear();
+            self.routes_at = (self.inputs, until);
+            return false;
+        }
         let until = route::compute(
             self.id,
             self.metric(),
@@ -448,6 +498,7 @@ impl OlsrNode {
             next_hop,
             hops,
         );
+        self.changes.settle(scratch);
         self.routes_at = (self.inputs, until);
         true
     }
@@ -608,5 +659,7 @@ pub fn warm_start(nodes: &mut [OlsrNode], graph: &[Vec<(NodeId, f64)>], now: Tim
     }
     for node in nodes.iter_mut() {
         node.inputs += 1;
+        node.link_inputs += 1;
+        node.changes.untracked();
     }
 }

@@ -479,3 +479,56 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn a_change_no_path_can_use_leaves_the_routes_and_skips_the_calculation() {
+    // A diamond 0-1-3, 0-2-3 with a tail 3-4, every link perfect.
+    let pairs = [(0u32, 1u32), (0, 2), (1, 3), (2, 3), (3, 4)];
+    let mut graph = vec![Vec::new(); 5];
+    for &(a, b) in &pairs {
+        graph[a as usize].push((NodeId(b), 1.0));
+        graph[b as usize].push((NodeId(a), 1.0));
+    }
+    let mut ns = nodes(5, cfg());
+    warm_start(&mut ns, &graph, Time::ZERO);
+    let (mut next, mut hops) = (vec![0; 5], vec![0; 5]);
+    let mut s = RouteScratch::default();
+    let me = &mut ns[0];
+    assert!(me.compute_routes(t(1), &mut s, &mut next, &mut hops));
+    assert_eq!((next[3], next[4]), (1, 1), "ties go to the lower next hop");
+    let tc = |to: u32, lq: u8| {
+        tc_dests(
+            me_metric(),
+            &[TcLink {
+                neighbor: NodeId(to),
+                lq,
+                nlq: 255,
+            }],
+        )
+    };
+    // Node 4 now advertises only a poor link back to 3: no path from 0 can gain by it.
+    let ansn = me.topology(NodeId(4)).ansn.wrapping_add(1);
+    me.on_tc(NodeId(1), NodeId(4), 900, ansn, 255, &tc(3, 100), t(2));
+    assert!(
+        !me.compute_routes(t(100), &mut s, &mut next, &mut hops),
+        "skipped"
+    );
+    let mut full = me.clone();
+    full.forget_last_calculation();
+    let (mut fnext, mut fhops) = (vec![0; 5], vec![0; 5]);
+    assert!(full.compute_routes(t(100), &mut RouteScratch::default(), &mut fnext, &mut fhops));
+    assert_eq!((&next, &hops), (&fnext, &fhops));
+    // Node 3's link to 4, the last link of the path to 4, turns poor: the calculation
+    // runs (and the path, the only one, costs more).
+    let ansn = me.topology(NodeId(3)).ansn.wrapping_add(1);
+    me.on_tc(NodeId(1), NodeId(3), 901, ansn, 255, &tc(4, 100), t(200));
+    assert!(
+        me.compute_routes(t(300), &mut s, &mut next, &mut hops),
+        "ran"
+    );
+    assert!((s.cost(NodeId(4)) - (2.0 + 255.0 / 100.0)).abs() < 1e-9);
+}
+
+fn me_metric() -> super::Metric {
+    OlsrNode::new(NodeId(0), 1, cfg()).metric()
+}

@@ -20,9 +20,8 @@ pub struct RouteScratch {
     best: Vec<Best>,
     /// The symmetric neighbours of the node computing (their 2-hop sets are read).
     sym: Vec<bool>,
-    /// Paths to settle, by (cost, node). A cost is finite and non-negative, so its IEEE
-    /// bits order as the number does.
-    heap: BinaryHeap<Reverse<(u64, u32)>>,
+    /// Paths to settle, by (cost, node).
+    heap: BucketHeap,
 }
 
 /// The best path to one node found so far.
@@ -72,9 +71,9 @@ pub fn compute(
     let mut until = Time::MAX;
     s.best[m].cost = 0.0;
     s.best[m].hops = 0;
-    s.heap.push(Reverse((0.0f64.to_bits(), me.0)));
-    while let Some(Reverse((du, u))) = s.heap.pop() {
-        let (du, u) = (f64::from_bits(du), u as usize);
+    s.heap.push(0.0, me.0);
+    while let Some((du, u)) = s.heap.pop() {
+        let u = u as usize;
         if s.best[u].done {
             continue;
         }
@@ -131,8 +130,119 @@ fn relax(s: &mut RouteScratch, me: usize, du: f64, v: u32, from: Best, c: f64, f
         b.cost = nd;
         b.first_hop = first;
         b.hops = from.hops + 1;
-        s.heap.push(Reverse((nd.to_bits(), v)));
+        s.heap.push(nd, v);
     }
+}
+
+/// The links of one node's graph that changed since its last route calculation, with
+/// each destination's path cost from that calculation.
+///
+/// A changed link u -> v can change no route when u was unreachable, or when the path
+/// through it, at the lower of its costs before and after, costs more than `MARGIN`
+/// above v's path (the 1e-9 tie rule can move a path cost by far less). Such an offer
+/// is either refused or overwritten before v is settled, in both graphs, so the search
+/// settles every node as it did: with only such changes, the last routes stand.
+#[derive(Clone, Debug, Default)]
+pub struct Changes {
+    /// Path cost per destination at the last calculation (empty before the first).
+    settled: Vec<f64>,
+    /// (from, to, cost before, cost after); an absent link costs infinity.
+    links: Vec<(u32, u32, f64, f64)>,
+    /// A change not recorded link by link, or too many: the next calculation runs.
+    untracked: bool,
+}
+
+impl Changes {
+    const MAX_LINKS: usize = 256;
+    const MARGIN: f64 = 1e-4;
+
+    /// The link `from -> to` went from cost `before` to `after`.
+    #[inline]
+    pub fn link(&mut self, from: u32, to: u32, before: f64, after: f64) {
+        if before == after {
+            return;
+        }
+        if self.links.len() < Self::MAX_LINKS {
+            self.links.push((from, to, before, after));
+        } else {
+            self.untracked = true;
+        }
+    }
+
+    /// The links out of `from` went from `old` to `new` (each neighbour once in each).
+    pub fn links_of(&mut self, from: u32, old: &[(NodeId, f64)], new: &[(NodeId, f64)]) {
+        for &(v, before) in old {
+            let after = new.iter().find(|e| e.0 == v).map_or(f64::INFINITY, |e| e.1);
+            self.link(from, v.0, before, after);
+        }
+        for &(v, after) in new {
+            if !old.iter().any(|e| e.0 == v) {
+                self.link(from, v.0, f64::INFINITY, after);
+            }
+        }
+    }
+
+    /// Something changed that is not recorded link by link.
+    pub fn untracked(&mut self) {
+        self.untracked = true;
+    }
+
+    pub fn clear(&mut self) {
+        self.links.clear();
+        self.untracked = false;
+    }
+
+    /// Takes the path costs of the calculation just made in `s`.
+    pub fn settle(&mut self, s: &RouteScratch) {
+        self.settled.clear();
+        self.settled.extend(s.best.iter().map(|b| b.cost));
+        self.clear();
+    }
+
+    /// Whether the routes of `me`'s last calculation stand (see the type's docs).
+    pub fn none_can_change_routes(&self, me: NodeId) -> bool {
+        if self.untracked || self.settled.is_empty() {
+            return false;
+        }
+        self.links.iter().all(|&(u, v, before, after)| {
+            let c = before.min(after);
+            let du = self.settled[u as usize];
+            v == me.0
+                || !c.is_finite()
+                || !du.is_finite()
+                || du + c > self.settled[v as usize] + Self::MARGIN
+        })
+    }
+}
+
+/// Until when the routes of the last calculation hold, read now, when they stand: what
+/// [`compute`] would return, from the same tuples (the symmetric links, the 2-hop sets
+/// of reachable symmetric neighbours, the topology tuples of reachable nodes).
+pub fn holds_until(
+    me: NodeId,
+    links: &[Link],
+    known: &[u32],
+    topo: &[TopoEntry],
+    now: Time,
+    changes: &Changes,
+) -> Time {
+    let (m, reached) = (me.index(), &changes.settled);
+    let mut until = Time::MAX;
+    for &x in known {
+        let l = &links[x as usize];
+        if x as usize != m && l.is_sym(now) {
+            until = until.min(l.sym_until);
+            if reached[x as usize].is_finite() && l.two_hop_until > now {
+                until = until.min(l.two_hop_until);
+            }
+        }
+    }
+    for (u, t) in topo.iter().enumerate() {
+        if u != m && reached[u].is_finite() && t.valid(now) {
+            until = until.min(t.until);
+        }
+    }
+    until
 }
 
 /// Reads the topology set once in id order before the search visits it in cost order:
@@ -150,9 +260,96 @@ fn warm_up(topo: &[TopoEntry], now: Time) {
     std::hint::black_box(touched);
 }
 
+/// A priority queue of (cost, node) for a search whose costs only grow: binary heaps
+/// in buckets one cost unit wide (a link costs at least 1 under ETX and hop count), the
+/// last one open-ended. Keys within a bucket are few, so its heap is shallow. A cost is
+/// finite and non-negative, so its IEEE bits order as the number does; pops come in
+/// (cost, node) order, as from one binary heap.
+#[derive(Clone, Debug, Default)]
+struct BucketHeap {
+    buckets: Vec<BinaryHeap<Reverse<(u64, u32)>>>,
+    /// The lowest bucket that may hold keys.
+    current: usize,
+    len: usize,
+}
+
+impl BucketHeap {
+    const LAST: usize = 4096;
+
+    fn clear(&mut self) {
+        for b in &mut self.buckets[..] {
+            b.clear();
+        }
+        self.current = 0;
+        self.len = 0;
+    }
+
+    #[inline]
+    fn push(&mut self, cost: f64, node: u32) {
+        let b = (cost as usize).min(Self::LAST);
+        if b >= self.buckets.len() {
+            self.buckets.resize_with(b + 1, BinaryHeap::new);
+        }
+        self.buckets[b].push(Reverse((cost.to_bits(), node)));
+        self.current = self.current.min(b);
+        self.len += 1;
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<(f64, u32)> {
+        if self.len == 0 {
+            return None;
+        }
+        loop {
+            if let Some(Reverse((bits, node))) = self.buckets[self.current].pop() {
+                self.len -= 1;
+                return Some((f64::from_bits(bits), node));
+            }
+            self.current += 1;
+        }
+    }
+}
+
 impl RouteScratch {
     /// The cost of the last computed path to `d` (infinite if none).
     pub fn cost(&self, d: NodeId) -> f64 {
         self.best.get(d.index()).map_or(f64::INFINITY, |b| b.cost)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BucketHeap;
+    use proptest::prelude::*;
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+
+    proptest! {
+        /// The search's use: after each pop, pushes at or above it; the bucket heap pops
+        /// what one binary heap of (cost, node) pops, in the same order, across
+        /// bucket edges and into the open-ended last bucket.
+        #[test]
+        fn pops_as_one_binary_heap_does(
+            steps in proptest::collection::vec(
+                proptest::collection::vec((0u32..64, 0u32..64), 0..6), 1..200),
+            scale in prop_oneof![Just(1.0f64), Just(400.0)],
+        ) {
+            let (mut buckets, mut binary) = (BucketHeap::default(), BinaryHeap::new());
+            buckets.clear();
+            buckets.push(0.0, 7);
+            binary.push(Reverse((0.0f64.to_bits(), 7u32)));
+            let mut steps = steps.into_iter();
+            loop {
+                let want = binary.pop().map(|Reverse((c, n))| (f64::from_bits(c), n));
+                let got = buckets.pop();
+                prop_assert_eq!(got, want);
+                let Some((cost, _)) = got else { break };
+                for (step, node) in steps.next().unwrap_or_default() {
+                    let c = cost + f64::from(step) / 16.0 * scale;
+                    buckets.push(c, node);
+                    binary.push(Reverse((c.to_bits(), node)));
+                }
+            }
+        }
     }
 }
