@@ -345,3 +345,25 @@ def test_a_sweep_refuses_a_factory_it_cannot_send_to_workers():
         progress=False,
     )
     assert df.attrs["failed"] == [] and len(df) == 20
+
+
+class ZeroRate(ConstantRate):
+    def update(self, now, queue_pkts, sent_pkts, acked_pkts):
+        return 0.0
+
+
+class HugeReport(DropTail):
+    def report(self, dst):
+        return 70_000
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "expected"),
+    [
+        ({"cc": ZeroRate}, r"update must be a finite rate in bit/s > 0, got 0\.0"),
+        ({"cc": ConstantRate, "queue": HugeReport}, r"report must return an int in 0\.\.=65534"),
+    ],
+)
+def test_a_wrong_return_value_is_a_clear_error(kwargs, expected):
+    with pytest.raises(aq.UserCodeError, match=expected):
+        aq.run(PACED, traces=False, **kwargs)

@@ -63,5 +63,8 @@ class DiffBacklog(aq.QueueDiscipline):
     def on_report(self, neighbour: int, dst: int, value: int) -> None:
         self.heard[neighbour, dst] = value
 
+    def queue_len(self, dst: int) -> int:  # what DiffQ's source rate control reads
+        return len(self.queues.get(dst, ()))
+
     def __len__(self) -> int:
         return self.held

@@ -56,7 +56,9 @@ class QueueDiscipline:
       neighbour;
     * ``on_tx_status(next_hop, success, attempts)``: the MAC's outcome of a frame sent;
     * ``priority(packet) -> int``: the MAC (EDCA) level of a packet leaving, instead of
-      its own ``priority``.
+      its own ``priority``;
+    * ``queue_len(dst) -> int``: the queue a packet towards ``dst`` waits in, which the
+      source rate control of a paced flow reads (default: the whole length, a FIFO's).
     """
 
     def enqueue(self, packet: Packet, now: float) -> bool:
@@ -80,6 +82,9 @@ class QueueDiscipline:
     def priority(self, packet: Packet) -> int:
         return packet.priority
 
+    def queue_len(self, dst: int) -> int:
+        return len(self)
+
 
 class RateController:
     """Base class of a source rate controller written in Python: one instance per flow
@@ -101,7 +106,7 @@ class RateController:
 
 
 _QUEUE_REQUIRED = {"enqueue": 2, "dequeue": 1, "__len__": 0}
-_QUEUE_HOOKS = {"report": 1, "on_report": 3, "on_tx_status": 3, "priority": 1}
+_QUEUE_HOOKS = {"report": 1, "on_report": 3, "on_tx_status": 3, "priority": 1, "queue_len": 1}
 _RATE_REQUIRED = {"update": 4}
 
 

@@ -190,6 +190,7 @@ struct QueueHooks {
     on_report: Option<Py<PyAny>>,
     on_tx_status: Option<Py<PyAny>>,
     priority: Option<Py<PyAny>>,
+    queue_len: Option<Py<PyAny>>,
 }
 
 impl QueueHooks {
@@ -213,6 +214,7 @@ impl QueueHooks {
             on_report: opt(4)?,
             on_tx_status: opt(5)?,
             priority: opt(6)?,
+            queue_len: opt(7)?,
         })
     }
 }
@@ -483,6 +485,26 @@ impl QueueDiscipline for PyQdisc {
                 self.fail(py, "on_tx_status", Some(now), None, e);
             }
         });
+    }
+
+    /// The source rate control of a paced flow reads it (once per update): the
+    /// discipline's `queue_len(dst)` if it defines one, else the whole length (a FIFO's).
+    fn queue_len_for(&self, dst: NodeId) -> usize {
+        let Some(hook) = &self.hooks.queue_len else {
+            return self.held;
+        };
+        if self.failure.failed() {
+            return self.held;
+        }
+        Python::attach(|py| {
+            let len = hook
+                .call1(py, (dst.0,))
+                .and_then(|v| v.extract::<usize>(py));
+            len.unwrap_or_else(|e| {
+                self.fail(py, "queue_len", None, None, e);
+                self.held
+            })
+        })
     }
 
     /// Once per output bin: checks that the Python object's `len()` agrees with the
