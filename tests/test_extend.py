@@ -367,3 +367,10 @@ class HugeReport(DropTail):
 def test_a_wrong_return_value_is_a_clear_error(kwargs, expected):
     with pytest.raises(aq.UserCodeError, match=expected):
         aq.run(PACED, traces=False, **kwargs)
+
+
+def test_an_external_controller_shows_in_the_rates_table():
+    res = aq.run(PACED, cc=ConstantRate)
+    rates = res.rates
+    assert set(rates["kind"]) == {"external"}
+    assert rates[rates["t_s"] >= 0.5]["rate_bps"].eq(400e3).all()
