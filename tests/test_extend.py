@@ -374,3 +374,37 @@ def test_an_external_controller_shows_in_the_rates_table():
     rates = res.rates
     assert set(rates["kind"]) == {"external"}
     assert rates[rates["t_s"] >= 0.5]["rate_bps"].eq(400e3).all()
+
+
+def test_hooks_see_reports_transmit_status_and_set_the_mac_level():
+    heard: list[tuple[int, int, int, int]] = []
+    status: list[tuple[int, int, bool, int]] = []
+    levels: list[int] = []
+
+    class Hooked(DropTail):
+        def __init__(self, node: int, capacity: int) -> None:
+            super().__init__(node, capacity)
+            self.node = node
+
+        def report(self, dst: int) -> int:
+            return 1000 + len(self)
+
+        def on_report(self, neighbour: int, dst: int, value: int) -> None:
+            heard.append((self.node, neighbour, dst, value))
+
+        def on_tx_status(self, next_hop: int, success: bool, attempts: int) -> None:
+            status.append((self.node, next_hop, success, attempts))
+
+        def priority(self, packet: aq.Packet) -> int:
+            levels.append(packet.priority)
+            return 0
+
+    res = aq.run(EXAMPLES / "tcp-chain.toml", duration=2.0, traces=False, queue=Hooked)
+    assert res.summary["conservation"]["holds"]
+    # A chain: every report comes from a node within two positions, for a flow's end.
+    assert heard and all(abs(n - j) <= 2 and d in (0, 4) for n, j, d, _ in heard)
+    assert all(1000 <= v <= 1000 + 50 for *_, v in heard)
+    assert status and all(abs(n - j) == 1 and a >= 1 for n, j, _, a in status)
+    assert any(ok for *_, ok, _ in status)
+    # Asked for every departure: each frame sent reports its status once it is done.
+    assert len(levels) >= len(status) and set(levels) == {0}
