@@ -408,3 +408,18 @@ def test_hooks_see_reports_transmit_status_and_set_the_mac_level():
     assert any(ok for *_, ok, _ in status)
     # Asked for every departure: each frame sent reports its status once it is done.
     assert len(levels) >= len(status) and set(levels) == {0}
+
+
+def test_a_python_controller_paces_tcp_and_sees_its_acks():
+    seen: list[int | None] = []
+
+    class Watching(ConstantRate):
+        def update(self, now, queue_pkts, sent_pkts, acked_pkts):
+            seen.append(acked_pkts)
+            return 400e3
+
+    tcp = dict(PACED, flow=[{"kind": "tcp", "src": 0, "dst": 2, "packet_size": 1000}])
+    tcp["flow"][0]["cc"] = "external"
+    res = aq.run(tcp, traces=False, cc=Watching)
+    assert seen[0] is not None and seen == sorted(seen) and seen[-1] > 150
+    assert res.flows.iloc[0]["goodput_bps"] == pytest.approx(400e3, rel=0.03)
