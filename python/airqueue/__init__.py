@@ -7,7 +7,8 @@ management in IEEE 802.11 networks.
 """
 
 from airqueue import _core
-from airqueue.errors import AirqueueError, ConfigError, SimulationError
+from airqueue.errors import AirqueueError, ConfigError, SimulationError, UserCodeError
+from airqueue.extend import Packet, QueueDiscipline, RateController
 from airqueue.reproduce import ReproductionResult, reproduce, reproduce_all
 from airqueue.results import TABLES, Results
 from airqueue.runner import run
@@ -30,11 +31,15 @@ __all__ = [
     "TABLES",
     "AirqueueError",
     "ConfigError",
+    "Packet",
+    "QueueDiscipline",
+    "RateController",
     "ReproductionResult",
     "Results",
     "Scenario",
     "SimulationError",
     "SweepSpec",
+    "UserCodeError",
     "__version__",
     "load",
     "load_scenario",

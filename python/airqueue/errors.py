@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["AirqueueError", "ConfigError", "SimulationError"]
+__all__ = ["AirqueueError", "ConfigError", "SimulationError", "UserCodeError"]
 
 
 class AirqueueError(Exception):
@@ -29,3 +29,9 @@ class ConfigError(AirqueueError, ValueError):
 
 class SimulationError(AirqueueError, RuntimeError):
     """The simulation itself failed (an internal error); please report it."""
+
+
+class UserCodeError(AirqueueError, RuntimeError):
+    """Code given to a run (``aq.run(..., queue=..., cc=...)``) raised or misbehaved; the
+    message names the method, node, simulated time and packet, and ``__cause__`` is the
+    user's own exception with its traceback."""

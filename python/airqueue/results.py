@@ -214,9 +214,10 @@ class Results:
     def rates(self) -> pd.DataFrame:
         """Sending rate of every rate-controlled flow at every bin boundary from its
         start: ``kind`` ``"diffq"`` (DiffQ source rate control, seed 000 section 4.1) or
-        ``"flow_control"`` (backpressure flow control, seed 002 eq. (5)), with
-        ``source_queue_pkts`` the source queue the controller reads; ``"tfrc"``: TFRC's
-        allowed rate X (RFC 5348), no queue."""
+        ``"flow_control"`` (backpressure flow control, seed 002 eq. (5)) or ``"external"``
+        (a Python ``RateController``, ``cc = "external"``), with ``source_queue_pkts`` the
+        source queue the controller reads; ``"tfrc"``: TFRC's allowed rate X (RFC 5348),
+        no queue."""
         return self.table("rates")
 
     @property

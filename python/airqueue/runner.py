@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from airqueue import _core
-from airqueue.errors import ConfigError, SimulationError
+from airqueue.errors import ConfigError, SimulationError, UserCodeError
+from airqueue.extend import check_factory
 from airqueue.progress import RunProgress
 from airqueue.results import Results
 from airqueue.scenario import ScenarioLike, decode_report, load_scenario
@@ -30,6 +31,8 @@ def run(
     progress: bool = False,
     out: str | os.PathLike[str] | None = None,
     traces: bool = True,
+    queue: Callable[[int, int], Any] | None = None,
+    cc: Callable[[int, int, int], Any] | None = None,
 ) -> Results:
     """Runs ``scenario`` (a Scenario, a dict of file keys, or a file path) to completion.
 
@@ -49,12 +52,34 @@ def run(
     ``progress``, a bar on stderr shows the simulated time reached. Runs from other
     threads (sweep workers) call the core directly. Either way the run is the same, bit
     for bit.
+
+    ``queue`` and ``cc`` run schemes written in Python (``airqueue.extend``):
+    ``queue(node, capacity)`` builds each radio interface's ``QueueDiscipline``,
+    ``cc(flow, src, dst)`` the ``RateController`` of each flow whose ``cc`` gives it one.
+    A class with missing methods or wrong arguments raises ConfigError before the run; an
+    exception in that code stops the run with UserCodeError, whose ``__cause__`` is the
+    exception.
     """
     sc = load_scenario(scenario)
     problems = _check_overrides(seed, duration)
+    for what, factory in (("queue", queue), ("cc", cc)):
+        if factory is not None:
+            try:
+                check_factory(factory, what)
+            except TypeError as e:
+                problems.append(str(e))
     if problems:
         raise ConfigError(problems)
     args = (sc.to_json(), None if seed is None else int(seed), _float(duration))
+    user_error: list[BaseException | None] = [None]
+    core_run: Callable[..., str] = _core.run
+    if queue is not None or cc is not None:
+
+        def core_run(*a: Any) -> str:
+            raw, exc = _core.run_extended(*a, queue, cc)
+            user_error[0] = exc
+            return raw
+
     sink: TraceFiles | TraceBatches | None = None
     if out is not None:
         sink = TraceFiles(out)
@@ -63,12 +88,14 @@ def run(
     try:
         if threading.current_thread() is threading.main_thread():
             label = str(sc.to_dict().get("name", "run"))
-            raw = _run_watched(*args, sink, progress=progress, label=label)
+            raw = _run_watched(core_run, *args, sink, progress=progress, label=label)
         else:
-            raw = _core.run(*args, None, sink)
+            raw = core_run(*args, None, sink)
         report = decode_report(raw)
         if sink is not None and sink.error is not None:
             raise sink.error
+        if report.get("extension"):
+            raise UserCodeError(report.get("errors") or ["user code failed"]) from user_error[0]
         if report.get("interrupted"):
             raise KeyboardInterrupt
         if report.get("ok") is not True:
@@ -94,6 +121,7 @@ def run(
 
 
 def _run_watched(
+    core_run: Callable[..., str],
     scenario_json: str,
     seed: int | None,
     duration: float | None,
@@ -108,7 +136,7 @@ def _run_watched(
     monitor = _core.RunMonitor()
     out: list[str] = []
     worker = threading.Thread(
-        target=lambda: out.append(_core.run(scenario_json, seed, duration, monitor, traces)),
+        target=lambda: out.append(core_run(scenario_json, seed, duration, monitor, traces)),
         name="airqueue-run",
         daemon=True,
     )

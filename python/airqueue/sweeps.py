@@ -31,6 +31,7 @@ import json
 import logging
 import math
 import os
+import pickle
 import traceback
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -42,6 +43,7 @@ import pandas as pd
 
 from airqueue import _core
 from airqueue.errors import AirqueueError, ConfigError
+from airqueue.extend import check_factory
 from airqueue.progress import SweepProgress
 from airqueue.results import Results
 from airqueue.runner import run
@@ -72,16 +74,22 @@ class RunSpec:
     duration: float | None = None
     #: Why the overrides could not be applied.
     problems: list[str] = field(default_factory=list)
+    #: Python schemes of the run (``aq.run``'s ``queue`` and ``cc``), if any.
+    queue: Any = None
+    cc: Any = None
 
     def info(self, sweep_name: str) -> dict[str, Any]:
         """What the store keeps beside the run's tables (``run.json``)."""
-        return {
+        info = {
             "run_id": self.run_id,
             "seed": self.seed,
             "params": self.params,
             "duration": self.duration,
             "sweep": sweep_name,
         }
+        if self.queue is not None or self.cc is not None:
+            info["python"] = {"queue": _factory_name(self.queue), "cc": _factory_name(self.cc)}
+        return info
 
 
 @dataclass(frozen=True)
@@ -263,7 +271,9 @@ def execute(spec: RunSpec) -> Outcome:
     if spec.scenario is None:
         return Outcome(error_type="ConfigError", errors=list(spec.problems))
     try:
-        return Outcome(results=run(spec.scenario, duration=spec.duration))
+        return Outcome(
+            results=run(spec.scenario, duration=spec.duration, queue=spec.queue, cc=spec.cc)
+        )
     except AirqueueError as e:
         return Outcome(error_type=type(e).__name__, errors=list(e.errors))
 
@@ -281,6 +291,8 @@ def sweep(
     serial: bool = False,
     name: str | None = None,
     duration: float | None = None,
+    queue: Any = None,
+    cc: Any = None,
 ) -> pd.DataFrame:
     """Runs every (grid point, seed) of a sweep and returns one row per (run, flow).
 
@@ -303,9 +315,15 @@ def sweep(
     ``run_starved_flows``. ``df.attrs`` holds ``params`` (the grid keys), ``runs`` (how
     many), ``executed``, ``skipped`` and ``failed`` (a list of records with ``run_id``,
     ``seed``, ``params``, ``error_type`` and ``errors``).
+
+    ``queue`` and ``cc`` are Python schemes, as for ``run`` (``airqueue.extend``). Dask
+    workers receive them pickled, so they must be importable classes (or picklable
+    callables); one that cannot be pickled raises ConfigError before any run. Their
+    qualified names join each run's id, so a store never mixes their runs with others.
     """
     spec = _spec(base, grid=grid, seeds=seeds, name=name, duration=duration)
-    runs = spec.runs()
+    _check_extensions(queue, cc, pickled=not serial)
+    runs = [_with_extensions(r, queue, cc) for r in spec.runs()]
     store = None if out is None else Store(out)
     if store is not None:
         store.clean_partial()
@@ -358,6 +376,47 @@ def sweep(
         failed=failed,
     )
     return df
+
+
+def _check_extensions(queue: Any, cc: Any, *, pickled: bool) -> None:
+    """Refuses, before any run, a scheme ``run`` would refuse, or one the Dask workers
+    cannot receive."""
+    problems = []
+    for what, factory in (("queue", queue), ("cc", cc)):
+        if factory is None:
+            continue
+        try:
+            check_factory(factory, what)
+        except TypeError as e:
+            problems.append(str(e))
+            continue
+        if pickled:
+            try:
+                pickle.dumps(factory)
+            except Exception as e:  # noqa: BLE001 (any pickling failure is reported)
+                problems.append(
+                    f"{what}: {factory!r} cannot be sent to the sweep's Dask workers "
+                    f"({type(e).__name__}: {e}); define it as a class at module level in an "
+                    "importable module, or pass serial=True"
+                )
+    if problems:
+        raise ConfigError(problems)
+
+
+def _factory_name(factory: Any) -> str | None:
+    if factory is None:
+        return None
+    return f"{getattr(factory, '__module__', '?')}.{getattr(factory, '__qualname__', factory)}"
+
+
+def _with_extensions(r: RunSpec, queue: Any, cc: Any) -> RunSpec:
+    """``r`` running ``queue`` and ``cc``, under an id that names them."""
+    if queue is None and cc is None:
+        return r
+    names = {"queue": _factory_name(queue), "cc": _factory_name(cc)}
+    rid = run_id({"run": r.run_id, "python": names}, r.duration)
+    params = dict(r.params)
+    return RunSpec(rid, r.seed, params, r.scenario, r.duration, r.problems, queue, cc)
 
 
 def _spec(

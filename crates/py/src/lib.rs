@@ -8,6 +8,8 @@ use std::cell::RefCell;
 use std::panic::{self, catch_unwind, AssertUnwindSafe, UnwindSafe};
 use std::sync::Arc;
 
+mod extend;
+
 use airqueue_scenario::api::TraceSink;
 use airqueue_scenario::report::{Column, TraceColumns};
 use pyo3::prelude::*;
@@ -190,6 +192,53 @@ mod _core {
                 )
             }))
         })
+    }
+
+    #[pymodule_export]
+    use super::extend::PacketView;
+
+    /// [`run`] with Python schemes (`airqueue.extend`): `queue(node, capacity)` builds
+    /// the queue discipline of each radio interface, `cc(flow, src, dst)` the rate
+    /// controller of each flow whose `cc` gives it one. Returns the report JSON and the
+    /// user's exception (with its traceback) when their code failed, else None.
+    #[pyfunction]
+    #[pyo3(signature = (scenario_json, seed=None, duration=None, monitor=None, traces=None, queue=None, cc=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn run_extended(
+        py: Python<'_>,
+        scenario_json: &str,
+        seed: Option<u64>,
+        duration: Option<f64>,
+        monitor: Option<&RunMonitor>,
+        traces: Option<Py<PyAny>>,
+        queue: Option<Py<PyAny>>,
+        cc: Option<Py<PyAny>>,
+    ) -> (String, Option<Py<PyAny>>) {
+        let scenario_json = scenario_json.to_owned();
+        let monitor = monitor.map(|m| Arc::clone(&m.inner));
+        let mut sink = traces.map(|callback| PySink {
+            callback,
+            buf: Vec::new(),
+        });
+        let failure = Arc::new(super::extend::Failure::default());
+        let mut ext = super::extend::PyExtensions {
+            queue,
+            cc,
+            failure: Arc::clone(&failure),
+        };
+        let report = py.detach(move || {
+            guarded(AssertUnwindSafe(move || {
+                airqueue_scenario::api::run_json_extended(
+                    &scenario_json,
+                    seed,
+                    duration,
+                    monitor.as_deref(),
+                    sink.as_mut().map(|s| s as &mut dyn TraceSink),
+                    &mut ext,
+                )
+            }))
+        });
+        (report, failure.take_exception(py))
     }
 
     /// Validates a scenario (JSON text); returns `{"ok": ..., ...}` as JSON text.

@@ -26,7 +26,9 @@ use crate::schema::Scenario;
 use crate::topology::validate_and_place;
 use airqueue_kernel::Time;
 use airqueue_sim::metrics::Traces;
-use airqueue_sim::{RunOutcome, World};
+use airqueue_sim::qdisc::Qdisc;
+use airqueue_sim::transport::RateController;
+use airqueue_sim::{FlowId, NodeId, RunOutcome, World};
 use serde_json::{json, Value};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -60,6 +62,30 @@ pub trait TraceSink {
     /// Takes one flush of rows (every table, possibly some empty). An error stops the
     /// run; its message is reported.
     fn write(&mut self, rows: &TraceColumns) -> Result<(), String>;
+}
+
+/// Schemes a caller supplies as code rather than as scenario keys (the Python bindings'
+/// `aq.run(scenario, queue=..., cc=...)`): scenario files stay data. The run asks once per
+/// radio interface and once per paced flow before it starts, and after every step of
+/// simulated time whether the supplied code failed.
+pub trait Extensions {
+    /// The discipline of `node`'s radio interface, built for `capacity_pkts` (the
+    /// scenario's `queue.capacity`, whatever its `queue.kind`); `None` keeps the
+    /// scenario's. Wired links always keep the scenario's discipline.
+    fn queue(&mut self, node: NodeId, capacity_pkts: u32) -> Option<Result<Qdisc, String>>;
+
+    /// The rate controller of flow `flow` (from `src` to `dst`), asked for each flow
+    /// with `cc = "external"`; `None` leaves it without one (an error).
+    fn rate(
+        &mut self,
+        flow: FlowId,
+        src: NodeId,
+        dst: NodeId,
+    ) -> Option<Result<Box<dyn RateController>, String>>;
+
+    /// Why the supplied code failed since the run started, if it did: the run stops with
+    /// this message ([`RunError::Extension`]).
+    fn failure(&mut self) -> Option<String>;
 }
 
 /// What a run does with its per-bin trace rows.
@@ -113,6 +139,8 @@ pub enum RunError {
     Simulation(String),
     /// The trace sink failed; says how.
     Output(String),
+    /// Code supplied through [`Extensions`] failed (or could not be built); says where.
+    Extension(String),
 }
 
 impl RunError {
@@ -120,9 +148,10 @@ impl RunError {
     pub fn messages(&self) -> Vec<String> {
         match self {
             RunError::Config(m) => m.clone(),
-            RunError::Interrupted(m) | RunError::Simulation(m) | RunError::Output(m) => {
-                vec![m.clone()]
-            }
+            RunError::Interrupted(m)
+            | RunError::Simulation(m)
+            | RunError::Output(m)
+            | RunError::Extension(m) => vec![m.clone()],
         }
     }
 }
@@ -189,7 +218,7 @@ pub fn run_traced(
     monitor: Option<&Monitor>,
     traces: TraceMode<'_>,
 ) -> Result<Run, Vec<String>> {
-    run_guarded(v, seed, duration_s, monitor, traces, None).map_err(|e| e.messages())
+    run_guarded(v, seed, duration_s, monitor, traces, None, None).map_err(|e| e.messages())
 }
 
 /// [`run_traced`] with the spin guard's bound set to `spin_limit` events at one instant
@@ -201,6 +230,7 @@ fn run_guarded(
     monitor: Option<&Monitor>,
     mut traces: TraceMode<'_>,
     spin_limit: Option<u64>,
+    mut ext: Option<&mut dyn Extensions>,
 ) -> Result<Run, RunError> {
     apply_overrides(&mut v, seed, duration_s);
     let (scenario, positions) =
@@ -217,6 +247,21 @@ fn run_guarded(
         world.set_max_events_per_instant(limit);
     }
     world.set_keep_traces(!matches!(traces, TraceMode::Discard));
+    if let Some(ext) = ext.as_deref_mut() {
+        install(&mut world, &scenario, ext)?;
+    }
+    let missing: Vec<String> = (world.missing_pacers())
+        .map(|f| {
+            format!(
+                "flow[{f}].cc: \"external\" takes its rate controller from the code that \
+                 runs the scenario; pass one (aq.run(scenario, cc=MyController)) or use \
+                 another cc"
+            )
+        })
+        .collect();
+    if !missing.is_empty() {
+        return Err(RunError::Config(missing));
+    }
     if let Some(m) = monitor {
         m.duration_ns.store(duration.as_nanos(), Ordering::Relaxed);
     }
@@ -229,6 +274,9 @@ fn run_guarded(
             )));
         }
         world.run_until(world.now() + Time::from_nanos(step_ns));
+        if let Some(failure) = ext.as_deref_mut().and_then(|e| e.failure()) {
+            return Err(RunError::Extension(failure));
+        }
         if let Some(m) = monitor {
             m.simulated_ns
                 .store(world.now().as_nanos(), Ordering::Relaxed);
@@ -253,6 +301,38 @@ fn run_guarded(
         outcome,
         wall_seconds,
     })
+}
+
+/// Puts the caller's disciplines on every radio interface and its controllers on every
+/// paced flow, before the first event.
+fn install(
+    world: &mut World,
+    scenario: &Scenario,
+    ext: &mut dyn Extensions,
+) -> Result<(), RunError> {
+    for node in (0..world.node_count()).map(|i| NodeId(i as u32)) {
+        if !world.has_radio(node) {
+            continue;
+        }
+        if let Some(q) = ext.queue(node, scenario.queue.capacity_pkts) {
+            let q = q.map_err(RunError::Extension)?;
+            // Only radio nodes are asked, so the discipline always finds its place.
+            let _ = world.set_radio_qdisc(node, q);
+        }
+    }
+    for f in (0..world.flow_count()).map(|i| FlowId(i as u32)) {
+        let Some((src, dst)) = world.flow_ends(f).filter(|_| world.wants_pacer(f)) else {
+            continue;
+        };
+        if let Some(c) = ext.rate(f, src, dst) {
+            let c = c.map_err(RunError::Extension)?;
+            let _ = world.set_pacer(f, c);
+        }
+    }
+    if let Some(failure) = ext.failure() {
+        return Err(RunError::Extension(failure));
+    }
+    Ok(())
 }
 
 /// Hands the rows of `traces` to `sink` as columns and empties `traces` (keeping its
@@ -290,7 +370,7 @@ pub fn run_json_monitored(
 ) -> String {
     match parse_scenario_json(scenario_json) {
         Ok(v) => report_json(
-            run_guarded(v, seed, duration_s, monitor, TraceMode::Keep, None),
+            run_guarded(v, seed, duration_s, monitor, TraceMode::Keep, None, None),
             true,
         ),
         Err(e) => e,
@@ -312,7 +392,34 @@ pub fn run_json_streamed(
         None => TraceMode::Discard,
     };
     match parse_scenario_json(scenario_json) {
-        Ok(v) => report_json(run_guarded(v, seed, duration_s, monitor, mode, None), false),
+        Ok(v) => report_json(
+            run_guarded(v, seed, duration_s, monitor, mode, None, None),
+            false,
+        ),
+        Err(e) => e,
+    }
+}
+
+/// [`run_json_streamed`] with the caller's schemes ([`Extensions`]) in place of the
+/// scenario's on radio interfaces and paced flows. A failure of that code reports
+/// `{"ok": false, "extension": true, "errors": [...]}`.
+pub fn run_json_extended(
+    scenario_json: &str,
+    seed: Option<u64>,
+    duration_s: Option<f64>,
+    monitor: Option<&Monitor>,
+    sink: Option<&mut dyn TraceSink>,
+    ext: &mut dyn Extensions,
+) -> String {
+    let mode = match sink {
+        Some(sink) => TraceMode::Stream(sink),
+        None => TraceMode::Discard,
+    };
+    match parse_scenario_json(scenario_json) {
+        Ok(v) => report_json(
+            run_guarded(v, seed, duration_s, monitor, mode, None, Some(ext)),
+            false,
+        ),
         Err(e) => e,
     }
 }
@@ -331,6 +438,7 @@ pub fn run_json_with_spin_limit(scenario_json: &str, max_events_per_instant: u64
                 None,
                 TraceMode::Keep,
                 Some(max_events_per_instant),
+                None,
             ),
             true,
         ),
@@ -366,6 +474,9 @@ fn report_json(result: Result<Run, RunError>, with_traces: bool) -> String {
         }
         Err(e @ RunError::Simulation(_)) => {
             json!({"ok": false, "internal": true, "errors": e.messages()}).to_string()
+        }
+        Err(e @ RunError::Extension(_)) => {
+            json!({"ok": false, "extension": true, "errors": e.messages()}).to_string()
         }
         Err(e @ (RunError::Config(_) | RunError::Output(_))) => {
             json!({"ok": false, "errors": e.messages()}).to_string()

@@ -409,6 +409,7 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
             cc: match f.cc {
                 CcKind::None => FlowCc::None,
                 CcKind::Diffq => FlowCc::DiffQ(diffq_rate(s)),
+                CcKind::External => FlowCc::External,
                 CcKind::Backpressure => FlowCc::Backpressure(DiffqRateConfig::flow_control(
                     s.backpressure.log_weight,
                     s.backpressure.r_max_bps,

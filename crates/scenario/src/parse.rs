@@ -1878,7 +1878,7 @@ fn read_flow(
             errs,
             "cc",
             Some("none"),
-            &["none", "diffq", "backpressure"],
+            &["none", "diffq", "backpressure", "external"],
             &[],
         ),
         Some("tcp") => {
@@ -1886,7 +1886,7 @@ fn read_flow(
                 errs,
                 "cc",
                 Some("none"),
-                &["none", "diffq", "backpressure"],
+                &["none", "diffq", "backpressure", "external"],
                 &[],
             );
             if cc == Some("backpressure") {
@@ -1942,6 +1942,7 @@ fn read_flow(
     let cc = match cc? {
         "diffq" => CcKind::Diffq,
         "backpressure" => CcKind::Backpressure,
+        "external" => CcKind::External,
         _ => CcKind::None,
     };
     match (src, dst) {

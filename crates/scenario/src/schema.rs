@@ -765,6 +765,9 @@ pub enum CcKind {
     /// Backpressure flow control of a non-TCP (UDP) flow, seed 002's eq. (5) with the
     /// settings of `[backpressure]`; needs queue.kind = "backpressure".
     Backpressure,
+    /// A source rate controller given through the API (`aq.run(scenario, cc=...)`, a
+    /// Python `airqueue.RateController`): any queue kind, udp and tcp flows.
+    External,
 }
 
 /// `[[flow]]`.

@@ -128,6 +128,8 @@ pub enum RateKind {
     FlowControl,
     /// TFRC's allowed rate X (RFC 5348 4.3).
     Tfrc,
+    /// A controller installed by the caller (`FlowCc::External`).
+    External,
 }
 
 impl RateKind {
@@ -137,6 +139,7 @@ impl RateKind {
             RateKind::Diffq => "diffq",
             RateKind::FlowControl => "flow_control",
             RateKind::Tfrc => "tfrc",
+            RateKind::External => "external",
         }
     }
 }

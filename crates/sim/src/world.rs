@@ -35,6 +35,7 @@ mod bp_control;
 mod coding;
 mod control;
 mod diffq;
+mod extend;
 mod more;
 mod olsr;
 mod rates;
@@ -243,6 +244,11 @@ pub enum FlowCc {
     /// hands a packet to the MAC. Meant for UDP flows under `QdiscConfig::Backpressure`;
     /// a TCP flow with it is paced like DiffQ-TCP.
     Backpressure(DiffqRateConfig),
+    /// A source rate controller the caller installs before the run
+    /// ([`World::set_pacer`]; the Python bindings' `RateController`): the flow is paced
+    /// like DiffQ-UDP or DiffQ-TCP, reading its source's queue for the destination, and
+    /// its packets carry no header of their own. A UDP or TCP flow only.
+    External,
 }
 
 /// A paced source's tick times, for rate updates that fall between two ticks.
@@ -265,6 +271,9 @@ enum PacedBy {
     /// Backpressure flow control: `U_src^s`, the (flow, destination) commodity's queue
     /// (seed 002, eq. (5)).
     Commodity,
+    /// A controller installed through [`World::set_pacer`] (`FlowCc::External`): the
+    /// source's queue for the destination, with no DiffQ header on the packets.
+    External,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -617,6 +626,7 @@ impl World {
                         let c: Box<dyn RateController> = Box::new(DiffqRate::new(rate));
                         (Some(c), PacedBy::Commodity)
                     }
+                    (FlowCc::External, _) => (None, PacedBy::External),
                 };
                 let app = match &f.kind {
                     FlowKindConfig::Udp(rate) => {
@@ -626,7 +636,7 @@ impl World {
                         let id = FlowId(i as u32);
                         let rto = timers.create(TimerOwner::Rto(id));
                         let delack = timers.create(TimerOwner::DelayedAck(id));
-                        let paced = pacer.is_some();
+                        let paced = pacer.is_some() || paced_by == PacedBy::External;
                         let coding = tcp.coding.map(|c| {
                             let timer = timers.create(TimerOwner::CodingRepair(id));
                             CodingEnds::new(&c, tcp.transfer_pkts, timer)
@@ -1088,6 +1098,7 @@ impl World {
             priority: flow.priority,
             created: now,
             diffq: flow.diffq_header(),
+            report: None,
         };
         self.next_uid += 1;
         self.metrics.on_created(&pkt);

@@ -23,6 +23,7 @@ fn packet(src: u32, dst: NodeId, payload: u32) -> Packet {
         ttl: DEFAULT_TTL,
         priority: 0,
         diffq: None,
+        report: None,
         created: Time::ZERO,
     }
 }

@@ -7,5 +7,5 @@ pub mod olsr;
 pub mod packet;
 pub mod routing;
 
-pub use packet::{DiffqHeader, DropReason, Packet, TransportHeader};
+pub use packet::{DiffqHeader, DropReason, Packet, Report, TransportHeader};
 pub use routing::{GraphEdge, RoutingTable};

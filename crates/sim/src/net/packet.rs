@@ -27,6 +27,11 @@ pub const DEFAULT_TTL: u8 = 64;
 /// the sequence number (32 bits). The header is appended after the data (5.3) and the IP
 /// length covers it, so it counts once per packet, on every hop.
 pub const DIFFQ_HEADER_BYTES: u32 = 16;
+/// On-air size of the generic piggybacked report of an extension queue discipline (one
+/// 32-bit word: a type byte, a reserved byte and the 16-bit value the sending node's
+/// discipline gives for the packet's destination). Like the DiffQ header, the IP length covers it on every hop it is
+/// written.
+pub const REPORT_HEADER_BYTES: u32 = 4;
 
 /// Transport-layer header of a packet.
 ///
@@ -236,11 +241,41 @@ pub struct Packet {
     /// a fair-queuing node with back-pressure sends; `None` on everything else, which
     /// DiffQ treats as legacy traffic.
     pub diffq: Option<DiffqHeader>,
+    /// A generic piggybacked report ([`REPORT_HEADER_BYTES`] on the air): the value the
+    /// last sender's queue discipline gave for the packet's destination, written when it
+    /// handed the packet to the MAC. Only extension disciplines (Python, `crates/py`)
+    /// write it; `None` on every packet of the built-in schemes.
+    pub report: Option<Report>,
+}
+
+/// The value of a generic piggybacked report ([`Packet::report`]): 0 to 65,534, a 16-bit
+/// field as DiffQ's `qlen` is. Stored off by one so that `Option<Report>` takes two bytes,
+/// which fit in the packet's padding (`packet_stays_small`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Report(std::num::NonZeroU16);
+
+impl Report {
+    /// The largest value a report carries.
+    pub const MAX: u32 = u16::MAX as u32 - 1;
+
+    /// `value` as a report; `None` above [`Report::MAX`].
+    #[inline]
+    pub fn new(value: u32) -> Option<Self> {
+        if value > Self::MAX {
+            return None;
+        }
+        std::num::NonZeroU16::new(value as u16 + 1).map(Report)
+    }
+
+    #[inline]
+    pub fn value(self) -> u32 {
+        u32::from(self.0.get()) - 1
+    }
 }
 
 impl Packet {
-    /// Bytes above the link layer: IP header, DiffQ header if any, transport header and
-    /// payload.
+    /// Bytes above the link layer: IP header, DiffQ header and report if any, transport
+    /// header and payload.
     #[inline]
     pub fn size_bytes(&self) -> u32 {
         let diffq = if self.diffq.is_some() {
@@ -248,7 +283,12 @@ impl Packet {
         } else {
             0
         };
-        IP_HEADER_BYTES + diffq + self.transport.size_bytes() + self.payload_bytes
+        let report = if self.report.is_some() {
+            REPORT_HEADER_BYTES
+        } else {
+            0
+        };
+        IP_HEADER_BYTES + diffq + report + self.transport.size_bytes() + self.payload_bytes
     }
 
     /// RFC 3168 (5): whether the packet carries an ECN-Capable Transport codepoint.
@@ -372,10 +412,12 @@ mod tests {
             priority: 0,
             created: Time::ZERO,
             diffq: None,
+            report: None,
         };
         assert_eq!(p.size_bytes(), 1028);
         let d = Packet {
             diffq: Some(DiffqHeader { qlen: 3 }),
+            report: None,
             ..p
         };
         assert_eq!(d.size_bytes(), 1028 + DIFFQ_HEADER_BYTES);
@@ -405,6 +447,7 @@ mod tests {
             priority: 0,
             created: Time::ZERO,
             diffq: None,
+            report: None,
         };
         assert_eq!(p.size_bytes(), 1040);
         assert_eq!(p.size_bytes(), data.size_bytes());
@@ -435,6 +478,36 @@ mod tests {
     /// Queue disciplines move `Queued { pkt, next_hop }` by value and hand it back in
     /// `Err((Queued, DropReason))`; clippy's `result_large_err` rejects that at 128 bytes.
     /// A TCP ACK header keeps only its on-air fields for this reason.
+    #[test]
+    fn a_report_adds_its_word_and_round_trips() {
+        let p = Packet {
+            uid: 0,
+            flow: FlowId(0),
+            src: NodeId(0),
+            dst: NodeId(1),
+            seq: 0,
+            payload_bytes: 100,
+            transport: TransportHeader::Udp,
+            ttl: DEFAULT_TTL,
+            priority: 0,
+            created: Time::ZERO,
+            diffq: None,
+            report: None,
+        };
+        let with = Packet {
+            report: Report::new(7),
+            ..p.clone()
+        };
+        assert_eq!(with.size_bytes(), p.size_bytes() + REPORT_HEADER_BYTES);
+        assert_eq!(with.report.map(Report::value), Some(7));
+        assert_eq!(Report::new(0).map(Report::value), Some(0));
+        assert_eq!(
+            Report::new(Report::MAX).map(Report::value),
+            Some(Report::MAX)
+        );
+        assert_eq!(Report::new(u32::MAX), None);
+    }
+
     #[test]
     fn packet_stays_small() {
         let size = std::mem::size_of::<Packet>();

@@ -379,6 +379,7 @@ mod tests {
                 priority: 0,
                 created: Time::ZERO,
                 diffq: None,
+                report: None,
             },
             next_hop: NodeId(dst),
             prev_hop: NodeId(0),

@@ -240,6 +240,7 @@ pub(in crate::qdisc) mod tests {
                 priority: 0,
                 created: Time::ZERO,
                 diffq: None,
+                report: None,
             },
             next_hop: NodeId(1),
             prev_hop: NodeId(0),

@@ -477,6 +477,7 @@ mod tests {
                 priority: 0,
                 created: T0,
                 diffq: None,
+                report: None,
             },
             next_hop: NodeId(next),
             prev_hop: NodeId(prev.unwrap_or(1)),

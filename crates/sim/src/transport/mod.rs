@@ -10,6 +10,6 @@ pub mod tfrc;
 
 pub use coding::{CodingConfig, CodingStats};
 pub use diffq::{DiffqRate, DiffqRateConfig, DiffqUtility, RateUpdate};
-pub use rate::{RateController, RateSummary};
+pub use rate::{RateController, RateSummary, SourceView};
 pub use tcp::{TcpFlowConfig, TcpFlowStats, TcpVariant};
 pub use tfrc::{TfrcFlowConfig, TfrcFlowStats, TfrcPacketCounts};

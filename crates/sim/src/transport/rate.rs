@@ -21,6 +21,13 @@ pub trait RateController: Debug + Send {
     /// back since the last update. Returns the new rate.
     fn on_update(&mut self, source_queue_pkts: usize, may_rise: bool) -> f64;
 
+    /// One update on everything the source sees locally ([`SourceView`]); by default
+    /// [`RateController::on_update`] on its queue and `may_rise`. Controllers that read
+    /// more (the Python ones of `crates/py`) override it.
+    fn on_update_seen(&mut self, seen: &SourceView) -> f64 {
+        self.on_update(seen.queue_pkts, seen.may_rise)
+    }
+
     /// Updates made and how many lowered the rate, for the run's outcome.
     fn counts(&self) -> (u64, u64) {
         (0, 0)
@@ -34,6 +41,21 @@ pub trait RateController: Debug + Send {
         let t = Time::from_secs_f64(payload_bytes.max(1) as f64 * 8.0 / rate);
         t.max(Time::from_nanos(1))
     }
+}
+
+/// What a source sees locally when its controller updates.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SourceView {
+    pub now: Time,
+    /// The source's queue for the flow (the destination's queue of the source's
+    /// discipline; a FIFO's whole length).
+    pub queue_pkts: usize,
+    /// False when the source had data its window kept back since the last update.
+    pub may_rise: bool,
+    /// Packets the source has put on the network so far (retransmissions included).
+    pub sent_pkts: u64,
+    /// Where the transport has feedback (TCP): segments cumulatively acknowledged so far.
+    pub acked_pkts: Option<u64>,
 }
 
 /// A controller's state at the end of a run.

@@ -196,6 +196,7 @@ impl World {
             priority: fl.priority,
             created: self.events.now(),
             diffq: fl.diffq_header(),
+            report: None,
         };
         self.next_uid += 1;
         pkt

@@ -130,6 +130,7 @@ impl World {
             priority: 0,
             created: self.events.now(),
             diffq: None,
+            report: None,
         };
         self.next_uid += 1;
         pkt

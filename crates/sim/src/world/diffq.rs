@@ -21,6 +21,7 @@ use crate::ids::{FlowId, NodeId};
 use crate::metrics::{RateKind, RateRow};
 use crate::net::Packet;
 use crate::qdisc::DiffQ;
+use crate::transport::SourceView;
 use airqueue_kernel::Time;
 
 /// What a node believes about a neighbour's queue for a destination, next to the truth
@@ -40,8 +41,10 @@ impl World {
     /// link back to `from`, the only one whose next hop `from` can be (so the interface
     /// towards `from`, either way). When the report may release a class held back by
     /// fair queuing's back-pressure, the interface is offered the chance to pull.
+    /// The generic report of an extension discipline ([`Packet::report`]) takes the same
+    /// path.
     pub(super) fn diffq_report(&mut self, node: NodeId, from: NodeId, pkt: &Packet) {
-        if pkt.diffq.is_none() {
+        if pkt.diffq.is_none() && pkt.report.is_none() {
             return;
         }
         let now = self.events.now();
@@ -143,10 +146,11 @@ impl World {
             return;
         };
         let qlen = self.source_queue_len(f);
-        let fl = &mut self.flows[f.index()];
-        let used = !std::mem::take(&mut fl.clock.held);
-        let pacer = fl.pacer.as_mut().expect("paced flow");
-        pacer.on_update(qlen, used);
+        let used = !std::mem::take(&mut self.flows[f.index()].clock.held);
+        let seen = self.source_view(f, qlen, used);
+        let pacer = self.flows[f.index()].pacer.as_mut().expect("paced flow");
+        pacer.on_update_seen(&seen);
+        let fl = &self.flows[f.index()];
         let due = (fl.clock.last + self.pace_interval(f)).max(now);
         let clock = &mut self.flows[f.index()].clock;
         if due != clock.due {
@@ -176,11 +180,12 @@ impl World {
             FlowApp::More(_) => self.more_pace(f),
             FlowApp::Tfrc(_) => unreachable!("TFRC flows have no DiffQ pacer"),
         };
-        let fl = &mut self.flows[f.index()];
         if !sent {
-            fl.clock.held = true;
+            self.flows[f.index()].clock.held = true;
         } else if per_packet {
-            fl.pacer.as_mut().expect("paced flow").on_update(qlen, true);
+            let seen = self.source_view(f, qlen, true);
+            let pacer = self.flows[f.index()].pacer.as_mut().expect("paced flow");
+            pacer.on_update_seen(&seen);
         }
         let next = now + self.pace_interval(f);
         let clock = &mut self.flows[f.index()].clock;
@@ -214,10 +219,10 @@ impl World {
             if now < fl.start {
                 continue;
             }
-            let kind = if fl.paced_by == PacedBy::Destination {
-                RateKind::Diffq
-            } else {
-                RateKind::FlowControl
+            let kind = match fl.paced_by {
+                PacedBy::Destination => RateKind::Diffq,
+                PacedBy::Commodity => RateKind::FlowControl,
+                PacedBy::External => RateKind::External,
             };
             let row = RateRow {
                 flow: FlowId(i as u32),
@@ -233,6 +238,22 @@ impl World {
         }
     }
 
+    /// What flow `f`'s source sees at an update: its queue `qlen`, whether its rate may
+    /// rise, the packets it has sent and, for TCP, the segments acknowledged.
+    fn source_view(&self, f: FlowId, qlen: usize, may_rise: bool) -> SourceView {
+        let acked_pkts = match &self.flows[f.index()].app {
+            FlowApp::Tcp(t) => Some(u64::from(t.sender.snd_una())),
+            _ => None,
+        };
+        SourceView {
+            now: self.events.now(),
+            queue_pkts: qlen,
+            may_rise,
+            sent_pkts: self.metrics.flow(f).packets_sent,
+            acked_pkts,
+        }
+    }
+
     /// The queue flow `f`'s controller reads at its source (0 when unroutable): DiffQ's
     /// `|Q_src(dst)|`, the source's queue for the destination; backpressure flow
     /// control's `U_src^s`, the source's queue for the flow's commodity (seed 002,
@@ -245,7 +266,7 @@ impl World {
             .and_then(|next| self.iface_towards(fl.src, next))
             .map(|iface| self.qdisc(iface));
         match fl.paced_by {
-            PacedBy::Destination => q.map_or(0, |q| q.queue_len_for(fl.dst)),
+            PacedBy::Destination | PacedBy::External => q.map_or(0, |q| q.queue_len_for(fl.dst)),
             PacedBy::Commodity => q.map_or(0, |q| q.commodity_len(f, fl.dst)),
         }
     }

@@ -140,6 +140,7 @@ impl World {
                 priority,
                 created: now,
                 diffq: None,
+                report: None,
             };
             self.next_uid += 1;
             self.metrics.on_created(&pkt);
@@ -171,6 +172,7 @@ impl World {
                 priority,
                 created: now,
                 diffq: None,
+                report: None,
             };
             self.next_uid += 1;
             self.metrics.on_created_control();

@@ -34,6 +34,7 @@ fn pkt(flow: u32, dst: u32, seq: u64) -> Queued {
             priority: 0,
             created: T0,
             diffq: None,
+            report: None,
         },
         next_hop: NodeId(dst),
         prev_hop: NodeId(1),
