@@ -385,6 +385,64 @@ impl Link {
     }
 }
 
+/// One node's link set (RFC 3626 4.2.1): a tuple for each neighbour it has a link tuple
+/// with, found by the neighbour's id through a dense index, so that the tuples take
+/// memory in proportion to the neighbours rather than to the network. An id without a
+/// tuple reads as an empty one (expired, no quality); writing to it makes its tuple.
+#[derive(Clone, Debug)]
+pub struct LinkSet {
+    slot: Vec<u32>,
+    tuples: Vec<Link>,
+    empty: Link,
+}
+
+impl LinkSet {
+    const NO_SLOT: u32 = u32::MAX;
+
+    /// The empty link set of a node in a network of `n`.
+    pub fn new(n: usize) -> Self {
+        LinkSet {
+            slot: vec![Self::NO_SLOT; n],
+            tuples: Vec::new(),
+            empty: Link::default(),
+        }
+    }
+
+    /// The network's size (ids run below it).
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.slot.len()
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.slot.is_empty()
+    }
+}
+
+impl std::ops::Index<usize> for LinkSet {
+    type Output = Link;
+
+    #[inline]
+    fn index(&self, x: usize) -> &Link {
+        match self.slot[x] {
+            Self::NO_SLOT => &self.empty,
+            s => &self.tuples[s as usize],
+        }
+    }
+}
+
+impl std::ops::IndexMut<usize> for LinkSet {
+    #[inline]
+    fn index_mut(&mut self, x: usize) -> &mut Link {
+        if self.slot[x] == Self::NO_SLOT {
+            self.slot[x] = self.tuples.len() as u32;
+            self.tuples.push(Link::default());
+        }
+        &mut self.tuples[self.slot[x] as usize]
+    }
+}
+
 /// Cost of a link with the given qualities: ETX = 1 / (LQ * NLQ), infinite when either
 /// is 0; 1 per hop with `etx == false`.
 #[inline]

@@ -2,7 +2,7 @@
 //! has WILL_DEFAULT) and without the optional redundancy elimination: remaining ties go to
 //! the lowest node id so the set is a pure function of the neighbourhood.
 
-use super::link::Link;
+use super::link::{Link, LinkSet};
 use crate::ids::NodeId;
 use airqueue_kernel::Time;
 
@@ -22,7 +22,7 @@ pub struct MprScratch {
 /// symmetric link or 2-hop set it was chosen from.
 pub fn select(
     me: NodeId,
-    links: &[Link],
+    links: &LinkSet,
     known: &[u32],
     now: Time,
     s: &mut MprScratch,
@@ -125,8 +125,8 @@ mod tests {
     }
 
     /// `me` = 0 with symmetric neighbours and their announced neighbours.
-    fn neighbourhood(n: usize, nbrs: &[(u32, &[u32])]) -> Vec<Link> {
-        let mut links = vec![Link::default(); n];
+    fn neighbourhood(n: usize, nbrs: &[(u32, &[u32])]) -> LinkSet {
+        let mut links = LinkSet::new(n);
         let t = Time::from_secs(10);
         for &(x, ys) in nbrs {
             let l = &mut links[x as usize];

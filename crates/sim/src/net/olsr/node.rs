@@ -5,7 +5,7 @@
 //! The node never sees packets or the channel: the world hands it message contents and
 //! sends what it generates.
 
-use super::link::{link_cost, missed_hellos, FfLq, Link, LqAlgorithm, LqWindow, Metric};
+use super::link::{link_cost, missed_hellos, FfLq, Link, LinkSet, LqAlgorithm, LqWindow, Metric};
 use super::mpr::{self, MprScratch};
 use super::route::{self, RouteScratch};
 use super::topology::{tc_dests, DupEntry, TcDests, TopoEntry};
@@ -56,7 +56,7 @@ pub struct OlsrStats {
 pub struct OlsrNode {
     pub id: NodeId,
     cfg: OlsrConfig,
-    links: Vec<Link>,
+    links: LinkSet,
     /// The ids `links` has a tuple for (or had), ascending: loops over the link set
     /// visit only these; the other entries were never touched.
     known: Vec<u32>,
@@ -94,7 +94,7 @@ impl OlsrNode {
         OlsrNode {
             id,
             cfg,
-            links: vec![Link::default(); n],
+            links: LinkSet::new(n),
             known: Vec::new(),
             inputs: 0,
             link_inputs: 0,

@@ -4,7 +4,7 @@
 //! links' ETX. Ties go to the lowest next-hop id so the result is a pure function of
 //! the node's state.
 
-use super::link::{Link, Metric};
+use super::link::{LinkSet, Metric};
 use super::topology::TopoEntry;
 use crate::ids::NodeId;
 use crate::net::routing::NO_ROUTE;
@@ -52,7 +52,7 @@ impl Best {
 pub fn compute(
     me: NodeId,
     metric: Metric,
-    links: &[Link],
+    links: &LinkSet,
     known: &[u32],
     topo: &[TopoEntry],
     now: Time,
@@ -220,7 +220,7 @@ impl Changes {
 /// of reachable symmetric neighbours, the topology tuples of reachable nodes).
 pub fn holds_until(
     me: NodeId,
-    links: &[Link],
+    links: &LinkSet,
     known: &[u32],
     topo: &[TopoEntry],
     now: Time,
