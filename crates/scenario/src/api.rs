@@ -387,17 +387,7 @@ pub fn run_json_streamed(
     monitor: Option<&Monitor>,
     sink: Option<&mut dyn TraceSink>,
 ) -> String {
-    let mode = match sink {
-        Some(sink) => TraceMode::Stream(sink),
-        None => TraceMode::Discard,
-    };
-    match parse_scenario_json(scenario_json) {
-        Ok(v) => report_json(
-            run_guarded(v, seed, duration_s, monitor, mode, None, None),
-            false,
-        ),
-        Err(e) => e,
-    }
+    streamed(scenario_json, seed, duration_s, monitor, sink, None)
 }
 
 /// [`run_json_streamed`] with the caller's schemes ([`Extensions`]) in place of the
@@ -411,13 +401,24 @@ pub fn run_json_extended(
     sink: Option<&mut dyn TraceSink>,
     ext: &mut dyn Extensions,
 ) -> String {
+    streamed(scenario_json, seed, duration_s, monitor, sink, Some(ext))
+}
+
+fn streamed(
+    scenario_json: &str,
+    seed: Option<u64>,
+    duration_s: Option<f64>,
+    monitor: Option<&Monitor>,
+    sink: Option<&mut dyn TraceSink>,
+    ext: Option<&mut dyn Extensions>,
+) -> String {
     let mode = match sink {
         Some(sink) => TraceMode::Stream(sink),
         None => TraceMode::Discard,
     };
     match parse_scenario_json(scenario_json) {
         Ok(v) => report_json(
-            run_guarded(v, seed, duration_s, monitor, mode, None, Some(ext)),
+            run_guarded(v, seed, duration_s, monitor, mode, None, ext),
             false,
         ),
         Err(e) => e,
