@@ -300,10 +300,6 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
             scheme,
             params: (s.queue.scheme.clone()).unwrap_or_else(|| Params::defaults(scheme)),
         }),
-        QueueKind::Droptail => QdiscConfig::DropTail {
-            capacity_pkts: s.queue.capacity_pkts,
-            ecn_mark_fraction: s.queue.ecn_mark,
-        },
         QueueKind::Diffq => QdiscConfig::DiffQ(DiffQConfig {
             capacity_pkts: s.queue.capacity_pkts,
             per_dest_capacity: s.queue.per_dest_capacity_pkts,

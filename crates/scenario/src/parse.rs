@@ -43,7 +43,7 @@ use crate::schema::{
     RateUpdateKind, Routing, RoutingKind, RoutingMetric, Scenario, TcpSpec, TcpVariantKind,
     Topology,
 };
-use airqueue_sim::qdisc::registry;
+use airqueue_sim::qdisc::{droptail, registry};
 use fields::{describe, number, short, within, Errs, Fields};
 
 /// Largest topology accepted. Placement and neighbour search are set up for the few
@@ -132,8 +132,8 @@ const FLOW_KEYS: [(&str, &[&str]); 6] = [
     ("batch", &["more"]),
 ];
 
-/// `[queue]` keys that only some queue kinds take (`per_dest_capacity` and `ecn_mark`
-/// keep their own messages).
+/// `[queue]` keys that only some built-in queue kinds take (`per_dest_capacity` keeps
+/// its own message); the registered kinds declare theirs in their modules.
 const QUEUE_KEYS: [(&str, &[&str]); 24] = [
     ("classify", &["fq"]),
     ("per_flow_capacity", &["fq"]),
@@ -443,7 +443,7 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
             // AODV re-routes the packets queued for a broken link, which the discipline
             // must hand back.
             let hands_back = match q.kind {
-                QueueKind::Droptail | QueueKind::Fq => true,
+                QueueKind::Fq => true,
                 QueueKind::Registered(scheme) => scheme.moves_packets_on_link_break,
                 _ => false,
             };
@@ -500,6 +500,7 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
             QueueKind::Red => Some("red"),
             QueueKind::Pi => Some("pi"),
             QueueKind::Dqm => Some("dqm"),
+            QueueKind::Registered(s) if s.refuses_saturating_source => Some(s.name),
             _ => None,
         };
         for (path, f) in listed.chain(drawn) {
@@ -518,7 +519,8 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
             // MORE sends from each node's FIFO (seed 000, section 2); DiffQ-MORE from
             // DiffQ's destination queues, paced by DiffQ (section 6.2).
             match (f.kind, f.cc, q.kind) {
-                (FlowKind::More, CcKind::None, QueueKind::Droptail) => {}
+                (FlowKind::More, CcKind::None, QueueKind::Registered(s))
+                    if *s == droptail::SCHEME => {}
                 (FlowKind::More, CcKind::None, _) => errs.push(ConfigError::new(
                     format!("{path}.kind"),
                     "\"more\" broadcasts its coded packets from each node's FIFO (seed 000, \
@@ -1312,19 +1314,11 @@ fn read_aodv(f: &mut Fields, errs: &mut Errs) -> Option<AodvSpec> {
 }
 
 fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<QueueSpec> {
-    let kinds = registered::queue_kinds(&[
-        "droptail",
-        "diffq",
-        "fq",
-        "red",
-        "pi",
-        "dqm",
-        "backpressure",
-    ]);
+    let kinds = registered::queue_kinds(&["diffq", "fq", "red", "pi", "dqm", "backpressure"]);
     let kind = f.choice(errs, "kind", Some("droptail"), &kinds, &[]);
     let scheme = kind.and_then(registry::scheme);
-    // Seed 004's access point buffer (Table II) for DQM, seed 002's node buffer for
-    // backpressure, a registered scheme's own default, ns-2's interface queue else.
+    // A registered scheme's own default; seed 004's access point buffer (Table II) for
+    // DQM, seed 002's node buffer for backpressure, ns-2's interface queue else.
     let default_capacity = match (kind, scheme) {
         (_, Some(s)) => s.default_capacity_pkts,
         (Some("dqm" | "backpressure"), _) => 100,
@@ -1341,33 +1335,17 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
         ));
         None
     };
-    let ecn_mark = if !f.has("ecn_mark") {
-        let _ = f.take("ecn_mark");
-        Some(None)
-    } else if kind == Some("droptail") {
-        f.number(
-            errs,
-            "ecn_mark",
-            None,
-            "a fraction of the capacity in (0, 1]",
-            |x| x > 0.0 && x <= 1.0,
-        )
-        .map(Some)
-    } else {
-        f.consume("ecn_mark");
-        errs.push(ConfigError::new(
-            f.path("ecn_mark"),
-            "applies only to kind = \"droptail\" (the ECN marking threshold)",
-        ));
-        None
-    };
     let given = f.has("kind");
-    let keys_by_kind = registered::keys_by_kind();
+    let keys_by_kind = registered::keys_by_kind(&kinds);
     let keys_by_kind: Vec<(&str, &[&str])> = (keys_by_kind.iter())
         .map(|(k, kinds)| (*k, kinds.as_slice()))
         .collect();
     f.only_for(errs, "kind", kind, given, &keys_by_kind);
-    let scheme_params = scheme.map(|s| registered::read(&mut f, errs, s, capacity));
+    let setting = registry::Setting {
+        capacity_pkts: capacity,
+        rate_bps,
+    };
+    let scheme_params = scheme.map(|s| registered::read(&mut f, errs, s, &setting));
     let fq = kind == Some("fq");
     let classify = if fq {
         f.choice(
@@ -1516,7 +1494,6 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
     let dqm = aqm::read_dqm(&mut f, errs, kind == Some("dqm"));
     f.finish(errs);
     let kind = match kind? {
-        "droptail" => QueueKind::Droptail,
         "diffq" => QueueKind::Diffq,
         "fq" => QueueKind::Fq,
         "red" => QueueKind::Red,
@@ -1544,7 +1521,6 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
         kind,
         capacity_pkts: capacity?,
         per_dest_capacity_pkts: per_dest?,
-        ecn_mark: ecn_mark?,
         classify,
         per_flow_capacity_pkts: per_flow?,
         backpressure_threshold_pkts: backpressure?,

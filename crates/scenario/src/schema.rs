@@ -450,10 +450,6 @@ pub struct QueueSpec {
     /// `per_dest_capacity`: DiffQ's `D`, the limit of one destination queue, packets;
     /// default 40, at most `capacity`. Only for kind = "diffq".
     pub per_dest_capacity_pkts: u32,
-    /// `ecn_mark`: drop-tail only; mark CE on ECN-capable packets (TFRC-ECN) when, on
-    /// enqueue, the queue holds more than this fraction of `capacity`, in (0, 1]; seed
-    /// 000 uses 0.75. Default off.
-    pub ecn_mark: Option<f64>,
     /// `classify` (fq only): the per-flow queue key, "source" (default), "destination",
     /// "next_hop" or "previous_hop" (seed 001, section 3.2).
     pub classify: FqClassifyKind,
@@ -619,7 +615,6 @@ pub enum BackpressureVariantKind {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QueueKind {
-    Droptail,
     /// Per-destination queues with differential-backlog scheduling (seed 000).
     Diffq,
     /// Per-flow fair queuing with optional back-pressure (seed 001).
@@ -641,7 +636,6 @@ impl QueueKind {
     /// Its `queue.kind`.
     pub fn name(&self) -> &'static str {
         match self {
-            QueueKind::Droptail => "droptail",
             QueueKind::Diffq => "diffq",
             QueueKind::Fq => "fq",
             QueueKind::Red => "red",

@@ -17,7 +17,8 @@ use crate::net::more::{MoreFlowConfig, MoreFlowStats};
 use crate::net::olsr::OlsrStats;
 use crate::net::packet::DEFAULT_TTL;
 use crate::net::{DiffqHeader, DropReason, Packet, RoutingTable, TransportHeader};
-use crate::qdisc::registry::{BuildContext, Params, Scheme};
+use crate::qdisc::registry::BuildContext;
+pub use crate::qdisc::registry::RegisteredQdisc;
 use crate::qdisc::{
     Backpressure, BackpressureConfig, DiffQ, DiffQConfig, Dqm, DqmConfig, DropTail, FairQueue,
     FqConfig, Pi, PiConfig, Qdisc, Queued, Red, RedConfig,
@@ -58,13 +59,6 @@ pub use diffq::DiffqView;
 /// channel, which are drop-tail: see `MediumConfig::WifiAndWires`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum QdiscConfig {
-    DropTail {
-        capacity_pkts: u32,
-        /// Mark CE on ECN-capable packets when, on enqueue, the queue holds more than
-        /// this fraction (in (0, 1]) of its capacity (seed 000's TFRC-ECN: 0.75).
-        /// `None`: no marking.
-        ecn_mark_fraction: Option<f64>,
-    },
     /// DiffQ (seed 000, section 4.1). Meant for the wifi medium, where a node's one
     /// instance sees every destination and hears its neighbours' reports. On wired links
     /// each direction gets its own instance; it hears only the reports carried by
@@ -94,11 +88,10 @@ pub enum QdiscConfig {
     Registered(RegisteredQdisc),
 }
 
-/// A registered discipline and the values of its keys.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RegisteredQdisc {
-    pub scheme: &'static Scheme,
-    pub params: Params,
+impl From<RegisteredQdisc> for QdiscConfig {
+    fn from(r: RegisteredQdisc) -> Self {
+        QdiscConfig::Registered(r)
+    }
 }
 
 impl QdiscConfig {
@@ -116,13 +109,6 @@ impl QdiscConfig {
             })
         };
         match self {
-            QdiscConfig::DropTail {
-                capacity_pkts,
-                ecn_mark_fraction,
-            } => Box::new(match ecn_mark_fraction {
-                Some(f) => DropTail::with_ecn_marking(*capacity_pkts as usize, *f),
-                None => DropTail::new(*capacity_pkts as usize),
-            }),
             QdiscConfig::DiffQ(cfg) => Box::new(DiffQ::new(
                 cfg.clone(),
                 node,

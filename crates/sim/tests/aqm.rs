@@ -13,6 +13,7 @@
 
 use airqueue_kernel::Time;
 use airqueue_sim::net::DropReason;
+use airqueue_sim::qdisc::droptail;
 use airqueue_sim::{
     FlowConfig, NodeId, PiConfig, QdiscConfig, RedConfig, RunOutcome, TcpFlowConfig, TcpVariant,
     WorldConfig,
@@ -157,14 +158,7 @@ fn red_holds_the_mean_queue_between_its_thresholds() {
 
 #[test]
 fn drop_tail_sits_near_its_capacity() {
-    let b = run(
-        "droptail",
-        QdiscConfig::DropTail {
-            capacity_pkts: CAPACITY,
-            ecn_mark_fraction: None,
-        },
-        false,
-    );
+    let b = run("droptail", droptail::config(CAPACITY, None).into(), false);
     assert!(b.mean_queue > 0.75 * CAPACITY as f64, "{b:?}");
     assert!(b.overflow_drops > 0 && b.aqm_drops == 0, "{b:?}");
 }

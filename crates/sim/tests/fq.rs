@@ -10,6 +10,7 @@
 use airqueue_kernel::Time;
 use airqueue_sim::app::UdpRate;
 use airqueue_sim::medium::wifi::WifiConfig;
+use airqueue_sim::qdisc::droptail;
 use airqueue_sim::qdisc::ReportView;
 use airqueue_sim::{
     Classify, FlowId, FlowKindConfig, FqConfig, NodeId, QdiscConfig, RunOutcome, TcpFlowConfig,
@@ -79,10 +80,7 @@ fn mixed(qdisc: QdiscConfig) -> (f64, f64, RunOutcome) {
 fn fair_queuing_protects_tcp_and_backpressure_protects_it_more() {
     let alone = run_checked(chain(fq(Classify::Source, None), false));
     let alone = alone.metrics.flows[0].goodput_bps() / 1e3;
-    let droptail = QdiscConfig::DropTail {
-        capacity_pkts: 50,
-        ecn_mark_fraction: None,
-    };
+    let droptail = droptail::config(50, None).into();
     let cases = [
         ("droptail", droptail),
         ("fq source", fq(Classify::Source, None)),

@@ -122,10 +122,9 @@ fn defaults_fill_every_optional_section() {
     assert_eq!(
         s.queue,
         QueueSpec {
-            kind: QueueKind::Droptail,
+            kind: QueueKind::Registered(&droptail::SCHEME),
             capacity_pkts: 50,
             per_dest_capacity_pkts: 40,
-            ecn_mark: None,
             classify: FqClassifyKind::Source,
             per_flow_capacity_pkts: 10,
             backpressure_threshold_pkts: None,
@@ -139,7 +138,7 @@ fn defaults_fill_every_optional_section() {
             red: red_defaults(11e6),
             pi: pi_defaults(50),
             dqm: dqm_defaults(),
-            scheme: None,
+            scheme: Some(droptail::config(50, None).params),
         }
     );
     assert_eq!(
@@ -812,7 +811,6 @@ fn diffq_queue_and_rate_control_keys() {
             kind: QueueKind::Diffq,
             capacity_pkts: 100,
             per_dest_capacity_pkts: 30,
-            ecn_mark: None,
             classify: FqClassifyKind::Source,
             per_flow_capacity_pkts: 10,
             backpressure_threshold_pkts: None,
@@ -900,8 +898,9 @@ fn tfrc_flows_read_ecn_and_droptail_marking() {
          [[flow]]\nkind = \"tfrc\"\nsrc = 2\ndst = 0\npacket_size = 500\n"
     ))
     .unwrap();
-    assert_eq!(s.queue.kind, QueueKind::Droptail);
-    assert_eq!(s.queue.ecn_mark, Some(0.75));
+    assert_eq!(s.queue.kind, QueueKind::Registered(&droptail::SCHEME));
+    let params = s.queue.scheme.as_ref().unwrap();
+    assert_eq!(params.optional_real("ecn_mark"), Some(0.75));
     let (a, b) = (&s.flows[0], &s.flows[1]);
     assert_eq!((a.kind, a.ecn, a.cc), (FlowKind::Tfrc, true, CcKind::None));
     assert_eq!(
@@ -940,7 +939,7 @@ fn tfrc_mistakes_are_named() {
     );
     assert_eq!(
         errors_of("[queue]\nkind = \"diffq\"\necn_mark = 0.5\n"),
-        vec!["queue.ecn_mark: applies only to kind = \"droptail\" (the ECN marking threshold)"]
+        vec!["queue.ecn_mark: not used by kind \"diffq\"; ecn_mark applies only to kind droptail"]
     );
 }
 
@@ -957,7 +956,6 @@ fn fq_queue_keys() {
             kind: QueueKind::Fq,
             capacity_pkts: 40,
             per_dest_capacity_pkts: 40,
-            ecn_mark: None,
             classify: FqClassifyKind::Destination,
             per_flow_capacity_pkts: 5,
             backpressure_threshold_pkts: Some(1),
@@ -1160,7 +1158,7 @@ fn red_and_pi_mistakes_are_named() {
         errors_of("[queue]\necn = true\nsample_hz = 100\n"),
         vec![
             "queue.sample_hz: not used by kind \"droptail\" (the default); sample_hz applies only to kinds pi, dqm",
-            "queue.ecn: not used by kind \"droptail\" (the default); ecn applies only to kinds red, pi, codel, fq_codel",
+            "queue.ecn: not used by kind \"droptail\" (the default); ecn applies only to kinds codel, fq_codel, red, pi",
         ]
     );
     // A saturating source cannot keep an AQM queue full; a CBR rate can overload it.
@@ -1174,7 +1172,7 @@ fn red_and_pi_mistakes_are_named() {
     ));
     assert_eq!(
         one_error(&format!("{BASE}[queue]\nkind = \"rde\"\n")),
-        "queue.kind: unknown kind \"rde\"; did you mean \"red\"? expected one of droptail, diffq, fq, red, pi, dqm, backpressure, codel, fq_codel"
+        "queue.kind: unknown kind \"rde\"; did you mean \"red\"? expected one of droptail, codel, fq_codel, diffq, fq, red, pi, dqm, backpressure"
     );
     assert_eq!(
         one_error(&format!(
