@@ -26,7 +26,7 @@ use airqueue_sim::qdisc::ReportView;
 use airqueue_sim::{
     BackpressureConfig, BackpressureVariant, Classify, CodingConfig, DiffQConfig, DiffqRateConfig,
     DiffqUtility, DqmConfig, FlowCc, FlowConfig, FlowKindConfig, FqConfig, LinkEstimate, LossCount,
-    MediumConfig, NodeId, OlsrSetup, PiConfig, QdiscConfig, RateUpdate, RedConfig, RegisteredQdisc,
+    MediumConfig, NodeId, OlsrSetup, PiConfig, QdiscConfig, RateUpdate, RegisteredQdisc,
     TcpFlowConfig, TcpVariant, TfrcFlowConfig, WiresConfig, WorldConfig,
 };
 
@@ -344,19 +344,6 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
             control_interval: (s.queue.control_interval_s > 0.0)
                 .then(|| Time::from_secs_f64(s.queue.control_interval_s)),
         }),
-        QueueKind::Red => {
-            let r = &s.queue.red;
-            QdiscConfig::Red(RedConfig {
-                capacity_pkts: s.queue.capacity_pkts,
-                min_th: r.min_threshold_pkts,
-                max_th: r.max_threshold_pkts,
-                max_p: r.max_p,
-                weight: r.weight,
-                gentle: r.gentle,
-                ecn: r.ecn,
-                mean_pkt_time: Time::from_secs_f64(r.mean_pkt_time_s),
-            })
-        }
         QueueKind::Pi => {
             let p = &s.queue.pi;
             QdiscConfig::Pi(PiConfig {
@@ -562,6 +549,7 @@ mod tests {
     use crate::parse::toml_to_json;
     use crate::topology::validate_and_place;
     use airqueue_phy::{edca, Propagation};
+    use airqueue_sim::RedConfig;
 
     /// A four-node chain 200 m apart with one lossy link; `extra` adds sections.
     fn placed(extra: &str) -> (Scenario, Vec<[f64; 2]>) {
@@ -723,7 +711,7 @@ mod tests {
         );
         assert_eq!(
             world_config(&s, &pos).qdisc,
-            QdiscConfig::Red(RedConfig {
+            RedConfig {
                 capacity_pkts: 40,
                 min_th: 4.0,
                 max_th: 20.0,
@@ -733,7 +721,9 @@ mod tests {
                 ecn: true,
                 // 500 bytes at the default 11 Mb/s, rounded up to the nanosecond.
                 mean_pkt_time: Time::from_nanos(363_637),
-            })
+            }
+            .qdisc()
+            .into()
         );
         let (s, pos) = placed("[queue]\nkind = \"pi\"\nq_ref = 20\nsample_hz = 200\necn = true\n");
         assert_eq!(

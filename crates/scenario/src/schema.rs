@@ -492,8 +492,6 @@ pub struct QueueSpec {
     /// 0 turns control packets off; default half of `report_lifetime`, so an idle node
     /// refreshes its reports before they expire.
     pub control_interval_s: f64,
-    /// The keys of kind = "red" (defaults for the other kinds).
-    pub red: RedSpec,
     /// The keys of kind = "pi" (defaults for the other kinds).
     pub pi: PiSpec,
     /// The keys of kind = "dqm" (defaults for the other kinds).
@@ -502,32 +500,6 @@ pub struct QueueSpec {
     /// them; `None` for the other kinds.
     #[serde(flatten)]
     pub scheme: Option<Params>,
-}
-
-/// `[queue]` keys of kind = "red": Random Early Detection (Floyd & Jacobson 1993).
-/// Defaults are ns-2's classic RED (`airqueue_sim::RedConfig::ns2`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct RedSpec {
-    /// `min_threshold`: packets >= 0; default 5.
-    pub min_threshold_pkts: f64,
-    /// `max_threshold`: packets, above `min_threshold` and at most `capacity`; default
-    /// 3 x `min_threshold`.
-    pub max_threshold_pkts: f64,
-    /// `max_p` in (0, 1]; default 0.1.
-    pub max_p: f64,
-    /// `weight`: w_q in (0, 1]; default 0.002.
-    pub weight: f64,
-    /// `gentle`: the drop probability rises from `max_p` to 1 between `max_threshold`
-    /// and twice it (Floyd 2000); default true.
-    pub gentle: bool,
-    /// `ecn`: mark CE on ECN-capable packets instead of dropping them early (RFC 3168);
-    /// default false.
-    pub ecn: bool,
-    /// `mean_pkt_time`: seconds in (0, 3600], the typical packet transmission time that
-    /// idle periods are counted in; default the time 500 bytes (ns-2's `mean_pktsize_`)
-    /// take at the medium's bit rate (`medium.bandwidth` or `radio.data_rate`), resolved
-    /// during validation.
-    pub mean_pkt_time_s: f64,
 }
 
 /// `[queue]` keys of kind = "pi": the PI controller of Hollot, Misra, Towsley & Gong
@@ -619,8 +591,6 @@ pub enum QueueKind {
     Diffq,
     /// Per-flow fair queuing with optional back-pressure (seed 001).
     Fq,
-    /// Random Early Detection (Floyd & Jacobson 1993).
-    Red,
     /// The PI controller AQM (Hollot et al. 2001; seed 004's baseline).
     Pi,
     /// Dual Queue Management at a BSS's access point (seed 004).
@@ -638,7 +608,6 @@ impl QueueKind {
         match self {
             QueueKind::Diffq => "diffq",
             QueueKind::Fq => "fq",
-            QueueKind::Red => "red",
             QueueKind::Pi => "pi",
             QueueKind::Dqm => "dqm",
             QueueKind::Backpressure => "backpressure",

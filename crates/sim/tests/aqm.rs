@@ -120,13 +120,15 @@ fn pi(q_ref: f64, ecn: bool) -> QdiscConfig {
 /// ~60 ms round trip need a loss rate of about 0.5%, which RED's line puts mid-way
 /// between the thresholds.
 fn red(ecn: bool) -> QdiscConfig {
-    QdiscConfig::Red(RedConfig {
+    RedConfig {
         min_th: 10.0,
         max_th: 30.0,
         max_p: 0.02,
         ecn,
         ..RedConfig::ns2(CAPACITY, BANDWIDTH_BPS)
-    })
+    }
+    .qdisc()
+    .into()
 }
 
 #[test]

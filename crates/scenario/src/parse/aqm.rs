@@ -1,102 +1,12 @@
-//! The `[queue]` keys of the active queue management kinds, "red", "pi" and "dqm": their
-//! defaults (from the core's `RedConfig::ns2`, `PiConfig::hollot` and
-//! `DqmConfig::table_ii`) and the checks between them and `capacity`. Which kind takes which key is `QUEUE_KEYS`' business.
+//! The `[queue]` keys of the active queue management kinds "pi" and "dqm": their
+//! defaults (from the core's `PiConfig::hollot` and `DqmConfig::table_ii`) and the
+//! checks between them and `capacity`. Which kind takes which key is `QUEUE_KEYS`' business.
 
-use airqueue_sim::{DqmConfig, PiConfig, RedConfig};
+use airqueue_sim::{DqmConfig, PiConfig};
 
 use super::fields::{Errs, Fields};
 use crate::error::ConfigError;
-use crate::schema::{DqmSpec, PiSpec, RedSpec};
-
-/// Reads the RED keys when `active` (kind = "red"); otherwise gives the defaults.
-/// `rate_bps` is the medium's bit rate, for the default `mean_pkt_time`; `None` (the
-/// medium was invalid, already reported) leaves the spec undecided.
-pub(super) fn read_red(
-    f: &mut Fields,
-    errs: &mut Errs,
-    active: bool,
-    capacity: Option<u32>,
-    rate_bps: Option<f64>,
-) -> Option<RedSpec> {
-    let default_s = rate_bps.map(|r| RedConfig::mean_pkt_time_at(r).as_secs_f64());
-    if !active {
-        return Some(RedSpec {
-            min_threshold_pkts: RedConfig::MIN_TH_PKTS,
-            max_threshold_pkts: RedConfig::MAX_TH_PER_MIN_TH * RedConfig::MIN_TH_PKTS,
-            max_p: RedConfig::MAX_P,
-            weight: RedConfig::WEIGHT,
-            gentle: RedConfig::GENTLE,
-            ecn: false,
-            mean_pkt_time_s: default_s?,
-        });
-    }
-    let min = f.number(
-        errs,
-        "min_threshold",
-        Some(RedConfig::MIN_TH_PKTS),
-        "a number of packets >= 0",
-        |x| x >= 0.0,
-    );
-    // Floyd & Jacobson's and ns-2's max_th = 3 min_th unless given.
-    let max_given = f.has("max_threshold");
-    let max = f
-        .optional_number(errs, "max_threshold", "a number of packets > 0", |x| {
-            x > 0.0
-        })
-        .and_then(|x| x.or(min.map(|m| RedConfig::MAX_TH_PER_MIN_TH * m)));
-    let unit = |x: f64| x > 0.0 && x <= 1.0;
-    let max_p = f.number(
-        errs,
-        "max_p",
-        Some(RedConfig::MAX_P),
-        "a probability in (0, 1]",
-        unit,
-    );
-    let weight = f.number(
-        errs,
-        "weight",
-        Some(RedConfig::WEIGHT),
-        "a weight in (0, 1]",
-        unit,
-    );
-    let gentle = f.boolean(errs, "gentle", RedConfig::GENTLE);
-    let ecn = f.boolean(errs, "ecn", false);
-    let mean_pkt_time = f
-        .optional_number(
-            errs,
-            "mean_pkt_time",
-            "a number of seconds in (0, 3600]",
-            |x| x > 0.0 && x <= 3600.0,
-        )
-        .and_then(|x| x.or(default_s));
-    let default = if max_given {
-        ""
-    } else {
-        " (the default, 3 x min_threshold)"
-    };
-    if let (Some(lo), Some(hi)) = (min, max) {
-        if hi <= lo {
-            errs.push(ConfigError::new(
-                f.path("max_threshold"),
-                format!("must be greater than min_threshold ({lo} packets), got {hi}{default}"),
-            ));
-        } else if let Some(c) = capacity.filter(|&c| hi > c as f64) {
-            errs.push(ConfigError::new(
-                f.path("max_threshold"),
-                format!("must be at most capacity ({c} packets), got {hi}{default}"),
-            ));
-        }
-    }
-    Some(RedSpec {
-        min_threshold_pkts: min?,
-        max_threshold_pkts: max?,
-        max_p: max_p?,
-        weight: weight?,
-        gentle: gentle?,
-        ecn: ecn?,
-        mean_pkt_time_s: mean_pkt_time?,
-    })
-}
+use crate::schema::{DqmSpec, PiSpec};
 
 /// Reads the PI keys when `active` (kind = "pi"); otherwise gives the defaults.
 pub(super) fn read_pi(

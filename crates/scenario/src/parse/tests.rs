@@ -46,17 +46,10 @@ pub(super) fn base_with(from: &str, to: &str) -> String {
     BASE.replacen(from, to, 1)
 }
 
-/// What a queue of another kind carries for the RED keys, on a medium of `rate_bps`.
-fn red_defaults(rate_bps: f64) -> RedSpec {
-    RedSpec {
-        min_threshold_pkts: 5.0,
-        max_threshold_pkts: 15.0,
-        max_p: 0.1,
-        weight: 0.002,
-        gentle: true,
-        ecn: false,
-        mean_pkt_time_s: airqueue_sim::RedConfig::mean_pkt_time_at(rate_bps).as_secs_f64(),
-    }
+/// The RED settings a scenario of kind = "red" reads as.
+fn red_of(s: &Scenario) -> airqueue_sim::RedConfig {
+    assert_eq!(s.queue.kind.name(), "red");
+    airqueue_sim::RedConfig::from_params(s.queue.scheme.as_ref().unwrap())
 }
 
 /// What a queue of another kind carries for the PI keys, with `capacity` packets.
@@ -135,7 +128,6 @@ fn defaults_fill_every_optional_section() {
             estimate_interval_s: 1.0,
             loss_count: LossCountKind::Packets,
             control_interval_s: 0.025,
-            red: red_defaults(11e6),
             pi: pi_defaults(50),
             dqm: dqm_defaults(),
             scheme: Some(droptail::config(50, None).params),
@@ -821,7 +813,6 @@ fn diffq_queue_and_rate_control_keys() {
             estimate_interval_s: 1.0,
             loss_count: LossCountKind::Packets,
             control_interval_s: 0.025,
-            red: red_defaults(11e6),
             pi: pi_defaults(100),
             dqm: dqm_defaults(),
             scheme: None,
@@ -966,7 +957,6 @@ fn fq_queue_keys() {
             estimate_interval_s: 1.0,
             loss_count: LossCountKind::Packets,
             control_interval_s: 0.025,
-            red: red_defaults(11e6),
             pi: pi_defaults(40),
             dqm: dqm_defaults(),
             scheme: None,
@@ -1049,24 +1039,26 @@ fn fq_mistakes_are_named() {
 
 #[test]
 fn red_queue_keys() {
+    use airqueue_kernel::Time;
+    use airqueue_sim::RedConfig;
     let s = from_toml_str(&format!(
         "{TWO_NODES}[queue]\nkind = \"red\"\ncapacity = 60\nmin_threshold = 10\n\
          max_threshold = 40\nmax_p = 0.05\nweight = 0.01\ngentle = false\necn = true\n\
          mean_pkt_time = 0.001\n"
     ))
     .unwrap();
-    assert_eq!(s.queue.kind, QueueKind::Red);
     assert_eq!(s.queue.capacity_pkts, 60);
     assert_eq!(
-        s.queue.red,
-        RedSpec {
-            min_threshold_pkts: 10.0,
-            max_threshold_pkts: 40.0,
+        red_of(&s),
+        RedConfig {
+            capacity_pkts: 60,
+            min_th: 10.0,
+            max_th: 40.0,
             max_p: 0.05,
             weight: 0.01,
             gentle: false,
             ecn: true,
-            mean_pkt_time_s: 0.001,
+            mean_pkt_time: Time::from_millis(1),
         }
     );
     assert_eq!(s.queue.pi, pi_defaults(60));
@@ -1076,18 +1068,18 @@ fn red_queue_keys() {
         "{TWO_NODES}[medium]\nkind = \"wired\"\nbandwidth = 4e6\n[queue]\nkind = \"red\"\n"
     ))
     .unwrap();
-    assert_eq!(s.queue.red, red_defaults(4e6));
-    assert_eq!(s.queue.red.mean_pkt_time_s, 0.001);
+    assert_eq!(red_of(&s), RedConfig::ns2(50, 4e6));
+    assert_eq!(red_of(&s).mean_pkt_time, Time::from_millis(1));
     let s = from_toml_str(&format!(
         "{TWO_NODES}[queue]\nkind = \"red\"\nmin_threshold = 8\n"
     ))
     .unwrap();
+    assert_eq!((red_of(&s).min_th, red_of(&s).max_th), (8.0, 24.0));
+    // The resolved scenario shows the derived values.
+    let v = serde_json::to_value(&s.queue).unwrap();
     assert_eq!(
-        (
-            s.queue.red.min_threshold_pkts,
-            s.queue.red.max_threshold_pkts
-        ),
-        (8.0, 24.0)
+        (v["max_threshold"].as_f64(), v["mean_pkt_time"].as_f64()),
+        (Some(24.0), Some(0.000363637))
     );
 }
 
@@ -1109,7 +1101,6 @@ fn pi_queue_keys() {
             ecn: true,
         }
     );
-    assert_eq!(s.queue.red, red_defaults(11e6));
     // Defaults: Hollot et al.'s gains at 160 Hz, aiming at half the buffer.
     let s = from_toml_str(&format!("{TWO_NODES}[queue]\nkind = \"pi\"\n")).unwrap();
     assert_eq!(
@@ -1158,7 +1149,7 @@ fn red_and_pi_mistakes_are_named() {
         errors_of("[queue]\necn = true\nsample_hz = 100\n"),
         vec![
             "queue.sample_hz: not used by kind \"droptail\" (the default); sample_hz applies only to kinds pi, dqm",
-            "queue.ecn: not used by kind \"droptail\" (the default); ecn applies only to kinds codel, fq_codel, red, pi",
+            "queue.ecn: not used by kind \"droptail\" (the default); ecn applies only to kinds red, codel, fq_codel, pi",
         ]
     );
     // A saturating source cannot keep an AQM queue full; a CBR rate can overload it.
@@ -1172,7 +1163,7 @@ fn red_and_pi_mistakes_are_named() {
     ));
     assert_eq!(
         one_error(&format!("{BASE}[queue]\nkind = \"rde\"\n")),
-        "queue.kind: unknown kind \"rde\"; did you mean \"red\"? expected one of droptail, codel, fq_codel, diffq, fq, red, pi, dqm, backpressure"
+        "queue.kind: unknown kind \"rde\"; did you mean \"red\"? expected one of droptail, red, codel, fq_codel, diffq, fq, pi, dqm, backpressure"
     );
     assert_eq!(
         one_error(&format!(

@@ -12,6 +12,7 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 /// Every discipline configured through its [`Scheme`] declaration.
 pub static SCHEMES: &[&Scheme] = &[
     &super::droptail::SCHEME,
+    &super::red::SCHEME,
     &super::codel::SCHEME,
     &super::fq_codel::SCHEME,
 ];
