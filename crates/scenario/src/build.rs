@@ -344,17 +344,6 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
             control_interval: (s.queue.control_interval_s > 0.0)
                 .then(|| Time::from_secs_f64(s.queue.control_interval_s)),
         }),
-        QueueKind::Pi => {
-            let p = &s.queue.pi;
-            QdiscConfig::Pi(PiConfig {
-                capacity_pkts: s.queue.capacity_pkts,
-                q_ref: p.q_ref_pkts,
-                a: p.a,
-                b: p.b,
-                period: PiConfig::period_at(p.sample_hz),
-                ecn: p.ecn,
-            })
-        }
         QueueKind::Dqm => {
             let d = &s.queue.dqm;
             let wifi = wifi_config(&s.radio, &s.mac);
@@ -728,12 +717,14 @@ mod tests {
         let (s, pos) = placed("[queue]\nkind = \"pi\"\nq_ref = 20\nsample_hz = 200\necn = true\n");
         assert_eq!(
             world_config(&s, &pos).qdisc,
-            QdiscConfig::Pi(PiConfig {
+            PiConfig {
                 q_ref: 20.0,
                 period: Time::from_millis(5),
                 ecn: true,
                 ..PiConfig::hollot(50)
-            })
+            }
+            .qdisc()
+            .into()
         );
     }
 

@@ -134,7 +134,7 @@ const FLOW_KEYS: [(&str, &[&str]); 6] = [
 
 /// `[queue]` keys that only some built-in queue kinds take (`per_dest_capacity` keeps
 /// its own message); the registered kinds declare theirs in their modules.
-const QUEUE_KEYS: [(&str, &[&str]); 18] = [
+const QUEUE_KEYS: [(&str, &[&str]); 16] = [
     ("classify", &["fq"]),
     ("per_flow_capacity", &["fq"]),
     ("backpressure_threshold", &["fq"]),
@@ -145,11 +145,9 @@ const QUEUE_KEYS: [(&str, &[&str]); 18] = [
     ("estimate_interval", &["backpressure"]),
     ("loss_count", &["backpressure"]),
     ("control_interval", &["backpressure"]),
-    ("q_ref", &["pi"]),
-    ("a", &["pi", "dqm"]),
-    ("b", &["pi", "dqm"]),
-    ("sample_hz", &["pi", "dqm"]),
-    ("ecn", &["pi"]),
+    ("a", &["dqm"]),
+    ("b", &["dqm"]),
+    ("sample_hz", &["dqm"]),
     ("d_ref", &["dqm"]),
     ("t_fair", &["dqm"]),
     ("flow_timeout", &["dqm"]),
@@ -491,7 +489,6 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         let drawn = drawn.map(|r| ("flows".to_string(), &r.template));
         let mut rate_controlled = false;
         let aqm = match q.kind {
-            QueueKind::Pi => Some("pi"),
             QueueKind::Dqm => Some("dqm"),
             QueueKind::Registered(s) if s.refuses_saturating_source => Some(s.name),
             _ => None,
@@ -1307,7 +1304,7 @@ fn read_aodv(f: &mut Fields, errs: &mut Errs) -> Option<AodvSpec> {
 }
 
 fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<QueueSpec> {
-    let kinds = registered::queue_kinds(&["diffq", "fq", "pi", "dqm", "backpressure"]);
+    let kinds = registered::queue_kinds(&["diffq", "fq", "dqm", "backpressure"]);
     let kind = f.choice(errs, "kind", Some("droptail"), &kinds, &[]);
     let scheme = kind.and_then(registry::scheme);
     // A registered scheme's own default; seed 004's access point buffer (Table II) for
@@ -1482,13 +1479,11 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
             ));
         }
     }
-    let pi = aqm::read_pi(&mut f, errs, kind == Some("pi"), capacity);
     let dqm = aqm::read_dqm(&mut f, errs, kind == Some("dqm"));
     f.finish(errs);
     let kind = match kind? {
         "diffq" => QueueKind::Diffq,
         "fq" => QueueKind::Fq,
-        "pi" => QueueKind::Pi,
         "dqm" => QueueKind::Dqm,
         "backpressure" => QueueKind::Backpressure,
         other => QueueKind::Registered(registry::scheme(other)?),
@@ -1531,7 +1526,6 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
             _ => LossCountKind::Packets,
         },
         control_interval_s: control_interval?,
-        pi: pi?,
         dqm: dqm?,
         scheme: scheme_params,
     })

@@ -492,32 +492,12 @@ pub struct QueueSpec {
     /// 0 turns control packets off; default half of `report_lifetime`, so an idle node
     /// refreshes its reports before they expire.
     pub control_interval_s: f64,
-    /// The keys of kind = "pi" (defaults for the other kinds).
-    pub pi: PiSpec,
     /// The keys of kind = "dqm" (defaults for the other kinds).
     pub dqm: DqmSpec,
     /// The keys of a registered kind ("codel", "fq_codel", ...), as its module declares
     /// them; `None` for the other kinds.
     #[serde(flatten)]
     pub scheme: Option<Params>,
-}
-
-/// `[queue]` keys of kind = "pi": the PI controller of Hollot, Misra, Towsley & Gong
-/// (INFOCOM 2001). Defaults are their design (`airqueue_sim::PiConfig::hollot`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct PiSpec {
-    /// `q_ref`: the queue length aimed at, packets in (0, capacity); default half of
-    /// `capacity`.
-    pub q_ref_pkts: f64,
-    /// `a`: gain on the current error, in (0, 1]; default 1.822e-5.
-    pub a: f64,
-    /// `b`: gain on the previous error, in [0, a]; default 1.816e-5.
-    pub b: f64,
-    /// `sample_hz`: controller updates per second, in (0, 1e6]; default 160.
-    pub sample_hz: f64,
-    /// `ecn`: mark CE on ECN-capable packets instead of dropping them (RFC 3168);
-    /// default false.
-    pub ecn: bool,
 }
 
 /// `[queue]` keys of kind = "dqm": Dual Queue Management at a BSS's access point (seed
@@ -591,8 +571,6 @@ pub enum QueueKind {
     Diffq,
     /// Per-flow fair queuing with optional back-pressure (seed 001).
     Fq,
-    /// The PI controller AQM (Hollot et al. 2001; seed 004's baseline).
-    Pi,
     /// Dual Queue Management at a BSS's access point (seed 004).
     Dqm,
     /// Classical or TCP-aware backpressure routing and scheduling (seed 002).
@@ -608,7 +586,6 @@ impl QueueKind {
         match self {
             QueueKind::Diffq => "diffq",
             QueueKind::Fq => "fq",
-            QueueKind::Pi => "pi",
             QueueKind::Dqm => "dqm",
             QueueKind::Backpressure => "backpressure",
             QueueKind::Registered(scheme) => scheme.name,

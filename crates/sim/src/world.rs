@@ -21,7 +21,7 @@ use crate::qdisc::registry::BuildContext;
 pub use crate::qdisc::registry::RegisteredQdisc;
 use crate::qdisc::{
     Backpressure, BackpressureConfig, DiffQ, DiffQConfig, Dqm, DqmConfig, DropTail, FairQueue,
-    FqConfig, Pi, PiConfig, Qdisc, Queued,
+    FqConfig, Qdisc, Queued,
 };
 use crate::transport::coding::CodingFeedback;
 use crate::transport::diffq::{DiffqRate, DiffqRateConfig, RateUpdate};
@@ -69,8 +69,6 @@ pub enum QdiscConfig {
     /// links each direction has its own instance, which hears the reports carried over
     /// the reverse direction only.
     FairQueue(FqConfig),
-    /// The PI controller AQM (Hollot et al. 2001), optionally marking ECN.
-    Pi(PiConfig),
     /// Dual Queue Management (seed 004) at the radio interface of `access_point`; every
     /// other interface gets a drop-tail FIFO of the same capacity (the paper tunes the
     /// access point only; its stations keep the default queue).
@@ -95,8 +93,8 @@ impl From<RegisteredQdisc> for QdiscConfig {
 impl QdiscConfig {
     /// The discipline of `node`'s interface (`link_to`: the far end of a wired link).
     /// Random streams are keyed by (seed, node, component): DiffQ's tie-breaking
-    /// "qdisc.diffq", backpressure's "qdisc.backpressure", PI's and DQM's draws
-    /// "qdisc.pi" and "qdisc.dqm", a registered scheme's "qdisc.<name>"; per link
+    /// "qdisc.diffq", backpressure's "qdisc.backpressure", DQM's draws "qdisc.dqm", a
+    /// registered scheme's "qdisc.<name>"; per link
     /// direction on wired media.
     fn build(&self, seed: u64, node: NodeId, link_to: Option<NodeId>, node_count: usize) -> Qdisc {
         let stream = |component: &str| {
@@ -114,7 +112,6 @@ impl QdiscConfig {
                 stream("qdisc.diffq"),
             )),
             QdiscConfig::FairQueue(cfg) => Box::new(FairQueue::new(cfg.clone(), node, node_count)),
-            QdiscConfig::Pi(cfg) => Box::new(Pi::new(cfg.clone(), stream("qdisc.pi"))),
             QdiscConfig::Dqm { cfg, access_point } => {
                 if node == *access_point && link_to.is_none() {
                     let rng = stream("qdisc.dqm");

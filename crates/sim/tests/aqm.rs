@@ -109,11 +109,13 @@ fn run(name: &str, qdisc: QdiscConfig, ecn: bool) -> Bottleneck {
 }
 
 fn pi(q_ref: f64, ecn: bool) -> QdiscConfig {
-    QdiscConfig::Pi(PiConfig {
+    PiConfig {
         q_ref,
         ecn,
         ..PiConfig::hollot(CAPACITY)
-    })
+    }
+    .qdisc()
+    .into()
 }
 
 /// Thresholds 10 and 30 with max_p 0.02 (Floyd & Jacobson's 1/50): five flows over a

@@ -1,54 +1,14 @@
-//! The `[queue]` keys of the active queue management kinds "pi" and "dqm": their
-//! defaults (from the core's `PiConfig::hollot` and `DqmConfig::table_ii`) and the
-//! checks between them and `capacity`. Which kind takes which key is `QUEUE_KEYS`' business.
+//! The `[queue]` keys of kind "dqm": their defaults (seed 004's Table II,
+//! `DqmConfig::table_ii`, and `PiConfig::hollot`'s gains) and the check between them.
+//! Which kind takes which key is `QUEUE_KEYS`' business.
 
 use airqueue_sim::{DqmConfig, PiConfig};
 
 use super::fields::{Errs, Fields};
 use crate::error::ConfigError;
-use crate::schema::{DqmSpec, PiSpec};
+use crate::schema::DqmSpec;
 
-/// Reads the PI keys when `active` (kind = "pi"); otherwise gives the defaults.
-pub(super) fn read_pi(
-    f: &mut Fields,
-    errs: &mut Errs,
-    active: bool,
-    capacity: Option<u32>,
-) -> Option<PiSpec> {
-    let default_q_ref = capacity.map(PiConfig::default_q_ref);
-    if !active {
-        return Some(PiSpec {
-            q_ref_pkts: default_q_ref?,
-            a: PiConfig::A,
-            b: PiConfig::B,
-            sample_hz: PiConfig::SAMPLE_HZ,
-            ecn: false,
-        });
-    }
-    let q_ref = f
-        .optional_number(errs, "q_ref", "a number of packets > 0", |x| x > 0.0)
-        .and_then(|x| x.or(default_q_ref));
-    let (a, b, sample_hz) = read_gains(f, errs);
-    let ecn = f.boolean(errs, "ecn", false);
-    if let (Some(q), Some(c)) = (q_ref, capacity) {
-        if q >= c as f64 {
-            errs.push(ConfigError::new(
-                f.path("q_ref"),
-                format!("must be below capacity ({c} packets), got {q}"),
-            ));
-        }
-    }
-    check_integral_gain(f, errs, a, b);
-    Some(PiSpec {
-        q_ref_pkts: q_ref?,
-        a: a?,
-        b: b?,
-        sample_hz: sample_hz?,
-        ecn: ecn?,
-    })
-}
-
-/// The PI controller's `a`, `b` and `sample_hz` (kinds "pi" and "dqm"); see
+/// The PI controller's `a`, `b` and `sample_hz` (as kind "pi" declares them); see
 /// [`check_integral_gain`].
 fn read_gains(f: &mut Fields, errs: &mut Errs) -> (Option<f64>, Option<f64>, Option<f64>) {
     let a = f.number(errs, "a", Some(PiConfig::A), "a gain in (0, 1]", |x| {

@@ -52,15 +52,10 @@ fn red_of(s: &Scenario) -> airqueue_sim::RedConfig {
     airqueue_sim::RedConfig::from_params(s.queue.scheme.as_ref().unwrap())
 }
 
-/// What a queue of another kind carries for the PI keys, with `capacity` packets.
-fn pi_defaults(capacity: u32) -> PiSpec {
-    PiSpec {
-        q_ref_pkts: capacity as f64 / 2.0,
-        a: 1.822e-5,
-        b: 1.816e-5,
-        sample_hz: 160.0,
-        ecn: false,
-    }
+/// The PI settings a scenario of kind = "pi" reads as.
+fn pi_of(s: &Scenario) -> airqueue_sim::PiConfig {
+    assert_eq!(s.queue.kind.name(), "pi");
+    airqueue_sim::PiConfig::from_params(s.queue.scheme.as_ref().unwrap())
 }
 
 /// What a queue of another kind carries for the DQM keys: seed 004's Table II.
@@ -128,7 +123,6 @@ fn defaults_fill_every_optional_section() {
             estimate_interval_s: 1.0,
             loss_count: LossCountKind::Packets,
             control_interval_s: 0.025,
-            pi: pi_defaults(50),
             dqm: dqm_defaults(),
             scheme: Some(droptail::config(50, None).params),
         }
@@ -813,7 +807,6 @@ fn diffq_queue_and_rate_control_keys() {
             estimate_interval_s: 1.0,
             loss_count: LossCountKind::Packets,
             control_interval_s: 0.025,
-            pi: pi_defaults(100),
             dqm: dqm_defaults(),
             scheme: None,
         }
@@ -957,7 +950,6 @@ fn fq_queue_keys() {
             estimate_interval_s: 1.0,
             loss_count: LossCountKind::Packets,
             control_interval_s: 0.025,
-            pi: pi_defaults(40),
             dqm: dqm_defaults(),
             scheme: None,
         }
@@ -1061,7 +1053,6 @@ fn red_queue_keys() {
             mean_pkt_time: Time::from_millis(1),
         }
     );
-    assert_eq!(s.queue.pi, pi_defaults(60));
     // Defaults: ns-2's; the idle-time unit is 500 bytes at the wired link's rate (here
     // 4 Mb/s: 1 ms); max_threshold follows min_threshold.
     let s = from_toml_str(&format!(
@@ -1085,29 +1076,36 @@ fn red_queue_keys() {
 
 #[test]
 fn pi_queue_keys() {
+    use airqueue_kernel::Time;
+    use airqueue_sim::PiConfig;
     let s = from_toml_str(&format!(
         "{TWO_NODES}[queue]\nkind = \"pi\"\ncapacity = 100\nq_ref = 30\na = 2e-5\nb = 1.9e-5\n\
          sample_hz = 100\necn = true\n"
     ))
     .unwrap();
-    assert_eq!(s.queue.kind, QueueKind::Pi);
     assert_eq!(
-        s.queue.pi,
-        PiSpec {
-            q_ref_pkts: 30.0,
+        pi_of(&s),
+        PiConfig {
+            capacity_pkts: 100,
+            q_ref: 30.0,
             a: 2e-5,
             b: 1.9e-5,
-            sample_hz: 100.0,
+            period: Time::from_millis(10),
             ecn: true,
         }
+    );
+    let v = serde_json::to_value(&s.queue).unwrap();
+    assert_eq!(
+        (v["q_ref"].as_f64(), v["sample_hz"].as_f64()),
+        (Some(30.0), Some(100.0))
     );
     // Defaults: Hollot et al.'s gains at 160 Hz, aiming at half the buffer.
     let s = from_toml_str(&format!("{TWO_NODES}[queue]\nkind = \"pi\"\n")).unwrap();
     assert_eq!(
-        (s.queue.capacity_pkts, s.queue.pi.clone()),
-        (50, pi_defaults(50))
+        (s.queue.capacity_pkts, pi_of(&s)),
+        (50, PiConfig::hollot(50))
     );
-    assert_eq!(s.queue.pi.q_ref_pkts, 25.0);
+    assert_eq!(pi_of(&s).q_ref, 25.0);
 }
 
 #[test]
@@ -1149,7 +1147,7 @@ fn red_and_pi_mistakes_are_named() {
         errors_of("[queue]\necn = true\nsample_hz = 100\n"),
         vec![
             "queue.sample_hz: not used by kind \"droptail\" (the default); sample_hz applies only to kinds pi, dqm",
-            "queue.ecn: not used by kind \"droptail\" (the default); ecn applies only to kinds red, codel, fq_codel, pi",
+            "queue.ecn: not used by kind \"droptail\" (the default); ecn applies only to kinds red, pi, codel, fq_codel",
         ]
     );
     // A saturating source cannot keep an AQM queue full; a CBR rate can overload it.
@@ -1163,7 +1161,7 @@ fn red_and_pi_mistakes_are_named() {
     ));
     assert_eq!(
         one_error(&format!("{BASE}[queue]\nkind = \"rde\"\n")),
-        "queue.kind: unknown kind \"rde\"; did you mean \"red\"? expected one of droptail, red, codel, fq_codel, diffq, fq, pi, dqm, backpressure"
+        "queue.kind: unknown kind \"rde\"; did you mean \"red\"? expected one of droptail, red, pi, codel, fq_codel, diffq, fq, dqm, backpressure"
     );
     assert_eq!(
         one_error(&format!(

@@ -13,6 +13,7 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 pub static SCHEMES: &[&Scheme] = &[
     &super::droptail::SCHEME,
     &super::red::SCHEME,
+    &super::pi::SCHEME,
     &super::codel::SCHEME,
     &super::fq_codel::SCHEME,
 ];
