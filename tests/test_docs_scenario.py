@@ -129,11 +129,11 @@ def test_key_arrays_are_found_and_hold_known_keys():
     assert {"rate", "cc", "ecn"} <= set(arrays["FLOW_KEYS"][1])
     # Registered queue kinds (droptail, red, pi, ...) declare their keys in their modules;
     # crates/scenario/tests/registered_docs.rs checks those against this page.
-    assert {"classify", "d_ref"} <= set(arrays["QUEUE_KEYS"][1])
+    assert {"classify", "report_lifetime"} <= set(arrays["QUEUE_KEYS"][1])
     assert arrays["OWN_KEYS"][1] == ["random", "start", "min_hops", "max_hops"]
     getters = _getter_keys()
     assert {"capacity", "per_dest_capacity", "spacing", "duration", "tx_buffer"} <= getters
-    assert {"short_retry_limit", "d_ref", "cw_min", "min_hops", "net_diameter"} <= getters
+    assert {"short_retry_limit", "cw_min", "min_hops", "net_diameter"} <= getters
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_ARRAYS))

@@ -20,14 +20,13 @@ use airqueue_sim::net::more::{self, MoreFlowConfig, MorePlan};
 use airqueue_sim::net::olsr::{LqAlgorithm, OlsrConfig};
 use airqueue_sim::net::routing::{etx, GraphEdge};
 use airqueue_sim::net::RoutingTable;
-use airqueue_sim::qdisc::dqm::Link as AirtimeLink;
 use airqueue_sim::qdisc::registry::Params;
 use airqueue_sim::qdisc::ReportView;
 use airqueue_sim::{
     BackpressureConfig, BackpressureVariant, Classify, CodingConfig, DiffQConfig, DiffqRateConfig,
-    DiffqUtility, DqmConfig, FlowCc, FlowConfig, FlowKindConfig, FqConfig, LinkEstimate, LossCount,
-    MediumConfig, NodeId, OlsrSetup, PiConfig, QdiscConfig, RateUpdate, RegisteredQdisc,
-    TcpFlowConfig, TcpVariant, TfrcFlowConfig, WiresConfig, WorldConfig,
+    DiffqUtility, FlowCc, FlowConfig, FlowKindConfig, FqConfig, LinkEstimate, LossCount,
+    MediumConfig, NodeId, OlsrSetup, QdiscConfig, RateUpdate, RegisteredQdisc, TcpFlowConfig,
+    TcpVariant, TfrcFlowConfig, WiresConfig, WorldConfig,
 };
 
 /// Erasure probability configured for the directed pair (a, b) by `[[link]]`.
@@ -344,29 +343,6 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
             control_interval: (s.queue.control_interval_s > 0.0)
                 .then(|| Time::from_secs_f64(s.queue.control_interval_s)),
         }),
-        QueueKind::Dqm => {
-            let d = &s.queue.dqm;
-            let wifi = wifi_config(&s.radio, &s.mac);
-            QdiscConfig::Dqm {
-                cfg: DqmConfig {
-                    capacity_pkts: s.queue.capacity_pkts,
-                    d_ref: Time::from_secs_f64(d.d_ref_s),
-                    a: d.a,
-                    b: d.b,
-                    period: PiConfig::period_at(d.sample_hz),
-                    t_fair: Time::from_secs_f64(d.t_fair_s),
-                    flow_timeout: Time::from_secs_f64(d.flow_timeout_s),
-                    link: AirtimeLink {
-                        data_rate: wifi.data_rate,
-                        basic_rate: wifi.basic_rate,
-                        preamble: wifi.preamble,
-                        mac_overhead_bytes: wifi.data_overhead_bytes,
-                    },
-                },
-                // Validation allows "dqm" on a BSS only, whose access point is node 0.
-                access_point: NodeId(0),
-            }
-        }
     };
     let flows = s
         .flows
@@ -538,7 +514,7 @@ mod tests {
     use crate::parse::toml_to_json;
     use crate::topology::validate_and_place;
     use airqueue_phy::{edca, Propagation};
-    use airqueue_sim::RedConfig;
+    use airqueue_sim::{PiConfig, RedConfig};
 
     /// A four-node chain 200 m apart with one lossy link; `extra` adds sections.
     fn placed(extra: &str) -> (Scenario, Vec<[f64; 2]>) {

@@ -5,7 +5,6 @@
 //! JSON) and files get the same checks and the same messages. Placement-dependent checks
 //! (reachability, connecting a random topology) live in `topology::validate_and_place`.
 
-mod aqm;
 #[cfg(test)]
 mod bp_flow_control_tests;
 #[cfg(test)]
@@ -134,7 +133,7 @@ const FLOW_KEYS: [(&str, &[&str]); 6] = [
 
 /// `[queue]` keys that only some built-in queue kinds take (`per_dest_capacity` keeps
 /// its own message); the registered kinds declare theirs in their modules.
-const QUEUE_KEYS: [(&str, &[&str]); 16] = [
+const QUEUE_KEYS: [(&str, &[&str]); 10] = [
     ("classify", &["fq"]),
     ("per_flow_capacity", &["fq"]),
     ("backpressure_threshold", &["fq"]),
@@ -145,12 +144,6 @@ const QUEUE_KEYS: [(&str, &[&str]); 16] = [
     ("estimate_interval", &["backpressure"]),
     ("loss_count", &["backpressure"]),
     ("control_interval", &["backpressure"]),
-    ("a", &["dqm"]),
-    ("b", &["dqm"]),
-    ("sample_hz", &["dqm"]),
-    ("d_ref", &["dqm"]),
-    ("t_fair", &["dqm"]),
-    ("flow_timeout", &["dqm"]),
 ];
 
 /// Parses a scenario from TOML text.
@@ -370,12 +363,15 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         ));
     }
     // DQM splits an access point's downlink buffer by what it sends and receives.
-    if let (Some(t), Some(QueueKind::Dqm)) = (&topology, queue.as_ref().map(|q| q.kind)) {
-        if !matches!(t, Topology::Bss { .. }) {
+    if let (Some(t), Some(QueueKind::Registered(s))) = (&topology, queue.as_ref().map(|q| q.kind)) {
+        if s.runs_at_access_point && !matches!(t, Topology::Bss { .. }) {
             errs.push(ConfigError::new(
                 "queue.kind",
-                "\"dqm\" runs at the access point of an infrastructure WLAN: it needs \
-                 topology.kind = \"bss\"",
+                format!(
+                    "\"{}\" runs at the access point of an infrastructure WLAN: it needs \
+                     topology.kind = \"bss\"",
+                    s.name
+                ),
             ));
         }
     }
@@ -489,7 +485,6 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         let drawn = drawn.map(|r| ("flows".to_string(), &r.template));
         let mut rate_controlled = false;
         let aqm = match q.kind {
-            QueueKind::Dqm => Some("dqm"),
             QueueKind::Registered(s) if s.refuses_saturating_source => Some(s.name),
             _ => None,
         };
@@ -1304,14 +1299,14 @@ fn read_aodv(f: &mut Fields, errs: &mut Errs) -> Option<AodvSpec> {
 }
 
 fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<QueueSpec> {
-    let kinds = registered::queue_kinds(&["diffq", "fq", "dqm", "backpressure"]);
+    let kinds = registered::queue_kinds(&["diffq", "fq", "backpressure"]);
     let kind = f.choice(errs, "kind", Some("droptail"), &kinds, &[]);
     let scheme = kind.and_then(registry::scheme);
-    // A registered scheme's own default; seed 004's access point buffer (Table II) for
-    // DQM, seed 002's node buffer for backpressure, ns-2's interface queue else.
+    // A registered scheme's own default; seed 002's node buffer for backpressure,
+    // ns-2's interface queue else.
     let default_capacity = match (kind, scheme) {
         (_, Some(s)) => s.default_capacity_pkts,
-        (Some("dqm" | "backpressure"), _) => 100,
+        (Some("backpressure"), _) => 100,
         _ => 50,
     };
     let capacity = f.packets(errs, "capacity", Some(default_capacity));
@@ -1479,12 +1474,10 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
             ));
         }
     }
-    let dqm = aqm::read_dqm(&mut f, errs, kind == Some("dqm"));
     f.finish(errs);
     let kind = match kind? {
         "diffq" => QueueKind::Diffq,
         "fq" => QueueKind::Fq,
-        "dqm" => QueueKind::Dqm,
         "backpressure" => QueueKind::Backpressure,
         other => QueueKind::Registered(registry::scheme(other)?),
     };
@@ -1526,7 +1519,6 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
             _ => LossCountKind::Packets,
         },
         control_interval_s: control_interval?,
-        dqm: dqm?,
         scheme: scheme_params,
     })
 }

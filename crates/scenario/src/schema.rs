@@ -492,34 +492,10 @@ pub struct QueueSpec {
     /// 0 turns control packets off; default half of `report_lifetime`, so an idle node
     /// refreshes its reports before they expire.
     pub control_interval_s: f64,
-    /// The keys of kind = "dqm" (defaults for the other kinds).
-    pub dqm: DqmSpec,
     /// The keys of a registered kind ("codel", "fq_codel", ...), as its module declares
     /// them; `None` for the other kinds.
     #[serde(flatten)]
     pub scheme: Option<Params>,
-}
-
-/// `[queue]` keys of kind = "dqm": Dual Queue Management at a BSS's access point (seed
-/// 004, section III.B; `airqueue_sim::qdisc::dqm`). Defaults are the paper's Table II
-/// (`airqueue_sim::DqmConfig::table_ii`); `capacity` defaults to its 100 packets.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct DqmSpec {
-    /// `d_ref`: the queueing delay aimed at, seconds in (0, 10]; default 0.05. The
-    /// controller aims at `d_ref / mean T_pkt` packets (eq. (1) as we read it).
-    pub d_ref_s: f64,
-    /// `a`: PI gain on the current error, in (0, 1]; default 1.822e-5.
-    pub a: f64,
-    /// `b`: PI gain on the previous error, in [0, a]; default 1.816e-5.
-    pub b: f64,
-    /// `sample_hz`: controller updates per second, in (0, 1e6]; default 160.
-    pub sample_hz: f64,
-    /// `t_fair`: channel time per flow and observation window, seconds in (0, 1];
-    /// default 0.005.
-    pub t_fair_s: f64,
-    /// `flow_timeout`: seconds in (0, 3600] after its last packet that a flow stops
-    /// counting as active; default 1.
-    pub flow_timeout_s: f64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -571,8 +547,6 @@ pub enum QueueKind {
     Diffq,
     /// Per-flow fair queuing with optional back-pressure (seed 001).
     Fq,
-    /// Dual Queue Management at a BSS's access point (seed 004).
-    Dqm,
     /// Classical or TCP-aware backpressure routing and scheduling (seed 002).
     Backpressure,
     /// A discipline that declares its own keys (`airqueue_sim::qdisc::registry`), by
@@ -586,7 +560,6 @@ impl QueueKind {
         match self {
             QueueKind::Diffq => "diffq",
             QueueKind::Fq => "fq",
-            QueueKind::Dqm => "dqm",
             QueueKind::Backpressure => "backpressure",
             QueueKind::Registered(scheme) => scheme.name,
         }

@@ -20,8 +20,8 @@ use crate::net::{DiffqHeader, DropReason, Packet, RoutingTable, TransportHeader}
 use crate::qdisc::registry::BuildContext;
 pub use crate::qdisc::registry::RegisteredQdisc;
 use crate::qdisc::{
-    Backpressure, BackpressureConfig, DiffQ, DiffQConfig, Dqm, DqmConfig, DropTail, FairQueue,
-    FqConfig, Qdisc, Queued,
+    Backpressure, BackpressureConfig, DiffQ, DiffQConfig, DropTail, FairQueue, FqConfig, Qdisc,
+    Queued,
 };
 use crate::transport::coding::CodingFeedback;
 use crate::transport::diffq::{DiffqRate, DiffqRateConfig, RateUpdate};
@@ -29,6 +29,7 @@ use crate::transport::tcp::{CodingEnds, TcpFlow, TcpFlowConfig, TcpFlowStats, Ti
 use crate::transport::tfrc::{TfrcFlow, TfrcFlowConfig, TfrcFlowStats};
 use crate::transport::{RateController, RateSummary};
 use airqueue_kernel::{EventQueue, RngStream, StreamKey, Time, TimerEvent, Timers};
+use airqueue_phy::access::Link;
 use airqueue_tcp::{Outbox, TcpAck, TcpData, TfrcData, TfrcFeedback};
 
 mod aodv;
@@ -69,13 +70,6 @@ pub enum QdiscConfig {
     /// links each direction has its own instance, which hears the reports carried over
     /// the reverse direction only.
     FairQueue(FqConfig),
-    /// Dual Queue Management (seed 004) at the radio interface of `access_point`; every
-    /// other interface gets a drop-tail FIFO of the same capacity (the paper tunes the
-    /// access point only; its stations keep the default queue).
-    Dqm {
-        cfg: DqmConfig,
-        access_point: NodeId,
-    },
     /// Backpressure routing and scheduling (seed 002). Meant for the wifi medium, where
     /// it picks the neighbour each packet goes to; on a wired link it can only send over
     /// that link.
@@ -91,12 +85,19 @@ impl From<RegisteredQdisc> for QdiscConfig {
 }
 
 impl QdiscConfig {
-    /// The discipline of `node`'s interface (`link_to`: the far end of a wired link).
-    /// Random streams are keyed by (seed, node, component): DiffQ's tie-breaking
-    /// "qdisc.diffq", backpressure's "qdisc.backpressure", DQM's draws "qdisc.dqm", a
-    /// registered scheme's "qdisc.<name>"; per link
-    /// direction on wired media.
-    fn build(&self, seed: u64, node: NodeId, link_to: Option<NodeId>, node_count: usize) -> Qdisc {
+    /// The discipline of `node`'s interface (`link_to`: the far end of a wired link;
+    /// `radio`: the rates and framing of an 802.11 interface). Random streams are keyed
+    /// by (seed, node, component): DiffQ's tie-breaking "qdisc.diffq", backpressure's
+    /// "qdisc.backpressure", a registered scheme's "qdisc.<name>"; per link direction on
+    /// wired media.
+    fn build(
+        &self,
+        seed: u64,
+        node: NodeId,
+        link_to: Option<NodeId>,
+        radio: Option<Link>,
+        node_count: usize,
+    ) -> Qdisc {
         let stream = |component: &str| {
             let key = StreamKey::new(seed, node.0, component);
             RngStream::new(match link_to {
@@ -112,14 +113,6 @@ impl QdiscConfig {
                 stream("qdisc.diffq"),
             )),
             QdiscConfig::FairQueue(cfg) => Box::new(FairQueue::new(cfg.clone(), node, node_count)),
-            QdiscConfig::Dqm { cfg, access_point } => {
-                if node == *access_point && link_to.is_none() {
-                    let rng = stream("qdisc.dqm");
-                    Box::new(Dqm::new(cfg.clone(), node, node_count, rng))
-                } else {
-                    Box::new(DropTail::new(cfg.capacity_pkts as usize))
-                }
-            }
             QdiscConfig::Backpressure(cfg) => {
                 let rng = stream("qdisc.backpressure");
                 Box::new(Backpressure::new(cfg.clone(), node, node_count, rng))
@@ -129,6 +122,7 @@ impl QdiscConfig {
                     node,
                     link_to,
                     node_count,
+                    radio,
                     rng: stream(&format!("qdisc.{}", r.scheme.name)),
                 };
                 (r.scheme.build)(&r.params, &mut ctx)
@@ -395,12 +389,18 @@ impl WifiMedium {
                 .map_or(0.0, |l| l.2)
         };
         let net = WifiNet::with_radios(wifi.clone(), &cfg.positions, radio, cfg.seed, loss);
+        let link = Link {
+            data_rate: wifi.data_rate,
+            basic_rate: wifi.basic_rate,
+            preamble: wifi.preamble,
+            mac_overhead_bytes: wifi.data_overhead_bytes,
+        };
         WifiMedium {
             net: Box::new(net),
             qdiscs: (0..n)
                 .map(|i| {
                     let node = NodeId(i as u32);
-                    let mut q = cfg.qdisc.build(cfg.seed, node, None, n);
+                    let mut q = cfg.qdisc.build(cfg.seed, node, None, Some(link), n);
                     // Backpressure's link weight R_ij (1 - p_ij) with the static model:
                     // the configured data rate and `[[link]]` loss (seed 002, 4.1.1).
                     if let Some(b) = q.downcast_mut::<Backpressure>() {
@@ -550,7 +550,7 @@ impl World {
                 for &(a, b) in links {
                     wires.add_duplex(a, b, *bandwidth_bps, *delay);
                     for (from, to) in [(a, b), (b, a)] {
-                        link_qdiscs.push(cfg.qdisc.build(cfg.seed, from, Some(to), n));
+                        link_qdiscs.push(cfg.qdisc.build(cfg.seed, from, Some(to), None, n));
                     }
                 }
                 None

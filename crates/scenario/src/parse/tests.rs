@@ -58,18 +58,6 @@ fn pi_of(s: &Scenario) -> airqueue_sim::PiConfig {
     airqueue_sim::PiConfig::from_params(s.queue.scheme.as_ref().unwrap())
 }
 
-/// What a queue of another kind carries for the DQM keys: seed 004's Table II.
-pub(super) fn dqm_defaults() -> DqmSpec {
-    DqmSpec {
-        d_ref_s: 0.05,
-        a: 1.822e-5,
-        b: 1.816e-5,
-        sample_hz: 160.0,
-        t_fair_s: 0.005,
-        flow_timeout_s: 1.0,
-    }
-}
-
 // ---- valid scenarios -------------------------------------------------------------------
 
 #[test]
@@ -123,7 +111,6 @@ fn defaults_fill_every_optional_section() {
             estimate_interval_s: 1.0,
             loss_count: LossCountKind::Packets,
             control_interval_s: 0.025,
-            dqm: dqm_defaults(),
             scheme: Some(droptail::config(50, None).params),
         }
     );
@@ -807,7 +794,6 @@ fn diffq_queue_and_rate_control_keys() {
             estimate_interval_s: 1.0,
             loss_count: LossCountKind::Packets,
             control_interval_s: 0.025,
-            dqm: dqm_defaults(),
             scheme: None,
         }
     );
@@ -950,7 +936,6 @@ fn fq_queue_keys() {
             estimate_interval_s: 1.0,
             loss_count: LossCountKind::Packets,
             control_interval_s: 0.025,
-            dqm: dqm_defaults(),
             scheme: None,
         }
     );
@@ -1146,8 +1131,8 @@ fn red_and_pi_mistakes_are_named() {
     assert_eq!(
         errors_of("[queue]\necn = true\nsample_hz = 100\n"),
         vec![
-            "queue.sample_hz: not used by kind \"droptail\" (the default); sample_hz applies only to kinds pi, dqm",
             "queue.ecn: not used by kind \"droptail\" (the default); ecn applies only to kinds red, pi, codel, fq_codel",
+            "queue.sample_hz: not used by kind \"droptail\" (the default); sample_hz applies only to kinds pi, dqm",
         ]
     );
     // A saturating source cannot keep an AQM queue full; a CBR rate can overload it.
@@ -1161,7 +1146,7 @@ fn red_and_pi_mistakes_are_named() {
     ));
     assert_eq!(
         one_error(&format!("{BASE}[queue]\nkind = \"rde\"\n")),
-        "queue.kind: unknown kind \"rde\"; did you mean \"red\"? expected one of droptail, red, pi, codel, fq_codel, diffq, fq, dqm, backpressure"
+        "queue.kind: unknown kind \"rde\"; did you mean \"red\"? expected one of droptail, red, pi, dqm, codel, fq_codel, diffq, fq, backpressure"
     );
     assert_eq!(
         one_error(&format!(

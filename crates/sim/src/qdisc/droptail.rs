@@ -34,6 +34,7 @@ pub static SCHEME: Scheme = Scheme {
     }],
     moves_packets_on_link_break: true,
     refuses_saturating_source: false,
+    runs_at_access_point: false,
     check: registry::no_checks,
     build: |p, _| -> Qdisc {
         let capacity_pkts = p.capacity_pkts as usize;

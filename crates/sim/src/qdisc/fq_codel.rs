@@ -23,6 +23,7 @@ pub static SCHEME: Scheme = Scheme {
     keys: &FQ_CODEL_KEYS,
     moves_packets_on_link_break: true,
     refuses_saturating_source: false,
+    runs_at_access_point: false,
     check,
     build,
 };

@@ -35,6 +35,7 @@ pub static SCHEME: Scheme = Scheme {
     keys: &KEYS,
     moves_packets_on_link_break: false,
     refuses_saturating_source: true,
+    runs_at_access_point: false,
     check,
     build: |p, ctx| -> Qdisc { Box::new(Pi::new(PiConfig::from_params(p), ctx.rng.clone())) },
 };

@@ -36,6 +36,7 @@ pub static SCHEME: Scheme = Scheme {
     keys: &KEYS,
     moves_packets_on_link_break: false,
     refuses_saturating_source: true,
+    runs_at_access_point: false,
     check,
     build: |p, ctx| -> Qdisc { Box::new(Red::new(RedConfig::from_params(p), ctx.rng.clone())) },
 };

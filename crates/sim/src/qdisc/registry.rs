@@ -7,6 +7,7 @@
 use super::Qdisc;
 use crate::ids::NodeId;
 use airqueue_kernel::{RngStream, Time};
+use airqueue_phy::access::Link;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 /// Every discipline configured through its [`Scheme`] declaration.
@@ -14,6 +15,7 @@ pub static SCHEMES: &[&Scheme] = &[
     &super::droptail::SCHEME,
     &super::red::SCHEME,
     &super::pi::SCHEME,
+    &super::dqm::SCHEME,
     &super::codel::SCHEME,
     &super::fq_codel::SCHEME,
 ];
@@ -41,6 +43,10 @@ pub struct Scheme {
     /// that always has a packet (`rate = "saturate"`) would only meet its drops: the
     /// scenario reader refuses that pairing.
     pub refuses_saturating_source: bool,
+    /// Whether it serves the access point of an infrastructure WLAN (node 0 of a BSS,
+    /// given [`BuildContext::radio`]): the scenario reader refuses it on any other
+    /// topology.
+    pub runs_at_access_point: bool,
     /// Once every key is read: fills the keys whose default is [`Fallback::Derived`]
     /// and checks between keys. A key that was invalid (already reported) reads as
     /// `None` through [`Params::value`]; checks that need it are skipped.
@@ -396,6 +402,8 @@ pub struct BuildContext {
     /// The far end of a wired link, `None` on the radio.
     pub link_to: Option<NodeId>,
     pub node_count: usize,
+    /// The 802.11 rates and framing of the node's radio; `None` on a wired link.
+    pub radio: Option<Link>,
     /// Its own random stream, keyed by (seed, node, `qdisc.<name>`, link).
     pub rng: RngStream,
 }
@@ -423,6 +431,7 @@ mod tests {
                 node: NodeId(0),
                 link_to: None,
                 node_count: 2,
+                radio: Some(Link::default()),
                 rng: RngStream::new(StreamKey::new(1, 0, s.name)),
             };
             let q = (s.build)(&params, &mut ctx);
