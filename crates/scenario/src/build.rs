@@ -3,10 +3,9 @@
 
 use crate::schema::{
     AodvLinkDetection, BackpressureVariantKind, CcKind, DiffqUtilityKind, FadingKind, FlowKind,
-    FlowSpec, FqClassifyKind, FqViewKind, LateCaptureKind, Level, LinkEstimateKind, LossCountKind,
-    Mac, Medium, OlsrLqAlgorithm, PreambleKind, QueueKind, Radio, Rate, RateControlKind,
-    RateUpdateKind, RoutingKind, RoutingMetric, Scenario, SensedFramesKind, TcpVariantKind,
-    Topology,
+    FlowSpec, LateCaptureKind, Level, LinkEstimateKind, LossCountKind, Mac, Medium,
+    OlsrLqAlgorithm, PreambleKind, QueueKind, Radio, Rate, RateControlKind, RateUpdateKind,
+    RoutingKind, RoutingMetric, Scenario, SensedFramesKind, TcpVariantKind, Topology,
 };
 use crate::topology::adjacency;
 use airqueue_kernel::Time;
@@ -21,12 +20,11 @@ use airqueue_sim::net::olsr::{LqAlgorithm, OlsrConfig};
 use airqueue_sim::net::routing::{etx, GraphEdge};
 use airqueue_sim::net::RoutingTable;
 use airqueue_sim::qdisc::registry::Params;
-use airqueue_sim::qdisc::ReportView;
 use airqueue_sim::{
-    BackpressureConfig, BackpressureVariant, Classify, CodingConfig, DiffQConfig, DiffqRateConfig,
-    DiffqUtility, FlowCc, FlowConfig, FlowKindConfig, FqConfig, LinkEstimate, LossCount,
-    MediumConfig, NodeId, OlsrSetup, QdiscConfig, RateUpdate, RegisteredQdisc, TcpFlowConfig,
-    TcpVariant, TfrcFlowConfig, WiresConfig, WorldConfig,
+    BackpressureConfig, BackpressureVariant, CodingConfig, DiffQConfig, DiffqRateConfig,
+    DiffqUtility, FlowCc, FlowConfig, FlowKindConfig, LinkEstimate, LossCount, MediumConfig,
+    NodeId, OlsrSetup, QdiscConfig, RateUpdate, RegisteredQdisc, TcpFlowConfig, TcpVariant,
+    TfrcFlowConfig, WiresConfig, WorldConfig,
 };
 
 /// Erasure probability configured for the directed pair (a, b) by `[[link]]`.
@@ -306,22 +304,6 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
             levels: s.mac.levels.len().min(u8::MAX as usize) as u8,
             scheduling: s.diffq.scheduling,
             mac_priority: s.diffq.mac_priority,
-        }),
-        QueueKind::Fq => QdiscConfig::FairQueue(FqConfig {
-            capacity_pkts: s.queue.capacity_pkts,
-            per_flow_capacity: s.queue.per_flow_capacity_pkts,
-            classify: match s.queue.classify {
-                FqClassifyKind::Source => Classify::Source,
-                FqClassifyKind::Destination => Classify::Destination,
-                FqClassifyKind::NextHop => Classify::NextHop,
-                FqClassifyKind::PreviousHop => Classify::PreviousHop,
-            },
-            backpressure_threshold: s.queue.backpressure_threshold_pkts,
-            report_lifetime: Time::from_secs_f64(s.queue.report_lifetime_s),
-            view: match s.queue.backpressure_view {
-                FqViewKind::Overheard => ReportView::Overheard,
-                FqViewKind::Exact => ReportView::Exact,
-            },
         }),
         QueueKind::Backpressure => QdiscConfig::Backpressure(BackpressureConfig {
             capacity_pkts: s.queue.capacity_pkts,

@@ -37,12 +37,11 @@ use crate::error::{ConfigError, ConfigErrors};
 use crate::schema::RandomFlows;
 use crate::schema::{
     AodvLinkDetection, AodvSpec, BackpressureSpec, BackpressureVariantKind, CcKind, DiffqSpec,
-    DiffqUtilityKind, FlowKind, FlowSpec, FqClassifyKind, FqViewKind, LinkEstimateKind, LinkSpec,
-    LossCountKind, Medium, OlsrLqAlgorithm, OlsrSpec, Outputs, QueueKind, QueueSpec, Rate,
-    RateUpdateKind, Routing, RoutingKind, RoutingMetric, Scenario, TcpSpec, TcpVariantKind,
-    Topology,
+    DiffqUtilityKind, FlowKind, FlowSpec, LinkEstimateKind, LinkSpec, LossCountKind, Medium,
+    OlsrLqAlgorithm, OlsrSpec, Outputs, QueueKind, QueueSpec, Rate, RateUpdateKind, Routing,
+    RoutingKind, RoutingMetric, Scenario, TcpSpec, TcpVariantKind, Topology,
 };
-use airqueue_sim::qdisc::{droptail, registry};
+use airqueue_sim::qdisc::{droptail, fq, registry};
 use fields::{describe, number, short, within, Errs, Fields};
 
 /// Largest topology accepted. Placement and neighbour search are set up for the few
@@ -133,12 +132,8 @@ const FLOW_KEYS: [(&str, &[&str]); 6] = [
 
 /// `[queue]` keys that only some built-in queue kinds take (`per_dest_capacity` keeps
 /// its own message); the registered kinds declare theirs in their modules.
-const QUEUE_KEYS: [(&str, &[&str]); 10] = [
-    ("classify", &["fq"]),
-    ("per_flow_capacity", &["fq"]),
-    ("backpressure_threshold", &["fq"]),
-    ("backpressure_view", &["fq"]),
-    ("report_lifetime", &["fq", "backpressure"]),
+const QUEUE_KEYS: [(&str, &[&str]); 6] = [
+    ("report_lifetime", &["backpressure"]),
     ("variant", &["backpressure"]),
     ("link_estimate", &["backpressure"]),
     ("estimate_interval", &["backpressure"]),
@@ -431,7 +426,6 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
             // AODV re-routes the packets queued for a broken link, which the discipline
             // must hand back.
             let hands_back = match q.kind {
-                QueueKind::Fq => true,
                 QueueKind::Registered(scheme) => scheme.moves_packets_on_link_break,
                 _ => false,
             };
@@ -457,10 +451,9 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
             QueueKind::Backpressure => Some("backpressure"),
             _ => None,
         };
-        if q.kind == QueueKind::Fq
-            && q.backpressure_view == FqViewKind::Exact
-            && !matches!(m, Medium::Wifi)
-        {
+        let fq_exact = matches!(q.kind, QueueKind::Registered(s) if *s == fq::SCHEME)
+            && (q.scheme.as_ref()).is_some_and(|p| p.choice("backpressure_view") == Some("exact"));
+        if fq_exact && !matches!(m, Medium::Wifi) {
             errs.push(ConfigError::new(
                 "queue.backpressure_view",
                 "\"exact\" reads the neighbours' queues on the 802.11 medium: set \
@@ -1299,7 +1292,7 @@ fn read_aodv(f: &mut Fields, errs: &mut Errs) -> Option<AodvSpec> {
 }
 
 fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<QueueSpec> {
-    let kinds = registered::queue_kinds(&["diffq", "fq", "backpressure"]);
+    let kinds = registered::queue_kinds(&["diffq", "backpressure"]);
     let kind = f.choice(errs, "kind", Some("droptail"), &kinds, &[]);
     let scheme = kind.and_then(registry::scheme);
     // A registered scheme's own default; seed 002's node buffer for backpressure,
@@ -1331,49 +1324,6 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
         rate_bps,
     };
     let scheme_params = scheme.map(|s| registered::read(&mut f, errs, s, &setting));
-    let fq = kind == Some("fq");
-    let classify = if fq {
-        f.choice(
-            errs,
-            "classify",
-            Some("source"),
-            &["source", "destination", "next_hop", "previous_hop"],
-            &[],
-        )
-    } else {
-        Some("source")
-    };
-    let per_flow = if fq {
-        f.packets(errs, "per_flow_capacity", Some(10))
-    } else {
-        Some(10)
-    };
-    let backpressure = if fq && f.has("backpressure_threshold") {
-        f.packets(errs, "backpressure_threshold", None).map(Some)
-    } else {
-        if fq {
-            let _ = f.take("backpressure_threshold");
-        }
-        Some(None)
-    };
-    let view = if fq {
-        f.choice(
-            errs,
-            "backpressure_view",
-            Some("overheard"),
-            &["overheard", "exact"],
-            &[],
-        )
-    } else {
-        Some("overheard")
-    };
-    if let (Some("exact"), Some(None)) = (view, backpressure) {
-        errs.push(ConfigError::new(
-            f.path("backpressure_view"),
-            "applies only with back-pressure: set backpressure_threshold too, or drop \
-             this key",
-        ));
-    }
     let bp = kind == Some("backpressure");
     let variant = if bp {
         f.choice(
@@ -1386,7 +1336,7 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
     } else {
         Some("tcp_aware")
     };
-    let lifetime = if fq || bp {
+    let lifetime = if bp {
         f.interval(
             errs,
             "report_lifetime",
@@ -1451,21 +1401,6 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
     } else {
         Some(0.025)
     };
-    if let (Some(c), Some(q)) = (capacity, per_flow) {
-        if fq && q > c {
-            errs.push(ConfigError::new(
-                f.path("per_flow_capacity"),
-                format!("must be at most capacity ({c} packets), got {q}"),
-            ));
-        }
-    }
-    if let (Some("next_hop" | "previous_hop"), Some(Some(_))) = (classify, backpressure) {
-        errs.push(ConfigError::new(
-            f.path("backpressure_threshold"),
-            "applies only to classify = \"source\" or \"destination\" (queue reports are \
-             kept per IP source or destination)",
-        ));
-    }
     if let (Some("diffq"), Some(c), Some(d)) = (kind, capacity, per_dest) {
         if d > c {
             errs.push(ConfigError::new(
@@ -1477,7 +1412,6 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
     f.finish(errs);
     let kind = match kind? {
         "diffq" => QueueKind::Diffq,
-        "fq" => QueueKind::Fq,
         "backpressure" => QueueKind::Backpressure,
         other => QueueKind::Registered(registry::scheme(other)?),
     };
@@ -1489,24 +1423,10 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
         "classical" => BackpressureVariantKind::Classical,
         _ => BackpressureVariantKind::TcpAware,
     };
-    let classify = match classify? {
-        "source" => FqClassifyKind::Source,
-        "destination" => FqClassifyKind::Destination,
-        "next_hop" => FqClassifyKind::NextHop,
-        "previous_hop" => FqClassifyKind::PreviousHop,
-        _ => return None,
-    };
     Some(QueueSpec {
         kind,
         capacity_pkts: capacity?,
         per_dest_capacity_pkts: per_dest?,
-        classify,
-        per_flow_capacity_pkts: per_flow?,
-        backpressure_threshold_pkts: backpressure?,
-        backpressure_view: match view? {
-            "exact" => FqViewKind::Exact,
-            _ => FqViewKind::Overheard,
-        },
         report_lifetime_s: lifetime?,
         variant,
         link_estimate: match link_estimate? {

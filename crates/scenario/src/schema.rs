@@ -450,25 +450,8 @@ pub struct QueueSpec {
     /// `per_dest_capacity`: DiffQ's `D`, the limit of one destination queue, packets;
     /// default 40, at most `capacity`. Only for kind = "diffq".
     pub per_dest_capacity_pkts: u32,
-    /// `classify` (fq only): the per-flow queue key, "source" (default), "destination",
-    /// "next_hop" or "previous_hop" (seed 001, section 3.2).
-    pub classify: FqClassifyKind,
-    /// `per_flow_capacity` (fq only): buffer quota of one class, packets; default 10, at
-    /// most `capacity`. Seed 001 gives no value; 10 is a fifth of the default buffer.
-    pub per_flow_capacity_pkts: u32,
-    /// `backpressure_threshold` (fq only, with classify "source" or "destination"): hold
-    /// a class while the next hop's overheard queue report for it is at least this many
-    /// packets (seed 001, section 4; its best is 1). Default off.
-    pub backpressure_threshold_pkts: Option<u32>,
-    /// `backpressure_view` (fq with `backpressure_threshold`, 802.11 medium only): where
-    /// a node learns a downstream neighbour's queue, "overheard" (default: the reports
-    /// its frames carry, section 4.2) or "exact" (its true length at each decision, the
-    /// "virtual, globally accessible array" of the paper's simulations).
-    pub backpressure_view: FqViewKind,
-    /// `report_lifetime` (fq and backpressure): seconds an overheard queue report may
-    /// hold a class back (fq) or counts as the neighbour's backlog (backpressure);
-    /// default 0.05, in (0, 3600]. Not in seed 001 (which reads a global array): without it
-    /// a missed last report holds a class for ever.
+    /// `report_lifetime` (backpressure; fq declares its own): seconds an overheard queue
+    /// report counts as the neighbour's backlog; default 0.05, in (0, 3600].
     pub report_lifetime_s: f64,
     /// `variant` (backpressure only): the backlog difference of seed 002's eq. (2),
     /// "tcp_aware" (default, `max(K, U_i) - U_j`) or "classical" (`U_i - U_j`).
@@ -496,25 +479,6 @@ pub struct QueueSpec {
     /// them; `None` for the other kinds.
     #[serde(flatten)]
     pub scheme: Option<Params>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FqClassifyKind {
-    Source,
-    Destination,
-    NextHop,
-    PreviousHop,
-}
-
-/// `[queue] backpressure_view` of kind = "fq" (seed 001, section 4.2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FqViewKind {
-    /// From overheard queue reports (the mechanism the paper describes).
-    Overheard,
-    /// The true queue lengths (the global array the paper's simulations read).
-    Exact,
 }
 
 /// `[queue] loss_count` of kind = "backpressure" (seed 002, 4.1.1, footnote 2).
@@ -545,8 +509,6 @@ pub enum BackpressureVariantKind {
 pub enum QueueKind {
     /// Per-destination queues with differential-backlog scheduling (seed 000).
     Diffq,
-    /// Per-flow fair queuing with optional back-pressure (seed 001).
-    Fq,
     /// Classical or TCP-aware backpressure routing and scheduling (seed 002).
     Backpressure,
     /// A discipline that declares its own keys (`airqueue_sim::qdisc::registry`), by
@@ -559,7 +521,6 @@ impl QueueKind {
     pub fn name(&self) -> &'static str {
         match self {
             QueueKind::Diffq => "diffq",
-            QueueKind::Fq => "fq",
             QueueKind::Backpressure => "backpressure",
             QueueKind::Registered(scheme) => scheme.name,
         }

@@ -19,10 +19,7 @@ use crate::net::packet::DEFAULT_TTL;
 use crate::net::{DiffqHeader, DropReason, Packet, RoutingTable, TransportHeader};
 use crate::qdisc::registry::BuildContext;
 pub use crate::qdisc::registry::RegisteredQdisc;
-use crate::qdisc::{
-    Backpressure, BackpressureConfig, DiffQ, DiffQConfig, DropTail, FairQueue, FqConfig, Qdisc,
-    Queued,
-};
+use crate::qdisc::{Backpressure, BackpressureConfig, DiffQ, DiffQConfig, DropTail, Qdisc, Queued};
 use crate::transport::coding::CodingFeedback;
 use crate::transport::diffq::{DiffqRate, DiffqRateConfig, RateUpdate};
 use crate::transport::tcp::{CodingEnds, TcpFlow, TcpFlowConfig, TcpFlowStats, TimerOwner};
@@ -66,10 +63,6 @@ pub enum QdiscConfig {
     /// packets arriving over the reverse direction, so its differential there is
     /// mostly its own backlog.
     DiffQ(DiffQConfig),
-    /// Per-flow fair queuing with optional hop-by-hop back-pressure (seed 001). On wired
-    /// links each direction has its own instance, which hears the reports carried over
-    /// the reverse direction only.
-    FairQueue(FqConfig),
     /// Backpressure routing and scheduling (seed 002). Meant for the wifi medium, where
     /// it picks the neighbour each packet goes to; on a wired link it can only send over
     /// that link.
@@ -112,7 +105,6 @@ impl QdiscConfig {
                 node_count,
                 stream("qdisc.diffq"),
             )),
-            QdiscConfig::FairQueue(cfg) => Box::new(FairQueue::new(cfg.clone(), node, node_count)),
             QdiscConfig::Backpressure(cfg) => {
                 let rng = stream("qdisc.backpressure");
                 Box::new(Backpressure::new(cfg.clone(), node, node_count, rng))

@@ -35,14 +35,16 @@ fn fq_seen(
     backpressure_threshold: Option<u32>,
     view: ReportView,
 ) -> QdiscConfig {
-    QdiscConfig::FairQueue(FqConfig {
+    FqConfig {
         capacity_pkts: 50,
         per_flow_capacity: 10,
         classify,
         backpressure_threshold,
         report_lifetime: Time::from_millis(50),
         view,
-    })
+    }
+    .qdisc()
+    .into()
 }
 
 fn chain(qdisc: QdiscConfig, with_udp: bool) -> WorldConfig {
@@ -138,14 +140,16 @@ fn fair_queuing_protects_tcp_and_backpressure_protects_it_more() {
 #[test]
 fn backpressure_threshold_and_report_lifetime_sweep() {
     for (t, life_ms) in [(1, 10), (1, 50), (1, 200), (2, 50), (6, 50)] {
-        let q = QdiscConfig::FairQueue(FqConfig {
+        let q = FqConfig {
             capacity_pkts: 50,
             per_flow_capacity: 10,
             classify: Classify::Source,
             backpressure_threshold: Some(t),
             report_lifetime: Time::from_millis(life_ms),
             view: ReportView::Overheard,
-        });
+        }
+        .qdisc()
+        .into();
         let (tcp, udp, o) = mixed(q);
         eprintln!("threshold {t}, lifetime {life_ms:3} ms: TCP {tcp:4.0} kb/s, UDP {udp:4.0} kb/s");
         assert!(o.conservation.holds());

@@ -82,6 +82,23 @@ pub(super) fn read(
             KeyValue::Real {
                 range, expected, ..
             } => f.optional_number(errs, key.name, expected, |x| range.contains(x)),
+            KeyValue::Packets {
+                default: Some(default),
+            } => f
+                .packets(errs, key.name, Some(default))
+                .map(|x| Some(f64::from(x))),
+            KeyValue::Packets { default: None } if f.has(key.name) => {
+                f.packets(errs, key.name, None).map(|x| Some(f64::from(x)))
+            }
+            KeyValue::Packets { default: None } => {
+                // Absent, or a JSON null: off.
+                let _ = f.take(key.name);
+                Some(None)
+            }
+            KeyValue::Choice { default, names } => f
+                .choice(errs, key.name, Some(default), names, &[])
+                .and_then(|name| names.iter().position(|n| *n == name))
+                .map(|i| Some(i as f64)),
         };
         match value {
             Some(Some(x)) => {

@@ -101,10 +101,6 @@ fn defaults_fill_every_optional_section() {
             kind: QueueKind::Registered(&droptail::SCHEME),
             capacity_pkts: 50,
             per_dest_capacity_pkts: 40,
-            classify: FqClassifyKind::Source,
-            per_flow_capacity_pkts: 10,
-            backpressure_threshold_pkts: None,
-            backpressure_view: FqViewKind::Overheard,
             report_lifetime_s: 0.05,
             variant: BackpressureVariantKind::TcpAware,
             link_estimate: LinkEstimateKind::Measured,
@@ -784,10 +780,6 @@ fn diffq_queue_and_rate_control_keys() {
             kind: QueueKind::Diffq,
             capacity_pkts: 100,
             per_dest_capacity_pkts: 30,
-            classify: FqClassifyKind::Source,
-            per_flow_capacity_pkts: 10,
-            backpressure_threshold_pkts: None,
-            backpressure_view: FqViewKind::Overheard,
             report_lifetime_s: 0.05,
             variant: BackpressureVariantKind::TcpAware,
             link_estimate: LinkEstimateKind::Measured,
@@ -915,58 +907,72 @@ fn tfrc_mistakes_are_named() {
 
 #[test]
 fn fq_queue_keys() {
+    use airqueue_kernel::Time;
+    use airqueue_sim::qdisc::ReportView;
+    use airqueue_sim::{Classify, FqConfig};
+    let fq_of = |s: &Scenario| {
+        assert_eq!(s.queue.kind, QueueKind::Registered(&fq::SCHEME));
+        FqConfig::from_params(s.queue.scheme.as_ref().unwrap())
+    };
     let s = from_toml_str(&format!(
         "{TWO_NODES}[queue]\nkind = \"fq\"\ncapacity = 40\nclassify = \"destination\"\n\
          per_flow_capacity = 5\nbackpressure_threshold = 1\nreport_lifetime = 0.02\n"
     ))
     .unwrap();
+    let expected = FqConfig {
+        capacity_pkts: 40,
+        per_flow_capacity: 5,
+        classify: Classify::Destination,
+        backpressure_threshold: Some(1),
+        report_lifetime: Time::from_millis(20),
+        view: ReportView::Overheard,
+    };
+    assert_eq!(fq_of(&s), expected);
+    assert_eq!(expected.qdisc().params, *s.queue.scheme.as_ref().unwrap());
+    let v = serde_json::to_value(&s.queue).unwrap();
     assert_eq!(
-        s.queue,
-        QueueSpec {
-            kind: QueueKind::Fq,
-            capacity_pkts: 40,
-            per_dest_capacity_pkts: 40,
-            classify: FqClassifyKind::Destination,
-            per_flow_capacity_pkts: 5,
-            backpressure_threshold_pkts: Some(1),
-            backpressure_view: FqViewKind::Overheard,
-            report_lifetime_s: 0.02,
-            variant: BackpressureVariantKind::TcpAware,
-            link_estimate: LinkEstimateKind::Measured,
-            estimate_interval_s: 1.0,
-            loss_count: LossCountKind::Packets,
-            control_interval_s: 0.025,
-            scheme: None,
-        }
+        (
+            &v["classify"],
+            &v["backpressure_threshold"],
+            &v["backpressure_view"]
+        ),
+        (
+            &serde_json::json!("destination"),
+            &serde_json::json!(1),
+            &serde_json::json!("overheard")
+        )
     );
     // Defaults: by source, quota 10, no back-pressure; fq works on wired links too.
     let s = from_toml_str(&format!(
         "{TWO_NODES}[medium]\nkind = \"wired\"\n[queue]\nkind = \"fq\"\n"
     ))
     .unwrap();
+    let cfg = fq_of(&s);
     assert_eq!(
         (
-            s.queue.classify,
-            s.queue.per_flow_capacity_pkts,
-            s.queue.backpressure_threshold_pkts
+            cfg.classify,
+            cfg.per_flow_capacity,
+            cfg.backpressure_threshold,
+            cfg.report_lifetime
         ),
-        (FqClassifyKind::Source, 10, None)
+        (Classify::Source, 10, None, Time::from_millis(50))
     );
+    assert!(serde_json::to_value(&s.queue).unwrap()["backpressure_threshold"].is_null());
     let s = from_toml_str(&format!(
         "{TWO_NODES}[queue]\nkind = \"fq\"\nbackpressure_threshold = 1\nbackpressure_view = \"exact\"\n"
     ))
     .unwrap();
-    assert_eq!(s.queue.backpressure_view, FqViewKind::Exact);
+    assert_eq!(fq_of(&s).view, ReportView::Exact);
     for (key, kind) in [
-        ("next_hop", FqClassifyKind::NextHop),
-        ("previous_hop", FqClassifyKind::PreviousHop),
-        ("source", FqClassifyKind::Source),
+        ("next_hop", Classify::NextHop),
+        ("previous_hop", Classify::PreviousHop),
+        ("source", Classify::Source),
     ] {
         let s = from_toml_str(&format!(
             "{TWO_NODES}[queue]\nkind = \"fq\"\nclassify = \"{key}\"\n"
         ))
         .unwrap();
-        assert_eq!(s.queue.classify, kind);
+        assert_eq!(fq_of(&s).classify, kind);
     }
 }
 
@@ -1146,7 +1152,7 @@ fn red_and_pi_mistakes_are_named() {
     ));
     assert_eq!(
         one_error(&format!("{BASE}[queue]\nkind = \"rde\"\n")),
-        "queue.kind: unknown kind \"rde\"; did you mean \"red\"? expected one of droptail, red, pi, dqm, codel, fq_codel, diffq, fq, backpressure"
+        "queue.kind: unknown kind \"rde\"; did you mean \"red\"? expected one of droptail, fq, red, pi, dqm, codel, fq_codel, diffq, backpressure"
     );
     assert_eq!(
         one_error(&format!(

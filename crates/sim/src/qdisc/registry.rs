@@ -13,6 +13,7 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 /// Every discipline configured through its [`Scheme`] declaration.
 pub static SCHEMES: &[&Scheme] = &[
     &super::droptail::SCHEME,
+    &super::fq::SCHEME,
     &super::red::SCHEME,
     &super::pi::SCHEME,
     &super::dqm::SCHEME,
@@ -97,6 +98,16 @@ pub enum KeyValue {
         default: Fallback,
         range: Range,
         expected: &'static str,
+    },
+    /// A number of packets, from 1 to the reader's largest queue; `None`: absent means
+    /// off (`null` in the resolved scenario).
+    Packets {
+        default: Option<u32>,
+    },
+    /// One of `names` (held as its index).
+    Choice {
+        default: &'static str,
+        names: &'static [&'static str],
     },
 }
 
@@ -201,7 +212,22 @@ impl KeyValue {
                 Fallback::Value(x) => Some(x),
                 Fallback::Off | Fallback::Derived => None,
             },
+            KeyValue::Packets { default } => default.map(f64::from),
+            KeyValue::Choice { default, names } => {
+                names.iter().position(|n| *n == default).map(|i| i as f64)
+            }
         }
+    }
+
+    /// Whether absence is a value (off), not a gap a check must fill.
+    fn may_be_absent(&self) -> bool {
+        matches!(
+            self,
+            KeyValue::Real {
+                default: Fallback::Off,
+                ..
+            } | KeyValue::Packets { default: None }
+        )
     }
 }
 
@@ -324,19 +350,10 @@ impl Params {
         empty
     }
 
-    /// No key invalid and every key that is not [`Fallback::Off`] has a value.
+    /// No key invalid and every key that may not be absent (off) has a value.
     pub fn is_complete(&self) -> bool {
-        let off = |k: &Key| {
-            matches!(
-                k.value,
-                KeyValue::Real {
-                    default: Fallback::Off,
-                    ..
-                }
-            )
-        };
         (self.keys.iter().zip(&self.values).zip(&self.invalid))
-            .all(|((k, v), &bad)| !bad && (v.is_some() || off(k)))
+            .all(|((k, v), &bad)| !bad && (v.is_some() || k.value.may_be_absent()))
     }
 
     fn get(&self, key: &str) -> f64 {
@@ -366,6 +383,30 @@ impl Params {
     pub fn optional_real(&self, key: &str) -> Option<f64> {
         self.value(key)
     }
+
+    /// A [`KeyValue::Packets`] key: `None` when off.
+    pub fn packets(&self, key: &str) -> Option<u32> {
+        self.value(key).map(|x| x as u32)
+    }
+
+    /// A [`KeyValue::Choice`] key's name; `None` when it was invalid.
+    pub fn choice(&self, key: &str) -> Option<&'static str> {
+        let i = self.index(key);
+        match (self.keys[i].value, self.values[i]) {
+            (KeyValue::Choice { names, .. }, Some(x)) => names.get(x as usize).copied(),
+            _ => None,
+        }
+    }
+
+    /// Sets the [`KeyValue::Choice`] key `key` to `name`; `false` for a name (or key)
+    /// it does not have.
+    pub fn set_choice(&mut self, key: &str, name: &str) -> bool {
+        let found = (self.keys.iter().find(|k| k.name == key)).and_then(|k| match k.value {
+            KeyValue::Choice { names, .. } => names.iter().position(|n| *n == name),
+            _ => None,
+        });
+        found.is_some_and(|i| self.set(key, i as f64))
+    }
 }
 
 /// As a map of key to value, each in its own type (an absent real as `null`).
@@ -380,6 +421,13 @@ impl Serialize for Params {
                 KeyValue::Bool { .. } => map.serialize_entry(k.name, &(v != 0.0))?,
                 KeyValue::Real { .. } => {
                     map.serialize_entry(k.name, &v.is_finite().then_some(v))?
+                }
+                KeyValue::Packets { .. } => {
+                    map.serialize_entry(k.name, &v.is_finite().then_some(v as u32))?
+                }
+                KeyValue::Choice { names, .. } => {
+                    let name = v.is_finite().then(|| names.get(v as usize)).flatten();
+                    map.serialize_entry(k.name, &name)?
                 }
             }
         }
@@ -461,6 +509,12 @@ mod tests {
                             assert!(range.contains(x), "{}", k.name)
                         }
                         assert!(expected.contains(&range.describe()), "{}", k.name)
+                    }
+                    KeyValue::Packets { default } => {
+                        assert!(default.is_none_or(|d| d >= 1), "{}", k.name)
+                    }
+                    KeyValue::Choice { default, names } => {
+                        assert!(names.contains(&default), "{}", k.name)
                     }
                 }
                 assert!(!k.doc.is_empty());
