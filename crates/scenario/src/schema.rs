@@ -444,8 +444,9 @@ pub struct QueueSpec {
     pub kind: QueueKind,
     /// `capacity` in packets, >= 1: the interface queue (drop-tail; RED's and PI's hard
     /// limit) or the node buffer over all destinations (diffq) or flows (backpressure).
-    /// Default 100 for dqm (seed 004's Table II) and backpressure (seed 002's buffer),
-    /// 50 (ns-2's interface queue) for the other kinds.
+    /// Default: a registered kind's `default_capacity_pkts` (100 for dqm, seed 004's
+    /// Table II), 100 for backpressure (seed 002's buffer), 50 (ns-2's interface queue)
+    /// for diffq.
     pub capacity_pkts: u32,
     /// `per_dest_capacity`: DiffQ's `D`, the limit of one destination queue, packets;
     /// default 40, at most `capacity`. Only for kind = "diffq".
@@ -475,8 +476,9 @@ pub struct QueueSpec {
     /// 0 turns control packets off; default half of `report_lifetime`, so an idle node
     /// refreshes its reports before they expire.
     pub control_interval_s: f64,
-    /// The keys of a registered kind ("codel", "fq_codel", ...), as its module declares
-    /// them; `None` for the other kinds.
+    /// The keys of a registered kind ("droptail", "fq", "red", "pi", "dqm", "codel",
+    /// "fq_codel"), as its module declares them, derived defaults filled; `None` for
+    /// diffq and backpressure.
     #[serde(flatten)]
     pub scheme: Option<Params>,
 }
