@@ -3,10 +3,9 @@
 
 use crate::schema::{
     AodvLinkDetection, BackpressureVariantKind, CcKind, DiffqUtilityKind, FadingKind, FlowKind,
-    FlowSpec, FqClassifyKind, FqViewKind, LateCaptureKind, Level, LinkEstimateKind, LossCountKind,
-    Mac, Medium, OlsrLqAlgorithm, PreambleKind, QueueKind, Radio, Rate, RateControlKind,
-    RateUpdateKind, RoutingKind, RoutingMetric, Scenario, SensedFramesKind, TcpVariantKind,
-    Topology,
+    FlowSpec, LateCaptureKind, Level, LinkEstimateKind, LossCountKind, Mac, Medium,
+    OlsrLqAlgorithm, PreambleKind, QueueKind, Radio, Rate, RateControlKind, RateUpdateKind,
+    RoutingKind, RoutingMetric, Scenario, SensedFramesKind, TcpVariantKind, Topology,
 };
 use crate::topology::adjacency;
 use airqueue_kernel::Time;
@@ -20,14 +19,12 @@ use airqueue_sim::net::more::{self, MoreFlowConfig, MorePlan};
 use airqueue_sim::net::olsr::{LqAlgorithm, OlsrConfig};
 use airqueue_sim::net::routing::{etx, GraphEdge};
 use airqueue_sim::net::RoutingTable;
-use airqueue_sim::qdisc::dqm::Link as AirtimeLink;
 use airqueue_sim::qdisc::registry::Params;
-use airqueue_sim::qdisc::ReportView;
 use airqueue_sim::{
-    BackpressureConfig, BackpressureVariant, Classify, CodingConfig, DiffQConfig, DiffqRateConfig,
-    DiffqUtility, DqmConfig, FlowCc, FlowConfig, FlowKindConfig, FqConfig, LinkEstimate, LossCount,
-    MediumConfig, NodeId, OlsrSetup, PiConfig, QdiscConfig, RateUpdate, RedConfig, RegisteredQdisc,
-    TcpFlowConfig, TcpVariant, TfrcFlowConfig, WiresConfig, WorldConfig,
+    BackpressureConfig, BackpressureVariant, CodingConfig, DiffQConfig, DiffqRateConfig,
+    DiffqUtility, FlowCc, FlowConfig, FlowKindConfig, LinkEstimate, LossCount, MediumConfig,
+    NodeId, OlsrSetup, QdiscConfig, RateUpdate, RegisteredQdisc, TcpFlowConfig, TcpVariant,
+    TfrcFlowConfig, WiresConfig, WorldConfig,
 };
 
 /// Erasure probability configured for the directed pair (a, b) by `[[link]]`.
@@ -300,10 +297,6 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
             scheme,
             params: (s.queue.scheme.clone()).unwrap_or_else(|| Params::defaults(scheme)),
         }),
-        QueueKind::Droptail => QdiscConfig::DropTail {
-            capacity_pkts: s.queue.capacity_pkts,
-            ecn_mark_fraction: s.queue.ecn_mark,
-        },
         QueueKind::Diffq => QdiscConfig::DiffQ(DiffQConfig {
             capacity_pkts: s.queue.capacity_pkts,
             per_dest_capacity: s.queue.per_dest_capacity_pkts,
@@ -311,22 +304,6 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
             levels: s.mac.levels.len().min(u8::MAX as usize) as u8,
             scheduling: s.diffq.scheduling,
             mac_priority: s.diffq.mac_priority,
-        }),
-        QueueKind::Fq => QdiscConfig::FairQueue(FqConfig {
-            capacity_pkts: s.queue.capacity_pkts,
-            per_flow_capacity: s.queue.per_flow_capacity_pkts,
-            classify: match s.queue.classify {
-                FqClassifyKind::Source => Classify::Source,
-                FqClassifyKind::Destination => Classify::Destination,
-                FqClassifyKind::NextHop => Classify::NextHop,
-                FqClassifyKind::PreviousHop => Classify::PreviousHop,
-            },
-            backpressure_threshold: s.queue.backpressure_threshold_pkts,
-            report_lifetime: Time::from_secs_f64(s.queue.report_lifetime_s),
-            view: match s.queue.backpressure_view {
-                FqViewKind::Overheard => ReportView::Overheard,
-                FqViewKind::Exact => ReportView::Exact,
-            },
         }),
         QueueKind::Backpressure => QdiscConfig::Backpressure(BackpressureConfig {
             capacity_pkts: s.queue.capacity_pkts,
@@ -348,53 +325,6 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
             control_interval: (s.queue.control_interval_s > 0.0)
                 .then(|| Time::from_secs_f64(s.queue.control_interval_s)),
         }),
-        QueueKind::Red => {
-            let r = &s.queue.red;
-            QdiscConfig::Red(RedConfig {
-                capacity_pkts: s.queue.capacity_pkts,
-                min_th: r.min_threshold_pkts,
-                max_th: r.max_threshold_pkts,
-                max_p: r.max_p,
-                weight: r.weight,
-                gentle: r.gentle,
-                ecn: r.ecn,
-                mean_pkt_time: Time::from_secs_f64(r.mean_pkt_time_s),
-            })
-        }
-        QueueKind::Pi => {
-            let p = &s.queue.pi;
-            QdiscConfig::Pi(PiConfig {
-                capacity_pkts: s.queue.capacity_pkts,
-                q_ref: p.q_ref_pkts,
-                a: p.a,
-                b: p.b,
-                period: PiConfig::period_at(p.sample_hz),
-                ecn: p.ecn,
-            })
-        }
-        QueueKind::Dqm => {
-            let d = &s.queue.dqm;
-            let wifi = wifi_config(&s.radio, &s.mac);
-            QdiscConfig::Dqm {
-                cfg: DqmConfig {
-                    capacity_pkts: s.queue.capacity_pkts,
-                    d_ref: Time::from_secs_f64(d.d_ref_s),
-                    a: d.a,
-                    b: d.b,
-                    period: PiConfig::period_at(d.sample_hz),
-                    t_fair: Time::from_secs_f64(d.t_fair_s),
-                    flow_timeout: Time::from_secs_f64(d.flow_timeout_s),
-                    link: AirtimeLink {
-                        data_rate: wifi.data_rate,
-                        basic_rate: wifi.basic_rate,
-                        preamble: wifi.preamble,
-                        mac_overhead_bytes: wifi.data_overhead_bytes,
-                    },
-                },
-                // Validation allows "dqm" on a BSS only, whose access point is node 0.
-                access_point: NodeId(0),
-            }
-        }
     };
     let flows = s
         .flows
@@ -567,6 +497,7 @@ mod tests {
     use crate::parse::toml_to_json;
     use crate::topology::validate_and_place;
     use airqueue_phy::{edca, Propagation};
+    use airqueue_sim::{PiConfig, RedConfig};
 
     /// A four-node chain 200 m apart with one lossy link; `extra` adds sections.
     fn placed(extra: &str) -> (Scenario, Vec<[f64; 2]>) {
@@ -728,7 +659,7 @@ mod tests {
         );
         assert_eq!(
             world_config(&s, &pos).qdisc,
-            QdiscConfig::Red(RedConfig {
+            RedConfig {
                 capacity_pkts: 40,
                 min_th: 4.0,
                 max_th: 20.0,
@@ -738,17 +669,21 @@ mod tests {
                 ecn: true,
                 // 500 bytes at the default 11 Mb/s, rounded up to the nanosecond.
                 mean_pkt_time: Time::from_nanos(363_637),
-            })
+            }
+            .qdisc()
+            .into()
         );
         let (s, pos) = placed("[queue]\nkind = \"pi\"\nq_ref = 20\nsample_hz = 200\necn = true\n");
         assert_eq!(
             world_config(&s, &pos).qdisc,
-            QdiscConfig::Pi(PiConfig {
+            PiConfig {
                 q_ref: 20.0,
                 period: Time::from_millis(5),
                 ecn: true,
                 ..PiConfig::hollot(50)
-            })
+            }
+            .qdisc()
+            .into()
         );
     }
 

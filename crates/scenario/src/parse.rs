@@ -5,7 +5,6 @@
 //! JSON) and files get the same checks and the same messages. Placement-dependent checks
 //! (reachability, connecting a random topology) live in `topology::validate_and_place`.
 
-mod aqm;
 #[cfg(test)]
 mod bp_flow_control_tests;
 #[cfg(test)]
@@ -38,12 +37,11 @@ use crate::error::{ConfigError, ConfigErrors};
 use crate::schema::RandomFlows;
 use crate::schema::{
     AodvLinkDetection, AodvSpec, BackpressureSpec, BackpressureVariantKind, CcKind, DiffqSpec,
-    DiffqUtilityKind, FlowKind, FlowSpec, FqClassifyKind, FqViewKind, LinkEstimateKind, LinkSpec,
-    LossCountKind, Medium, OlsrLqAlgorithm, OlsrSpec, Outputs, QueueKind, QueueSpec, Rate,
-    RateUpdateKind, Routing, RoutingKind, RoutingMetric, Scenario, TcpSpec, TcpVariantKind,
-    Topology,
+    DiffqUtilityKind, FlowKind, FlowSpec, LinkEstimateKind, LinkSpec, LossCountKind, Medium,
+    OlsrLqAlgorithm, OlsrSpec, Outputs, QueueKind, QueueSpec, Rate, RateUpdateKind, Routing,
+    RoutingKind, RoutingMetric, Scenario, TcpSpec, TcpVariantKind, Topology,
 };
-use airqueue_sim::qdisc::registry;
+use airqueue_sim::qdisc::{droptail, fq, registry};
 use fields::{describe, number, short, within, Errs, Fields};
 
 /// Largest topology accepted. Placement and neighbour search are set up for the few
@@ -132,33 +130,15 @@ const FLOW_KEYS: [(&str, &[&str]); 6] = [
     ("batch", &["more"]),
 ];
 
-/// `[queue]` keys that only some queue kinds take (`per_dest_capacity` and `ecn_mark`
-/// keep their own messages).
-const QUEUE_KEYS: [(&str, &[&str]); 24] = [
-    ("classify", &["fq"]),
-    ("per_flow_capacity", &["fq"]),
-    ("backpressure_threshold", &["fq"]),
-    ("backpressure_view", &["fq"]),
-    ("report_lifetime", &["fq", "backpressure"]),
+/// `[queue]` keys that only some built-in queue kinds take (`per_dest_capacity` keeps
+/// its own message); the registered kinds declare theirs in their modules.
+const QUEUE_KEYS: [(&str, &[&str]); 6] = [
+    ("report_lifetime", &["backpressure"]),
     ("variant", &["backpressure"]),
     ("link_estimate", &["backpressure"]),
     ("estimate_interval", &["backpressure"]),
     ("loss_count", &["backpressure"]),
     ("control_interval", &["backpressure"]),
-    ("min_threshold", &["red"]),
-    ("max_threshold", &["red"]),
-    ("max_p", &["red"]),
-    ("weight", &["red"]),
-    ("gentle", &["red"]),
-    ("mean_pkt_time", &["red"]),
-    ("q_ref", &["pi"]),
-    ("a", &["pi", "dqm"]),
-    ("b", &["pi", "dqm"]),
-    ("sample_hz", &["pi", "dqm"]),
-    ("ecn", &["red", "pi"]),
-    ("d_ref", &["dqm"]),
-    ("t_fair", &["dqm"]),
-    ("flow_timeout", &["dqm"]),
 ];
 
 /// Parses a scenario from TOML text.
@@ -378,12 +358,15 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         ));
     }
     // DQM splits an access point's downlink buffer by what it sends and receives.
-    if let (Some(t), Some(QueueKind::Dqm)) = (&topology, queue.as_ref().map(|q| q.kind)) {
-        if !matches!(t, Topology::Bss { .. }) {
+    if let (Some(t), Some(QueueKind::Registered(s))) = (&topology, queue.as_ref().map(|q| q.kind)) {
+        if s.runs_at_access_point && !matches!(t, Topology::Bss { .. }) {
             errs.push(ConfigError::new(
                 "queue.kind",
-                "\"dqm\" runs at the access point of an infrastructure WLAN: it needs \
-                 topology.kind = \"bss\"",
+                format!(
+                    "\"{}\" runs at the access point of an infrastructure WLAN: it needs \
+                     topology.kind = \"bss\"",
+                    s.name
+                ),
             ));
         }
     }
@@ -443,7 +426,6 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
             // AODV re-routes the packets queued for a broken link, which the discipline
             // must hand back.
             let hands_back = match q.kind {
-                QueueKind::Droptail | QueueKind::Fq => true,
                 QueueKind::Registered(scheme) => scheme.moves_packets_on_link_break,
                 _ => false,
             };
@@ -469,10 +451,9 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
             QueueKind::Backpressure => Some("backpressure"),
             _ => None,
         };
-        if q.kind == QueueKind::Fq
-            && q.backpressure_view == FqViewKind::Exact
-            && !matches!(m, Medium::Wifi)
-        {
+        let fq_exact = matches!(q.kind, QueueKind::Registered(s) if *s == fq::SCHEME)
+            && (q.scheme.as_ref()).is_some_and(|p| p.choice("backpressure_view") == Some("exact"));
+        if fq_exact && !matches!(m, Medium::Wifi) {
             errs.push(ConfigError::new(
                 "queue.backpressure_view",
                 "\"exact\" reads the neighbours' queues on the 802.11 medium: set \
@@ -497,9 +478,7 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         let drawn = drawn.map(|r| ("flows".to_string(), &r.template));
         let mut rate_controlled = false;
         let aqm = match q.kind {
-            QueueKind::Red => Some("red"),
-            QueueKind::Pi => Some("pi"),
-            QueueKind::Dqm => Some("dqm"),
+            QueueKind::Registered(s) if s.refuses_saturating_source => Some(s.name),
             _ => None,
         };
         for (path, f) in listed.chain(drawn) {
@@ -518,7 +497,8 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
             // MORE sends from each node's FIFO (seed 000, section 2); DiffQ-MORE from
             // DiffQ's destination queues, paced by DiffQ (section 6.2).
             match (f.kind, f.cc, q.kind) {
-                (FlowKind::More, CcKind::None, QueueKind::Droptail) => {}
+                (FlowKind::More, CcKind::None, QueueKind::Registered(s))
+                    if *s == droptail::SCHEME => {}
                 (FlowKind::More, CcKind::None, _) => errs.push(ConfigError::new(
                     format!("{path}.kind"),
                     "\"more\" broadcasts its coded packets from each node's FIFO (seed 000, \
@@ -1312,22 +1292,14 @@ fn read_aodv(f: &mut Fields, errs: &mut Errs) -> Option<AodvSpec> {
 }
 
 fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<QueueSpec> {
-    let kinds = registered::queue_kinds(&[
-        "droptail",
-        "diffq",
-        "fq",
-        "red",
-        "pi",
-        "dqm",
-        "backpressure",
-    ]);
+    let kinds = registered::queue_kinds(&["diffq", "backpressure"]);
     let kind = f.choice(errs, "kind", Some("droptail"), &kinds, &[]);
     let scheme = kind.and_then(registry::scheme);
-    // Seed 004's access point buffer (Table II) for DQM, seed 002's node buffer for
-    // backpressure, a registered scheme's own default, ns-2's interface queue else.
+    // A registered scheme's own default; seed 002's node buffer for backpressure,
+    // ns-2's interface queue else.
     let default_capacity = match (kind, scheme) {
         (_, Some(s)) => s.default_capacity_pkts,
-        (Some("dqm" | "backpressure"), _) => 100,
+        (Some("backpressure"), _) => 100,
         _ => 50,
     };
     let capacity = f.packets(errs, "capacity", Some(default_capacity));
@@ -1341,76 +1313,17 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
         ));
         None
     };
-    let ecn_mark = if !f.has("ecn_mark") {
-        let _ = f.take("ecn_mark");
-        Some(None)
-    } else if kind == Some("droptail") {
-        f.number(
-            errs,
-            "ecn_mark",
-            None,
-            "a fraction of the capacity in (0, 1]",
-            |x| x > 0.0 && x <= 1.0,
-        )
-        .map(Some)
-    } else {
-        f.consume("ecn_mark");
-        errs.push(ConfigError::new(
-            f.path("ecn_mark"),
-            "applies only to kind = \"droptail\" (the ECN marking threshold)",
-        ));
-        None
-    };
     let given = f.has("kind");
-    let keys_by_kind = registered::keys_by_kind();
+    let keys_by_kind = registered::keys_by_kind(&kinds);
     let keys_by_kind: Vec<(&str, &[&str])> = (keys_by_kind.iter())
         .map(|(k, kinds)| (*k, kinds.as_slice()))
         .collect();
     f.only_for(errs, "kind", kind, given, &keys_by_kind);
-    let scheme_params = scheme.map(|s| registered::read(&mut f, errs, s, capacity));
-    let fq = kind == Some("fq");
-    let classify = if fq {
-        f.choice(
-            errs,
-            "classify",
-            Some("source"),
-            &["source", "destination", "next_hop", "previous_hop"],
-            &[],
-        )
-    } else {
-        Some("source")
+    let setting = registry::Setting {
+        capacity_pkts: capacity,
+        rate_bps,
     };
-    let per_flow = if fq {
-        f.packets(errs, "per_flow_capacity", Some(10))
-    } else {
-        Some(10)
-    };
-    let backpressure = if fq && f.has("backpressure_threshold") {
-        f.packets(errs, "backpressure_threshold", None).map(Some)
-    } else {
-        if fq {
-            let _ = f.take("backpressure_threshold");
-        }
-        Some(None)
-    };
-    let view = if fq {
-        f.choice(
-            errs,
-            "backpressure_view",
-            Some("overheard"),
-            &["overheard", "exact"],
-            &[],
-        )
-    } else {
-        Some("overheard")
-    };
-    if let (Some("exact"), Some(None)) = (view, backpressure) {
-        errs.push(ConfigError::new(
-            f.path("backpressure_view"),
-            "applies only with back-pressure: set backpressure_threshold too, or drop \
-             this key",
-        ));
-    }
+    let scheme_params = scheme.map(|s| registered::read(&mut f, errs, s, &setting));
     let bp = kind == Some("backpressure");
     let variant = if bp {
         f.choice(
@@ -1423,7 +1336,7 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
     } else {
         Some("tcp_aware")
     };
-    let lifetime = if fq || bp {
+    let lifetime = if bp {
         f.interval(
             errs,
             "report_lifetime",
@@ -1488,21 +1401,6 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
     } else {
         Some(0.025)
     };
-    if let (Some(c), Some(q)) = (capacity, per_flow) {
-        if fq && q > c {
-            errs.push(ConfigError::new(
-                f.path("per_flow_capacity"),
-                format!("must be at most capacity ({c} packets), got {q}"),
-            ));
-        }
-    }
-    if let (Some("next_hop" | "previous_hop"), Some(Some(_))) = (classify, backpressure) {
-        errs.push(ConfigError::new(
-            f.path("backpressure_threshold"),
-            "applies only to classify = \"source\" or \"destination\" (queue reports are \
-             kept per IP source or destination)",
-        ));
-    }
     if let (Some("diffq"), Some(c), Some(d)) = (kind, capacity, per_dest) {
         if d > c {
             errs.push(ConfigError::new(
@@ -1511,17 +1409,9 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
             ));
         }
     }
-    let red = aqm::read_red(&mut f, errs, kind == Some("red"), capacity, rate_bps);
-    let pi = aqm::read_pi(&mut f, errs, kind == Some("pi"), capacity);
-    let dqm = aqm::read_dqm(&mut f, errs, kind == Some("dqm"));
     f.finish(errs);
     let kind = match kind? {
-        "droptail" => QueueKind::Droptail,
         "diffq" => QueueKind::Diffq,
-        "fq" => QueueKind::Fq,
-        "red" => QueueKind::Red,
-        "pi" => QueueKind::Pi,
-        "dqm" => QueueKind::Dqm,
         "backpressure" => QueueKind::Backpressure,
         other => QueueKind::Registered(registry::scheme(other)?),
     };
@@ -1533,25 +1423,10 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
         "classical" => BackpressureVariantKind::Classical,
         _ => BackpressureVariantKind::TcpAware,
     };
-    let classify = match classify? {
-        "source" => FqClassifyKind::Source,
-        "destination" => FqClassifyKind::Destination,
-        "next_hop" => FqClassifyKind::NextHop,
-        "previous_hop" => FqClassifyKind::PreviousHop,
-        _ => return None,
-    };
     Some(QueueSpec {
         kind,
         capacity_pkts: capacity?,
         per_dest_capacity_pkts: per_dest?,
-        ecn_mark: ecn_mark?,
-        classify,
-        per_flow_capacity_pkts: per_flow?,
-        backpressure_threshold_pkts: backpressure?,
-        backpressure_view: match view? {
-            "exact" => FqViewKind::Exact,
-            _ => FqViewKind::Overheard,
-        },
         report_lifetime_s: lifetime?,
         variant,
         link_estimate: match link_estimate? {
@@ -1564,9 +1439,6 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
             _ => LossCountKind::Packets,
         },
         control_interval_s: control_interval?,
-        red: red?,
-        pi: pi?,
-        dqm: dqm?,
         scheme: scheme_params,
     })
 }

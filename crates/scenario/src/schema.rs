@@ -444,35 +444,15 @@ pub struct QueueSpec {
     pub kind: QueueKind,
     /// `capacity` in packets, >= 1: the interface queue (drop-tail; RED's and PI's hard
     /// limit) or the node buffer over all destinations (diffq) or flows (backpressure).
-    /// Default 100 for dqm (seed 004's Table II) and backpressure (seed 002's buffer),
-    /// 50 (ns-2's interface queue) for the other kinds.
+    /// Default: a registered kind's `default_capacity_pkts` (100 for dqm, seed 004's
+    /// Table II), 100 for backpressure (seed 002's buffer), 50 (ns-2's interface queue)
+    /// for diffq.
     pub capacity_pkts: u32,
     /// `per_dest_capacity`: DiffQ's `D`, the limit of one destination queue, packets;
     /// default 40, at most `capacity`. Only for kind = "diffq".
     pub per_dest_capacity_pkts: u32,
-    /// `ecn_mark`: drop-tail only; mark CE on ECN-capable packets (TFRC-ECN) when, on
-    /// enqueue, the queue holds more than this fraction of `capacity`, in (0, 1]; seed
-    /// 000 uses 0.75. Default off.
-    pub ecn_mark: Option<f64>,
-    /// `classify` (fq only): the per-flow queue key, "source" (default), "destination",
-    /// "next_hop" or "previous_hop" (seed 001, section 3.2).
-    pub classify: FqClassifyKind,
-    /// `per_flow_capacity` (fq only): buffer quota of one class, packets; default 10, at
-    /// most `capacity`. Seed 001 gives no value; 10 is a fifth of the default buffer.
-    pub per_flow_capacity_pkts: u32,
-    /// `backpressure_threshold` (fq only, with classify "source" or "destination"): hold
-    /// a class while the next hop's overheard queue report for it is at least this many
-    /// packets (seed 001, section 4; its best is 1). Default off.
-    pub backpressure_threshold_pkts: Option<u32>,
-    /// `backpressure_view` (fq with `backpressure_threshold`, 802.11 medium only): where
-    /// a node learns a downstream neighbour's queue, "overheard" (default: the reports
-    /// its frames carry, section 4.2) or "exact" (its true length at each decision, the
-    /// "virtual, globally accessible array" of the paper's simulations).
-    pub backpressure_view: FqViewKind,
-    /// `report_lifetime` (fq and backpressure): seconds an overheard queue report may
-    /// hold a class back (fq) or counts as the neighbour's backlog (backpressure);
-    /// default 0.05, in (0, 3600]. Not in seed 001 (which reads a global array): without it
-    /// a missed last report holds a class for ever.
+    /// `report_lifetime` (backpressure; fq declares its own): seconds an overheard queue
+    /// report counts as the neighbour's backlog; default 0.05, in (0, 3600].
     pub report_lifetime_s: f64,
     /// `variant` (backpressure only): the backlog difference of seed 002's eq. (2),
     /// "tcp_aware" (default, `max(K, U_i) - U_j`) or "classical" (`U_i - U_j`).
@@ -496,101 +476,11 @@ pub struct QueueSpec {
     /// 0 turns control packets off; default half of `report_lifetime`, so an idle node
     /// refreshes its reports before they expire.
     pub control_interval_s: f64,
-    /// The keys of kind = "red" (defaults for the other kinds).
-    pub red: RedSpec,
-    /// The keys of kind = "pi" (defaults for the other kinds).
-    pub pi: PiSpec,
-    /// The keys of kind = "dqm" (defaults for the other kinds).
-    pub dqm: DqmSpec,
-    /// The keys of a registered kind ("codel", "fq_codel", ...), as its module declares
-    /// them; `None` for the other kinds.
+    /// The keys of a registered kind ("droptail", "fq", "red", "pi", "dqm", "codel",
+    /// "fq_codel"), as its module declares them, derived defaults filled; `None` for
+    /// diffq and backpressure.
     #[serde(flatten)]
     pub scheme: Option<Params>,
-}
-
-/// `[queue]` keys of kind = "red": Random Early Detection (Floyd & Jacobson 1993).
-/// Defaults are ns-2's classic RED (`airqueue_sim::RedConfig::ns2`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct RedSpec {
-    /// `min_threshold`: packets >= 0; default 5.
-    pub min_threshold_pkts: f64,
-    /// `max_threshold`: packets, above `min_threshold` and at most `capacity`; default
-    /// 3 x `min_threshold`.
-    pub max_threshold_pkts: f64,
-    /// `max_p` in (0, 1]; default 0.1.
-    pub max_p: f64,
-    /// `weight`: w_q in (0, 1]; default 0.002.
-    pub weight: f64,
-    /// `gentle`: the drop probability rises from `max_p` to 1 between `max_threshold`
-    /// and twice it (Floyd 2000); default true.
-    pub gentle: bool,
-    /// `ecn`: mark CE on ECN-capable packets instead of dropping them early (RFC 3168);
-    /// default false.
-    pub ecn: bool,
-    /// `mean_pkt_time`: seconds in (0, 3600], the typical packet transmission time that
-    /// idle periods are counted in; default the time 500 bytes (ns-2's `mean_pktsize_`)
-    /// take at the medium's bit rate (`medium.bandwidth` or `radio.data_rate`), resolved
-    /// during validation.
-    pub mean_pkt_time_s: f64,
-}
-
-/// `[queue]` keys of kind = "pi": the PI controller of Hollot, Misra, Towsley & Gong
-/// (INFOCOM 2001). Defaults are their design (`airqueue_sim::PiConfig::hollot`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct PiSpec {
-    /// `q_ref`: the queue length aimed at, packets in (0, capacity); default half of
-    /// `capacity`.
-    pub q_ref_pkts: f64,
-    /// `a`: gain on the current error, in (0, 1]; default 1.822e-5.
-    pub a: f64,
-    /// `b`: gain on the previous error, in [0, a]; default 1.816e-5.
-    pub b: f64,
-    /// `sample_hz`: controller updates per second, in (0, 1e6]; default 160.
-    pub sample_hz: f64,
-    /// `ecn`: mark CE on ECN-capable packets instead of dropping them (RFC 3168);
-    /// default false.
-    pub ecn: bool,
-}
-
-/// `[queue]` keys of kind = "dqm": Dual Queue Management at a BSS's access point (seed
-/// 004, section III.B; `airqueue_sim::qdisc::dqm`). Defaults are the paper's Table II
-/// (`airqueue_sim::DqmConfig::table_ii`); `capacity` defaults to its 100 packets.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct DqmSpec {
-    /// `d_ref`: the queueing delay aimed at, seconds in (0, 10]; default 0.05. The
-    /// controller aims at `d_ref / mean T_pkt` packets (eq. (1) as we read it).
-    pub d_ref_s: f64,
-    /// `a`: PI gain on the current error, in (0, 1]; default 1.822e-5.
-    pub a: f64,
-    /// `b`: PI gain on the previous error, in [0, a]; default 1.816e-5.
-    pub b: f64,
-    /// `sample_hz`: controller updates per second, in (0, 1e6]; default 160.
-    pub sample_hz: f64,
-    /// `t_fair`: channel time per flow and observation window, seconds in (0, 1];
-    /// default 0.005.
-    pub t_fair_s: f64,
-    /// `flow_timeout`: seconds in (0, 3600] after its last packet that a flow stops
-    /// counting as active; default 1.
-    pub flow_timeout_s: f64,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FqClassifyKind {
-    Source,
-    Destination,
-    NextHop,
-    PreviousHop,
-}
-
-/// `[queue] backpressure_view` of kind = "fq" (seed 001, section 4.2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FqViewKind {
-    /// From overheard queue reports (the mechanism the paper describes).
-    Overheard,
-    /// The true queue lengths (the global array the paper's simulations read).
-    Exact,
 }
 
 /// `[queue] loss_count` of kind = "backpressure" (seed 002, 4.1.1, footnote 2).
@@ -619,17 +509,8 @@ pub enum BackpressureVariantKind {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QueueKind {
-    Droptail,
     /// Per-destination queues with differential-backlog scheduling (seed 000).
     Diffq,
-    /// Per-flow fair queuing with optional back-pressure (seed 001).
-    Fq,
-    /// Random Early Detection (Floyd & Jacobson 1993).
-    Red,
-    /// The PI controller AQM (Hollot et al. 2001; seed 004's baseline).
-    Pi,
-    /// Dual Queue Management at a BSS's access point (seed 004).
-    Dqm,
     /// Classical or TCP-aware backpressure routing and scheduling (seed 002).
     Backpressure,
     /// A discipline that declares its own keys (`airqueue_sim::qdisc::registry`), by
@@ -641,12 +522,7 @@ impl QueueKind {
     /// Its `queue.kind`.
     pub fn name(&self) -> &'static str {
         match self {
-            QueueKind::Droptail => "droptail",
             QueueKind::Diffq => "diffq",
-            QueueKind::Fq => "fq",
-            QueueKind::Red => "red",
-            QueueKind::Pi => "pi",
-            QueueKind::Dqm => "dqm",
             QueueKind::Backpressure => "backpressure",
             QueueKind::Registered(scheme) => scheme.name,
         }

@@ -1,6 +1,6 @@
 //! Every registered queue discipline is documented: its kind and each of its keys are
-//! named in docs/scenario.md's `[queue]` table, and it has a scheme page that names
-//! them too.
+//! named in docs/scenario.md's `[queue]` table, and it has a scheme page (the one whose
+//! opening `[queue] kind = ...` line names it) that names them too.
 
 use airqueue_sim::qdisc::registry::SCHEMES;
 use std::path::Path;
@@ -45,9 +45,13 @@ fn every_registered_kind_has_a_scheme_page_naming_its_keys() {
             .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
             .collect();
     for s in SCHEMES {
+        let quoted = format!("\"{}\"", s.name);
         let page = pages
             .iter()
-            .find(|p| p.contains(&format!("\"{}\"", s.name)))
+            .find(|p| {
+                p.lines()
+                    .any(|l| l.starts_with("`[queue] kind = ") && l.contains(&quoted))
+            })
             .unwrap_or_else(|| panic!("no page for {}", s.name));
         for k in s.keys {
             assert!(

@@ -17,17 +17,16 @@ use crate::net::more::{MoreFlowConfig, MoreFlowStats};
 use crate::net::olsr::OlsrStats;
 use crate::net::packet::DEFAULT_TTL;
 use crate::net::{DiffqHeader, DropReason, Packet, RoutingTable, TransportHeader};
-use crate::qdisc::registry::{BuildContext, Params, Scheme};
-use crate::qdisc::{
-    Backpressure, BackpressureConfig, DiffQ, DiffQConfig, Dqm, DqmConfig, DropTail, FairQueue,
-    FqConfig, Pi, PiConfig, Qdisc, Queued, Red, RedConfig,
-};
+use crate::qdisc::registry::BuildContext;
+pub use crate::qdisc::registry::RegisteredQdisc;
+use crate::qdisc::{Backpressure, BackpressureConfig, DiffQ, DiffQConfig, DropTail, Qdisc, Queued};
 use crate::transport::coding::CodingFeedback;
 use crate::transport::diffq::{DiffqRate, DiffqRateConfig, RateUpdate};
 use crate::transport::tcp::{CodingEnds, TcpFlow, TcpFlowConfig, TcpFlowStats, TimerOwner};
 use crate::transport::tfrc::{TfrcFlow, TfrcFlowConfig, TfrcFlowStats};
 use crate::transport::{RateController, RateSummary};
 use airqueue_kernel::{EventQueue, RngStream, StreamKey, Time, TimerEvent, Timers};
+use airqueue_phy::access::Link;
 use airqueue_tcp::{Outbox, TcpAck, TcpData, TfrcData, TfrcFeedback};
 
 mod aodv;
@@ -59,34 +58,12 @@ pub use diffq::DiffqView;
 /// channel, which are drop-tail: see `MediumConfig::WifiAndWires`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum QdiscConfig {
-    DropTail {
-        capacity_pkts: u32,
-        /// Mark CE on ECN-capable packets when, on enqueue, the queue holds more than
-        /// this fraction (in (0, 1]) of its capacity (seed 000's TFRC-ECN: 0.75).
-        /// `None`: no marking.
-        ecn_mark_fraction: Option<f64>,
-    },
     /// DiffQ (seed 000, section 4.1). Meant for the wifi medium, where a node's one
     /// instance sees every destination and hears its neighbours' reports. On wired links
     /// each direction gets its own instance; it hears only the reports carried by
     /// packets arriving over the reverse direction, so its differential there is
     /// mostly its own backlog.
     DiffQ(DiffQConfig),
-    /// Per-flow fair queuing with optional hop-by-hop back-pressure (seed 001). On wired
-    /// links each direction has its own instance, which hears the reports carried over
-    /// the reverse direction only.
-    FairQueue(FqConfig),
-    /// Random Early Detection (Floyd & Jacobson 1993), optionally marking ECN.
-    Red(RedConfig),
-    /// The PI controller AQM (Hollot et al. 2001), optionally marking ECN.
-    Pi(PiConfig),
-    /// Dual Queue Management (seed 004) at the radio interface of `access_point`; every
-    /// other interface gets a drop-tail FIFO of the same capacity (the paper tunes the
-    /// access point only; its stations keep the default queue).
-    Dqm {
-        cfg: DqmConfig,
-        access_point: NodeId,
-    },
     /// Backpressure routing and scheduling (seed 002). Meant for the wifi medium, where
     /// it picks the neighbour each packet goes to; on a wired link it can only send over
     /// that link.
@@ -95,20 +72,26 @@ pub enum QdiscConfig {
     Registered(RegisteredQdisc),
 }
 
-/// A registered discipline and the values of its keys.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RegisteredQdisc {
-    pub scheme: &'static Scheme,
-    pub params: Params,
+impl From<RegisteredQdisc> for QdiscConfig {
+    fn from(r: RegisteredQdisc) -> Self {
+        QdiscConfig::Registered(r)
+    }
 }
 
 impl QdiscConfig {
-    /// The discipline of `node`'s interface (`link_to`: the far end of a wired link).
-    /// Random streams are keyed by (seed, node, component): DiffQ's tie-breaking
-    /// "qdisc.diffq", backpressure's "qdisc.backpressure", RED's, PI's and DQM's draws
-    /// "qdisc.red", "qdisc.pi" and "qdisc.dqm"; per link
-    /// direction on wired media.
-    fn build(&self, seed: u64, node: NodeId, link_to: Option<NodeId>, node_count: usize) -> Qdisc {
+    /// The discipline of `node`'s interface (`link_to`: the far end of a wired link;
+    /// `radio`: the rates and framing of an 802.11 interface). Random streams are keyed
+    /// by (seed, node, component): DiffQ's tie-breaking "qdisc.diffq", backpressure's
+    /// "qdisc.backpressure", a registered scheme's "qdisc.<name>"; per link direction on
+    /// wired media.
+    fn build(
+        &self,
+        seed: u64,
+        node: NodeId,
+        link_to: Option<NodeId>,
+        radio: Option<Link>,
+        node_count: usize,
+    ) -> Qdisc {
         let stream = |component: &str| {
             let key = StreamKey::new(seed, node.0, component);
             RngStream::new(match link_to {
@@ -117,30 +100,12 @@ impl QdiscConfig {
             })
         };
         match self {
-            QdiscConfig::DropTail {
-                capacity_pkts,
-                ecn_mark_fraction,
-            } => Box::new(match ecn_mark_fraction {
-                Some(f) => DropTail::with_ecn_marking(*capacity_pkts as usize, *f),
-                None => DropTail::new(*capacity_pkts as usize),
-            }),
             QdiscConfig::DiffQ(cfg) => Box::new(DiffQ::new(
                 cfg.clone(),
                 node,
                 node_count,
                 stream("qdisc.diffq"),
             )),
-            QdiscConfig::FairQueue(cfg) => Box::new(FairQueue::new(cfg.clone(), node, node_count)),
-            QdiscConfig::Red(cfg) => Box::new(Red::new(cfg.clone(), stream("qdisc.red"))),
-            QdiscConfig::Pi(cfg) => Box::new(Pi::new(cfg.clone(), stream("qdisc.pi"))),
-            QdiscConfig::Dqm { cfg, access_point } => {
-                if node == *access_point && link_to.is_none() {
-                    let rng = stream("qdisc.dqm");
-                    Box::new(Dqm::new(cfg.clone(), node, node_count, rng))
-                } else {
-                    Box::new(DropTail::new(cfg.capacity_pkts as usize))
-                }
-            }
             QdiscConfig::Backpressure(cfg) => {
                 let rng = stream("qdisc.backpressure");
                 Box::new(Backpressure::new(cfg.clone(), node, node_count, rng))
@@ -150,6 +115,7 @@ impl QdiscConfig {
                     node,
                     link_to,
                     node_count,
+                    radio,
                     rng: stream(&format!("qdisc.{}", r.scheme.name)),
                 };
                 (r.scheme.build)(&r.params, &mut ctx)
@@ -424,12 +390,18 @@ impl WifiMedium {
                 .map_or(0.0, |l| l.2)
         };
         let net = WifiNet::with_radios(wifi.clone(), &cfg.positions, radio, cfg.seed, loss);
+        let link = Link {
+            data_rate: wifi.data_rate,
+            basic_rate: wifi.basic_rate,
+            preamble: wifi.preamble,
+            mac_overhead_bytes: wifi.data_overhead_bytes,
+        };
         WifiMedium {
             net: Box::new(net),
             qdiscs: (0..n)
                 .map(|i| {
                     let node = NodeId(i as u32);
-                    let mut q = cfg.qdisc.build(cfg.seed, node, None, n);
+                    let mut q = cfg.qdisc.build(cfg.seed, node, None, Some(link), n);
                     // Backpressure's link weight R_ij (1 - p_ij) with the static model:
                     // the configured data rate and `[[link]]` loss (seed 002, 4.1.1).
                     if let Some(b) = q.downcast_mut::<Backpressure>() {
@@ -579,7 +551,7 @@ impl World {
                 for &(a, b) in links {
                     wires.add_duplex(a, b, *bandwidth_bps, *delay);
                     for (from, to) in [(a, b), (b, a)] {
-                        link_qdiscs.push(cfg.qdisc.build(cfg.seed, from, Some(to), n));
+                        link_qdiscs.push(cfg.qdisc.build(cfg.seed, from, Some(to), None, n));
                     }
                 }
                 None

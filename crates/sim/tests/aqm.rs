@@ -13,6 +13,7 @@
 
 use airqueue_kernel::Time;
 use airqueue_sim::net::DropReason;
+use airqueue_sim::qdisc::droptail;
 use airqueue_sim::{
     FlowConfig, NodeId, PiConfig, QdiscConfig, RedConfig, RunOutcome, TcpFlowConfig, TcpVariant,
     WorldConfig,
@@ -108,24 +109,28 @@ fn run(name: &str, qdisc: QdiscConfig, ecn: bool) -> Bottleneck {
 }
 
 fn pi(q_ref: f64, ecn: bool) -> QdiscConfig {
-    QdiscConfig::Pi(PiConfig {
+    PiConfig {
         q_ref,
         ecn,
         ..PiConfig::hollot(CAPACITY)
-    })
+    }
+    .qdisc()
+    .into()
 }
 
 /// Thresholds 10 and 30 with max_p 0.02 (Floyd & Jacobson's 1/50): five flows over a
 /// ~60 ms round trip need a loss rate of about 0.5%, which RED's line puts mid-way
 /// between the thresholds.
 fn red(ecn: bool) -> QdiscConfig {
-    QdiscConfig::Red(RedConfig {
+    RedConfig {
         min_th: 10.0,
         max_th: 30.0,
         max_p: 0.02,
         ecn,
         ..RedConfig::ns2(CAPACITY, BANDWIDTH_BPS)
-    })
+    }
+    .qdisc()
+    .into()
 }
 
 #[test]
@@ -157,14 +162,7 @@ fn red_holds_the_mean_queue_between_its_thresholds() {
 
 #[test]
 fn drop_tail_sits_near_its_capacity() {
-    let b = run(
-        "droptail",
-        QdiscConfig::DropTail {
-            capacity_pkts: CAPACITY,
-            ecn_mark_fraction: None,
-        },
-        false,
-    );
+    let b = run("droptail", droptail::config(CAPACITY, None).into(), false);
     assert!(b.mean_queue > 0.75 * CAPACITY as f64, "{b:?}");
     assert!(b.overflow_drops > 0 && b.aqm_drops == 0, "{b:?}");
 }

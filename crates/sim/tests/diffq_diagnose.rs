@@ -14,6 +14,7 @@ use airqueue_sim::medium::wifi::{WifiConfig, STATS_LEVELS};
 use airqueue_sim::metrics::FlowDropKey;
 use airqueue_sim::net::routing::GraphEdge;
 use airqueue_sim::net::{DropReason, RoutingTable};
+use airqueue_sim::qdisc::droptail;
 use airqueue_sim::{
     DiffQConfig, DiffqRateConfig, FlowCc, FlowConfig, FlowId, FlowKindConfig, MediumConfig, NodeId,
     QdiscConfig, RateUpdate, RunOutcome, World, WorldConfig,
@@ -162,10 +163,7 @@ fn flow_drops_at_an_overloaded_source_are_at_the_origin() {
     let stop = Time::from_secs(5);
     let out = world(
         WifiConfig::dsss_default(),
-        QdiscConfig::DropTail {
-            capacity_pkts: 50,
-            ecn_mark_fraction: None,
-        },
+        droptail::config(50, None).into(),
         vec![udp(
             0,
             1,

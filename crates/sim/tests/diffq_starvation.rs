@@ -28,6 +28,7 @@
 
 use airqueue_kernel::Time;
 use airqueue_sim::medium::wifi::WifiConfig;
+use airqueue_sim::qdisc::droptail;
 use airqueue_sim::{
     DiffqRateConfig, FlowCc, FlowConfig, QdiscConfig, RunOutcome, TcpFlowConfig, TcpVariant,
     WorldConfig,
@@ -73,10 +74,7 @@ fn scenario_with(scheme: Scheme, seed: u64, delayed_ack: bool) -> WorldConfig {
     let (wifi, qdisc, cc) = match scheme {
         Scheme::TcpSack => (
             WifiConfig::dsss_default(),
-            QdiscConfig::DropTail {
-                capacity_pkts: 50,
-                ecn_mark_fraction: None,
-            },
+            droptail::config(50, None).into(),
             FlowCc::None,
         ),
         Scheme::DiffqTcp => (

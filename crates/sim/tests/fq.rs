@@ -10,6 +10,7 @@
 use airqueue_kernel::Time;
 use airqueue_sim::app::UdpRate;
 use airqueue_sim::medium::wifi::WifiConfig;
+use airqueue_sim::qdisc::droptail;
 use airqueue_sim::qdisc::ReportView;
 use airqueue_sim::{
     Classify, FlowId, FlowKindConfig, FqConfig, NodeId, QdiscConfig, RunOutcome, TcpFlowConfig,
@@ -34,14 +35,16 @@ fn fq_seen(
     backpressure_threshold: Option<u32>,
     view: ReportView,
 ) -> QdiscConfig {
-    QdiscConfig::FairQueue(FqConfig {
+    FqConfig {
         capacity_pkts: 50,
         per_flow_capacity: 10,
         classify,
         backpressure_threshold,
         report_lifetime: Time::from_millis(50),
         view,
-    })
+    }
+    .qdisc()
+    .into()
 }
 
 fn chain(qdisc: QdiscConfig, with_udp: bool) -> WorldConfig {
@@ -79,10 +82,7 @@ fn mixed(qdisc: QdiscConfig) -> (f64, f64, RunOutcome) {
 fn fair_queuing_protects_tcp_and_backpressure_protects_it_more() {
     let alone = run_checked(chain(fq(Classify::Source, None), false));
     let alone = alone.metrics.flows[0].goodput_bps() / 1e3;
-    let droptail = QdiscConfig::DropTail {
-        capacity_pkts: 50,
-        ecn_mark_fraction: None,
-    };
+    let droptail = droptail::config(50, None).into();
     let cases = [
         ("droptail", droptail),
         ("fq source", fq(Classify::Source, None)),
@@ -140,14 +140,16 @@ fn fair_queuing_protects_tcp_and_backpressure_protects_it_more() {
 #[test]
 fn backpressure_threshold_and_report_lifetime_sweep() {
     for (t, life_ms) in [(1, 10), (1, 50), (1, 200), (2, 50), (6, 50)] {
-        let q = QdiscConfig::FairQueue(FqConfig {
+        let q = FqConfig {
             capacity_pkts: 50,
             per_flow_capacity: 10,
             classify: Classify::Source,
             backpressure_threshold: Some(t),
             report_lifetime: Time::from_millis(life_ms),
             view: ReportView::Overheard,
-        });
+        }
+        .qdisc()
+        .into();
         let (tcp, udp, o) = mixed(q);
         eprintln!("threshold {t}, lifetime {life_ms:3} ms: TCP {tcp:4.0} kb/s, UDP {udp:4.0} kb/s");
         assert!(o.conservation.holds());

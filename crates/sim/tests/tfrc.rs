@@ -6,7 +6,8 @@ use airqueue_kernel::Time;
 use airqueue_sim::app::UdpRate;
 use airqueue_sim::medium::wifi::WifiConfig;
 use airqueue_sim::net::DropReason;
-use airqueue_sim::{FlowConfig, FlowId, FlowKindConfig, QdiscConfig, RunOutcome, TfrcFlowConfig};
+use airqueue_sim::qdisc::droptail;
+use airqueue_sim::{FlowConfig, FlowId, FlowKindConfig, RunOutcome, TfrcFlowConfig};
 
 mod common;
 use common::{
@@ -34,10 +35,7 @@ fn chain(
 ) -> airqueue_sim::WorldConfig {
     let positions = chain_positions(nodes, SPACING_M);
     let mut cfg = wifi_world(WifiConfig::dsss_default(), positions, flows, duration, 1);
-    cfg.qdisc = QdiscConfig::DropTail {
-        capacity_pkts: 50,
-        ecn_mark_fraction,
-    };
+    cfg.qdisc = droptail::config(50, ecn_mark_fraction).into();
     cfg
 }
 

@@ -1,13 +1,14 @@
 //! `[queue] kind = "dqm"`: its keys, their defaults (seed 004, Table II) and exact
 //! messages, and what the world gets from them.
 
-use super::tests::{base_with, dqm_defaults, errors, ok, one_error};
+use super::tests::{base_with, errors, ok, one_error};
 use super::toml_to_json;
 use crate::build::world_config;
 use crate::schema::*;
 use crate::topology::validate_and_place;
 use airqueue_kernel::Time;
-use airqueue_sim::{NodeId, QdiscConfig};
+use airqueue_sim::qdisc::dqm::{Link, SCHEME};
+use airqueue_sim::{DqmConfig, QdiscConfig};
 
 /// BASE on a BSS of four stations, with `[queue]` keys `queue`.
 fn bss_queue(queue: &str) -> String {
@@ -21,10 +22,12 @@ fn bss_queue(queue: &str) -> String {
 #[test]
 fn dqm_defaults_are_table_ii() {
     let s = ok(&bss_queue("kind = \"dqm\"\n"));
-    assert_eq!(s.queue.kind, QueueKind::Dqm);
+    assert_eq!(s.queue.kind, QueueKind::Registered(&SCHEME));
+    assert_eq!(s.queue.capacity_pkts, 100);
+    let link = Link::default();
     assert_eq!(
-        (s.queue.capacity_pkts, s.queue.dqm.clone()),
-        (100, dqm_defaults())
+        DqmConfig::from_params(s.queue.scheme.as_ref().unwrap(), link),
+        DqmConfig::table_ii(link)
     );
 }
 
@@ -35,21 +38,12 @@ fn dqm_every_key_reaches_the_world() {
          t_fair = 0.01\nflow_timeout = 2.5\n",
     );
     let (s, pos) = validate_and_place(&toml_to_json(&text).unwrap()).unwrap();
-    assert_eq!(
-        s.queue.dqm,
-        DqmSpec {
-            d_ref_s: 0.02,
-            a: 2e-5,
-            b: 1.9e-5,
-            sample_hz: 100.0,
-            t_fair_s: 0.01,
-            flow_timeout_s: 2.5,
-        }
-    );
-    let QdiscConfig::Dqm { cfg, access_point } = world_config(&s, &pos).qdisc else {
-        panic!("not DQM")
+    let cfg = world_config(&s, &pos);
+    let QdiscConfig::Registered(r) = &cfg.qdisc else {
+        panic!("not registered")
     };
-    assert_eq!(access_point, NodeId(0));
+    assert_eq!(r.scheme.name, "dqm");
+    let cfg = DqmConfig::from_params(&r.params, Link::default());
     assert_eq!(cfg.capacity_pkts, 60);
     assert_eq!(
         (cfg.d_ref, cfg.t_fair),
@@ -60,10 +54,8 @@ fn dqm_every_key_reaches_the_world() {
         (2e-5, 1.9e-5, Time::from_millis(10))
     );
     assert_eq!(cfg.flow_timeout, Time::from_millis(2500));
-    // The radio's rates and the MAC's framing (header, FCS, LLC/SNAP).
-    assert_eq!(cfg.link.data_rate.bps(), 11_000_000);
-    assert_eq!(cfg.link.basic_rate.bps(), 1_000_000);
-    assert_eq!(cfg.link.mac_overhead_bytes, 36);
+    // The rates and framing come from the radio at build time (the world hands each
+    // radio interface's to the scheme: qdisc/dqm.rs's tests).
 }
 
 #[test]

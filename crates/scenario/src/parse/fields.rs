@@ -146,16 +146,9 @@ pub(crate) fn within(
     None
 }
 
-/// A number as a user would write it: `1e308`, `1.1e8`, `0.025`, `200`, `1e-6`.
-pub(crate) fn short(x: f64) -> String {
-    let plain = format!("{x}");
-    let exp = format!("{x:e}");
-    if plain.len() <= exp.len().max(6) {
-        plain
-    } else {
-        exp
-    }
-}
+/// A number as a user would write it: `1e308`, `1.1e8`, `0.025`, `200`, `1e-6` (the
+/// registry's, so that scheme ranges read the same).
+pub(crate) use airqueue_sim::qdisc::registry::short;
 
 /// Reads a non-negative integer in `range`. Floats are accepted only when integral:
 /// TOML tells `3` from `3.0`, but JSON written by Python or JavaScript may not.

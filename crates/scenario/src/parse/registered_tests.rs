@@ -112,3 +112,19 @@ fn the_resolved_scenario_shows_the_scheme_s_keys_in_their_types() {
     assert_eq!(v["target"], 0.005);
     assert_eq!(v["ecn"], true);
 }
+
+#[test]
+fn droptail_s_ecn_mark_is_null_when_off_and_reaches_the_world() {
+    let v = serde_json::to_value(&ok(&with_queue("kind = \"droptail\"")).queue).unwrap();
+    assert_eq!(
+        (v["kind"].as_str(), v["ecn_mark"].is_null()),
+        (Some("droptail"), true)
+    );
+    let text = with_queue("capacity = 20\necn_mark = 0.75");
+    let (s, pos) = validate_and_place(&toml_to_json(&text).unwrap()).unwrap();
+    assert_eq!(serde_json::to_value(&s.queue).unwrap()["ecn_mark"], 0.75);
+    let QdiscConfig::Registered(r) = world_config(&s, &pos).qdisc else {
+        panic!("not registered")
+    };
+    assert_eq!(r, airqueue_sim::qdisc::droptail::config(20, Some(0.75)));
+}

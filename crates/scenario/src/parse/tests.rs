@@ -46,40 +46,16 @@ pub(super) fn base_with(from: &str, to: &str) -> String {
     BASE.replacen(from, to, 1)
 }
 
-/// What a queue of another kind carries for the RED keys, on a medium of `rate_bps`.
-fn red_defaults(rate_bps: f64) -> RedSpec {
-    RedSpec {
-        min_threshold_pkts: 5.0,
-        max_threshold_pkts: 15.0,
-        max_p: 0.1,
-        weight: 0.002,
-        gentle: true,
-        ecn: false,
-        mean_pkt_time_s: airqueue_sim::RedConfig::mean_pkt_time_at(rate_bps).as_secs_f64(),
-    }
+/// The RED settings a scenario of kind = "red" reads as.
+fn red_of(s: &Scenario) -> airqueue_sim::RedConfig {
+    assert_eq!(s.queue.kind.name(), "red");
+    airqueue_sim::RedConfig::from_params(s.queue.scheme.as_ref().unwrap())
 }
 
-/// What a queue of another kind carries for the PI keys, with `capacity` packets.
-fn pi_defaults(capacity: u32) -> PiSpec {
-    PiSpec {
-        q_ref_pkts: capacity as f64 / 2.0,
-        a: 1.822e-5,
-        b: 1.816e-5,
-        sample_hz: 160.0,
-        ecn: false,
-    }
-}
-
-/// What a queue of another kind carries for the DQM keys: seed 004's Table II.
-pub(super) fn dqm_defaults() -> DqmSpec {
-    DqmSpec {
-        d_ref_s: 0.05,
-        a: 1.822e-5,
-        b: 1.816e-5,
-        sample_hz: 160.0,
-        t_fair_s: 0.005,
-        flow_timeout_s: 1.0,
-    }
+/// The PI settings a scenario of kind = "pi" reads as.
+fn pi_of(s: &Scenario) -> airqueue_sim::PiConfig {
+    assert_eq!(s.queue.kind.name(), "pi");
+    airqueue_sim::PiConfig::from_params(s.queue.scheme.as_ref().unwrap())
 }
 
 // ---- valid scenarios -------------------------------------------------------------------
@@ -122,24 +98,16 @@ fn defaults_fill_every_optional_section() {
     assert_eq!(
         s.queue,
         QueueSpec {
-            kind: QueueKind::Droptail,
+            kind: QueueKind::Registered(&droptail::SCHEME),
             capacity_pkts: 50,
             per_dest_capacity_pkts: 40,
-            ecn_mark: None,
-            classify: FqClassifyKind::Source,
-            per_flow_capacity_pkts: 10,
-            backpressure_threshold_pkts: None,
-            backpressure_view: FqViewKind::Overheard,
             report_lifetime_s: 0.05,
             variant: BackpressureVariantKind::TcpAware,
             link_estimate: LinkEstimateKind::Measured,
             estimate_interval_s: 1.0,
             loss_count: LossCountKind::Packets,
             control_interval_s: 0.025,
-            red: red_defaults(11e6),
-            pi: pi_defaults(50),
-            dqm: dqm_defaults(),
-            scheme: None,
+            scheme: Some(droptail::config(50, None).params),
         }
     );
     assert_eq!(
@@ -812,20 +780,12 @@ fn diffq_queue_and_rate_control_keys() {
             kind: QueueKind::Diffq,
             capacity_pkts: 100,
             per_dest_capacity_pkts: 30,
-            ecn_mark: None,
-            classify: FqClassifyKind::Source,
-            per_flow_capacity_pkts: 10,
-            backpressure_threshold_pkts: None,
-            backpressure_view: FqViewKind::Overheard,
             report_lifetime_s: 0.05,
             variant: BackpressureVariantKind::TcpAware,
             link_estimate: LinkEstimateKind::Measured,
             estimate_interval_s: 1.0,
             loss_count: LossCountKind::Packets,
             control_interval_s: 0.025,
-            red: red_defaults(11e6),
-            pi: pi_defaults(100),
-            dqm: dqm_defaults(),
             scheme: None,
         }
     );
@@ -900,8 +860,9 @@ fn tfrc_flows_read_ecn_and_droptail_marking() {
          [[flow]]\nkind = \"tfrc\"\nsrc = 2\ndst = 0\npacket_size = 500\n"
     ))
     .unwrap();
-    assert_eq!(s.queue.kind, QueueKind::Droptail);
-    assert_eq!(s.queue.ecn_mark, Some(0.75));
+    assert_eq!(s.queue.kind, QueueKind::Registered(&droptail::SCHEME));
+    let params = s.queue.scheme.as_ref().unwrap();
+    assert_eq!(params.optional_real("ecn_mark"), Some(0.75));
     let (a, b) = (&s.flows[0], &s.flows[1]);
     assert_eq!((a.kind, a.ecn, a.cc), (FlowKind::Tfrc, true, CcKind::None));
     assert_eq!(
@@ -940,68 +901,78 @@ fn tfrc_mistakes_are_named() {
     );
     assert_eq!(
         errors_of("[queue]\nkind = \"diffq\"\necn_mark = 0.5\n"),
-        vec!["queue.ecn_mark: applies only to kind = \"droptail\" (the ECN marking threshold)"]
+        vec!["queue.ecn_mark: not used by kind \"diffq\"; ecn_mark applies only to kind droptail"]
     );
 }
 
 #[test]
 fn fq_queue_keys() {
+    use airqueue_kernel::Time;
+    use airqueue_sim::qdisc::ReportView;
+    use airqueue_sim::{Classify, FqConfig};
+    let fq_of = |s: &Scenario| {
+        assert_eq!(s.queue.kind, QueueKind::Registered(&fq::SCHEME));
+        FqConfig::from_params(s.queue.scheme.as_ref().unwrap())
+    };
     let s = from_toml_str(&format!(
         "{TWO_NODES}[queue]\nkind = \"fq\"\ncapacity = 40\nclassify = \"destination\"\n\
          per_flow_capacity = 5\nbackpressure_threshold = 1\nreport_lifetime = 0.02\n"
     ))
     .unwrap();
+    let expected = FqConfig {
+        capacity_pkts: 40,
+        per_flow_capacity: 5,
+        classify: Classify::Destination,
+        backpressure_threshold: Some(1),
+        report_lifetime: Time::from_millis(20),
+        view: ReportView::Overheard,
+    };
+    assert_eq!(fq_of(&s), expected);
+    assert_eq!(expected.qdisc().params, *s.queue.scheme.as_ref().unwrap());
+    let v = serde_json::to_value(&s.queue).unwrap();
     assert_eq!(
-        s.queue,
-        QueueSpec {
-            kind: QueueKind::Fq,
-            capacity_pkts: 40,
-            per_dest_capacity_pkts: 40,
-            ecn_mark: None,
-            classify: FqClassifyKind::Destination,
-            per_flow_capacity_pkts: 5,
-            backpressure_threshold_pkts: Some(1),
-            backpressure_view: FqViewKind::Overheard,
-            report_lifetime_s: 0.02,
-            variant: BackpressureVariantKind::TcpAware,
-            link_estimate: LinkEstimateKind::Measured,
-            estimate_interval_s: 1.0,
-            loss_count: LossCountKind::Packets,
-            control_interval_s: 0.025,
-            red: red_defaults(11e6),
-            pi: pi_defaults(40),
-            dqm: dqm_defaults(),
-            scheme: None,
-        }
+        (
+            &v["classify"],
+            &v["backpressure_threshold"],
+            &v["backpressure_view"]
+        ),
+        (
+            &serde_json::json!("destination"),
+            &serde_json::json!(1),
+            &serde_json::json!("overheard")
+        )
     );
     // Defaults: by source, quota 10, no back-pressure; fq works on wired links too.
     let s = from_toml_str(&format!(
         "{TWO_NODES}[medium]\nkind = \"wired\"\n[queue]\nkind = \"fq\"\n"
     ))
     .unwrap();
+    let cfg = fq_of(&s);
     assert_eq!(
         (
-            s.queue.classify,
-            s.queue.per_flow_capacity_pkts,
-            s.queue.backpressure_threshold_pkts
+            cfg.classify,
+            cfg.per_flow_capacity,
+            cfg.backpressure_threshold,
+            cfg.report_lifetime
         ),
-        (FqClassifyKind::Source, 10, None)
+        (Classify::Source, 10, None, Time::from_millis(50))
     );
+    assert!(serde_json::to_value(&s.queue).unwrap()["backpressure_threshold"].is_null());
     let s = from_toml_str(&format!(
         "{TWO_NODES}[queue]\nkind = \"fq\"\nbackpressure_threshold = 1\nbackpressure_view = \"exact\"\n"
     ))
     .unwrap();
-    assert_eq!(s.queue.backpressure_view, FqViewKind::Exact);
+    assert_eq!(fq_of(&s).view, ReportView::Exact);
     for (key, kind) in [
-        ("next_hop", FqClassifyKind::NextHop),
-        ("previous_hop", FqClassifyKind::PreviousHop),
-        ("source", FqClassifyKind::Source),
+        ("next_hop", Classify::NextHop),
+        ("previous_hop", Classify::PreviousHop),
+        ("source", Classify::Source),
     ] {
         let s = from_toml_str(&format!(
             "{TWO_NODES}[queue]\nkind = \"fq\"\nclassify = \"{key}\"\n"
         ))
         .unwrap();
-        assert_eq!(s.queue.classify, kind);
+        assert_eq!(fq_of(&s).classify, kind);
     }
 }
 
@@ -1051,74 +1022,81 @@ fn fq_mistakes_are_named() {
 
 #[test]
 fn red_queue_keys() {
+    use airqueue_kernel::Time;
+    use airqueue_sim::RedConfig;
     let s = from_toml_str(&format!(
         "{TWO_NODES}[queue]\nkind = \"red\"\ncapacity = 60\nmin_threshold = 10\n\
          max_threshold = 40\nmax_p = 0.05\nweight = 0.01\ngentle = false\necn = true\n\
          mean_pkt_time = 0.001\n"
     ))
     .unwrap();
-    assert_eq!(s.queue.kind, QueueKind::Red);
     assert_eq!(s.queue.capacity_pkts, 60);
     assert_eq!(
-        s.queue.red,
-        RedSpec {
-            min_threshold_pkts: 10.0,
-            max_threshold_pkts: 40.0,
+        red_of(&s),
+        RedConfig {
+            capacity_pkts: 60,
+            min_th: 10.0,
+            max_th: 40.0,
             max_p: 0.05,
             weight: 0.01,
             gentle: false,
             ecn: true,
-            mean_pkt_time_s: 0.001,
+            mean_pkt_time: Time::from_millis(1),
         }
     );
-    assert_eq!(s.queue.pi, pi_defaults(60));
     // Defaults: ns-2's; the idle-time unit is 500 bytes at the wired link's rate (here
     // 4 Mb/s: 1 ms); max_threshold follows min_threshold.
     let s = from_toml_str(&format!(
         "{TWO_NODES}[medium]\nkind = \"wired\"\nbandwidth = 4e6\n[queue]\nkind = \"red\"\n"
     ))
     .unwrap();
-    assert_eq!(s.queue.red, red_defaults(4e6));
-    assert_eq!(s.queue.red.mean_pkt_time_s, 0.001);
+    assert_eq!(red_of(&s), RedConfig::ns2(50, 4e6));
+    assert_eq!(red_of(&s).mean_pkt_time, Time::from_millis(1));
     let s = from_toml_str(&format!(
         "{TWO_NODES}[queue]\nkind = \"red\"\nmin_threshold = 8\n"
     ))
     .unwrap();
+    assert_eq!((red_of(&s).min_th, red_of(&s).max_th), (8.0, 24.0));
+    // The resolved scenario shows the derived values.
+    let v = serde_json::to_value(&s.queue).unwrap();
     assert_eq!(
-        (
-            s.queue.red.min_threshold_pkts,
-            s.queue.red.max_threshold_pkts
-        ),
-        (8.0, 24.0)
+        (v["max_threshold"].as_f64(), v["mean_pkt_time"].as_f64()),
+        (Some(24.0), Some(0.000363637))
     );
 }
 
 #[test]
 fn pi_queue_keys() {
+    use airqueue_kernel::Time;
+    use airqueue_sim::PiConfig;
     let s = from_toml_str(&format!(
         "{TWO_NODES}[queue]\nkind = \"pi\"\ncapacity = 100\nq_ref = 30\na = 2e-5\nb = 1.9e-5\n\
          sample_hz = 100\necn = true\n"
     ))
     .unwrap();
-    assert_eq!(s.queue.kind, QueueKind::Pi);
     assert_eq!(
-        s.queue.pi,
-        PiSpec {
-            q_ref_pkts: 30.0,
+        pi_of(&s),
+        PiConfig {
+            capacity_pkts: 100,
+            q_ref: 30.0,
             a: 2e-5,
             b: 1.9e-5,
-            sample_hz: 100.0,
+            period: Time::from_millis(10),
             ecn: true,
         }
     );
-    assert_eq!(s.queue.red, red_defaults(11e6));
+    let v = serde_json::to_value(&s.queue).unwrap();
+    assert_eq!(
+        (v["q_ref"].as_f64(), v["sample_hz"].as_f64()),
+        (Some(30.0), Some(100.0))
+    );
     // Defaults: Hollot et al.'s gains at 160 Hz, aiming at half the buffer.
     let s = from_toml_str(&format!("{TWO_NODES}[queue]\nkind = \"pi\"\n")).unwrap();
     assert_eq!(
-        (s.queue.capacity_pkts, s.queue.pi.clone()),
-        (50, pi_defaults(50))
+        (s.queue.capacity_pkts, pi_of(&s)),
+        (50, PiConfig::hollot(50))
     );
-    assert_eq!(s.queue.pi.q_ref_pkts, 25.0);
+    assert_eq!(pi_of(&s).q_ref, 25.0);
 }
 
 #[test]
@@ -1159,8 +1137,8 @@ fn red_and_pi_mistakes_are_named() {
     assert_eq!(
         errors_of("[queue]\necn = true\nsample_hz = 100\n"),
         vec![
-            "queue.sample_hz: not used by kind \"droptail\" (the default); sample_hz applies only to kinds pi, dqm",
             "queue.ecn: not used by kind \"droptail\" (the default); ecn applies only to kinds red, pi, codel, fq_codel",
+            "queue.sample_hz: not used by kind \"droptail\" (the default); sample_hz applies only to kinds pi, dqm",
         ]
     );
     // A saturating source cannot keep an AQM queue full; a CBR rate can overload it.
@@ -1174,7 +1152,7 @@ fn red_and_pi_mistakes_are_named() {
     ));
     assert_eq!(
         one_error(&format!("{BASE}[queue]\nkind = \"rde\"\n")),
-        "queue.kind: unknown kind \"rde\"; did you mean \"red\"? expected one of droptail, diffq, fq, red, pi, dqm, backpressure, codel, fq_codel"
+        "queue.kind: unknown kind \"rde\"; did you mean \"red\"? expected one of droptail, fq, red, pi, dqm, codel, fq_codel, diffq, backpressure"
     );
     assert_eq!(
         one_error(&format!(

@@ -22,6 +22,8 @@ pub static SCHEME: Scheme = Scheme {
     default_capacity_pkts: 1000,
     keys: &CODEL_KEYS,
     moves_packets_on_link_break: true,
+    refuses_saturating_source: false,
+    runs_at_access_point: false,
     check: registry::no_checks,
     build: |p, _ctx: &mut BuildContext| -> Qdisc {
         Box::new(Codel::new(CodelConfig::from_params(p)))

@@ -29,8 +29,10 @@
 //!   else the class under its share, else the one with less time per flow; an empty
 //!   choice serves the other queue (work conservation).
 
-use super::pi::PiController;
-use super::{Dequeued, QueueCounters, QueueDiscipline, QueueSample, Queued, Routes};
+use super::droptail::DropTail;
+use super::pi::{self, PiController};
+use super::registry::{BuildContext, Key, KeyValue, Params, Problem, Scheme, Setting};
+use super::{Dequeued, Qdisc, QueueCounters, QueueDiscipline, QueueSample, Queued, Routes};
 use crate::ids::NodeId;
 use crate::net::{DropReason, Packet, TransportHeader};
 use airqueue_kernel::{RngStream, Time};
@@ -47,6 +49,72 @@ use std::collections::VecDeque;
 /// a class for each packet, so also what its temporal fairness equalises.
 pub fn t_pkt_on(msdu_bytes: u32, link: &Link) -> Time {
     access_time(msdu_bytes, link, CW_MIN)
+}
+
+/// `queue.kind = "dqm"`, at the radio interface of a BSS's access point; defaults are
+/// Table II ([`DqmConfig::table_ii`]).
+pub static SCHEME: Scheme = Scheme {
+    name: "dqm",
+    summary: "Dual Queue Management at an infrastructure WLAN's access point (seed 004)",
+    default_capacity_pkts: DqmConfig::CAPACITY_PKTS,
+    keys: &KEYS,
+    moves_packets_on_link_break: false,
+    refuses_saturating_source: true,
+    runs_at_access_point: true,
+    check,
+    build,
+};
+
+const KEYS: [Key; 6] = [
+    Key {
+        name: "d_ref",
+        doc: "D_ref, the queueing delay aimed at, seconds; the controller aims at \
+              d_ref / mean T_pkt packets (eq. (1)); Table II: 0.05",
+        value: KeyValue::Seconds {
+            default_s: 0.05,
+            max_s: 10.0,
+        },
+    },
+    Key {
+        name: "t_fair",
+        doc: "T_fair, channel time per flow and observation window, seconds; Table II: 0.005",
+        value: KeyValue::Seconds {
+            default_s: 0.005,
+            max_s: 1.0,
+        },
+    },
+    Key {
+        name: "flow_timeout",
+        doc: "seconds after its last packet that a flow stops counting as active; default 1 \
+              (not in the paper)",
+        value: KeyValue::Seconds {
+            default_s: 1.0,
+            max_s: 3600.0,
+        },
+    },
+    pi::GAIN_KEYS[0],
+    pi::GAIN_KEYS[1],
+    pi::GAIN_KEYS[2],
+];
+
+fn check(p: &mut Params, _: &Setting) -> Vec<Problem> {
+    pi::check_integral_gain(p).into_iter().collect()
+}
+
+/// DQM at node 0's radio, the access point of a BSS (the only topology the scenario
+/// reader lets it run on); every other interface gets a drop-tail FIFO of the same
+/// capacity (the paper tunes the access point only; its stations keep the default
+/// queue).
+fn build(p: &Params, ctx: &mut BuildContext) -> Qdisc {
+    match ctx.radio {
+        Some(link) if ctx.node == NodeId(0) => Box::new(Dqm::new(
+            DqmConfig::from_params(p, link),
+            ctx.node,
+            ctx.node_count,
+            ctx.rng.clone(),
+        )),
+        _ => Box::new(DropTail::new(p.capacity_pkts as usize)),
+    }
 }
 
 /// DQM's settings (seed 004, Table II for the defaults).
@@ -78,6 +146,20 @@ impl DqmConfig {
     /// several round trips of the paper's setting (25 ms wire plus queueing), so a flow
     /// in a retransmission timeout (RFC 6298: at least 1 s) drops out.
     pub const FLOW_TIMEOUT: Time = Time::from_secs(1);
+
+    /// From the keys of [`SCHEME`], on `link`.
+    pub fn from_params(p: &Params, link: Link) -> Self {
+        DqmConfig {
+            capacity_pkts: p.capacity_pkts,
+            d_ref: p.seconds("d_ref"),
+            a: p.real("a"),
+            b: p.real("b"),
+            period: super::PiConfig::period_at(p.real("sample_hz")),
+            t_fair: p.seconds("t_fair"),
+            flow_timeout: p.seconds("flow_timeout"),
+            link,
+        }
+    }
 
     /// Table II on `link`.
     pub fn table_ii(link: Link) -> Self {
@@ -492,6 +574,30 @@ mod tests {
     use airqueue_kernel::StreamKey;
 
     const MS: Time = Time::from_millis(1);
+
+    #[test]
+    fn scheme_defaults_are_table_ii_and_only_the_access_point_s_radio_runs_dqm() {
+        use crate::qdisc::registry::Params;
+        let link = Link {
+            data_rate: DsssRate::Mbps2,
+            ..Link::default()
+        };
+        let p = Params::defaults(&SCHEME);
+        assert_eq!(DqmConfig::from_params(&p, link), DqmConfig::table_ii(link));
+        let built = |node: u32, radio: Option<Link>| {
+            let mut ctx = BuildContext {
+                node: NodeId(node),
+                link_to: None,
+                node_count: 3,
+                radio,
+                rng: RngStream::new(StreamKey::new(1, node, "qdisc.dqm")),
+            };
+            (SCHEME.build)(&p, &mut ctx)
+        };
+        assert!(built(0, Some(link)).downcast_ref::<Dqm>().is_some());
+        assert!(built(1, Some(link)).downcast_ref::<DropTail>().is_some());
+        assert!(built(0, None).downcast_ref::<DropTail>().is_some());
+    }
 
     fn ms(n: u64) -> Time {
         Time::from_millis(n)

@@ -8,11 +8,56 @@
 //! It is also the FIFO behind the active queue managers (RED, PI), which judge each
 //! arrival and hand it over with [`DropTail::enqueue_judged`].
 
-use super::{Dequeued, QueueCounters, QueueDiscipline, Queued, Routes};
+use super::registry::{self, Fallback, Key, KeyValue, Params, Range, RegisteredQdisc, Scheme};
+use super::{Dequeued, Qdisc, QueueCounters, QueueDiscipline, Queued, Routes};
 use crate::ids::NodeId;
 use crate::net::DropReason;
 use airqueue_kernel::Time;
 use std::collections::VecDeque;
+
+/// `queue.kind = "droptail"`, the default kind.
+pub static SCHEME: Scheme = Scheme {
+    name: "droptail",
+    summary: "drop-tail FIFO (ns-2's DropTail), optionally marking ECN above a fill level",
+    // ns-2's interface queue.
+    default_capacity_pkts: 50,
+    keys: &[Key {
+        name: "ecn_mark",
+        doc: "mark CE on ECN-capable packets (RFC 3168) when, on enqueue, the queue holds \
+              more than this fraction of its capacity; seed 000's TFRC-ECN uses 0.75. \
+              Default off",
+        value: KeyValue::Real {
+            default: Fallback::Off,
+            range: Range::above_to(0.0, 1.0),
+            expected: "a fraction of the capacity in (0, 1]",
+        },
+    }],
+    moves_packets_on_link_break: true,
+    refuses_saturating_source: false,
+    runs_at_access_point: false,
+    check: registry::no_checks,
+    build: |p, _| -> Qdisc {
+        let capacity_pkts = p.capacity_pkts as usize;
+        Box::new(match p.optional_real("ecn_mark") {
+            Some(fraction) => DropTail::with_ecn_marking(capacity_pkts, fraction),
+            None => DropTail::new(capacity_pkts),
+        })
+    },
+};
+
+/// A drop-tail configuration of `capacity_pkts` that marks CE above
+/// `ecn_mark_fraction` of it (`None`: never).
+pub fn config(capacity_pkts: u32, ecn_mark_fraction: Option<f64>) -> RegisteredQdisc {
+    let mut params = Params::defaults(&SCHEME);
+    params.capacity_pkts = capacity_pkts;
+    if let Some(f) = ecn_mark_fraction {
+        params.set("ecn_mark", f);
+    }
+    RegisteredQdisc {
+        scheme: &SCHEME,
+        params,
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct DropTail {

@@ -17,12 +17,112 @@
 //! * Reports older than `report_lifetime` stop holding (this model's rule): a node that
 //!   missed `j`'s last frame of a class would otherwise hold it for ever.
 
+use super::registry::{Key, KeyValue, Params, Problem, RegisteredQdisc, Scheme, Setting};
 use super::reports::NeighbourReports;
-use super::{Dequeued, QueueCounters, QueueDiscipline, Queued, Routes};
+use super::{Dequeued, Qdisc, QueueCounters, QueueDiscipline, Queued, Routes};
 use crate::ids::NodeId;
 use crate::net::{DiffqHeader, DropReason, Packet};
 use airqueue_kernel::Time;
 use std::collections::VecDeque;
+
+/// `queue.kind = "fq"`: per-flow fair queuing with optional hop-by-hop back-pressure
+/// (seed 001). On wired links each direction has its own instance, which hears the
+/// reports carried over the reverse direction only.
+pub static SCHEME: Scheme = Scheme {
+    name: "fq",
+    summary: "per-flow fair queuing with optional hop-by-hop back-pressure (seed 001)",
+    // ns-2's interface queue.
+    default_capacity_pkts: 50,
+    keys: &KEYS,
+    moves_packets_on_link_break: true,
+    refuses_saturating_source: false,
+    runs_at_access_point: false,
+    check,
+    build: |p, ctx| -> Qdisc {
+        Box::new(FairQueue::new(
+            FqConfig::from_params(p),
+            ctx.node,
+            ctx.node_count,
+        ))
+    },
+};
+
+/// `classify`'s names, in [`Classify`]'s order.
+const CLASSIFY: [&str; 4] = ["source", "destination", "next_hop", "previous_hop"];
+/// `backpressure_view`'s names, in [`ReportView`]'s order.
+const VIEW: [&str; 2] = ["overheard", "exact"];
+
+const KEYS: [Key; 5] = [
+    Key {
+        name: "classify",
+        doc: "the per-flow queue key (section 3.2): the IP source (default), destination, \
+              next hop or previous hop",
+        value: KeyValue::Choice {
+            default: "source",
+            names: &CLASSIFY,
+        },
+    },
+    Key {
+        name: "per_flow_capacity",
+        doc: "buffer quota of one class, packets, at most capacity; default 10 (seed 001 \
+              gives none; a fifth of the default buffer)",
+        value: KeyValue::Packets { default: Some(10) },
+    },
+    Key {
+        name: "backpressure_threshold",
+        doc: "hold a class while the next hop's reported queue for it is at least this \
+              many packets (section 4; its best is 1); classify source or destination \
+              only; default off",
+        value: KeyValue::Packets { default: None },
+    },
+    Key {
+        name: "backpressure_view",
+        doc: "where a neighbour's queue is learnt: overheard reports (default, section \
+              4.2) or its exact length (the paper's global array; 802.11 medium only)",
+        value: KeyValue::Choice {
+            default: "overheard",
+            names: &VIEW,
+        },
+    },
+    Key {
+        name: "report_lifetime",
+        doc: "seconds an overheard report may hold a class back; default 0.05 (not in \
+              seed 001: without it a missed last report holds a class for ever)",
+        value: KeyValue::Seconds {
+            default_s: 0.05,
+            max_s: 3600.0,
+        },
+    },
+];
+
+/// `exact` needs back-pressure; `per_flow_capacity <= capacity`; back-pressure needs
+/// classes that are IP addresses (reports are kept per source or destination).
+fn check(p: &mut Params, setting: &Setting) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let threshold_off =
+        p.value("backpressure_threshold").is_none() && !p.is_invalid("backpressure_threshold");
+    if p.choice("backpressure_view") == Some("exact") && threshold_off {
+        problems.push(Problem::new(
+            "backpressure_view",
+            "applies only with back-pressure: set backpressure_threshold too, or drop this key",
+        ));
+    }
+    if let (Some(c), Some(q)) = (setting.capacity_pkts, p.packets("per_flow_capacity")) {
+        if q > c {
+            let message = format!("must be at most capacity ({c} packets), got {q}");
+            problems.push(Problem::new("per_flow_capacity", message));
+        }
+    }
+    let by_hop = matches!(p.choice("classify"), Some("next_hop" | "previous_hop"));
+    if by_hop && p.packets("backpressure_threshold").is_some() {
+        problems.push(Problem::new(
+            "backpressure_threshold",
+            "applies only to classify = \"source\" or \"destination\" (queue reports are \
+             kept per IP source or destination)",
+        ));
+    }
+    problems
+}
 
 /// What a packet's class is (seed 001, section 3.2, item 2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +152,57 @@ pub struct FqConfig {
     pub report_lifetime: Time,
     /// Where back-pressure's view of a neighbour's queue comes from.
     pub view: ReportView,
+}
+
+impl FqConfig {
+    /// From the keys of [`SCHEME`].
+    pub fn from_params(p: &Params) -> Self {
+        let classify = match p.choice("classify") {
+            Some("destination") => Classify::Destination,
+            Some("next_hop") => Classify::NextHop,
+            Some("previous_hop") => Classify::PreviousHop,
+            _ => Classify::Source,
+        };
+        let view = match p.choice("backpressure_view") {
+            Some("exact") => ReportView::Exact,
+            _ => ReportView::Overheard,
+        };
+        FqConfig {
+            capacity_pkts: p.capacity_pkts,
+            per_flow_capacity: p.packets("per_flow_capacity").unwrap_or(10),
+            classify,
+            backpressure_threshold: p.packets("backpressure_threshold"),
+            report_lifetime: p.seconds("report_lifetime"),
+            view,
+        }
+    }
+
+    /// These settings as `queue.kind = "fq"` for a world.
+    pub fn qdisc(&self) -> RegisteredQdisc {
+        let mut params = Params::defaults(&SCHEME);
+        params.capacity_pkts = self.capacity_pkts;
+        params.set("per_flow_capacity", f64::from(self.per_flow_capacity));
+        if let Some(t) = self.backpressure_threshold {
+            params.set("backpressure_threshold", f64::from(t));
+        }
+        params.set("report_lifetime", self.report_lifetime.as_secs_f64());
+        let classify = match self.classify {
+            Classify::Source => "source",
+            Classify::Destination => "destination",
+            Classify::NextHop => "next_hop",
+            Classify::PreviousHop => "previous_hop",
+        };
+        params.set_choice("classify", classify);
+        let view = match self.view {
+            ReportView::Overheard => "overheard",
+            ReportView::Exact => "exact",
+        };
+        params.set_choice("backpressure_view", view);
+        RegisteredQdisc {
+            scheme: &SCHEME,
+            params,
+        }
+    }
 }
 
 /// Where back-pressure learns a downstream neighbour's queue for a class (seed 001,

@@ -7,7 +7,7 @@
 use super::codel::{
     CodelCounts, CodelParams, CodelState, SojournMean, TimedFifo, TimedQueue, CODEL_KEYS,
 };
-use super::registry::{BuildContext, Key, KeyValue, Params, Scheme};
+use super::registry::{BuildContext, Key, KeyValue, Params, Problem, Scheme, Setting};
 use super::{Dequeued, Qdisc, QueueCounters, QueueDiscipline, QueueSample, Queued, Routes};
 use crate::ids::NodeId;
 use crate::net::{DropReason, Packet};
@@ -22,6 +22,8 @@ pub static SCHEME: Scheme = Scheme {
     default_capacity_pkts: 10_240,
     keys: &FQ_CODEL_KEYS,
     moves_packets_on_link_break: true,
+    refuses_saturating_source: false,
+    runs_at_access_point: false,
     check,
     build,
 };
@@ -57,19 +59,17 @@ const FQ_CODEL_KEYS: [Key; 6] = [
     },
 ];
 
-fn check(p: &Params) -> Result<(), (&'static str, String)> {
-    if p.integer("flows") > u64::from(p.capacity_pkts) {
-        return Err((
+fn check(p: &mut Params, setting: &Setting) -> Vec<Problem> {
+    match (p.value("flows"), setting.capacity_pkts) {
+        (Some(flows), Some(c)) if flows > f64::from(c) => vec![Problem::new(
             "flows",
             format!(
-                "must be at most capacity ({} packets), got {}: every flow queue needs room \
-                 for a packet",
-                p.capacity_pkts,
-                p.integer("flows")
+                "must be at most capacity ({c} packets), got {flows}: every flow queue needs \
+                 room for a packet"
             ),
-        ));
+        )],
+        _ => Vec::new(),
     }
-    Ok(())
 }
 
 fn build(p: &Params, ctx: &mut BuildContext) -> Qdisc {

@@ -18,10 +18,109 @@
 //! then (an instant at a touch sees it before the touch): the same bits as a timer.
 
 use super::droptail::DropTail;
-use super::{Dequeued, QueueCounters, QueueDiscipline, Queued, Routes};
+use super::registry::{
+    Fallback, Key, KeyValue, Params, Problem, Range, RegisteredQdisc, Scheme, Setting,
+};
+use super::{Dequeued, Qdisc, QueueCounters, QueueDiscipline, Queued, Routes};
 use crate::ids::NodeId;
 use crate::net::DropReason;
 use airqueue_kernel::{RngStream, Time};
+
+/// `queue.kind = "pi"`; defaults are Hollot et al.'s design ([`PiConfig::hollot`]).
+pub static SCHEME: Scheme = Scheme {
+    name: "pi",
+    summary: "the PI controller AQM (Hollot, Misra, Towsley & Gong, INFOCOM 2001)",
+    // ns-2's interface queue.
+    default_capacity_pkts: 50,
+    keys: &KEYS,
+    moves_packets_on_link_break: false,
+    refuses_saturating_source: true,
+    runs_at_access_point: false,
+    check,
+    build: |p, ctx| -> Qdisc { Box::new(Pi::new(PiConfig::from_params(p), ctx.rng.clone())) },
+};
+
+const KEYS: [Key; 5] = [
+    Key {
+        name: "q_ref",
+        doc: "the queue length aimed at, packets in (0, capacity); default half of capacity",
+        value: KeyValue::Real {
+            default: Fallback::Derived,
+            range: Range::above(0.0),
+            expected: "a number of packets > 0",
+        },
+    },
+    GAIN_KEYS[0],
+    GAIN_KEYS[1],
+    GAIN_KEYS[2],
+    Key {
+        name: "ecn",
+        doc: "mark CE on ECN-capable packets instead of dropping them (RFC 3168); default \
+              false",
+        value: KeyValue::Bool { default: false },
+    },
+];
+
+/// The controller's gains and sampling rate, `a`, `b` and `sample_hz` (the PI queue's
+/// and DQM's); see [`check_integral_gain`].
+pub const GAIN_KEYS: [Key; 3] = [
+    Key {
+        name: "a",
+        doc: "gain on the current error q - q_ref, per packet; default 1.822e-5",
+        value: KeyValue::Real {
+            default: Fallback::Value(PiConfig::A),
+            range: Range::above_to(0.0, 1.0),
+            expected: "a gain in (0, 1]",
+        },
+    },
+    Key {
+        name: "b",
+        doc: "gain on the previous error, per packet, at most a (a - b is the integral \
+              gain); default 1.816e-5",
+        value: KeyValue::Real {
+            default: Fallback::Value(PiConfig::B),
+            range: Range::closed(0.0, 1.0),
+            expected: "a gain in [0, 1]",
+        },
+    },
+    Key {
+        name: "sample_hz",
+        doc: "controller updates per second; default 160",
+        value: KeyValue::Real {
+            default: Fallback::Value(PiConfig::SAMPLE_HZ),
+            range: Range::above_to(0.0, 1e6),
+            expected: "a sampling rate in (0, 1e6] Hz",
+        },
+    },
+];
+
+/// Fills q_ref (half the capacity), then checks `q_ref < capacity` and `b <= a`.
+fn check(p: &mut Params, setting: &Setting) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    if let Some(c) = setting.capacity_pkts {
+        p.fill("q_ref", PiConfig::default_q_ref(c));
+        if let Some(q) = p.value("q_ref").filter(|&q| q >= f64::from(c)) {
+            let message = format!("must be below capacity ({c} packets), got {q}");
+            problems.push(Problem::new("q_ref", message));
+        }
+    }
+    problems.extend(check_integral_gain(p));
+    problems
+}
+
+/// `b <= a`: the integral gain `a - b` must not be negative.
+pub fn check_integral_gain(p: &Params) -> Option<Problem> {
+    let (a, b) = (p.value("a")?, p.value("b")?);
+    (b > a).then(|| {
+        Problem::new(
+            "b",
+            format!(
+                "must be at most a ({a}), got {b}: a - b is the integral gain, which must \
+                 not be negative"
+            ),
+        )
+    })
+}
 
 /// The PI controller's settings.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,6 +156,37 @@ impl PiConfig {
             b: Self::B,
             period: Self::period_at(Self::SAMPLE_HZ),
             ecn: false,
+        }
+    }
+
+    /// From the keys of [`SCHEME`] (q_ref filled).
+    pub fn from_params(p: &Params) -> Self {
+        PiConfig {
+            capacity_pkts: p.capacity_pkts,
+            q_ref: p.real("q_ref"),
+            a: p.real("a"),
+            b: p.real("b"),
+            period: Self::period_at(p.real("sample_hz")),
+            ecn: p.flag("ecn"),
+        }
+    }
+
+    /// These settings as `queue.kind = "pi"` for a world (`sample_hz` = 1 / period).
+    pub fn qdisc(&self) -> RegisteredQdisc {
+        let mut params = Params::defaults(&SCHEME);
+        params.capacity_pkts = self.capacity_pkts;
+        for (key, value) in [
+            ("q_ref", self.q_ref),
+            ("a", self.a),
+            ("b", self.b),
+            ("sample_hz", 1.0 / self.period.as_secs_f64()),
+            ("ecn", f64::from(u8::from(self.ecn))),
+        ] {
+            params.set(key, value);
+        }
+        RegisteredQdisc {
+            scheme: &SCHEME,
+            params,
         }
     }
 
@@ -233,6 +363,27 @@ mod tests {
     use airqueue_kernel::StreamKey;
 
     const MS: Time = Time::from_millis(1);
+
+    #[test]
+    fn scheme_defaults_are_hollot_s_and_settings_round_trip_through_params() {
+        use crate::qdisc::registry::{Params, Setting};
+        let setting = Setting {
+            capacity_pkts: Some(80),
+            rate_bps: None,
+        };
+        let p = Params::resolved(&SCHEME, &setting).unwrap();
+        assert_eq!(PiConfig::from_params(&p), PiConfig::hollot(80));
+        let cfg = PiConfig {
+            q_ref: 30.0,
+            period: Time::from_millis(5),
+            ecn: true,
+            ..PiConfig::hollot(100)
+        };
+        assert_eq!(PiConfig::from_params(&cfg.qdisc().params), cfg);
+        let mut wrong = cfg.qdisc().params;
+        wrong.set("b", 1.0);
+        assert_eq!(check_integral_gain(&wrong).map(|e| e.key), Some("b"));
+    }
 
     fn pi(cfg: PiConfig) -> Pi {
         Pi::new(cfg, RngStream::new(StreamKey::new(1, 0, "qdisc.pi")))

@@ -19,10 +19,122 @@
 //! (`DropReason::QueueOverflow`).
 
 use super::droptail::DropTail;
-use super::{Dequeued, QueueCounters, QueueDiscipline, Queued, Routes};
+use super::registry::{
+    Fallback, Key, KeyValue, Params, Problem, Range, RegisteredQdisc, Scheme, Setting,
+};
+use super::{Dequeued, Qdisc, QueueCounters, QueueDiscipline, Queued, Routes};
 use crate::ids::NodeId;
 use crate::net::DropReason;
 use airqueue_kernel::{RngStream, Time};
+
+/// `queue.kind = "red"`; defaults are ns-2's classic RED ([`RedConfig::ns2`]).
+pub static SCHEME: Scheme = Scheme {
+    name: "red",
+    summary: "Random Early Detection (Floyd & Jacobson 1993), optionally marking ECN",
+    // ns-2's interface queue.
+    default_capacity_pkts: 50,
+    keys: &KEYS,
+    moves_packets_on_link_break: false,
+    refuses_saturating_source: true,
+    runs_at_access_point: false,
+    check,
+    build: |p, ctx| -> Qdisc { Box::new(Red::new(RedConfig::from_params(p), ctx.rng.clone())) },
+};
+
+const KEYS: [Key; 7] = [
+    Key {
+        name: "min_threshold",
+        doc: "min_th, packets: no notification while the average queue is below it \
+              (section 4); default 5",
+        value: KeyValue::Real {
+            default: Fallback::Value(RedConfig::MIN_TH_PKTS),
+            range: Range::at_least(0.0),
+            expected: "a number of packets >= 0",
+        },
+    },
+    Key {
+        name: "max_threshold",
+        doc: "max_th, packets, above min_threshold and at most capacity: the notification \
+              probability reaches max_p here; default 3 x min_threshold",
+        value: KeyValue::Real {
+            default: Fallback::Derived,
+            range: Range::above(0.0),
+            expected: "a number of packets > 0",
+        },
+    },
+    Key {
+        name: "max_p",
+        doc: "the notification probability at max_threshold; default 0.1",
+        value: KeyValue::Real {
+            default: Fallback::Value(RedConfig::MAX_P),
+            range: Range::above_to(0.0, 1.0),
+            expected: "a probability in (0, 1]",
+        },
+    },
+    Key {
+        name: "weight",
+        doc: "w_q, the newest sample's weight in the average queue; default 0.002",
+        value: KeyValue::Real {
+            default: Fallback::Value(RedConfig::WEIGHT),
+            range: Range::above_to(0.0, 1.0),
+            expected: "a weight in (0, 1]",
+        },
+    },
+    Key {
+        name: "gentle",
+        doc: "the probability rises from max_p to 1 between max_threshold and twice it \
+              (Floyd 2000) instead of jumping to 1; default true",
+        value: KeyValue::Bool {
+            default: RedConfig::GENTLE,
+        },
+    },
+    Key {
+        name: "ecn",
+        doc: "mark CE on ECN-capable packets instead of dropping them early (RFC 3168); \
+              default false",
+        value: KeyValue::Bool { default: false },
+    },
+    Key {
+        name: "mean_pkt_time",
+        doc: "s, seconds: the typical transmission time idle periods are counted in \
+              (section 11); default the time 500 bytes (ns-2's mean_pktsize_) take at the \
+              medium's bit rate",
+        value: KeyValue::Real {
+            default: Fallback::Derived,
+            range: Range::above_to(0.0, 3600.0),
+            expected: "a number of seconds in (0, 3600]",
+        },
+    },
+];
+
+/// Fills max_threshold (3 x min_threshold) and mean_pkt_time (from the medium's rate),
+/// then checks `min_threshold < max_threshold <= capacity`.
+fn check(p: &mut Params, setting: &Setting) -> Vec<Problem> {
+    let max_given = p.value("max_threshold").is_some();
+    if let Some(min) = p.value("min_threshold") {
+        p.fill("max_threshold", RedConfig::MAX_TH_PER_MIN_TH * min);
+    }
+    if let Some(rate_bps) = setting.rate_bps {
+        let s = RedConfig::mean_pkt_time_at(rate_bps).as_secs_f64();
+        p.fill("mean_pkt_time", s);
+    }
+    let default = if max_given {
+        ""
+    } else {
+        " (the default, 3 x min_threshold)"
+    };
+    let (Some(lo), Some(hi)) = (p.value("min_threshold"), p.value("max_threshold")) else {
+        return Vec::new();
+    };
+    let message = if hi <= lo {
+        format!("must be greater than min_threshold ({lo} packets), got {hi}{default}")
+    } else if let Some(c) = setting.capacity_pkts.filter(|&c| hi > f64::from(c)) {
+        format!("must be at most capacity ({c} packets), got {hi}{default}")
+    } else {
+        return Vec::new();
+    };
+    vec![Problem::new("max_threshold", message)]
+}
 
 /// RED's settings, in packets (the packet mode of Floyd & Jacobson section 4).
 #[derive(Clone, Debug, PartialEq)]
@@ -72,6 +184,41 @@ impl RedConfig {
             gentle: Self::GENTLE,
             ecn: false,
             mean_pkt_time: Self::mean_pkt_time_at(rate_bps),
+        }
+    }
+
+    /// From the keys of [`SCHEME`] (derived ones filled).
+    pub fn from_params(p: &Params) -> Self {
+        RedConfig {
+            capacity_pkts: p.capacity_pkts,
+            min_th: p.real("min_threshold"),
+            max_th: p.real("max_threshold"),
+            max_p: p.real("max_p"),
+            weight: p.real("weight"),
+            gentle: p.flag("gentle"),
+            ecn: p.flag("ecn"),
+            mean_pkt_time: p.seconds("mean_pkt_time"),
+        }
+    }
+
+    /// These settings as `queue.kind = "red"` for a world.
+    pub fn qdisc(&self) -> RegisteredQdisc {
+        let mut params = Params::defaults(&SCHEME);
+        params.capacity_pkts = self.capacity_pkts;
+        for (key, value) in [
+            ("min_threshold", self.min_th),
+            ("max_threshold", self.max_th),
+            ("max_p", self.max_p),
+            ("weight", self.weight),
+            ("gentle", f64::from(u8::from(self.gentle))),
+            ("ecn", f64::from(u8::from(self.ecn))),
+            ("mean_pkt_time", self.mean_pkt_time.as_secs_f64()),
+        ] {
+            params.set(key, value);
+        }
+        RegisteredQdisc {
+            scheme: &SCHEME,
+            params,
         }
     }
 
@@ -243,6 +390,31 @@ mod tests {
     use airqueue_kernel::StreamKey;
 
     const S: Time = Time::from_micros(100);
+
+    #[test]
+    fn scheme_defaults_are_ns2_s_and_settings_round_trip_through_params() {
+        use crate::qdisc::registry::{Params, Setting};
+        let setting = Setting {
+            capacity_pkts: Some(60),
+            rate_bps: Some(4e6),
+        };
+        let p = Params::resolved(&SCHEME, &setting).unwrap();
+        assert_eq!(RedConfig::from_params(&p), RedConfig::ns2(60, 4e6));
+        let cfg = RedConfig {
+            min_th: 7.0,
+            max_th: 21.5,
+            gentle: false,
+            ecn: true,
+            ..RedConfig::ns2(40, 11e6)
+        };
+        assert_eq!(RedConfig::from_params(&cfg.qdisc().params), cfg);
+        // Without the medium's rate the idle-time unit is undecided.
+        let no_rate = Setting {
+            rate_bps: None,
+            ..setting
+        };
+        assert_eq!(Params::resolved(&SCHEME, &no_rate), Err(Vec::new()));
+    }
 
     fn red(cfg: RedConfig) -> Red {
         Red::new(cfg, RngStream::new(StreamKey::new(1, 0, "qdisc.red")))

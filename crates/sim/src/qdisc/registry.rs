@@ -7,10 +7,19 @@
 use super::Qdisc;
 use crate::ids::NodeId;
 use airqueue_kernel::{RngStream, Time};
+use airqueue_phy::access::Link;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 /// Every discipline configured through its [`Scheme`] declaration.
-pub static SCHEMES: &[&Scheme] = &[&super::codel::SCHEME, &super::fq_codel::SCHEME];
+pub static SCHEMES: &[&Scheme] = &[
+    &super::droptail::SCHEME,
+    &super::fq::SCHEME,
+    &super::red::SCHEME,
+    &super::pi::SCHEME,
+    &super::dqm::SCHEME,
+    &super::codel::SCHEME,
+    &super::fq_codel::SCHEME,
+];
 
 /// The scheme named `kind`, if it is registered.
 pub fn scheme(kind: &str) -> Option<&'static Scheme> {
@@ -31,8 +40,18 @@ pub struct Scheme {
     /// Whether it hands back the packets for a broken next hop
     /// ([`super::QueueDiscipline::remove_next_hop`]), so that AODV can re-route them.
     pub moves_packets_on_link_break: bool,
-    /// Checks between keys once each is in range: `Err((key, message))`.
-    pub check: fn(&Params) -> Result<(), (&'static str, String)>,
+    /// Whether it drops early by design (an AQM such as RED or PI), so that a source
+    /// that always has a packet (`rate = "saturate"`) would only meet its drops: the
+    /// scenario reader refuses that pairing.
+    pub refuses_saturating_source: bool,
+    /// Whether it serves the access point of an infrastructure WLAN (node 0 of a BSS,
+    /// given [`BuildContext::radio`]): the scenario reader refuses it on any other
+    /// topology.
+    pub runs_at_access_point: bool,
+    /// Once every key is read: fills the keys whose default is [`Fallback::Derived`]
+    /// and checks between keys. A key that was invalid (already reported) reads as
+    /// `None` through [`Params::value`]; checks that need it are skipped.
+    pub check: fn(&mut Params, &Setting) -> Vec<Problem>,
     /// One instance for one interface.
     pub build: fn(&Params, &mut BuildContext) -> Qdisc,
 }
@@ -72,15 +91,169 @@ pub enum KeyValue {
     Bool {
         default: bool,
     },
+    /// A real number in `range`. `expected` is what an error message asks for ("a
+    /// probability in (0, 1]"): it names the quantity and shows `range` as
+    /// [`Range::describe`] writes it.
+    Real {
+        default: Fallback,
+        range: Range,
+        expected: &'static str,
+    },
+    /// A number of packets, from 1 to the reader's largest queue; `None`: absent means
+    /// off (`null` in the resolved scenario).
+    Packets {
+        default: Option<u32>,
+    },
+    /// One of `names` (held as its index).
+    Choice {
+        default: &'static str,
+        names: &'static [&'static str],
+    },
+}
+
+/// What a [`KeyValue::Real`] key is when absent.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Fallback {
+    Value(f64),
+    /// Nothing: the feature it sets is off (`null` in the resolved scenario).
+    Off,
+    /// Worked out by the scheme's [`Scheme::check`] from other keys, the capacity or
+    /// the medium.
+    Derived,
+}
+
+/// An interval of reals; `f64::INFINITY` as `max` leaves it unbounded above.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Range {
+    pub min: f64,
+    pub min_inclusive: bool,
+    pub max: f64,
+    pub max_inclusive: bool,
+}
+
+impl Range {
+    /// `(min, max]`.
+    pub const fn above_to(min: f64, max: f64) -> Self {
+        Range {
+            min,
+            min_inclusive: false,
+            max,
+            max_inclusive: true,
+        }
+    }
+
+    /// `[min, max]`.
+    pub const fn closed(min: f64, max: f64) -> Self {
+        Range {
+            min,
+            min_inclusive: true,
+            max,
+            max_inclusive: true,
+        }
+    }
+
+    /// `(min, ∞)`.
+    pub const fn above(min: f64) -> Self {
+        Range::above_to(min, f64::INFINITY)
+    }
+
+    /// `[min, ∞)`.
+    pub const fn at_least(min: f64) -> Self {
+        Range::closed(min, f64::INFINITY)
+    }
+
+    pub fn contains(&self, x: f64) -> bool {
+        let above = if self.min_inclusive {
+            x >= self.min
+        } else {
+            x > self.min
+        };
+        let below = if self.max_inclusive {
+            x <= self.max
+        } else {
+            x < self.max
+        };
+        above && below
+    }
+
+    /// As an error message writes it: `> 0`, `>= 0`, `in (0, 1]`, `in [0, 1]`.
+    pub fn describe(&self) -> String {
+        let min = short(self.min);
+        if self.max.is_infinite() {
+            let op = if self.min_inclusive { ">=" } else { ">" };
+            return format!("{op} {min}");
+        }
+        let open = if self.min_inclusive { '[' } else { '(' };
+        let close = if self.max_inclusive { ']' } else { ')' };
+        format!("in {open}{min}, {}{close}", short(self.max))
+    }
+}
+
+/// A number as a user would write it: `1e6`, `0.025`, `200`, `1e-6`.
+pub fn short(x: f64) -> String {
+    let plain = format!("{x}");
+    let exp = format!("{x:e}");
+    if plain.len() <= exp.len().max(6) {
+        plain
+    } else {
+        exp
+    }
 }
 
 impl KeyValue {
-    /// The default as the number [`Params`] holds (booleans as 0 or 1).
-    pub fn default_number(&self) -> f64 {
+    /// The default as the number [`Params`] holds (booleans as 0 or 1); `None` for a
+    /// real that is off or derived.
+    pub fn default_number(&self) -> Option<f64> {
         match *self {
-            KeyValue::Seconds { default_s, .. } => default_s,
-            KeyValue::Integer { default, .. } => default as f64,
-            KeyValue::Bool { default } => f64::from(u8::from(default)),
+            KeyValue::Seconds { default_s, .. } => Some(default_s),
+            KeyValue::Integer { default, .. } => Some(default as f64),
+            KeyValue::Bool { default } => Some(f64::from(u8::from(default))),
+            KeyValue::Real { default, .. } => match default {
+                Fallback::Value(x) => Some(x),
+                Fallback::Off | Fallback::Derived => None,
+            },
+            KeyValue::Packets { default } => default.map(f64::from),
+            KeyValue::Choice { default, names } => {
+                names.iter().position(|n| *n == default).map(|i| i as f64)
+            }
+        }
+    }
+
+    /// Whether absence is a value (off), not a gap a check must fill.
+    fn may_be_absent(&self) -> bool {
+        matches!(
+            self,
+            KeyValue::Real {
+                default: Fallback::Off,
+                ..
+            } | KeyValue::Packets { default: None }
+        )
+    }
+}
+
+/// What a scheme's [`Scheme::check`] may read besides its own keys. Each is `None`
+/// when it was invalid (already reported).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Setting {
+    /// `queue.capacity`, packets.
+    pub capacity_pkts: Option<u32>,
+    /// The medium's bit rate (`medium.bandwidth` on wires, `radio.data_rate` on the
+    /// 802.11 channel).
+    pub rate_bps: Option<f64>,
+}
+
+/// A mistake [`Scheme::check`] found, reported at `queue.<key>`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Problem {
+    pub key: &'static str,
+    pub message: String,
+}
+
+impl Problem {
+    pub fn new(key: &'static str, message: impl Into<String>) -> Self {
+        Problem {
+            key,
+            message: message.into(),
         }
     }
 }
@@ -91,21 +264,48 @@ impl KeyValue {
 pub struct Params {
     pub capacity_pkts: u32,
     keys: &'static [Key],
-    /// One per key, in declaration order (booleans as 0 or 1).
-    values: Vec<f64>,
+    /// One per key, in declaration order (booleans as 0 or 1); `None` for a real that
+    /// is off, not derived yet, or was invalid.
+    values: Vec<Option<f64>>,
+    /// One per key: the scenario gave it a value that was refused (reported).
+    invalid: Vec<bool>,
 }
 
 impl Params {
-    /// Every key of `scheme` at its default.
+    /// Every key of `scheme` at its default (a derived key stays `None` until
+    /// [`Params::resolved`] or the scheme's check fills it).
     pub fn defaults(scheme: &Scheme) -> Self {
         Params {
             capacity_pkts: scheme.default_capacity_pkts,
             keys: scheme.keys,
-            values: scheme
-                .keys
-                .iter()
+            values: (scheme.keys.iter())
                 .map(|k| k.value.default_number())
                 .collect(),
+            invalid: vec![false; scheme.keys.len()],
+        }
+    }
+
+    /// Every key of `scheme` at its default, derived ones filled for `setting`
+    /// (whose capacity, if any, becomes the queue's); `Err` with the check's problems.
+    pub fn resolved(scheme: &Scheme, setting: &Setting) -> Result<Self, Vec<Problem>> {
+        let mut p = Params::defaults(scheme);
+        if let Some(c) = setting.capacity_pkts {
+            p.capacity_pkts = c;
+        }
+        let problems = (scheme.check)(&mut p, setting);
+        if problems.is_empty() && p.is_complete() {
+            Ok(p)
+        } else {
+            Err(problems)
+        }
+    }
+
+    fn index(&self, key: &str) -> usize {
+        match self.keys.iter().position(|k| k.name == key) {
+            Some(i) => i,
+            // A scheme reads only the keys it declares; its own tests build from
+            // `Params::defaults`, so a misspelt read fails there.
+            None => panic!("queue key {key:?} is not declared by its scheme"),
         }
     }
 
@@ -114,19 +314,52 @@ impl Params {
     pub fn set(&mut self, key: &str, value: f64) -> bool {
         match self.keys.iter().position(|k| k.name == key) {
             Some(i) => {
-                self.values[i] = value;
+                self.values[i] = Some(value);
+                self.invalid[i] = false;
                 true
             }
             None => false,
         }
     }
 
+    /// Records that the scenario's value for `key` was refused (reported).
+    pub fn set_invalid(&mut self, key: &str) {
+        let i = self.index(key);
+        self.values[i] = None;
+        self.invalid[i] = true;
+    }
+
+    /// Whether the scenario's value for `key` was refused.
+    pub fn is_invalid(&self, key: &str) -> bool {
+        self.invalid[self.index(key)]
+    }
+
+    /// `key`'s value: `None` when it is off, not derived yet, or was invalid.
+    pub fn value(&self, key: &str) -> Option<f64> {
+        self.values[self.index(key)]
+    }
+
+    /// Gives a derived key its value unless the scenario set one or its value was
+    /// invalid; returns whether it did.
+    pub fn fill(&mut self, key: &str, value: f64) -> bool {
+        let i = self.index(key);
+        let empty = self.values[i].is_none() && !self.invalid[i];
+        if empty {
+            self.values[i] = Some(value);
+        }
+        empty
+    }
+
+    /// No key invalid and every key that may not be absent (off) has a value.
+    pub fn is_complete(&self) -> bool {
+        (self.keys.iter().zip(&self.values).zip(&self.invalid))
+            .all(|((k, v), &bad)| !bad && (v.is_some() || k.value.may_be_absent()))
+    }
+
     fn get(&self, key: &str) -> f64 {
-        match self.keys.iter().position(|k| k.name == key) {
-            Some(i) => self.values[i],
-            // A scheme reads only the keys it declares; its own tests build from
-            // `Params::defaults`, so a misspelt read fails there.
-            None => panic!("queue key {key:?} is not declared by its scheme"),
+        match self.value(key) {
+            Some(x) => x,
+            None => panic!("queue key {key:?} has no value"),
         }
     }
 
@@ -141,21 +374,72 @@ impl Params {
     pub fn flag(&self, key: &str) -> bool {
         self.get(key) != 0.0
     }
+
+    pub fn real(&self, key: &str) -> f64 {
+        self.get(key)
+    }
+
+    /// A [`Fallback::Off`] real: `None` when off.
+    pub fn optional_real(&self, key: &str) -> Option<f64> {
+        self.value(key)
+    }
+
+    /// A [`KeyValue::Packets`] key: `None` when off.
+    pub fn packets(&self, key: &str) -> Option<u32> {
+        self.value(key).map(|x| x as u32)
+    }
+
+    /// A [`KeyValue::Choice`] key's name; `None` when it was invalid.
+    pub fn choice(&self, key: &str) -> Option<&'static str> {
+        let i = self.index(key);
+        match (self.keys[i].value, self.values[i]) {
+            (KeyValue::Choice { names, .. }, Some(x)) => names.get(x as usize).copied(),
+            _ => None,
+        }
+    }
+
+    /// Sets the [`KeyValue::Choice`] key `key` to `name`; `false` for a name (or key)
+    /// it does not have.
+    pub fn set_choice(&mut self, key: &str, name: &str) -> bool {
+        let found = (self.keys.iter().find(|k| k.name == key)).and_then(|k| match k.value {
+            KeyValue::Choice { names, .. } => names.iter().position(|n| *n == name),
+            _ => None,
+        });
+        found.is_some_and(|i| self.set(key, i as f64))
+    }
 }
 
-/// As a map of key to value, each in its own type.
+/// As a map of key to value, each in its own type (an absent real as `null`).
 impl Serialize for Params {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.keys.len()))?;
-        for (k, &v) in self.keys.iter().zip(&self.values) {
+        for (k, v) in self.keys.iter().zip(&self.values) {
+            let v = v.unwrap_or(f64::NAN);
             match k.value {
                 KeyValue::Seconds { .. } => map.serialize_entry(k.name, &v)?,
                 KeyValue::Integer { .. } => map.serialize_entry(k.name, &(v as u64))?,
                 KeyValue::Bool { .. } => map.serialize_entry(k.name, &(v != 0.0))?,
+                KeyValue::Real { .. } => {
+                    map.serialize_entry(k.name, &v.is_finite().then_some(v))?
+                }
+                KeyValue::Packets { .. } => {
+                    map.serialize_entry(k.name, &v.is_finite().then_some(v as u32))?
+                }
+                KeyValue::Choice { names, .. } => {
+                    let name = v.is_finite().then(|| names.get(v as usize)).flatten();
+                    map.serialize_entry(k.name, &name)?
+                }
             }
         }
         map.end()
     }
+}
+
+/// A registered discipline and the values of its keys.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RegisteredQdisc {
+    pub scheme: &'static Scheme,
+    pub params: Params,
 }
 
 /// What one instance is built for.
@@ -166,13 +450,15 @@ pub struct BuildContext {
     /// The far end of a wired link, `None` on the radio.
     pub link_to: Option<NodeId>,
     pub node_count: usize,
+    /// The 802.11 rates and framing of the node's radio; `None` on a wired link.
+    pub radio: Option<Link>,
     /// Its own random stream, keyed by (seed, node, `qdisc.<name>`, link).
     pub rng: RngStream,
 }
 
-/// `Ok` for a scheme with no checks between its keys.
-pub fn no_checks(_: &Params) -> Result<(), (&'static str, String)> {
-    Ok(())
+/// No derived keys, no checks between keys.
+pub fn no_checks(_: &mut Params, _: &Setting) -> Vec<Problem> {
+    Vec::new()
 }
 
 #[cfg(test)]
@@ -184,12 +470,16 @@ mod tests {
     fn names_are_unique_and_every_scheme_builds_from_its_defaults() {
         for (i, s) in SCHEMES.iter().enumerate() {
             assert!(SCHEMES[..i].iter().all(|o| o.name != s.name), "{}", s.name);
-            let params = Params::defaults(s);
-            assert_eq!((s.check)(&params), Ok(()), "{}", s.name);
+            let setting = Setting {
+                capacity_pkts: Some(s.default_capacity_pkts),
+                rate_bps: Some(11e6),
+            };
+            let params = Params::resolved(s, &setting).unwrap();
             let mut ctx = BuildContext {
                 node: NodeId(0),
                 link_to: None,
                 node_count: 2,
+                radio: Some(Link::default()),
                 rng: RngStream::new(StreamKey::new(1, 0, s.name)),
             };
             let q = (s.build)(&params, &mut ctx);
@@ -210,9 +500,86 @@ mod tests {
                         assert!((min..=max).contains(&default), "{}", k.name)
                     }
                     KeyValue::Bool { .. } => {}
+                    KeyValue::Real {
+                        default,
+                        range,
+                        expected,
+                    } => {
+                        if let Fallback::Value(x) = default {
+                            assert!(range.contains(x), "{}", k.name)
+                        }
+                        assert!(expected.contains(&range.describe()), "{}", k.name)
+                    }
+                    KeyValue::Packets { default } => {
+                        assert!(default.is_none_or(|d| d >= 1), "{}", k.name)
+                    }
+                    KeyValue::Choice { default, names } => {
+                        assert!(names.contains(&default), "{}", k.name)
+                    }
                 }
                 assert!(!k.doc.is_empty());
             }
         }
+    }
+
+    #[test]
+    fn ranges_say_what_they_hold() {
+        let cases = [
+            (
+                Range::above_to(0.0, 1.0),
+                "in (0, 1]",
+                [false, true, true, false],
+            ),
+            (
+                Range::closed(0.0, 1.0),
+                "in [0, 1]",
+                [true, true, true, false],
+            ),
+            (Range::above(0.0), "> 0", [false, true, true, true]),
+            (Range::at_least(0.0), ">= 0", [true, true, true, true]),
+        ];
+        for (range, text, holds) in cases {
+            assert_eq!(range.describe(), text);
+            let got = [0.0, 0.5, 1.0, 1.5].map(|x| range.contains(x));
+            assert_eq!(got, holds, "{text}");
+        }
+        assert_eq!(Range::above_to(0.0, 1e6).describe(), "in (0, 1e6]");
+    }
+
+    #[test]
+    fn an_absent_optional_real_is_null_and_a_derived_one_is_incomplete_until_filled() {
+        static KEYS: [Key; 2] = [
+            Key {
+                name: "off",
+                doc: "x",
+                value: KeyValue::Real {
+                    default: Fallback::Off,
+                    range: Range::above(0.0),
+                    expected: "a number > 0",
+                },
+            },
+            Key {
+                name: "derived",
+                doc: "x",
+                value: KeyValue::Real {
+                    default: Fallback::Derived,
+                    range: Range::above(0.0),
+                    expected: "a number > 0",
+                },
+            },
+        ];
+        let mut p = Params {
+            capacity_pkts: 1,
+            keys: &KEYS,
+            values: vec![None, None],
+            invalid: vec![false, false],
+        };
+        assert!(!p.is_complete());
+        assert!(p.fill("derived", 2.0));
+        assert!(!p.fill("derived", 3.0), "a value already there stays");
+        assert!(p.is_complete());
+        assert_eq!((p.optional_real("off"), p.real("derived")), (None, 2.0));
+        p.set_invalid("derived");
+        assert!(!p.fill("derived", 2.0) && !p.is_complete() && p.is_invalid("derived"));
     }
 }

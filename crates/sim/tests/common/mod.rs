@@ -12,8 +12,9 @@ use airqueue_sim::app::UdpRate;
 use airqueue_sim::medium::wifi::WifiConfig;
 use airqueue_sim::net::routing::GraphEdge;
 use airqueue_sim::net::RoutingTable;
+use airqueue_sim::qdisc::droptail;
 use airqueue_sim::{
-    DiffQConfig, FlowCc, FlowConfig, FlowKindConfig, MediumConfig, NodeId, QdiscConfig, RunOutcome,
+    DiffQConfig, FlowCc, FlowConfig, FlowKindConfig, MediumConfig, NodeId, RunOutcome,
     TcpFlowConfig, World, WorldConfig,
 };
 
@@ -68,10 +69,7 @@ pub fn wifi_world(
         positions,
         link_loss: vec![],
         medium: MediumConfig::Wifi(wifi),
-        qdisc: QdiscConfig::DropTail {
-            capacity_pkts: 50,
-            ecn_mark_fraction: None,
-        },
+        qdisc: droptail::config(50, None).into(),
         flows,
     }
 }
@@ -122,10 +120,7 @@ pub fn wired_world(
         routing: RoutingTable::shortest_paths(&graph),
         aodv: None,
         olsr: None,
-        qdisc: QdiscConfig::DropTail {
-            capacity_pkts: 50,
-            ecn_mark_fraction: None,
-        },
+        qdisc: droptail::config(50, None).into(),
         flows,
     }
 }
