@@ -3,7 +3,7 @@
 
 use crate::schema::{
     AodvLinkDetection, BackpressureVariantKind, CcKind, DiffqUtilityKind, FadingKind, FlowKind,
-    FlowSpec, FqClassifyKind, FqViewKind, LateCaptureKind, Level, LinkEstimateKind, LossCountKind,
+    FlowSpec, FqClassifyKind, FqHeldKind, FqViewKind, LateCaptureKind, Level, LinkEstimateKind, LossCountKind,
     Mac, Medium, OlsrLqAlgorithm, PreambleKind, QueueKind, Radio, Rate, RateControlKind,
     RateUpdateKind, RoutingKind, RoutingMetric, Scenario, SensedFramesKind, TcpVariantKind,
     Topology,
@@ -22,7 +22,7 @@ use airqueue_sim::net::routing::{etx, GraphEdge};
 use airqueue_sim::net::RoutingTable;
 use airqueue_sim::qdisc::dqm::Link as AirtimeLink;
 use airqueue_sim::qdisc::registry::Params;
-use airqueue_sim::qdisc::ReportView;
+use airqueue_sim::qdisc::{HeldPackets, ReportView};
 use airqueue_sim::{
     BackpressureConfig, BackpressureVariant, Classify, CodingConfig, DiffQConfig, DiffqRateConfig,
     DiffqUtility, DqmConfig, FlowCc, FlowConfig, FlowKindConfig, FqConfig, LinkEstimate, LossCount,
@@ -326,6 +326,10 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
             view: match s.queue.backpressure_view {
                 FqViewKind::Overheard => ReportView::Overheard,
                 FqViewKind::Exact => ReportView::Exact,
+            },
+            held: match s.queue.backpressure_classes {
+                FqHeldKind::All => HeldPackets::All,
+                FqHeldKind::Udp => HeldPackets::Udp,
             },
         }),
         QueueKind::Backpressure => QdiscConfig::Backpressure(BackpressureConfig {

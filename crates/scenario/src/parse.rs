@@ -38,7 +38,7 @@ use crate::error::{ConfigError, ConfigErrors};
 use crate::schema::RandomFlows;
 use crate::schema::{
     AodvLinkDetection, AodvSpec, BackpressureSpec, BackpressureVariantKind, CcKind, DiffqSpec,
-    DiffqUtilityKind, FlowKind, FlowSpec, FqClassifyKind, FqViewKind, LinkEstimateKind, LinkSpec,
+    DiffqUtilityKind, FlowKind, FlowSpec, FqClassifyKind, FqHeldKind, FqViewKind, LinkEstimateKind, LinkSpec,
     LossCountKind, Medium, OlsrLqAlgorithm, OlsrSpec, Outputs, QueueKind, QueueSpec, Rate,
     RateUpdateKind, Routing, RoutingKind, RoutingMetric, Scenario, TcpSpec, TcpVariantKind,
     Topology,
@@ -134,11 +134,12 @@ const FLOW_KEYS: [(&str, &[&str]); 6] = [
 
 /// `[queue]` keys that only some queue kinds take (`per_dest_capacity` and `ecn_mark`
 /// keep their own messages).
-const QUEUE_KEYS: [(&str, &[&str]); 24] = [
+const QUEUE_KEYS: [(&str, &[&str]); 25] = [
     ("classify", &["fq"]),
     ("per_flow_capacity", &["fq"]),
     ("backpressure_threshold", &["fq"]),
     ("backpressure_view", &["fq"]),
+    ("backpressure_classes", &["fq"]),
     ("report_lifetime", &["fq", "backpressure"]),
     ("variant", &["backpressure"]),
     ("link_estimate", &["backpressure"]),
@@ -1404,6 +1405,24 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
     } else {
         Some("overheard")
     };
+    let held = if fq {
+        f.choice(
+            errs,
+            "backpressure_classes",
+            Some("all"),
+            &["all", "udp"],
+            &[],
+        )
+    } else {
+        Some("all")
+    };
+    if fq && f.has("backpressure_classes") && backpressure == Some(None) {
+        errs.push(ConfigError::new(
+            f.path("backpressure_classes"),
+            "applies only with back-pressure: set backpressure_threshold too, or drop \
+             this key",
+        ));
+    }
     if let (Some("exact"), Some(None)) = (view, backpressure) {
         errs.push(ConfigError::new(
             f.path("backpressure_view"),
@@ -1551,6 +1570,10 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
         backpressure_view: match view? {
             "exact" => FqViewKind::Exact,
             _ => FqViewKind::Overheard,
+        },
+        backpressure_classes: match held? {
+            "udp" => FqHeldKind::Udp,
+            _ => FqHeldKind::All,
         },
         report_lifetime_s: lifetime?,
         variant,

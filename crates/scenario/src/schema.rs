@@ -469,6 +469,12 @@ pub struct QueueSpec {
     /// its frames carry, section 4.2) or "exact" (its true length at each decision, the
     /// "virtual, globally accessible array" of the paper's simulations).
     pub backpressure_view: FqViewKind,
+    /// `backpressure_classes` (fq with `backpressure_threshold`): which packets
+    /// back-pressure may hold, "all" (default: section 4.2's mechanism, per IP source or
+    /// destination whatever it carries) or "udp" (never a TCP segment or ACK: the paper's
+    /// "UDP back-pressure" of 4.3-4.5, whose objective is to stop "an aggressive UDP
+    /// source", 4.1).
+    pub backpressure_classes: FqHeldKind,
     /// `report_lifetime` (fq and backpressure): seconds an overheard queue report may
     /// hold a class back (fq) or counts as the neighbour's backlog (backpressure);
     /// default 0.05, in (0, 3600]. Not in seed 001 (which reads a global array): without it
@@ -591,6 +597,16 @@ pub enum FqViewKind {
     Overheard,
     /// The true queue lengths (the global array the paper's simulations read).
     Exact,
+}
+
+/// `[queue] backpressure_classes` of kind = "fq" (seed 001, section 4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FqHeldKind {
+    /// Every packet of a class may be held.
+    All,
+    /// Only packets that are not TCP (UDP and what rides on it).
+    Udp,
 }
 
 /// `[queue] loss_count` of kind = "backpressure" (seed 002, 4.1.1, footnote 2).

@@ -41,6 +41,7 @@ fn fq_seen(
         backpressure_threshold,
         report_lifetime: Time::from_millis(50),
         view,
+        held: HeldPackets::All,
     })
 }
 
@@ -147,6 +148,7 @@ fn backpressure_threshold_and_report_lifetime_sweep() {
             backpressure_threshold: Some(t),
             report_lifetime: Time::from_millis(life_ms),
             view: ReportView::Overheard,
+            held: HeldPackets::All,
         });
         let (tcp, udp, o) = mixed(q);
         eprintln!("threshold {t}, lifetime {life_ms:3} ms: TCP {tcp:4.0} kb/s, UDP {udp:4.0} kb/s");

@@ -130,6 +130,7 @@ fn defaults_fill_every_optional_section() {
             per_flow_capacity_pkts: 10,
             backpressure_threshold_pkts: None,
             backpressure_view: FqViewKind::Overheard,
+            backpressure_classes: FqHeldKind::All,
             report_lifetime_s: 0.05,
             variant: BackpressureVariantKind::TcpAware,
             link_estimate: LinkEstimateKind::Measured,
@@ -817,6 +818,7 @@ fn diffq_queue_and_rate_control_keys() {
             per_flow_capacity_pkts: 10,
             backpressure_threshold_pkts: None,
             backpressure_view: FqViewKind::Overheard,
+            backpressure_classes: FqHeldKind::All,
             report_lifetime_s: 0.05,
             variant: BackpressureVariantKind::TcpAware,
             link_estimate: LinkEstimateKind::Measured,
@@ -962,6 +964,7 @@ fn fq_queue_keys() {
             per_flow_capacity_pkts: 5,
             backpressure_threshold_pkts: Some(1),
             backpressure_view: FqViewKind::Overheard,
+            backpressure_classes: FqHeldKind::All,
             report_lifetime_s: 0.02,
             variant: BackpressureVariantKind::TcpAware,
             link_estimate: LinkEstimateKind::Measured,
@@ -992,6 +995,12 @@ fn fq_queue_keys() {
     ))
     .unwrap();
     assert_eq!(s.queue.backpressure_view, FqViewKind::Exact);
+    assert_eq!(s.queue.backpressure_classes, FqHeldKind::All);
+    let s = from_toml_str(&format!(
+        "{TWO_NODES}[queue]\nkind = \"fq\"\nbackpressure_threshold = 1\nbackpressure_classes = \"udp\"\n"
+    ))
+    .unwrap();
+    assert_eq!(s.queue.backpressure_classes, FqHeldKind::Udp);
     for (key, kind) in [
         ("next_hop", FqClassifyKind::NextHop),
         ("previous_hop", FqClassifyKind::PreviousHop),
@@ -1028,6 +1037,18 @@ fn fq_mistakes_are_named() {
     assert_eq!(
         errors_of("[queue]\nkind = \"fq\"\nbackpressure_view = \"exact\"\n"),
         vec!["queue.backpressure_view: applies only with back-pressure: set backpressure_threshold too, or drop this key"]
+    );
+    assert_eq!(
+        errors_of("[queue]\nkind = \"fq\"\nbackpressure_classes = \"udp\"\n"),
+        vec!["queue.backpressure_classes: applies only with back-pressure: set backpressure_threshold too, or drop this key"]
+    );
+    assert_eq!(
+        errors_of("[queue]\nkind = \"fq\"\nbackpressure_threshold = 1\nbackpressure_classes = \"tcp\"\n"),
+        vec!["queue.backpressure_classes: unknown backpressure_classes \"tcp\"; expected one of all, udp"]
+    );
+    assert_eq!(
+        errors_of("[queue]\nkind = \"droptail\"\nbackpressure_classes = \"udp\"\n"),
+        vec!["queue.backpressure_classes: not used by kind \"droptail\"; backpressure_classes applies only to kind fq"]
     );
     assert_eq!(
         errors_of("[queue]\nkind = \"fq\"\nbackpressure_threshold = 1\nbackpressure_view = \"global\"\n"),
