@@ -83,6 +83,11 @@ def test_scenarios_follow_the_paper_setup():
     heard_bp = fqp.scenario(heard, "fq-source-bp1", udp=True)
     assert heard_bp["queue"]["backpressure_view"] == "overheard"
     assert "backpressure_view" not in fqp.scenario(heard, "fq-source", udp=True)["queue"]
+    # The paper's "UDP back-pressure" (4.3-4.5): TCP is never held unless asked.
+    assert sc["queue"]["backpressure_classes"] == "udp"
+    every = fqp.Config.make(False, {"backpressure_classes": "all"})
+    assert fqp.scenario(every, "fq-source-bp1", udp=True)["queue"]["backpressure_classes"] == "all"
+    assert "backpressure_classes" not in fqp.scenario(every, "fq-source", udp=True)["queue"]
     tcp = [f for f in sc["flow"] if f["kind"] == "tcp"]
     udp = [f for f in sc["flow"] if f["kind"] == "udp"]
     assert len(tcp) == 8 and {f["dst"] for f in tcp} == {84}
@@ -107,6 +112,51 @@ def test_every_udp_path_crosses_the_server():
         assert config.server in path[1:-1] and len(path) - 1 == 8
 
 
+def test_case2_udp_paths_leave_the_server_and_connections_6_and_7_free():
+    # Section 3.3's Case 2: "UDP streams do not isolate the server" (our reading of the
+    # lost Fig. 1b). Static shortest paths, as the run's routes table gives them.
+    config = fqp.Config.make(False, None)
+    sc = fqp.scenario(config, "droptail-case2", udp=True)
+    assert sc["queue"] == {"kind": "droptail", "capacity": 50}
+    assert (sc["mac"]["short_retry_limit"], sc["mac"]["long_retry_limit"]) == (7, 4)
+    sc["routing"] = {"kind": "static"}
+    res = airqueue.run(sc, duration=config.tcp_start + 12.5)
+    routes = res.routes
+
+    def path(fid: int) -> list[int]:
+        return list(routes[routes["flow"] == fid].sort_values("hop")["node"])
+
+    kinds = [f["kind"] for f in sc["flow"]]
+    udp_paths = [path(i) for i, k in enumerate(kinds) if k == "udp"]
+    assert [(p[0], p[-1]) for p in udp_paths] == list(config.case2_udp_flows)
+    on_udp = {n for p in udp_paths for n in p}
+    assert config.server not in on_udp and all(len(p) - 1 == 8 for p in udp_paths)
+    for i, f in enumerate(sc["flow"]):
+        if f["kind"] == "tcp" and f["src"] in config.case2_clients:
+            assert not on_udp & set(path(i)), f["src"]
+
+
+def test_case2_and_jitter_rows_of_a_short_run(tmp_path):
+    res = airqueue.reproduce(
+        "fq-protection",
+        quick=True,
+        out=tmp_path,
+        serial=True,
+        params={"seeds": 1, "duration": 16.0, "schemes": ["droptail-case2", "fq-source-bp1"]},
+    )
+    case2 = fqp.scheme(fqp.Config(), "droptail-case2").label
+    pair = res.row(f"{case2}: {fqp._PAIR}")
+    assert pair.ours is not None and pair.ours > 0
+    bp = fqp.scheme(fqp.Config(), "fq-source-bp1").label
+    jitter = res.row(f"{bp}: {fqp._JITTER}")
+    # Delays of saturating UDP over 8 hops spread over milliseconds at least.
+    assert jitter.ours is not None and 0.1 < jitter.ours < 10_000
+    stalls = res.row(
+        f"{bp}: runs in which TCP stalls (none delivered in the last 20% of the run), of 2 per seed"
+    )
+    assert stalls.ours in (0.0, 1.0, 2.0)
+
+
 @pytest.mark.parametrize(
     ("params", "message"),
     [
@@ -115,6 +165,8 @@ def test_every_udp_path_crosses_the_server():
         ({"udp_flows": [[80]]}, "udp_flows: a list of [source, destination]"),
         ({"duration": 10.0}, "UDP starts at 13 s"),
         ({"backpressure_view": "global"}, "backpressure_view: expected one of exact"),
+        ({"backpressure_classes": "tcp"}, "backpressure_classes: expected one of udp, all"),
+        ({"case2_clients": [156, 7]}, "case2_clients: [7] are not clients"),
     ],
 )
 def test_bad_parameters_are_named(tmp_path, params, message):
