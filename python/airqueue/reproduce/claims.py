@@ -376,22 +376,6 @@ NOT_ATTEMPTED: tuple[Claim, ...] = (
         "no reproduction reports the ACKs' share of the channel",
     ),
     _skip(
-        "001-s44-tcp-sent-95pct",
-        "Sec. 4.4, Fig. 5",
-        "number of TCP packets sent by the clients increases by 95% and so does the packets "
-        "reaching the TCP server",
-        "TCP packets sent, back-pressure 1 / FQ by IP source",
-        "no row of TCP packets sent (001-s43-bp1-gain-95pct holds the packets reaching the server)",
-    ),
-    _skip(
-        "001-s44-fewer-tcp-drops",
-        "Sec. 4.4",
-        "this rate adaptation ... leads to a reduction in MAC and Interface queue (IFQ) "
-        "related drops for the TCP Connections",
-        "TCP packets dropped, back-pressure 1 vs FQ by IP source",
-        "fq-protection reports the UDP flows' drops only (001-s44-fewer-udp-drops)",
-    ),
-    _skip(
         "004-fig2-base-case1-fluctuates",
         "Sec. IV-A, Figs. 2-3",
         "with BASE, the figures in Case 1 fluctuate a lot and are hardly predictable, while "
