@@ -114,7 +114,9 @@ def test_every_udp_path_crosses_the_server():
 
 def test_case2_udp_paths_leave_the_server_and_connections_6_and_7_free():
     # Section 3.3's Case 2: "UDP streams do not isolate the server" (our reading of the
-    # lost Fig. 1b). Static shortest paths, as the run's routes table gives them.
+    # lost Fig. 1b). The UDP paths are static routing's, as the run's routes table
+    # gives them; connections 6 and 7 have a shortest path to the server (grid hops)
+    # that crosses no node of a UDP path.
     config = fqp.Config.make(False, None)
     sc = fqp.scenario(config, "droptail-case2", udp=True)
     assert sc["queue"] == {"kind": "droptail", "capacity": 50}
@@ -122,18 +124,49 @@ def test_case2_udp_paths_leave_the_server_and_connections_6_and_7_free():
     sc["routing"] = {"kind": "static"}
     res = airqueue.run(sc, duration=config.tcp_start + 12.5)
     routes = res.routes
-
-    def path(fid: int) -> list[int]:
-        return list(routes[routes["flow"] == fid].sort_values("hop")["node"])
-
     kinds = [f["kind"] for f in sc["flow"]]
-    udp_paths = [path(i) for i, k in enumerate(kinds) if k == "udp"]
+    udp_paths = [
+        list(routes[routes["flow"] == i].sort_values("hop")["node"])
+        for i, k in enumerate(kinds)
+        if k == "udp"
+    ]
     assert [(p[0], p[-1]) for p in udp_paths] == list(config.case2_udp_flows)
     on_udp = {n for p in udp_paths for n in p}
     assert config.server not in on_udp and all(len(p) - 1 == 8 for p in udp_paths)
-    for i, f in enumerate(sc["flow"]):
-        if f["kind"] == "tcp" and f["src"] in config.case2_clients:
-            assert not on_udp & set(path(i)), f["src"]
+
+    def hops_avoiding(src: int, dst: int, blocked: set[int]) -> int | None:
+        cols = config.cols
+        seen, frontier, hops = {src}, [src], 0
+        while frontier:
+            if dst in frontier:
+                return hops
+            nxt = []
+            for n in frontier:
+                r, c = divmod(n, cols)
+                for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+                    m = rr * cols + cc
+                    if 0 <= rr < config.rows and 0 <= cc < cols and m not in seen | blocked:
+                        seen.add(m)
+                        nxt.append(m)
+            frontier, hops = nxt, hops + 1
+        return None
+
+    def grid_hops(a: int, b: int) -> int:
+        (ra, ca), (rb, cb) = divmod(a, config.cols), divmod(b, config.cols)
+        return abs(ra - rb) + abs(ca - cb)
+
+    for client in config.case2_clients:
+        free = hops_avoiding(client, config.server, on_udp)
+        assert free == grid_hops(client, config.server), client
+    # In Case 1 every path of client 156 to the server meets a UDP path (the cross
+    # encloses the server).
+    case1 = fqp.scenario(config, "droptail", udp=True)
+    assert [(f["src"], f["dst"]) for f in case1["flow"] if f["kind"] == "udp"] == [
+        (80, 88),
+        (32, 136),
+    ]
+    arms = set(range(80, 89)) | set(range(32, 137, 13))
+    assert hops_avoiding(156, config.server, arms - {config.server}) is None
 
 
 def test_case2_and_jitter_rows_of_a_short_run(tmp_path):
@@ -162,7 +195,7 @@ def test_case2_and_jitter_rows_of_a_short_run(tmp_path):
     [
         ({"schemes": ["fq-sauce"]}, "scheme 'fq-sauce'"),
         ({"clients": [0, 169]}, "node ids [169] outside the 13 x 13 grid"),
-        ({"udp_flows": [[80]]}, "udp_flows: a list of [source, destination]"),
+        ({"udp_flows": [[80]]}, "udp_flows, case2_udp_flows: lists of [source, destination]"),
         ({"duration": 10.0}, "UDP starts at 13 s"),
         ({"backpressure_view": "global"}, "backpressure_view: expected one of exact"),
         ({"backpressure_classes": "tcp"}, "backpressure_classes: expected one of udp, all"),

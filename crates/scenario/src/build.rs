@@ -3,10 +3,10 @@
 
 use crate::schema::{
     AodvLinkDetection, BackpressureVariantKind, CcKind, DiffqUtilityKind, FadingKind, FlowKind,
-    FlowSpec, FqClassifyKind, FqHeldKind, FqViewKind, LateCaptureKind, Level, LinkEstimateKind, LossCountKind,
-    Mac, Medium, OlsrLqAlgorithm, PreambleKind, QueueKind, Radio, Rate, RateControlKind,
-    RateUpdateKind, RoutingKind, RoutingMetric, Scenario, SensedFramesKind, TcpVariantKind,
-    Topology,
+    FlowSpec, FqClassifyKind, FqHeldKind, FqViewKind, LateCaptureKind, Level, LinkEstimateKind,
+    LossCountKind, Mac, Medium, OlsrLqAlgorithm, PreambleKind, QueueKind, Radio, Rate,
+    RateControlKind, RateUpdateKind, RoutingKind, RoutingMetric, Scenario, SensedFramesKind,
+    TcpVariantKind, Topology,
 };
 use crate::topology::adjacency;
 use airqueue_kernel::Time;

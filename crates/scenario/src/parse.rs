@@ -38,9 +38,9 @@ use crate::error::{ConfigError, ConfigErrors};
 use crate::schema::RandomFlows;
 use crate::schema::{
     AodvLinkDetection, AodvSpec, BackpressureSpec, BackpressureVariantKind, CcKind, DiffqSpec,
-    DiffqUtilityKind, FlowKind, FlowSpec, FqClassifyKind, FqHeldKind, FqViewKind, LinkEstimateKind, LinkSpec,
-    LossCountKind, Medium, OlsrLqAlgorithm, OlsrSpec, Outputs, QueueKind, QueueSpec, Rate,
-    RateUpdateKind, Routing, RoutingKind, RoutingMetric, Scenario, TcpSpec, TcpVariantKind,
+    DiffqUtilityKind, FlowKind, FlowSpec, FqClassifyKind, FqHeldKind, FqViewKind, LinkEstimateKind,
+    LinkSpec, LossCountKind, Medium, OlsrLqAlgorithm, OlsrSpec, Outputs, QueueKind, QueueSpec,
+    Rate, RateUpdateKind, Routing, RoutingKind, RoutingMetric, Scenario, TcpSpec, TcpVariantKind,
     Topology,
 };
 use airqueue_sim::qdisc::registry;

@@ -373,7 +373,8 @@ NOT_ATTEMPTED: tuple[Claim, ...] = (
         "Sec. 3.3",
         "the TCP ACKs can receive up to 80% of the share of the bandwidth",
         "TCP ACKs' share of the channel, FQ by IP destination",
-        "no reproduction reports the ACKs' share of the channel",
+        "no reproduction reports the ACKs' share of the channel: the runs' tables do not "
+        "split transmissions or airtime into TCP ACKs and data",
     ),
     _skip(
         "004-fig2-base-case1-fluctuates",

@@ -192,7 +192,7 @@ class Config:
     #: Case 2 of section 3.3 (Fig. 1b, lost in the text): UDP flows that do not isolate
     #: the server. Our reading: Case 1's cross of two 8-hop flows moved to cross at node
     #: 42 (row 3, column 3), so the server lies outside it and clients 6 and 7 (nodes 156
-    #: and 162) reach it without crossing a UDP path.
+    #: and 162) have shortest paths to it that cross no UDP path.
     case2_udp_flows: tuple[tuple[int, int], ...] = ((39, 47), (3, 107))
     #: Connections 6 and 7 of Fig. 2 (the clients that keep their goodput in Case 2).
     case2_clients: tuple[int, ...] = (156, 162)
