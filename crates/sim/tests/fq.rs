@@ -10,7 +10,7 @@
 use airqueue_kernel::Time;
 use airqueue_sim::app::UdpRate;
 use airqueue_sim::medium::wifi::WifiConfig;
-use airqueue_sim::qdisc::ReportView;
+use airqueue_sim::qdisc::{HeldPackets, ReportView};
 use airqueue_sim::{
     Classify, FlowId, FlowKindConfig, FqConfig, NodeId, QdiscConfig, RunOutcome, TcpFlowConfig,
     TcpVariant, WorldConfig,

@@ -187,7 +187,7 @@ class Config:
     #: Which packets back-pressure may hold: ``"udp"`` (never a TCP segment or ACK: the
     #: paper's "UDP back-pressure", 4.3-4.5, whose objective is to stop "an aggressive UDP
     #: source", 4.1) or ``"all"`` (every packet of a class, 4.2's mechanism read
-    #: literally; the reproduction's default before issue 25).
+    #: literally).
     backpressure_classes: str = "udp"
     #: Case 2 of section 3.3 (Fig. 1b, lost in the text): UDP flows that do not isolate
     #: the server. Our reading: Case 1's cross of two 8-hop flows moved to cross at node
