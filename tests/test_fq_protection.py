@@ -83,6 +83,11 @@ def test_scenarios_follow_the_paper_setup():
     heard_bp = fqp.scenario(heard, "fq-source-bp1", udp=True)
     assert heard_bp["queue"]["backpressure_view"] == "overheard"
     assert "backpressure_view" not in fqp.scenario(heard, "fq-source", udp=True)["queue"]
+    # The paper's "UDP back-pressure" (4.3-4.5): TCP is never held unless asked.
+    assert sc["queue"]["backpressure_classes"] == "udp"
+    every = fqp.Config.make(False, {"backpressure_classes": "all"})
+    assert fqp.scenario(every, "fq-source-bp1", udp=True)["queue"]["backpressure_classes"] == "all"
+    assert "backpressure_classes" not in fqp.scenario(every, "fq-source", udp=True)["queue"]
     tcp = [f for f in sc["flow"] if f["kind"] == "tcp"]
     udp = [f for f in sc["flow"] if f["kind"] == "udp"]
     assert len(tcp) == 8 and {f["dst"] for f in tcp} == {84}
@@ -107,14 +112,94 @@ def test_every_udp_path_crosses_the_server():
         assert config.server in path[1:-1] and len(path) - 1 == 8
 
 
+def test_case2_udp_paths_leave_the_server_and_connections_6_and_7_free():
+    # Section 3.3's Case 2: "UDP streams do not isolate the server" (our reading of the
+    # lost Fig. 1b). The UDP paths are static routing's, as the run's routes table
+    # gives them; connections 6 and 7 have a shortest path to the server (grid hops)
+    # that crosses no node of a UDP path.
+    config = fqp.Config.make(False, None)
+    sc = fqp.scenario(config, "droptail-case2", udp=True)
+    assert sc["queue"] == {"kind": "droptail", "capacity": 50}
+    assert (sc["mac"]["short_retry_limit"], sc["mac"]["long_retry_limit"]) == (7, 4)
+    sc["routing"] = {"kind": "static"}
+    res = airqueue.run(sc, duration=config.tcp_start + 12.5)
+    routes = res.routes
+    kinds = [f["kind"] for f in sc["flow"]]
+    udp_paths = [
+        list(routes[routes["flow"] == i].sort_values("hop")["node"])
+        for i, k in enumerate(kinds)
+        if k == "udp"
+    ]
+    assert [(p[0], p[-1]) for p in udp_paths] == list(config.case2_udp_flows)
+    on_udp = {n for p in udp_paths for n in p}
+    assert config.server not in on_udp and all(len(p) - 1 == 8 for p in udp_paths)
+
+    def hops_avoiding(src: int, dst: int, blocked: set[int]) -> int | None:
+        cols = config.cols
+        seen, frontier, hops = {src}, [src], 0
+        while frontier:
+            if dst in frontier:
+                return hops
+            nxt = []
+            for n in frontier:
+                r, c = divmod(n, cols)
+                for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+                    m = rr * cols + cc
+                    if 0 <= rr < config.rows and 0 <= cc < cols and m not in seen | blocked:
+                        seen.add(m)
+                        nxt.append(m)
+            frontier, hops = nxt, hops + 1
+        return None
+
+    def grid_hops(a: int, b: int) -> int:
+        (ra, ca), (rb, cb) = divmod(a, config.cols), divmod(b, config.cols)
+        return abs(ra - rb) + abs(ca - cb)
+
+    for client in config.case2_clients:
+        free = hops_avoiding(client, config.server, on_udp)
+        assert free == grid_hops(client, config.server), client
+    # In Case 1 every path of client 156 to the server meets a UDP path (the cross
+    # encloses the server).
+    case1 = fqp.scenario(config, "droptail", udp=True)
+    assert [(f["src"], f["dst"]) for f in case1["flow"] if f["kind"] == "udp"] == [
+        (80, 88),
+        (32, 136),
+    ]
+    arms = set(range(80, 89)) | set(range(32, 137, 13))
+    assert hops_avoiding(156, config.server, arms - {config.server}) is None
+
+
+def test_case2_and_jitter_rows_of_a_short_run(tmp_path):
+    res = airqueue.reproduce(
+        "fq-protection",
+        quick=True,
+        out=tmp_path,
+        serial=True,
+        params={"seeds": 1, "duration": 16.0, "schemes": ["droptail-case2", "fq-source-bp1"]},
+    )
+    case2 = fqp.scheme(fqp.Config(), "droptail-case2").label
+    pair = res.row(f"{case2}: {fqp._PAIR}")
+    assert pair.ours is not None and pair.ours > 0
+    bp = fqp.scheme(fqp.Config(), "fq-source-bp1").label
+    jitter = res.row(f"{bp}: {fqp._JITTER}")
+    # Delays of saturating UDP over 8 hops spread over milliseconds at least.
+    assert jitter.ours is not None and 0.1 < jitter.ours < 10_000
+    stalls = res.row(
+        f"{bp}: runs in which TCP stalls (none delivered in the last 20% of the run), of 2 per seed"
+    )
+    assert stalls.ours in (0.0, 1.0, 2.0)
+
+
 @pytest.mark.parametrize(
     ("params", "message"),
     [
         ({"schemes": ["fq-sauce"]}, "scheme 'fq-sauce'"),
         ({"clients": [0, 169]}, "node ids [169] outside the 13 x 13 grid"),
-        ({"udp_flows": [[80]]}, "udp_flows: a list of [source, destination]"),
+        ({"udp_flows": [[80]]}, "udp_flows, case2_udp_flows: lists of [source, destination]"),
         ({"duration": 10.0}, "UDP starts at 13 s"),
         ({"backpressure_view": "global"}, "backpressure_view: expected one of exact"),
+        ({"backpressure_classes": "tcp"}, "backpressure_classes: expected one of udp, all"),
+        ({"case2_clients": [156, 7]}, "case2_clients: [7] are not clients"),
     ],
 )
 def test_bad_parameters_are_named(tmp_path, params, message):

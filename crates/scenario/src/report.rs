@@ -279,6 +279,7 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         flows.push("packets_delivered", json!(fm.packets_delivered));
         flows.push("bytes_delivered", json!(fm.bytes_delivered));
         flows.push("mean_delay_s", fm.mean_delay_s().map_or(Value::Null, num));
+        flows.push("delay_std_s", fm.delay_std_s().map_or(Value::Null, num));
     }
 
     let mut drops = Columns::default();
@@ -613,7 +614,7 @@ const MAC_COLUMNS: [&str; 11] = [
     "busy_fraction",
 ];
 
-const FLOW_COLUMNS: [&str; 13] = [
+const FLOW_COLUMNS: [&str; 14] = [
     "id",
     "kind",
     "src",
@@ -627,6 +628,7 @@ const FLOW_COLUMNS: [&str; 13] = [
     "packets_delivered",
     "bytes_delivered",
     "mean_delay_s",
+    "delay_std_s",
 ];
 
 /// Builds a table column by column; empty tables still list their columns.

@@ -47,6 +47,8 @@ pub struct FlowMetrics {
     pub window_end: Time,
     /// Sum of end-to-end delays (ns) of packets delivered inside the active window.
     pub delay_sum_ns: u128,
+    /// Sum of their squares (ns^2), for the delay's jitter.
+    pub delay_sq_sum_ns2: u128,
     pub delay_count: u64,
     /// Payload bytes and packets delivered so far in the open time-series bin
     /// ([`Metrics::open_bin`]).
@@ -83,6 +85,26 @@ impl FlowMetrics {
     /// Mean one-way delay in seconds, `None` if nothing was delivered inside the window.
     pub fn mean_delay_s(&self) -> Option<f64> {
         (self.delay_count > 0).then(|| self.delay_sum_ns as f64 * 1e-9 / self.delay_count as f64)
+    }
+
+    /// Jitter of the one-way delay: its standard deviation over the packets delivered
+    /// inside the window (population), seconds; `None` if nothing was delivered there.
+    /// Exact integer arithmetic up to the final division, `n sum(d^2) - sum(d)^2`, while
+    /// it fits in 128 bits; floating point beyond.
+    pub fn delay_std_s(&self) -> Option<f64> {
+        let n = self.delay_count as u128;
+        if n == 0 {
+            return None;
+        }
+        let exact = n
+            .checked_mul(self.delay_sq_sum_ns2)
+            .zip(self.delay_sum_ns.checked_mul(self.delay_sum_ns))
+            .map(|(a, b)| a.saturating_sub(b) as f64);
+        let spread = exact.unwrap_or_else(|| {
+            let (nf, sum) = (n as f64, self.delay_sum_ns as f64);
+            (nf * self.delay_sq_sum_ns2 as f64 - sum * sum).max(0.0)
+        });
+        Some(spread.sqrt() / n as f64 * 1e-9)
     }
 }
 
@@ -348,7 +370,9 @@ impl Metrics {
         f.bytes_delivered += pkt.payload_bytes as u64;
         if f.in_window(now) {
             f.window_bytes += pkt.payload_bytes as u64;
-            f.delay_sum_ns += (now - pkt.created).as_nanos() as u128;
+            let delay_ns = (now - pkt.created).as_nanos() as u128;
+            f.delay_sum_ns += delay_ns;
+            f.delay_sq_sum_ns2 += delay_ns * delay_ns;
             f.delay_count += 1;
         }
         if in_bin {
@@ -461,7 +485,9 @@ impl Metrics {
         f.bytes_delivered += bytes;
         if f.in_window(now) {
             f.window_bytes += bytes;
-            f.delay_sum_ns += now.saturating_sub(sent).as_nanos() as u128;
+            let delay_ns = now.saturating_sub(sent).as_nanos() as u128;
+            f.delay_sum_ns += delay_ns;
+            f.delay_sq_sum_ns2 += delay_ns * delay_ns;
             f.delay_count += 1;
         }
         if in_bin {
@@ -532,6 +558,28 @@ mod tests {
         assert!((jain_index(&[1.0, 0.0, 0.0, 0.0]).unwrap() - 0.25).abs() < 1e-12);
         assert_eq!(jain_index(&[0.0, 0.0]), None);
         assert_eq!(jain_index(&[]), None);
+    }
+
+    #[test]
+    fn delay_jitter_is_the_standard_deviation_of_the_delays() {
+        let mut m = two_flows();
+        assert_eq!(m.flows[0].delay_std_s(), None);
+        // Delays 10, 20, 30 ms: mean 20 ms, population deviation sqrt(200/3) ms.
+        for (sent, at) in [(0, 10), (100, 120), (200, 230)] {
+            let (sent, now) = (Time::from_millis(sent), Time::from_millis(at));
+            m.on_app_delivered(FlowId(0), 1, 10, sent, now);
+        }
+        let f = &m.flows[0];
+        assert!((f.mean_delay_s().unwrap() - 0.020).abs() < 1e-12);
+        let want = (200.0f64 / 3.0).sqrt() * 1e-3;
+        assert!((f.delay_std_s().unwrap() - want).abs() < 1e-12);
+        // One equal delay throughout: no jitter.
+        let mut m = two_flows();
+        for k in 0..4 {
+            let sent = Time::from_millis(100 * k);
+            m.on_app_delivered(FlowId(1), 1, 10, sent, sent + Time::from_millis(7));
+        }
+        assert_eq!(m.flows[1].delay_std_s(), Some(0.0));
     }
 
     /// Two flows, 1-s bins, a 2.5-s run: three bins, the last one half long.

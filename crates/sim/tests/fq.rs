@@ -11,7 +11,7 @@ use airqueue_kernel::Time;
 use airqueue_sim::app::UdpRate;
 use airqueue_sim::medium::wifi::WifiConfig;
 use airqueue_sim::qdisc::droptail;
-use airqueue_sim::qdisc::ReportView;
+use airqueue_sim::qdisc::{HeldPackets, ReportView};
 use airqueue_sim::{
     Classify, FlowId, FlowKindConfig, FqConfig, NodeId, QdiscConfig, RunOutcome, TcpFlowConfig,
     TcpVariant, WorldConfig,
@@ -42,6 +42,7 @@ fn fq_seen(
         backpressure_threshold,
         report_lifetime: Time::from_millis(50),
         view,
+        held: HeldPackets::All,
     }
     .qdisc()
     .into()
@@ -147,6 +148,7 @@ fn backpressure_threshold_and_report_lifetime_sweep() {
             backpressure_threshold: Some(t),
             report_lifetime: Time::from_millis(life_ms),
             view: ReportView::Overheard,
+            held: HeldPackets::All,
         }
         .qdisc()
         .into();

@@ -81,10 +81,13 @@ ROUTING_DEFAULT = "aodv"
 LINK_DETECTIONS = ("mac", "hello")
 #: Where back-pressure learns a neighbour's queue (``[queue] backpressure_view``).
 BACKPRESSURE_VIEWS = ("exact", "overheard")
+#: Which packets back-pressure may hold (``[queue] backpressure_classes``).
+BACKPRESSURE_CLASSES = ("udp", "all")
 
 #: Section 3.3's configurations, then section 4's back-pressure thresholds.
 FULL_SCHEMES = (
     "droptail",
+    "droptail-case2",
     "droptail-retry21",
     "fq-source",
     "fq-destination",
@@ -113,6 +116,20 @@ _PAPER_FRACTION = {
     "fq-destination": (0.64, "Sec. 3.3 (2), Fig. 3"),
     "fq-source-bp1": (0.82, "Sec. 4.3 (1), 4.5"),
 }
+
+
+#: A run stalls when its TCP flows deliver nothing in this last fraction of it (the
+#: stalled runs of docs/reproductions/fq.md deliver nothing after 120 of 150 s).
+STALL_TAIL = 0.2
+#: A client "cut off" from the server (section 3.3 (4): UDP "partitions" the network)
+#: delivers less than this over the window, bit/s (the model's starvation bound).
+CUT_OFF_BPS = 1000.0
+_CUT = "TCP clients cut off with UDP (goodput below 1 kb/s), of 8"
+_TCP_DROPS = "TCP packets (data and ACKs) dropped by queues and the MAC with UDP per run"
+#: The row of the UDP packets' delay jitter (section 4.4).
+_JITTER = "UDP delay jitter (standard deviation of the one-way delay, mean of the flows), ms"
+#: The row of Fig. 2's connections 6 and 7 (Case 2's clients that keep their goodput).
+_PAIR = "connections 6 and 7 (Fig. 2), TCP goodput with UDP / without UDP"
 
 
 @dataclass(frozen=True)
@@ -167,6 +184,18 @@ class Config:
     #: read, section 4.2), or ``"overheard"``, from the reports its frames carry (the
     #: mechanism section 4.2 describes, which the paper did not simulate).
     backpressure_view: str = "exact"
+    #: Which packets back-pressure may hold: ``"udp"`` (never a TCP segment or ACK: the
+    #: paper's "UDP back-pressure", 4.3-4.5, whose objective is to stop "an aggressive UDP
+    #: source", 4.1) or ``"all"`` (every packet of a class, 4.2's mechanism read
+    #: literally).
+    backpressure_classes: str = "udp"
+    #: Case 2 of section 3.3 (Fig. 1b, lost in the text): UDP flows that do not isolate
+    #: the server. Our reading: Case 1's cross of two 8-hop flows moved to cross at node
+    #: 42 (row 3, column 3), so the server lies outside it and clients 6 and 7 (nodes 156
+    #: and 162) have shortest paths to it that cross no UDP path.
+    case2_udp_flows: tuple[tuple[int, int], ...] = ((39, 47), (3, 107))
+    #: Connections 6 and 7 of Fig. 2 (the clients that keep their goodput in Case 2).
+    case2_clients: tuple[int, ...] = (156, 162)
     #: How long an overheard queue report may hold a class (the model's; the paper reads
     #: an exact global array).
     report_lifetime: float = 0.05
@@ -208,12 +237,15 @@ def _normalise(config: Config) -> Config:
             config,
             clients=tuple(int(c) for c in config.clients),
             udp_flows=tuple((int(s), int(d)) for s, d in config.udp_flows),
+            case2_udp_flows=tuple((int(s), int(d)) for s, d in config.case2_udp_flows),
+            case2_clients=tuple(int(c) for c in config.case2_clients),
             default_retry=_pair(config.default_retry),
             raised_retry=_pair(config.raised_retry),
         )
     except (TypeError, ValueError):
         raise ValueError(
-            "clients: a list of node ids; udp_flows: a list of [source, destination]; "
+            "clients, case2_clients: lists of node ids; udp_flows, case2_udp_flows: lists of "
+            "[source, destination]; "
             "default_retry / raised_retry: [short, long]"
         ) from None
 
@@ -226,12 +258,21 @@ def _pair(value: Any) -> tuple[int, int]:
 def _check(config: Config) -> None:
     problems = []
     n = config.rows * config.cols
-    nodes = [config.server, *config.clients, *(x for f in config.udp_flows for x in f)]
+    nodes = [
+        config.server,
+        *config.clients,
+        *(x for f in (*config.udp_flows, *config.case2_udp_flows) for x in f),
+    ]
     bad = sorted({v for v in nodes if not 0 <= v < n})
     if bad:
         problems.append(f"node ids {bad} outside the {config.rows} x {config.cols} grid")
     if config.server in config.clients:
         problems.append(f"server {config.server} is also a client")
+    if not set(config.case2_clients) <= set(config.clients):
+        problems.append(
+            f"case2_clients: {sorted(set(config.case2_clients) - set(config.clients))} are "
+            "not clients"
+        )
     for s in config.schemes:
         try:
             scheme(config, s)
@@ -250,6 +291,11 @@ def _check(config: Config) -> None:
         problems.append(
             f"backpressure_view: expected one of {', '.join(BACKPRESSURE_VIEWS)}, "
             f"got {config.backpressure_view!r}"
+        )
+    if config.backpressure_classes not in BACKPRESSURE_CLASSES:
+        problems.append(
+            f"backpressure_classes: expected one of {', '.join(BACKPRESSURE_CLASSES)}, "
+            f"got {config.backpressure_classes!r}"
         )
     if not config.udp_start < config.duration:
         problems.append(
@@ -274,14 +320,36 @@ def _view_note(config: Config) -> str:
     )
 
 
+def _classes_note(config: Config) -> str:
+    if config.backpressure_classes == "udp":
+        return (
+            'Back-pressure holds UDP packets only (`backpressure_classes = "udp"`): the '
+            'paper\'s "UDP back-pressure" (4.3-4.5), whose objective is to stop "an '
+            'aggressive UDP source" (4.1); TCP segments and ACKs are never held. '
+            "--param backpressure_classes=all holds every class, 4.2's mechanism read "
+            "literally."
+        )
+    return (
+        "Back-pressure holds every class, TCP's data and ACKs too (`backpressure_classes = "
+        '"all"`, 4.2\'s mechanism read literally); the paper\'s experiments are "UDP '
+        'back-pressure" (--param backpressure_classes=udp).'
+    )
+
+
 def scheme(config: Config, key: str) -> Scheme:
-    """The configuration named ``key``: ``droptail``, ``droptail-retry21``,
+    """The configuration named ``key``: ``droptail``, ``droptail-case2`` (Case 2's UDP
+    layout), ``droptail-retry21``,
     ``fq-{source,destination,next-hop,previous-hop}`` or ``fq-{source,destination}-bpN``
     (back-pressure threshold N). ValueError for another name."""
     if key == "droptail":
         q = {"kind": "droptail", "capacity": config.queue_capacity}
         s, lg = config.default_retry
         return Scheme(key, f"drop-tail, retry {s}/{lg}", q, config.default_retry)
+    if key == "droptail-case2":
+        q = {"kind": "droptail", "capacity": config.queue_capacity}
+        s, lg = config.default_retry
+        label = f"drop-tail, retry {s}/{lg}, Case 2 (UDP not around the server)"
+        return Scheme(key, label, q, config.default_retry)
     if key == "droptail-retry21":
         q = {"kind": "droptail", "capacity": config.queue_capacity}
         s, lg = config.raised_retry
@@ -294,7 +362,7 @@ def scheme(config: Config, key: str) -> Scheme:
         by = key[3:]
     else:
         raise ValueError(
-            f"scheme {key!r}: expected droptail, droptail-retry21, fq-source, "
+            f"scheme {key!r}: expected droptail, droptail-case2, droptail-retry21, fq-source, "
             "fq-destination, fq-next-hop, fq-previous-hop or fq-source-bpN / "
             "fq-destination-bpN (N >= 1)"
         )
@@ -310,6 +378,7 @@ def scheme(config: Config, key: str) -> Scheme:
         q["backpressure_threshold"] = threshold
         q["backpressure_view"] = config.backpressure_view
         q["report_lifetime"] = config.report_lifetime
+        q["backpressure_classes"] = config.backpressure_classes
         label += f" + back-pressure {threshold}"
     return Scheme(key, label, q, config.raised_retry)
 
@@ -329,6 +398,7 @@ def scenario(config: Config, key: str, *, udp: bool) -> dict[str, Any]:
         }
         for c in config.clients
     ]
+    udp_flows = config.case2_udp_flows if key == "droptail-case2" else config.udp_flows
     if udp:
         flows += [
             {
@@ -339,7 +409,7 @@ def scenario(config: Config, key: str, *, udp: bool) -> dict[str, Any]:
                 "rate": config.udp_rate,
                 "packet_size": config.packet_size,
             }
-            for s, d in config.udp_flows
+            for s, d in udp_flows
         ]
     sc: dict[str, Any] = {
         "name": f"{NAME}-{key}-{'udp' if udp else 'tcp-only'}",
@@ -384,10 +454,28 @@ class _Measured:
     udp_injected: pd.Series
     udp_delivered: pd.Series
     udp_relay_drops: pd.Series
+    #: Jitter of the UDP packets' one-way delay: the flows' delay standard deviations
+    #: (packets delivered from the UDP start on), averaged over the UDP flows, seconds.
+    udp_jitter: pd.Series
+    #: TCP data segments the clients put on the network with UDP (retransmissions too).
+    tcp_sent: pd.Series
+    #: TCP packets (data and ACKs) dropped with UDP by a queue or the MAC's retry limit.
+    tcp_drops: pd.Series
+    #: TCP clients cut off with UDP (goodput below ``CUT_OFF_BPS`` over the window).
+    cut_off: pd.Series
+    #: Runs (of the two per seed, with and without UDP) in which TCP stalls.
+    stalled: pd.Series
+    #: Goodput of Case 2's clients (connections 6 and 7) without and with UDP.
+    pair_without: pd.Series
+    pair_with: pd.Series
 
     @property
     def fraction(self) -> pd.Series:
         return self.tcp_with / self.tcp_without
+
+    @property
+    def pair_fraction(self) -> pd.Series:
+        return self.pair_with / self.pair_without
 
 
 def run(
@@ -414,7 +502,10 @@ def run(
         drops = runner.table(flows, "flow_drops")
     start, end = config.udp_start, config.duration
     win = window_goodputs(ts, start, end)
-    measured = {sch.key: _measure(flows, win, drops, sch.key) for sch in schemes}
+    tail = window_goodputs(ts, end - STALL_TAIL * end, end)
+    measured = {
+        sch.key: _measure(flows, win, tail, drops, sch.key, config.case2_clients) for sch in schemes
+    }
 
     rows: list[Row] = []
     for sch in schemes:
@@ -432,13 +523,32 @@ def run(
     )
 
 
-def _measure(flows: pd.DataFrame, win: pd.DataFrame, drops: pd.DataFrame, key: str) -> _Measured:
-    def sums(udp: bool, kind: str) -> pd.Series:
+def _measure(
+    flows: pd.DataFrame,
+    win: pd.DataFrame,
+    tail: pd.DataFrame,
+    drops: pd.DataFrame,
+    key: str,
+    pair: tuple[int, ...],
+) -> _Measured:
+    def sums(
+        udp: bool, kind: str, frame: pd.DataFrame = win, srcs: tuple[int, ...] | None = None
+    ) -> pd.Series:
         scheme_name = f"{key}|{'udp' if udp else 'tcp-only'}"
         f = flows[flows["scheme"] == scheme_name]
-        ids = set(f.loc[f["kind"] == kind, "id"])
-        w = win[(win["scheme"] == scheme_name) & win["flow"].isin(ids)]
+        f = f[f["kind"] == kind]
+        if srcs is not None:
+            f = f[f["src"].isin(srcs)]
+        w = frame[(frame["scheme"] == scheme_name) & frame["flow"].isin(set(f["id"]))]
         return w.groupby("seed")["goodput_bps"].sum()
+
+    with_f = flows[(flows["scheme"] == f"{key}|udp") & (flows["kind"] == "tcp")]
+    per_client = win[(win["scheme"] == f"{key}|udp") & win["flow"].isin(set(with_f["id"]))]
+    tcp_ids = set(with_f["id"])
+    td = drops[(drops["scheme"] == f"{key}|udp") & drops["flow"].isin(tcp_ids)]
+    td = td[td["reason"].isin(("queue_overflow", "mac_retry_limit"))]
+    cut_off = (per_client["goodput_bps"] < CUT_OFF_BPS).groupby(per_client["seed"]).sum()
+    stalled = sum((sums(udp, "tcp", tail) <= 0).astype(int) for udp in (False, True))
 
     with_udp = f"{key}|udp"
     f = flows[(flows["scheme"] == with_udp) & (flows["kind"] == "udp")]
@@ -459,6 +569,13 @@ def _measure(flows: pd.DataFrame, win: pd.DataFrame, drops: pd.DataFrame, key: s
         udp_injected=sent - at_source.reindex(seeds, fill_value=0),
         udp_delivered=f.groupby("seed")["packets_delivered"].sum(),
         udp_relay_drops=relay.reindex(seeds, fill_value=0),
+        udp_jitter=f.groupby("seed")["delay_std_s"].mean(),
+        tcp_sent=with_f.groupby("seed")["packets_sent"].sum(),
+        tcp_drops=td.groupby("seed")["packets"].sum().reindex(seeds, fill_value=0),
+        cut_off=cut_off.reindex(seeds, fill_value=0),
+        stalled=stalled.reindex(seeds, fill_value=0),
+        pair_without=sums(False, "tcp", srcs=pair),
+        pair_with=sums(True, "tcp", srcs=pair),
     )
 
 
@@ -483,6 +600,16 @@ def _scheme_rows(sch: Scheme, m: _Measured) -> list[Row]:
         ),
         row(f"{sch.label}: UDP packets delivered per run", list(m.udp_delivered)),
         row(f"{sch.label}: UDP packets dropped at relay queues per run", list(m.udp_relay_drops)),
+        row(f"{sch.label}: {_JITTER}", list(m.udp_jitter), scale=1e-3),
+        row(
+            f"{sch.label}: runs in which TCP stalls (none delivered in the last "
+            f"{STALL_TAIL:.0%} of the run), of 2 per seed",
+            list(m.stalled),
+        ),
+        row(f"{sch.label}: {_PAIR}", list(m.pair_fraction)),
+        row(f"{sch.label}: {_CUT}", list(m.cut_off)),
+        row(f"{sch.label}: TCP data packets sent with UDP per run", list(m.tcp_sent)),
+        row(f"{sch.label}: {_TCP_DROPS}", list(m.tcp_drops)),
     ]
 
 
@@ -519,6 +646,12 @@ def _comparison_rows(config: Config, measured: Mapping[str, _Measured], window: 
                 bp.udp_injected,
                 src.udp_injected,
                 0.22,
+            ),
+            (
+                "TCP data packets sent with UDP (Sec. 4.4, Fig. 5: +95%)",
+                bp.tcp_sent,
+                src.tcp_sent,
+                1.95,
             ),
             (
                 "UDP packets delivered (Sec. 4.4: +4.5%)",
@@ -652,8 +785,18 @@ def _notes(
         "next-hop and previous-hop fair queuing only with a TDMA MAC on a 5 x 5 grid "
         "(no numbers); we run them on 802.11 here.",
         _view_note(config),
-        "Not reproduced: the TDMA experiments (section 3.3), end-to-end jitter (4.4), "
-        "case 2 of Fig. 1b/Fig. 2 (UDP flows that do not isolate the server).",
+        _classes_note(config),
+        f"Case 2 (Fig. 1b, lost): our reading moves the UDP cross to "
+        f"{', '.join(f'{s}->{d}' for s, d in config.case2_udp_flows)}, outside the "
+        f"server; connections 6 and 7 are clients "
+        f"{', '.join(map(str, config.case2_clients))}; drop-tail with retry limits "
+        f"{config.default_retry[0]}/{config.default_retry[1]} as in Case 1 (3.3, "
+        "stabilized routing).",
+        "Jitter (4.4; its definition is in the paper's reference [21]): the standard "
+        "deviation of a UDP flow's one-way delay over the packets it delivers from the UDP "
+        "start on, averaged over the UDP flows.",
+        "Not reproduced: the TDMA experiments (section 3.3); the TCP ACKs' share of the "
+        "bandwidth (3.3): the runs' tables do not split airtime by packet type.",
     ]
     means = {k: m.fraction.mean() for k, m in measured.items() if not m.fraction.empty}
     if means:
@@ -741,6 +884,27 @@ CLAIMS = [
         "under initial conditions",
     ),
     Claim(
+        id="001-s33-case2-clients-6-7",
+        paper="001",
+        where="Sec. 3.3, Figs. 1b, 2",
+        statement="connections 6 and 7 (node 156 and 162 in the grid) are able to achieve a "
+        "reasonable goodput in case 2",
+        metric="drop-tail 7/4: connections 6 and 7's TCP goodput with UDP / without UDP, "
+        "Case 2 (UDP not around the server) vs Case 1",
+        measure=_scheme_row("droptail-case2", _PAIR),
+        rule=Direction("greater", _scheme_row("droptail", _PAIR)),
+    ),
+    Claim(
+        id="001-s33-no-partition",
+        paper="001",
+        where="Sec. 3.3 (4)",
+        statement="the UDP based flows were no longer able to create partitions in the network "
+        "as observed earlier (Fig 2)",
+        metric="TCP clients cut off with UDP, FQ by IP destination vs drop-tail 7/4 (Case 1)",
+        measure=_scheme_row("fq-destination", _CUT),
+        rule=Direction("less", _scheme_row("droptail", _CUT)),
+    ),
+    Claim(
         id="001-fig3-fq-no-udp-5pct",
         paper="001",
         where="Sec. 3.3 (1), Fig. 3",
@@ -813,6 +977,49 @@ CLAIMS = [
         rule=Direction(
             "less", _scheme_row("fq-source", "UDP packets dropped at relay queues per run")
         ),
+    ),
+    Claim(
+        id="001-s44-tcp-sent-95pct",
+        paper="001",
+        where="Sec. 4.4, Fig. 5",
+        statement="number of TCP packets sent by the clients increases by 95% and so does the "
+        "packets reaching the TCP server",
+        metric="TCP data packets sent with UDP, back-pressure 1 / FQ by IP source",
+        paper_value=1.95,
+        measure=_fq(
+            f"{_SRC_BP1} / {_SRC}: TCP data packets sent with UDP (Sec. 4.4, Fig. 5: +95%)"
+        ),
+        rule=ValueInCI(null=1.0),
+    ),
+    Claim(
+        id="001-s44-fewer-tcp-drops",
+        paper="001",
+        where="Sec. 4.4",
+        statement="this rate adaptation ... leads to a reduction in MAC and Interface queue "
+        "(IFQ) related drops for the TCP Connections",
+        metric="TCP packets dropped by queues and the MAC, back-pressure 1 vs FQ by IP source",
+        measure=_scheme_row("fq-source-bp1", _TCP_DROPS),
+        rule=Direction("less", _scheme_row("fq-source", _TCP_DROPS)),
+    ),
+    Claim(
+        id="001-s44-jitter-lower",
+        paper="001",
+        where="Sec. 4.4",
+        statement="backpressure ... reduces the jitter in the end-to-end delay of the UDP "
+        "flows' packets",
+        metric="UDP delay jitter, back-pressure 1 vs FQ by IP source",
+        measure=_scheme_row("fq-source-bp1", _JITTER),
+        rule=Direction("less", _scheme_row("fq-source", _JITTER)),
+    ),
+    Claim(
+        id="001-s44-jitter-grows-threshold",
+        paper="001",
+        where="Sec. 4.4",
+        statement="we also witness an increase in jitter with increase in backpressure "
+        "threshold value",
+        metric="UDP delay jitter, back-pressure 6 vs 1",
+        measure=_scheme_row("fq-source-bp6", _JITTER),
+        rule=Direction("greater", _scheme_row("fq-source-bp1", _JITTER)),
     ),
     Claim(
         id="001-fig6-tcp-falls-with-threshold",

@@ -908,7 +908,7 @@ fn tfrc_mistakes_are_named() {
 #[test]
 fn fq_queue_keys() {
     use airqueue_kernel::Time;
-    use airqueue_sim::qdisc::ReportView;
+    use airqueue_sim::qdisc::{HeldPackets, ReportView};
     use airqueue_sim::{Classify, FqConfig};
     let fq_of = |s: &Scenario| {
         assert_eq!(s.queue.kind, QueueKind::Registered(&fq::SCHEME));
@@ -926,8 +926,22 @@ fn fq_queue_keys() {
         backpressure_threshold: Some(1),
         report_lifetime: Time::from_millis(20),
         view: ReportView::Overheard,
+        held: HeldPackets::All,
     };
     assert_eq!(fq_of(&s), expected);
+    let udp = from_toml_str(&format!(
+        "{TWO_NODES}[queue]\nkind = \"fq\"\nbackpressure_threshold = 1\nbackpressure_classes = \"udp\"\n"
+    ))
+    .unwrap();
+    assert_eq!(fq_of(&udp).held, HeldPackets::Udp);
+    let expected_udp = FqConfig {
+        held: HeldPackets::Udp,
+        ..fq_of(&udp)
+    };
+    assert_eq!(
+        expected_udp.qdisc().params,
+        *udp.queue.scheme.as_ref().unwrap()
+    );
     assert_eq!(expected.qdisc().params, *s.queue.scheme.as_ref().unwrap());
     let v = serde_json::to_value(&s.queue).unwrap();
     assert_eq!(
@@ -999,6 +1013,18 @@ fn fq_mistakes_are_named() {
     assert_eq!(
         errors_of("[queue]\nkind = \"fq\"\nbackpressure_view = \"exact\"\n"),
         vec!["queue.backpressure_view: applies only with back-pressure: set backpressure_threshold too, or drop this key"]
+    );
+    assert_eq!(
+        errors_of("[queue]\nkind = \"fq\"\nbackpressure_classes = \"udp\"\n"),
+        vec!["queue.backpressure_classes: applies only with back-pressure: set backpressure_threshold too, or drop this key"]
+    );
+    assert_eq!(
+        errors_of("[queue]\nkind = \"fq\"\nbackpressure_threshold = 1\nbackpressure_classes = \"tcp\"\n"),
+        vec!["queue.backpressure_classes: unknown backpressure_classes \"tcp\"; expected one of all, udp"]
+    );
+    assert_eq!(
+        errors_of("[queue]\nkind = \"droptail\"\nbackpressure_classes = \"udp\"\n"),
+        vec!["queue.backpressure_classes: not used by kind \"droptail\"; backpressure_classes applies only to kind fq"]
     );
     assert_eq!(
         errors_of("[queue]\nkind = \"fq\"\nbackpressure_threshold = 1\nbackpressure_view = \"global\"\n"),

@@ -16,6 +16,10 @@
 //!   report; [`ReportView::Exact`] reads `j`'s true length, as the paper's global array.
 //! * Reports older than `report_lifetime` stop holding (this model's rule): a node that
 //!   missed `j`'s last frame of a class would otherwise hold it for ever.
+//! * [`HeldPackets`]: which packets back-pressure may hold. The paper's experiments are
+//!   "UDP back-pressure" (4.3 (2), 4.4, 4.5's title) whose objective is "to prevent an
+//!   aggressive UDP source from injecting packets" (4.1); 4.2 states the mechanism for
+//!   any IP source. [`HeldPackets::Udp`] never holds a TCP segment or ACK.
 
 use super::registry::{Key, KeyValue, Params, Problem, RegisteredQdisc, Scheme, Setting};
 use super::reports::NeighbourReports;
@@ -51,8 +55,10 @@ pub static SCHEME: Scheme = Scheme {
 const CLASSIFY: [&str; 4] = ["source", "destination", "next_hop", "previous_hop"];
 /// `backpressure_view`'s names, in [`ReportView`]'s order.
 const VIEW: [&str; 2] = ["overheard", "exact"];
+/// `backpressure_classes`' names, in [`HeldPackets`]' order.
+const HELD: [&str; 2] = ["all", "udp"];
 
-const KEYS: [Key; 5] = [
+const KEYS: [Key; 6] = [
     Key {
         name: "classify",
         doc: "the per-flow queue key (section 3.2): the IP source (default), destination, \
@@ -85,6 +91,17 @@ const KEYS: [Key; 5] = [
         },
     },
     Key {
+        name: "backpressure_classes",
+        doc: "which packets back-pressure may hold: all (default, section 4.2's mechanism \
+              per IP source or destination) or udp (never a TCP segment or ACK: the \
+              paper's \"UDP back-pressure\" of 4.3-4.5, whose objective is to stop \"an \
+              aggressive UDP source\", 4.1)",
+        value: KeyValue::Choice {
+            default: "all",
+            names: &HELD,
+        },
+    },
+    Key {
         name: "report_lifetime",
         doc: "seconds an overheard report may hold a class back; default 0.05 (not in \
               seed 001: without it a missed last report holds a class for ever)",
@@ -101,11 +118,17 @@ fn check(p: &mut Params, setting: &Setting) -> Vec<Problem> {
     let mut problems = Vec::new();
     let threshold_off =
         p.value("backpressure_threshold").is_none() && !p.is_invalid("backpressure_threshold");
-    if p.choice("backpressure_view") == Some("exact") && threshold_off {
-        problems.push(Problem::new(
-            "backpressure_view",
-            "applies only with back-pressure: set backpressure_threshold too, or drop this key",
-        ));
+    for (key, other) in [
+        ("backpressure_view", "exact"),
+        ("backpressure_classes", "udp"),
+    ] {
+        if p.choice(key) == Some(other) && threshold_off {
+            problems.push(Problem::new(
+                key,
+                "applies only with back-pressure: set backpressure_threshold too, or drop this \
+                 key",
+            ));
+        }
     }
     if let (Some(c), Some(q)) = (setting.capacity_pkts, p.packets("per_flow_capacity")) {
         if q > c {
@@ -152,6 +175,31 @@ pub struct FqConfig {
     pub report_lifetime: Time,
     /// Where back-pressure's view of a neighbour's queue comes from.
     pub view: ReportView,
+    /// Which packets back-pressure may hold.
+    pub held: HeldPackets,
+}
+
+/// Which packets back-pressure may hold (seed 001, section 4). Every packet of a class
+/// still carries its class's report either way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeldPackets {
+    /// Every packet: section 4.2's mechanism, "restricts the buffer allocation to a
+    /// particular IP-source (or IP-destination) at any node", whatever it carries.
+    All,
+    /// Only packets that are not TCP (UDP datagrams and what rides on UDP): the paper's
+    /// "UDP back-pressure" (4.3-4.5), whose objective is to stop "an aggressive UDP
+    /// source" (4.1). TCP data segments and ACKs are never held.
+    Udp,
+}
+
+impl HeldPackets {
+    #[inline]
+    fn may_hold(self, pkt: &Packet) -> bool {
+        match self {
+            HeldPackets::All => true,
+            HeldPackets::Udp => !pkt.transport.is_tcp(),
+        }
+    }
 }
 
 impl FqConfig {
@@ -167,6 +215,10 @@ impl FqConfig {
             Some("exact") => ReportView::Exact,
             _ => ReportView::Overheard,
         };
+        let held = match p.choice("backpressure_classes") {
+            Some("udp") => HeldPackets::Udp,
+            _ => HeldPackets::All,
+        };
         FqConfig {
             capacity_pkts: p.capacity_pkts,
             per_flow_capacity: p.packets("per_flow_capacity").unwrap_or(10),
@@ -174,6 +226,7 @@ impl FqConfig {
             backpressure_threshold: p.packets("backpressure_threshold"),
             report_lifetime: p.seconds("report_lifetime"),
             view,
+            held,
         }
     }
 
@@ -198,6 +251,11 @@ impl FqConfig {
             ReportView::Exact => "exact",
         };
         params.set_choice("backpressure_view", view);
+        let held = match self.held {
+            HeldPackets::All => "all",
+            HeldPackets::Udp => "udp",
+        };
+        params.set_choice("backpressure_classes", held);
         RegisteredQdisc {
             scheme: &SCHEME,
             params,
@@ -340,9 +398,9 @@ impl FairQueue {
 
     /// The (neighbour, class) pair whose true length the next decision reads for slot
     /// `k` of [`Self::exact_queries`]: the next hop of the packet at that position of
-    /// that class and the class. `None` for an empty slot, for a packet whose next hop is
-    /// its destination (never held), and for a next hop an earlier packet of the class
-    /// already names. Every packet is read, not only the head: back-pressure stops a
+    /// that class and the class. `None` for an empty slot, for a packet back-pressure never
+    /// holds (next hop = destination, or TCP with [`HeldPackets::Udp`]), and for a next
+    /// hop an earlier holdable packet of the class already names. Every packet is read, not only the head: back-pressure stops a
     /// class per neighbour (see [`Self::sendable`]).
     pub fn exact_query(&self, k: usize) -> Option<(NodeId, NodeId)> {
         let width = self.longest_class();
@@ -350,8 +408,12 @@ impl FairQueue {
         let queue = &self.classes[c.index()];
         let pos = k % width;
         let q = queue.get(pos)?;
-        let first = queue.iter().take(pos).all(|p| p.next_hop != q.next_hop);
-        (q.next_hop != q.pkt.dst && first).then_some((q.next_hop, c))
+        let holdable = |p: &Queued| p.next_hop != p.pkt.dst && self.cfg.held.may_hold(&p.pkt);
+        let first = queue
+            .iter()
+            .take(pos)
+            .all(|p| p.next_hop != q.next_hop || !holdable(p));
+        (holdable(q) && first).then_some((q.next_hop, c))
     }
 
     /// Writes neighbour `j`'s true queue length for class `c` at `now` (exact view).
@@ -366,15 +428,15 @@ impl FairQueue {
         self.reported.get(j, c).map_or(0, |r| r.0)
     }
 
-    /// Until when back-pressure stops packets of class `c` to `next` at `now`: `next`
-    /// is not the packet's destination `dst`, and its last report for `c`, still
-    /// alive, reached the threshold. `None`: not held.
-    fn hold_to(&self, c: NodeId, next: NodeId, dst: NodeId, now: Time) -> Option<Time> {
+    /// Until when back-pressure stops packet `q` of class `c` at `now`: back-pressure
+    /// may hold it ([`HeldPackets`]), its next hop is not its destination, and the next
+    /// hop's last report for `c`, still alive, reached the threshold. `None`: not held.
+    fn hold_to(&self, c: NodeId, q: &Queued, now: Time) -> Option<Time> {
         let t = self.cfg.backpressure_threshold?;
-        if next == dst {
+        if q.next_hop == q.pkt.dst || !self.cfg.held.may_hold(&q.pkt) {
             return None;
         }
-        let (qlen, at) = self.reported.get(next, c)?;
+        let (qlen, at) = self.reported.get(q.next_hop, c)?;
         let until = at + self.cfg.report_lifetime;
         (qlen >= t && now < until).then_some(until)
     }
@@ -395,7 +457,7 @@ impl FairQueue {
     fn sendable(&self, c: NodeId, now: Time) -> Result<usize, Time> {
         let mut earliest: Option<Time> = None;
         for (i, q) in self.classes[c.index()].iter().enumerate() {
-            match self.hold_to(c, q.next_hop, q.pkt.dst, now) {
+            match self.hold_to(c, q, now) {
                 None => return Ok(i),
                 Some(until) => earliest = Some(earliest.map_or(until, |e| e.min(until))),
             }
@@ -610,6 +672,7 @@ mod tests {
             backpressure_threshold: None,
             report_lifetime: Time::from_millis(50),
             view: ReportView::Overheard,
+            held: HeldPackets::All,
         }
     }
 
@@ -934,6 +997,74 @@ mod tests {
         );
         // The first round sends exactly the ACKs for the empty neighbours.
         assert_eq!(sent[..3], [3121, 2971, 2889], "sent: {sent:?}");
+    }
+
+    /// A TCP ACK src -> dst held by node 1, going to `next`.
+    fn tcp_ack(src: u32, dst: u32, next: u32, seq: u64) -> Queued {
+        let mut q = pkt(src, dst, next, None, seq);
+        q.pkt.payload_bytes = 0;
+        q.pkt.transport = TransportHeader::TcpAck(crate::net::packet::TcpAckHeader {
+            cumulative: seq as u32,
+            sack: Default::default(),
+            ece: false,
+            tsecr: None,
+        });
+        q
+    }
+
+    #[test]
+    fn udp_only_backpressure_never_holds_tcp_and_still_holds_udp() {
+        // Class 0: the server's TCP ACKs via 2; class 4: a UDP source's datagrams via 2.
+        // Neighbour 2 reports both classes far over the threshold.
+        let fill = |q: &mut FairQueue| {
+            for s in 0..3 {
+                q.enqueue(tcp_ack(0, 9, 2, s)).unwrap();
+                q.enqueue(pkt(4, 9, 2, None, 40 + s)).unwrap();
+            }
+            let mut heard = pkt(0, 9, 3, None, 99).pkt;
+            heard.diffq = Some(DiffqHeader { qlen: 5 });
+            assert!(q.on_report(NodeId(2), &heard, T0));
+            heard.src = NodeId(4);
+            assert!(q.on_report(NodeId(2), &heard, T0));
+        };
+        let mut c = cfg(Classify::Source);
+        c.backpressure_threshold = Some(1);
+        c.held = HeldPackets::Udp;
+        let mut q = fq(c.clone());
+        fill(&mut q);
+        let sent: Vec<u64> = std::iter::from_fn(|| q.dequeue(T0).map(|d| d.pkt.seq)).collect();
+        assert_eq!(sent, [0, 1, 2], "every ACK goes, no datagram");
+        assert_eq!(q.len(), 3);
+        assert_eq!(q.release_at(T0), Some(Time::from_millis(50)));
+        // The UDP class goes once its report is below the threshold.
+        let mut heard = pkt(4, 9, 3, None, 99).pkt;
+        heard.diffq = Some(DiffqHeader { qlen: 0 });
+        q.on_report(NodeId(2), &heard, T0);
+        assert_eq!(q.dequeue(T0).unwrap().pkt.seq, 40);
+        assert_eq!(q.dequeue(T0), None, "handed datagram counts at 2");
+        assert!(q.counters().consistent_with(q.len()));
+        // The same reports with every class held: nothing goes.
+        c.held = HeldPackets::All;
+        let mut q = fq(c);
+        fill(&mut q);
+        assert_eq!(q.dequeue(T0), None);
+    }
+
+    #[test]
+    fn udp_only_exact_view_reads_only_the_queues_a_datagram_waits_on() {
+        let mut c = cfg(Classify::Destination);
+        c.backpressure_threshold = Some(1);
+        c.view = ReportView::Exact;
+        c.held = HeldPackets::Udp;
+        let mut q = fq(c);
+        // Class 9: an ACK via 2, then a datagram via 2 and one via 3.
+        q.enqueue(tcp_ack(0, 9, 2, 0)).unwrap();
+        q.enqueue(pkt(4, 9, 2, None, 1)).unwrap();
+        q.enqueue(pkt(4, 9, 3, None, 2)).unwrap();
+        let asked: Vec<_> = (0..q.exact_queries())
+            .filter_map(|k| q.exact_query(k))
+            .collect();
+        assert_eq!(asked, [(NodeId(2), NodeId(9)), (NodeId(3), NodeId(9))]);
     }
 
     #[test]

@@ -30,7 +30,7 @@ pub use codel::{Codel, CodelConfig};
 pub use diffq::{DiffQ, DiffQConfig};
 pub use dqm::{Dqm, DqmConfig};
 pub use droptail::DropTail;
-pub use fq::{Classify, FairQueue, FqConfig, ReportView};
+pub use fq::{Classify, FairQueue, FqConfig, HeldPackets, ReportView};
 pub use fq_codel::{FqCodel, FqCodelConfig};
 pub use pi::{Pi, PiConfig};
 pub use red::{Red, RedConfig};
