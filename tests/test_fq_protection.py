@@ -236,3 +236,33 @@ def test_routing_parameter_reaches_the_scenario_and_is_checked(tmp_path):
     assert fqp.scenario(config, "droptail", udp=True)["routing"] == {"kind": "static"}
     with pytest.raises(airqueue.ConfigError, match="routing: expected one of static, aodv"):
         airqueue.reproduce("fq-protection", quick=True, out=tmp_path, params={"routing": "olsr"})
+
+
+def test_the_run_stopped_at_the_udp_start_is_the_run_with_udp_until_then():
+    # The ACK-share rows subtract this run's MAC counters from the run with UDP's: they
+    # must be the latter's at the UDP start (1 us later, before any UDP frame can air).
+    config = fqp.Config.make(True, None)
+    before = airqueue.run(fqp.before_udp_scenario(config, "fq-destination"), traces=False)
+    with_udp = airqueue.run(
+        fqp.scenario(config, "fq-destination", udp=True),
+        duration=config.udp_start + 1e-6,
+        traces=False,
+    )
+    cols = ["data_tx", "retries", "rts_tx", "data_airtime_s", "tcp_ack_tx", "tcp_ack_airtime_s"]
+    a, b = before.table("mac")[cols], with_udp.table("mac")[cols]
+    assert a.equals(b)
+    assert a["tcp_ack_tx"].sum() > 0
+
+
+def test_ack_share_rows(quick):
+    dst = fqp.scheme(fqp.Config(), "fq-destination").label
+    air = quick.row(f"{dst}: {fqp._ACK_AIRTIME} (Sec. 3.3: up to 80%)")
+    assert air.paper == 0.80
+    for sch in fqp.QUICK_SCHEMES:
+        label = fqp.scheme(fqp.Config(), sch).label
+        (air,) = [r for r in quick.rows if r.metric.startswith(f"{label}: {fqp._ACK_AIRTIME}")]
+        frames = quick.row(f"{label}: {fqp._ACK_FRAMES}")
+        assert 0.0 < air.ours <= 1.0 and 0.0 < frames.ours <= 1.0, sch
+        # A TCP ACK is the shortest data frame the server sends (UDP and TCP data carry
+        # 1460 bytes, AODV messages at least as many bytes as a bare ACK).
+        assert air.ours <= frames.ours, sch

@@ -320,6 +320,9 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
             "busy_fraction",
             num(st.busy_time.as_secs_f64() / duration_s),
         );
+        mac.push("data_airtime_s", num(st.data_airtime.as_secs_f64()));
+        mac.push("tcp_ack_tx", json!(st.tcp_ack_tx));
+        mac.push("tcp_ack_airtime_s", num(st.tcp_ack_airtime.as_secs_f64()));
         for (level, l) in st.by_level.iter().enumerate() {
             if l.data_tx + l.failed_attempts + l.retry_limit_drops > 0 {
                 mac_levels.push("node", json!(node));
@@ -600,7 +603,7 @@ const TCP_COLUMNS: [&str; 19] = [
     "unmasked_losses",
 ];
 
-const MAC_COLUMNS: [&str; 11] = [
+const MAC_COLUMNS: [&str; 14] = [
     "node",
     "data_tx",
     "retries",
@@ -612,6 +615,9 @@ const MAC_COLUMNS: [&str; 11] = [
     "duplicates",
     "internal_collisions",
     "busy_fraction",
+    "data_airtime_s",
+    "tcp_ack_tx",
+    "tcp_ack_airtime_s",
 ];
 
 const FLOW_COLUMNS: [&str; 14] = [

@@ -9,6 +9,7 @@ use airqueue_analytic::airtime::{tcp_goodput_bps, Link, TcpExchange};
 use airqueue_analytic::bianchi::{saturation, DsssSaturation, RetryLimit, SlotDurations};
 use airqueue_kernel::Time;
 use airqueue_phy::dsss::{DATA_OVERHEAD_BYTES, LLC_SNAP_BYTES};
+use airqueue_phy::frame_duration;
 use airqueue_sim::medium::wifi::WifiConfig;
 use airqueue_sim::{FlowConfig, FlowId, RunOutcome, TcpFlowConfig, TcpVariant, WorldConfig};
 
@@ -128,6 +129,37 @@ fn one_hop_tcp_gets_the_data_ack_air_time_budget() {
         );
         assert_eq!((t.retransmissions, t.timeouts), (0, 0), "{name}");
     }
+}
+
+/// The MAC's TCP-ACK counters: on one clean hop the receiver's data frames are all pure
+/// TCP ACKs (40-byte packets, so each lasts one fixed frame time) and the sender's none.
+#[test]
+fn one_hop_tcp_receiver_sends_only_tcp_ack_frames() {
+    let duration = Time::from_secs(3);
+    let cfg = TcpFlowConfig {
+        max_window: 32,
+        ..TcpFlowConfig::new(TcpVariant::NewReno)
+    };
+    let out = run_twice(chain_config(2, vec![tcp(0, 1, cfg, duration)], duration, 1));
+    let (sender, receiver) = (&out.mac[0], &out.mac[1]);
+    assert!(sender.data_tx > 100, "{sender:?}");
+    assert_eq!((sender.tcp_ack_tx, sender.tcp_ack_airtime), (0, Time::ZERO));
+    assert!(sender.data_airtime > Time::ZERO);
+    assert!(receiver.tcp_ack_tx > 100, "{receiver:?}");
+    assert_eq!(receiver.tcp_ack_tx, receiver.data_tx);
+    assert_eq!(receiver.tcp_ack_airtime, receiver.data_airtime);
+    let wifi = WifiConfig::dsss_default();
+    let ack_frame = frame_duration(
+        IP_TCP + DATA_OVERHEAD_BYTES + LLC_SNAP_BYTES,
+        wifi.data_rate,
+        wifi.preamble,
+    );
+    assert_eq!(
+        receiver.tcp_ack_airtime.as_nanos(),
+        receiver.tcp_ack_tx * ack_frame.as_nanos()
+    );
+    // Every data segment is longer than a TCP ACK.
+    assert!(sender.data_airtime.as_nanos() > sender.data_tx * ack_frame.as_nanos());
 }
 
 #[test]

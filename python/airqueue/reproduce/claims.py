@@ -369,14 +369,6 @@ NOT_ATTEMPTED: tuple[Claim, ...] = (
         _NO_TDMA,
     ),
     _skip(
-        "001-s33-acks-80pct",
-        "Sec. 3.3",
-        "the TCP ACKs can receive up to 80% of the share of the bandwidth",
-        "TCP ACKs' share of the channel, FQ by IP destination",
-        "no reproduction reports the ACKs' share of the channel: the runs' tables do not "
-        "split transmissions or airtime into TCP ACKs and data",
-    ),
-    _skip(
         "004-fig2-base-case1-fluctuates",
         "Sec. IV-A, Figs. 2-3",
         "with BASE, the figures in Case 1 fluctuate a lot and are hardly predictable, while "

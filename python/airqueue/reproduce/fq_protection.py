@@ -118,6 +118,12 @@ _PAPER_FRACTION = {
 }
 
 
+#: Section 3.3: with fair queuing by IP destination "the TCP ACKs can receive up to 80% of
+#: the share of the bandwidth" (the ACKs to eight clients and the two UDP flows crossing
+#: at the server: eight of its ten destination classes).
+_PAPER_ACK_SHARE = 0.80
+_ACK_REF = {"fq-destination": "Sec. 3.3: up to 80%"}
+
 #: A run stalls when its TCP flows deliver nothing in this last fraction of it (the
 #: stalled runs of docs/reproductions/fq.md deliver nothing after 120 of 150 s).
 STALL_TAIL = 0.2
@@ -130,6 +136,10 @@ _TCP_DROPS = "TCP packets (data and ACKs) dropped by queues and the MAC with UDP
 _JITTER = "UDP delay jitter (standard deviation of the one-way delay, mean of the flows), ms"
 #: The row of Fig. 2's connections 6 and 7 (Case 2's clients that keep their goodput).
 _PAIR = "connections 6 and 7 (Fig. 2), TCP goodput with UDP / without UDP"
+#: The rows of the TCP ACKs' share of the server's transmissions (section 3.3): of its
+#: data frames' air time (the claim's measure) and of their number.
+_ACK_AIRTIME = "TCP ACKs' share of the server's data-frame air time after the UDP start"
+_ACK_FRAMES = "TCP ACKs' share of the server's data frames after the UDP start"
 
 
 @dataclass(frozen=True)
@@ -444,6 +454,17 @@ def scenario(config: Config, key: str, *, udp: bool) -> dict[str, Any]:
     return sc
 
 
+def before_udp_scenario(config: Config, key: str) -> dict[str, Any]:
+    """The run with UDP of configuration ``key`` stopped at the UDP start: the TCP-only
+    scenario ending at ``config.udp_start``. Until the UDP start both runs are the same
+    (the UDP flows draw nothing before they start), so the MAC counters of this run are
+    those of the run with UDP at that instant."""
+    sc = scenario(config, key, udp=False)
+    sc["name"] = f"{NAME}-{key}-before-udp"
+    sc["duration"] = config.udp_start
+    return sc
+
+
 @dataclass
 class _Measured:
     """Per-seed numbers of one configuration (index: seed)."""
@@ -468,6 +489,10 @@ class _Measured:
     #: Goodput of Case 2's clients (connections 6 and 7) without and with UDP.
     pair_without: pd.Series
     pair_with: pd.Series
+    #: The server's TCP-ACK frames over all its data frames, with UDP, from the UDP start
+    #: to the end: by air time and by number.
+    ack_airtime_share: pd.Series
+    ack_frame_share: pd.Series
 
     @property
     def fraction(self) -> pd.Series:
@@ -497,15 +522,22 @@ def run(
             for udp in (False, True):
                 label = f"{sch.key}|{'udp' if udp else 'tcp-only'}"
                 frames.append(runner.sweep(label, scenario(config, sch.key, udp=udp), seeds=seeds))
+            # The runs with UDP up to its start, whose MAC counters are taken from theirs.
+            frames.append(
+                runner.sweep(
+                    f"{sch.key}|before-udp",
+                    before_udp_scenario(config, sch.key),
+                    seeds=seeds,
+                )
+            )
         flows = pd.concat(frames, ignore_index=True)
         ts = runner.table(flows, "timeseries")
         drops = runner.table(flows, "flow_drops")
+        mac = runner.table(flows, "mac")
     start, end = config.udp_start, config.duration
     win = window_goodputs(ts, start, end)
     tail = window_goodputs(ts, end - STALL_TAIL * end, end)
-    measured = {
-        sch.key: _measure(flows, win, tail, drops, sch.key, config.case2_clients) for sch in schemes
-    }
+    measured = {sch.key: _measure(flows, win, tail, drops, mac, sch.key, config) for sch in schemes}
 
     rows: list[Row] = []
     for sch in schemes:
@@ -528,9 +560,12 @@ def _measure(
     win: pd.DataFrame,
     tail: pd.DataFrame,
     drops: pd.DataFrame,
+    mac: pd.DataFrame,
     key: str,
-    pair: tuple[int, ...],
+    config: Config,
 ) -> _Measured:
+    pair = config.case2_clients
+
     def sums(
         udp: bool, kind: str, frame: pd.DataFrame = win, srcs: tuple[int, ...] | None = None
     ) -> pd.Series:
@@ -576,7 +611,25 @@ def _measure(
         stalled=stalled.reindex(seeds, fill_value=0),
         pair_without=sums(False, "tcp", srcs=pair),
         pair_with=sums(True, "tcp", srcs=pair),
+        **_ack_shares(mac, key, config.server),
     )
+
+
+def _ack_shares(mac: pd.DataFrame, key: str, server: int) -> dict[str, pd.Series]:
+    """The server's TCP-ACK share of its data frames with UDP, by air time and by number,
+    per seed, counted from the UDP start: the run with UDP's end-of-run counters less
+    those of the same run stopped at the UDP start (identical until then)."""
+
+    def at_server(label: str) -> pd.DataFrame:
+        m = mac[(mac["scheme"] == f"{key}|{label}") & (mac["node"] == server)]
+        cols = ["data_airtime_s", "tcp_ack_airtime_s", "data_tx", "tcp_ack_tx"]
+        return m.groupby("seed")[cols].sum()
+
+    after = at_server("udp") - at_server("before-udp")
+    return {
+        "ack_airtime_share": after["tcp_ack_airtime_s"] / after["data_airtime_s"],
+        "ack_frame_share": after["tcp_ack_tx"] / after["data_tx"],
+    }
 
 
 def _scheme_rows(sch: Scheme, m: _Measured) -> list[Row]:
@@ -610,6 +663,13 @@ def _scheme_rows(sch: Scheme, m: _Measured) -> list[Row]:
         row(f"{sch.label}: {_CUT}", list(m.cut_off)),
         row(f"{sch.label}: TCP data packets sent with UDP per run", list(m.tcp_sent)),
         row(f"{sch.label}: {_TCP_DROPS}", list(m.tcp_drops)),
+        row(
+            f"{sch.label}: {_ACK_AIRTIME} ({_ACK_REF.get(sch.key, 'no number in the paper')})",
+            list(m.ack_airtime_share),
+            paper=_PAPER_ACK_SHARE if sch.key == "fq-destination" else None,
+            high=1.0,
+        ),
+        row(f"{sch.label}: {_ACK_FRAMES}", list(m.ack_frame_share), high=1.0),
     ]
 
 
@@ -795,8 +855,14 @@ def _notes(
         "Jitter (4.4; its definition is in the paper's reference [21]): the standard "
         "deviation of a UDP flow's one-way delay over the packets it delivers from the UDP "
         "start on, averaged over the UDP flows.",
-        "Not reproduced: the TDMA experiments (section 3.3); the TCP ACKs' share of the "
-        "bandwidth (3.3): the runs' tables do not split airtime by packet type.",
+        "Not reproduced: the TDMA experiments (section 3.3).",
+        "TCP ACKs' share (3.3: 'up to 80% of the share of the bandwidth'): measured at the "
+        "server's radio, where the ACKs to all eight clients wait in separate destination "
+        "queues beside the two UDP flows crossing there (eight of ten classes); relays "
+        "carry fewer ACK destinations, and relays off the UDP paths send ACKs alone, so "
+        "the server's share is the 'up to' of the return path. Share of the data frames' "
+        "air time (DATA frames only; RTS/CTS/ACK and backoff left out), from the UDP start "
+        "to the end; the share of their number is given beside it.",
     ]
     means = {k: m.fraction.mean() for k, m in measured.items() if not m.fraction.empty}
     if means:
@@ -882,6 +948,17 @@ CLAIMS = [
         "Sec. 4.3 (1), Sec. 4.5",
         "if the threshold value is tuned to 1, the TCP clients achieve 82% of the goodput "
         "under initial conditions",
+    ),
+    Claim(
+        id="001-s33-acks-80pct",
+        paper="001",
+        where="Sec. 3.3",
+        statement="the TCP ACKs can receive up to 80% of the share of the bandwidth",
+        metric=f"{_DST}: TCP ACKs' share of the server's data-frame air time with UDP "
+        "(the node that queues all eight clients' ACKs; within 20%)",
+        paper_value=_PAPER_ACK_SHARE,
+        measure=_scheme_row("fq-destination", f"{_ACK_AIRTIME} ({_ACK_REF['fq-destination']})"),
+        rule=ValueInCI(rel=0.2),
     ),
     Claim(
         id="001-s33-case2-clients-6-7",

@@ -23,7 +23,7 @@ use super::frame::{AirFrame, FrameKind, MacFrame, BROADCAST};
 use super::rate::RateTable;
 use crate::ids::NodeId;
 use crate::medium::port::Dequeued;
-use crate::net::Packet;
+use crate::net::{Packet, TransportHeader};
 use airqueue_kernel::{EventQueue, RngStream, StreamKey, Time, TimerEvent, TimerId, Timers};
 use airqueue_phy::dsss::{self, ACK_BYTES, CTS_BYTES, EIFS, RTS_BYTES};
 use airqueue_phy::{frame_duration, DsssRate, EdcaLevel};
@@ -130,6 +130,12 @@ pub struct MacStats {
     pub internal_collisions: u64,
     /// Time carrier sense reported busy (own transmissions included).
     pub busy_time: Time,
+    /// Air time of the data frames in `data_tx` (DATA only: RTS, CTS and ACK left out).
+    pub data_airtime: Time,
+    /// Data frames in `data_tx` whose packet is a pure TCP ACK, and their air time: the
+    /// return traffic whose channel share seed 001 section 3.3 discusses.
+    pub tcp_ack_tx: u64,
+    pub tcp_ack_airtime: Time,
     /// Data frames, failed attempts and retry-limit drops by access category (priority
     /// level; levels above the last are counted in the last).
     pub by_level: [LevelStats; STATS_LEVELS],
@@ -703,7 +709,13 @@ impl WifiNet {
                         .expect("frame buffered");
                     f.airtime += duration;
                     if frame.kind == FrameKind::Data {
+                        let is_tcp_ack = matches!(f.pkt.transport, TransportHeader::TcpAck(_));
                         st.stats.data_tx += 1;
+                        st.stats.data_airtime += duration;
+                        if is_tcp_ack {
+                            st.stats.tcp_ack_tx += 1;
+                            st.stats.tcp_ack_airtime += duration;
+                        }
                         st.stats.by_level[(frame.level as usize).min(STATS_LEVELS - 1)].data_tx +=
                             1;
                         st.stats.data_tx_by_rate[DsssRate::ALL
