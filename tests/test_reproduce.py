@@ -307,6 +307,14 @@ def test_single_path_smoke(tmp_path):
     tfrc = res.row("Jain's index ratio DiffQ-UDP / TFRC-ECN, 4 flows (Fig. 13; text: much better)")
     assert tfrc.ours is not None and tfrc.paper is None
     assert len(runs) == 6 * 2
+    # Fig. 12 as numbers (at the largest flow count): shares of flows in the text's bands.
+    for scheme in ("TCP-SACK", "DiffQ-TCP"):
+        for band in ("1-5 Mb/s", "50-500 kb/s"):
+            share = res.row(f"Fig. 12: {scheme}, 4 flows: fraction of flows at {band}")
+            assert share.ours is not None and 0.0 <= share.ours <= 1.0
+    largest = res.row("TCP-SACK, 4 flows: largest per-flow goodput, kb/s (Fig. 1b)")
+    median = res.row("TCP-SACK, 4 flows: median per-flow goodput, kb/s")
+    assert largest.ours >= median.ours
 
 
 def test_ablation_smoke(tmp_path):

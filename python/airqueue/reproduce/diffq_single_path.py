@@ -301,8 +301,19 @@ def run(
                     scale=1e3,
                 )
             )
+        if "TCP-SACK" in config.schemes:
+            largest = per_run["goodput_bps"].max().get("TCP-SACK", pd.Series(dtype=float))
+            rows.append(
+                row(
+                    f"TCP-SACK, {n} flows: largest per-flow goodput, kb/s (Fig. 1b)",
+                    list(largest),
+                    scale=1e3,
+                )
+            )
         if {"DiffQ-TCP", "TCP-SACK"} <= set(config.schemes):
             rows += _ratio_rows(n, median, r)
+            if n == max(config.flow_counts):
+                rows += _fig12_rows(n, at_n)
         if {"DiffQ-UDP", "TFRC-ECN"} <= set(config.schemes):
             rows += _tfrc_rows(n, r)
     figures = [
@@ -415,6 +426,52 @@ def _ratio_rows(n: int, median: pd.Series, runs: pd.DataFrame) -> list[Row]:
     return out
 
 
+#: Fig. 12's goodput bands (section 6.3), bit/s: TCP's "small fraction of flows around 1
+#: to 5 Mbps" and DiffQ-TCP's "middle section of plot (around 50 to 500 kbps)".
+FIG12_HIGH_BPS = (1e6, 5e6)
+FIG12_MIDDLE_BPS = (50e3, 500e3)
+
+
+def _paired_flows(at_n: pd.DataFrame) -> pd.DataFrame:
+    """TCP-SACK's and DiffQ-TCP's goodput of the same flows (same scenario, source and
+    destination), columns ``tcp`` and ``diffq``, indexed by (seed, src, dst)."""
+    key = ["seed", "src", "dst"]
+    a = at_n[at_n["scheme"] == "TCP-SACK"].set_index(key)["goodput_bps"]
+    b = at_n[at_n["scheme"] == "DiffQ-TCP"].set_index(key)["goodput_bps"]
+    return pd.concat([a.rename("tcp"), b.rename("diffq")], axis=1).dropna()
+
+
+def _fig12_rows(n: int, at_n: pd.DataFrame) -> list[Row]:
+    """Fig. 12's scatter as numbers, per scenario then mean and interval over scenarios:
+    DiffQ-TCP's goodput on the flows TCP-SACK starves (median over those flows, in the
+    scenarios that have any), and the share of each scheme's flows in the two bands the
+    text names."""
+    both = _paired_flows(at_n)
+    rescued = [
+        float(g.loc[g["tcp"] < 1000.0, "diffq"].median())
+        for _, g in both.groupby(level="seed")
+        if (g["tcp"] < 1000.0).any()
+    ]
+    out = [
+        row(
+            f"Fig. 12: DiffQ-TCP goodput of the flows TCP-SACK starves (< 1 kb/s), median over "
+            f"those flows, {n} flows, kb/s",
+            rescued,
+            scale=1e3,
+        )
+    ]
+    for scheme, col in (("TCP-SACK", "tcp"), ("DiffQ-TCP", "diffq")):
+        for (lo, hi), band in ((FIG12_HIGH_BPS, "1-5 Mb/s"), (FIG12_MIDDLE_BPS, "50-500 kb/s")):
+            share = [
+                float(((g[col] >= lo) & (g[col] <= hi)).mean())
+                for _, g in both.groupby(level="seed")
+            ]
+            out.append(
+                row(f"Fig. 12: {scheme}, {n} flows: fraction of flows at {band}", share, high=1.0)
+            )
+    return out
+
+
 def _tfrc_rows(n: int, runs: pd.DataFrame) -> list[Row]:
     """DiffQ-UDP over TFRC-ECN (Fig. 13). The paper gives no numbers: 'much better
     fairness' and 'up to 20% higher average throughput' (section 6.3)."""
@@ -488,11 +545,7 @@ def _scatter_figure(flows: pd.DataFrame, config: Config, out: Path) -> Path:
     from airqueue.reproduce.figures import save
 
     n = max(config.flow_counts)
-    at_n = flows[flows["flows.random"] == n]
-    key = ["seed", "src", "dst"]
-    a = at_n[at_n["scheme"] == "TCP-SACK"].set_index(key)["goodput_bps"]
-    b = at_n[at_n["scheme"] == "DiffQ-TCP"].set_index(key)["goodput_bps"]
-    both = pd.concat([a.rename("tcp"), b.rename("diffq")], axis=1).dropna()
+    both = _paired_flows(flows[flows["flows.random"] == n])
     fig, ax = plt.subplots(figsize=(5.5, 5.5))
     x = (both["tcp"] / 1e3).clip(lower=0.1)
     y = (both["diffq"] / 1e3).clip(lower=0.1)
@@ -524,6 +577,14 @@ def _jain(scheme: str, n: int) -> Ref:
 
 def _aggregate(scheme: str, n: int) -> Ref:
     return _sp(f"{scheme}, {n} flows: aggregate goodput, Mb/s (Fig. 11b/13)")
+
+
+def _largest(n: int) -> Ref:
+    return _sp(f"TCP-SACK, {n} flows: largest per-flow goodput, kb/s (Fig. 1b)")
+
+
+def _fig12(scheme: str, band: str) -> Ref:
+    return _sp(f"Fig. 12: {scheme}, 32 flows: fraction of flows at {band}")
 
 
 #: Sections 2 and 6.3 (Figs. 1b, 9, 11-14, Table 3). "About" is a 20% tolerance, "about
@@ -673,6 +734,52 @@ CLAIMS = [
         metric="fraction of flows below 1 kb/s, 32 flows, TFRC-ECN vs TCP-SACK",
         measure=_starved("TFRC-ECN", 32),
         rule=Direction("less", _starved("TCP-SACK", 32)),
+    ),
+    Claim(
+        id="000-s2-tcp-max-invariant",
+        paper="000",
+        where="Sec. 2, Fig. 1b",
+        statement="the maximum throughput that TCP flows achieve is almost invariant of the "
+        "number of concurrent flows running",
+        metric="TCP-SACK largest per-flow goodput, 32 flows / 4 flows (within 20%)",
+        paper_value=1.0,
+        measure=Ratio(_largest(32), _largest(4)),
+        rule=ValueInCI(rel=0.2),
+    ),
+    Claim(
+        id="000-fig12-tcp-starved-get-10-100k",
+        paper="000",
+        where="Sec. 6.3, Fig. 12",
+        statement="for a fraction of flows starved for TCP getting no or less than 1 kbps "
+        "throughput, DiffQ-TCP achieves about 10 to 100 kbps",
+        metric="DiffQ-TCP goodput of the flows TCP-SACK starves, 32 flows, kb/s (the paper's "
+        "10 to 100 as 55 +- 45)",
+        paper_value=55.0,
+        measure=_sp(
+            "Fig. 12: DiffQ-TCP goodput of the flows TCP-SACK starves (< 1 kb/s), median over "
+            "those flows, 32 flows, kb/s"
+        ),
+        rule=ValueInCI(abs=45.0),
+    ),
+    Claim(
+        id="000-fig12-tcp-few-1-5mbps",
+        paper="000",
+        where="Sec. 6.3, Fig. 12",
+        statement="TCP has a small fraction of flows around 1 to 5 Mbps but at the cost of a "
+        "significant fraction of flows around low throughput areas",
+        metric="fraction of flows at 1-5 Mb/s, 32 flows, TCP-SACK vs DiffQ-TCP",
+        measure=_fig12("TCP-SACK", "1-5 Mb/s"),
+        rule=Direction("greater", _fig12("DiffQ-TCP", "1-5 Mb/s")),
+    ),
+    Claim(
+        id="000-fig12-diffq-50-500k",
+        paper="000",
+        where="Sec. 6.3, Fig. 12",
+        statement="DiffQ-TCP distributes more evenly around the middle section of plot "
+        "(around 50 to 500 kbps)",
+        metric="fraction of flows at 50-500 kb/s, 32 flows, DiffQ-TCP vs TCP-SACK",
+        measure=_fig12("DiffQ-TCP", "50-500 kb/s"),
+        rule=Direction("greater", _fig12("TCP-SACK", "50-500 kb/s")),
     ),
     Claim(
         id="000-fig14-tfrc-starved-40-32",
