@@ -79,6 +79,12 @@ RATE_UPDATES = ("interval", "packet")
 MADWIFI_TX_ATTEMPTS = 11
 MADWIFI_IFQ_PACKETS = 199
 
+#: The testbed's OLSR is olsrd with ETX (section 6.1; docs/routing.md): its TCs advertise
+#: every symmetric neighbour, ``TC_REDUNDANCY`` 2 in olsrd's ``src/olsr_protocol.h`` from
+#: January 2006 on and in its sample configurations, where RFC 3626's default (0)
+#: advertises only the MPR selectors (``[routing] tc_redundancy``, RFC 3626 section 15.1).
+OLSRD_TC_REDUNDANCY = 2
+
 
 @dataclass(frozen=True)
 class Config:
@@ -109,6 +115,8 @@ class Config:
     #: the default, or ``"static"`` (shortest ETX paths computed before the run, with no
     #: routing traffic).
     routing: str = "olsr"
+    #: OLSR's ``tc_redundancy`` (``OLSRD_TC_REDUNDANCY``; 0 is RFC 3626's default).
+    tc_redundancy: int = OLSRD_TC_REDUNDANCY
 
     @classmethod
     def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
@@ -141,13 +149,18 @@ def diffq_sections(
     }
 
 
-def check_routing(name: str, routing: str) -> None:
-    """Refuses a ``routing`` parameter other than the two the DiffQ mesh runs on, before
-    any run, naming the fix."""
+def check_routing(name: str, routing: str, tc_redundancy: int = OLSRD_TC_REDUNDANCY) -> None:
+    """Refuses a ``routing`` parameter other than the two the DiffQ mesh runs on, or a
+    ``tc_redundancy`` other than RFC 3626's 0, 1 and 2, before any run, naming the fix."""
     if routing not in ("static", "olsr"):
         raise ValueError(
             f'{name}: routing must be "static" or "olsr", got {routing!r}; '
             "e.g. --param routing=static"
+        )
+    if tc_redundancy not in (0, 1, 2) or isinstance(tc_redundancy, bool):
+        raise ValueError(
+            f"{name}: tc_redundancy must be 0, 1 or 2 (RFC 3626 section 15.1), got "
+            f"{tc_redundancy!r}; e.g. --param tc_redundancy=0 for RFC 3626's default"
         )
 
 
@@ -177,9 +190,11 @@ def scheme_scenario(
     retry_limit: int = MADWIFI_TX_ATTEMPTS,
     routing: str = "static",
     rate_update: str = RATE_UPDATE,
+    tc_redundancy: int = OLSRD_TC_REDUNDANCY,
 ) -> dict[str, Any]:
     """The scenario of one scheme on the random mesh (shared with ``diffq-ablation``);
-    ``routing`` is the ``[routing] kind``, with the ETX metric."""
+    ``routing`` is the ``[routing] kind``, with the ETX metric and, under OLSR,
+    ``tc_redundancy``."""
     diffq = scheme.startswith("DiffQ")
     template: dict[str, Any] = {
         "random": flows,
@@ -208,6 +223,8 @@ def scheme_scenario(
         "tcp": {"delayed_ack": delayed_ack, "timestamps": timestamps, "max_window": max_window},
         "flows": template,
     }
+    if routing == "olsr":
+        sc["routing"]["tc_redundancy"] = tc_redundancy
     if diffq:
         sc.update(diffq_sections(nodes, diffq_d, queue_threshold, rate_update))
     return sc
@@ -227,7 +244,7 @@ def run(
     unknown = [s for s in config.schemes if s not in SCHEMES]
     if unknown:
         raise ValueError(f"{NAME}: unknown scheme(s) {unknown}; known: {list(SCHEMES)}")
-    check_routing(NAME, config.routing)
+    check_routing(NAME, config.routing, config.tc_redundancy)
     seeds = list(range(1, config.seeds + 1))
     grid = {"flows.random": list(config.flow_counts)}
     with Runner(out, workers=workers, serial=serial, progress=progress, client=client) as runner:
@@ -250,6 +267,7 @@ def run(
                 retry_limit=config.retry_limit,
                 routing=config.routing,
                 rate_update=config.rate_update,
+                tc_redundancy=config.tc_redundancy,
             )
             frames.append(runner.sweep(s, base, seeds=seeds, grid=grid))
         flows = pd.concat(frames, ignore_index=True)
