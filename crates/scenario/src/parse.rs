@@ -297,13 +297,17 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         (Some(Medium::Wifi), Some(r)) => Some(r.data_rate_bps),
         _ => None,
     };
-    let queue = read_queue(top.section("queue", errs), rate_bps, errs);
+    let queue_table = top.section("queue", errs);
+    let tcp_table = top.section("tcp", errs);
+    let mut scheme_tables = registered::SchemeTables::take(&mut top, errs);
+    let queue = read_queue(queue_table, &mut scheme_tables, rate_bps, errs);
     // What a source may offer at most: MAX_OVERLOAD x the fastest link of the scenario.
     let fastest_bps = fastest_link(&medium, &topology);
     let max_offered_bps = fastest_bps.map(|f| (MAX_OVERLOAD * f, f));
-    let tcp = read_tcp(top.section("tcp", errs), errs);
+    let tcp = read_tcp(tcp_table, errs);
     let data_rate = radio.as_ref().map(|r| r.data_rate_bps);
     let diffq = read_diffq(top.section("diffq", errs), data_rate, errs);
+    scheme_tables.finish(errs);
     let backpressure = read_backpressure(top.section("backpressure", errs), data_rate, errs);
     let flows = read_flows(
         top.tables(errs, "flow"),
@@ -1291,7 +1295,12 @@ fn read_aodv(f: &mut Fields, errs: &mut Errs) -> Option<AodvSpec> {
     })
 }
 
-fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<QueueSpec> {
+fn read_queue(
+    mut f: Fields,
+    scheme_tables: &mut registered::SchemeTables,
+    rate_bps: Option<f64>,
+    errs: &mut Errs,
+) -> Option<QueueSpec> {
     let kinds = registered::queue_kinds(&["diffq", "backpressure"]);
     let kind = f.choice(errs, "kind", Some("droptail"), &kinds, &[]);
     let scheme = kind.and_then(registry::scheme);
@@ -1323,7 +1332,8 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
         capacity_pkts: capacity,
         rate_bps,
     };
-    let scheme_params = scheme.map(|s| registered::read(&mut f, errs, s, &setting));
+    let scheme_params = scheme.map(|s| registered::read(&mut f, scheme_tables, errs, s, &setting));
+    scheme_tables.check_unselected(errs, scheme);
     let bp = kind == Some("backpressure");
     let variant = if bp {
         f.choice(

@@ -80,7 +80,8 @@ impl From<RegisteredQdisc> for QdiscConfig {
 
 impl QdiscConfig {
     /// The discipline of `node`'s interface (`link_to`: the far end of a wired link;
-    /// `radio`: the rates and framing of an 802.11 interface). Random streams are keyed
+    /// `radio`: the rates and framing of an 802.11 interface, `mac_levels` its MAC's
+    /// priority levels). Random streams are keyed
     /// by (seed, node, component): DiffQ's tie-breaking "qdisc.diffq", backpressure's
     /// "qdisc.backpressure", a registered scheme's "qdisc.<name>"; per link direction on
     /// wired media.
@@ -90,6 +91,7 @@ impl QdiscConfig {
         node: NodeId,
         link_to: Option<NodeId>,
         radio: Option<Link>,
+        mac_levels: usize,
         node_count: usize,
     ) -> Qdisc {
         let stream = |component: &str| {
@@ -116,6 +118,7 @@ impl QdiscConfig {
                     link_to,
                     node_count,
                     radio,
+                    mac_levels,
                     rng: stream(&format!("qdisc.{}", r.scheme.name)),
                 };
                 (r.scheme.build)(&r.params, &mut ctx)
@@ -401,7 +404,8 @@ impl WifiMedium {
             qdiscs: (0..n)
                 .map(|i| {
                     let node = NodeId(i as u32);
-                    let mut q = cfg.qdisc.build(cfg.seed, node, None, Some(link), n);
+                    let levels = wifi.levels.len();
+                    let mut q = cfg.qdisc.build(cfg.seed, node, None, Some(link), levels, n);
                     // Backpressure's link weight R_ij (1 - p_ij) with the static model:
                     // the configured data rate and `[[link]]` loss (seed 002, 4.1.1).
                     if let Some(b) = q.downcast_mut::<Backpressure>() {
@@ -551,7 +555,7 @@ impl World {
                 for &(a, b) in links {
                     wires.add_duplex(a, b, *bandwidth_bps, *delay);
                     for (from, to) in [(a, b), (b, a)] {
-                        link_qdiscs.push(cfg.qdisc.build(cfg.seed, from, Some(to), None, n));
+                        link_qdiscs.push(cfg.qdisc.build(cfg.seed, from, Some(to), None, 1, n));
                     }
                 }
                 None
