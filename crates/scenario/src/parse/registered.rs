@@ -69,6 +69,14 @@ impl<'a> SchemeTables<'a> {
         }
     }
 
+    /// The table of `scheme`, to read its other keys and finish.
+    pub(super) fn remove(&mut self, scheme: &Scheme) -> Fields<'a> {
+        match self.tables.iter().position(|(s, _)| *s == scheme) {
+            Some(i) => self.tables.remove(i).1,
+            None => Fields::absent(scheme.name),
+        }
+    }
+
     /// Reports the unknown keys of the tables not removed.
     pub(super) fn finish(self, errs: &mut Errs) {
         for (_, f) in self.tables {

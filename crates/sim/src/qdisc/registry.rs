@@ -20,6 +20,7 @@ pub static SCHEMES: &[&Scheme] = &[
     &super::dqm::SCHEME,
     &super::codel::SCHEME,
     &super::fq_codel::SCHEME,
+    &super::diffq::SCHEME,
 ];
 
 /// The scheme named `kind`, if it is registered.
