@@ -18,9 +18,9 @@
 //! (10.3.2.9, 10.3.2.7).
 //!
 //! Optionally (`nav_reset_after_rts`) a NAV set by an overheard RTS is reset when no
-//! reception starts within the time its CTS would have taken to begin (10.3.2.4), so
-//! a station that hears an RTS but not the CTS, or an exchange that failed, is not held
-//! silent for the whole announced exchange.
+//! reception starts within 10.3.2.4's NAVTimeout after it, so the overhearers of a
+//! handshake that failed (no CTS, hence no DATA) are not held silent for the whole
+//! announced exchange.
 
 use super::channel::{Channel, RadioEvent};
 use super::config::{RateControl, WifiConfig};
