@@ -63,6 +63,9 @@ def scenario(spec: Spec, seed: int) -> dict[str, Any]:
             "short_retry_limit": spec.retry_limit,
             "long_retry_limit": spec.retry_limit,
             "rts_threshold": 0 if spec.rts_cts else "off",
+            # ns-3's FrameExchangeManager resets a NAV set by an RTS that no reception
+            # follows within 10.3.2.4's NAVTimeout.
+            "nav_reset_after_rts": True,
         },
         "routing": routing,
         "queue": {"kind": "droptail", "capacity": spec.queue_capacity_pkts},

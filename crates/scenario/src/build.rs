@@ -106,6 +106,7 @@ pub fn wifi_config(radio: &Radio, mac: &Mac) -> WifiConfig {
         short_retry_limit: mac.short_retry_limit,
         long_retry_limit: mac.long_retry_limit,
         rts_threshold_bytes: mac.rts_threshold_bytes.unwrap_or(u32::MAX),
+        nav_reset_after_rts: mac.nav_reset_after_rts,
         rate_control: match mac.rate_control {
             RateControlKind::Constant => RateControl::Constant,
             RateControlKind::Aarf => RateControl::Aarf,
@@ -598,7 +599,8 @@ mod tests {
              preamble = \"short\"\nsensed_frames = \"energy\"\nlate_capture = \"never\"\n\
              preamble_detection_db = 4\n\
              [mac]\nkind = \"edca\"\nshort_retry_limit = 5\nlong_retry_limit = 3\n\
-             rts_threshold = 0\nrate_control = \"aarf\"\ntx_buffer = 3\n",
+             rts_threshold = 0\nnav_reset_after_rts = true\nrate_control = \"aarf\"\n\
+             tx_buffer = 3\n",
         );
         let cfg = world_config(&s, &pos);
         let model = Propagation::log_distance(2.7);
@@ -625,6 +627,7 @@ mod tests {
             short_retry_limit: 5,
             long_retry_limit: 3,
             rts_threshold_bytes: 0,
+            nav_reset_after_rts: true,
             rate_control: RateControl::Aarf,
             tx_buffer_frames: 3,
             ..WifiConfig::dsss_default()

@@ -250,6 +250,9 @@ pub struct Mac {
     /// `rts_threshold` bytes: frames whose MPDU exceeds it use RTS/CTS (0: all frames);
     /// `None` (`"off"`, the default): never.
     pub rts_threshold_bytes: Option<u32>,
+    /// `nav_reset_after_rts`: reset a NAV set by an RTS when no reception starts within
+    /// 10.3.2.4's NAVTimeout; default false.
+    pub nav_reset_after_rts: bool,
     /// `rate_control`; default constant.
     pub rate_control: RateControlKind,
     /// `tx_buffer`: frames the MAC holds before it stops pulling from the queue

@@ -396,6 +396,7 @@ pub(super) fn read_mac(mut f: Fields, errs: &mut Errs) -> Option<Mac> {
     );
     let long_retry = retry(&mut f, errs, "long_retry_limit", defaults.long_retry_limit);
     let rts = read_rts_threshold(&mut f, errs);
+    let nav_reset = f.boolean(errs, "nav_reset_after_rts", defaults.nav_reset_after_rts);
     let rate_control = match f.choice(
         errs,
         "rate_control",
@@ -425,6 +426,7 @@ pub(super) fn read_mac(mut f: Fields, errs: &mut Errs) -> Option<Mac> {
         short_retry_limit: short_retry?,
         long_retry_limit: long_retry?,
         rts_threshold_bytes: rts?,
+        nav_reset_after_rts: nav_reset?,
         rate_control: rate_control?,
         tx_buffer_frames: tx_buffer?,
     })

@@ -63,6 +63,7 @@ fn a_file_without_medium_is_wifi_with_the_dsss_defaults() {
             short_retry_limit: 7,
             long_retry_limit: 4,
             rts_threshold_bytes: None,
+            nav_reset_after_rts: false,
             rate_control: RateControlKind::Constant,
             tx_buffer_frames: 1,
         }
@@ -256,7 +257,8 @@ fn rts_threshold_off_zero_and_bytes() {
 fn every_mac_key_given() {
     let s = ok(&with(
         "[mac]\nkind = \"dcf\"\nshort_retry_limit = 1\nlong_retry_limit = 255\n\
-         rts_threshold = 2346\nrate_control = \"aarf\"\ntx_buffer = 64\n",
+         rts_threshold = 2346\nnav_reset_after_rts = true\nrate_control = \"aarf\"\n\
+         tx_buffer = 64\n",
     ));
     assert_eq!(
         s.mac,
@@ -266,6 +268,7 @@ fn every_mac_key_given() {
             short_retry_limit: 1,
             long_retry_limit: 255,
             rts_threshold_bytes: Some(2346),
+            nav_reset_after_rts: true,
             rate_control: RateControlKind::Aarf,
             tx_buffer_frames: 64,
         }
@@ -578,7 +581,11 @@ fn bad_mac_values() {
         (
             "retry_limit = 3",
             "mac.retry_limit: unknown key; expected one of kind, levels, short_retry_limit, \
-             long_retry_limit, rts_threshold, rate_control, tx_buffer",
+             long_retry_limit, rts_threshold, nav_reset_after_rts, rate_control, tx_buffer",
+        ),
+        (
+            "nav_reset_after_rts = 1",
+            "mac.nav_reset_after_rts: expected true or false, got 1",
         ),
     ];
     for (mac, message) in cases {

@@ -78,6 +78,38 @@ struct Radio {
     signals: u32,
     lock: Option<Lock>,
     busy: bool,
+    /// When the PHY indicates (or will indicate) PHY-RXSTART for the latest frame it
+    /// locked onto: the lock's start plus the frame's PLCP preamble and header
+    /// (aRxPHYStartDelay). Read by the MAC's NAV reset (IEEE 802.11-2016 10.3.2.4).
+    rx_start_at: Time,
+    /// The latest PHY-RXSTART indicated before that lock began.
+    rx_start_before: Time,
+}
+
+impl Radio {
+    /// The radio locks onto a frame at `now` whose PLCP preamble and header last
+    /// `plcp`.
+    #[inline]
+    fn note_lock(&mut self, now: Time, plcp: Time) {
+        self.rx_start_before = self.last_rx_start(now);
+        self.rx_start_at = now + plcp;
+    }
+
+    /// The lock taken at the last [`Radio::note_lock`] was dropped before its preamble
+    /// was detected: it never gets to PHY-RXSTART.
+    #[inline]
+    fn forget_lock(&mut self) {
+        self.rx_start_at = self.rx_start_before;
+    }
+
+    #[inline]
+    fn last_rx_start(&self, now: Time) -> Time {
+        if self.rx_start_at <= now {
+            self.rx_start_at
+        } else {
+            self.rx_start_before
+        }
+    }
 }
 
 /// What the channel tells the MACs.
@@ -253,6 +285,14 @@ impl Channel {
         self.radios[node.index()].lock.is_some()
     }
 
+    /// The time of `node`'s latest PHY-RXSTART.indication up to `now` (`Time::ZERO` if
+    /// none): the end of the PLCP header of the latest frame it locked onto and kept
+    /// past preamble detection, sensed-only frames included, since the PHY starts
+    /// receiving those too ([`SensedFrames::RxError`]).
+    pub fn last_rx_start(&self, node: NodeId, now: Time) -> Time {
+        self.radios[node.index()].last_rx_start(now)
+    }
+
     fn update_cca(&mut self, node: NodeId, out: &mut Vec<RadioEvent>) {
         let r = &mut self.radios[node.index()];
         let busy = r.transmitting || r.lock.is_some() || r.energy_mw >= self.cs_threshold_mw;
@@ -267,6 +307,7 @@ impl Channel {
     pub fn start_tx(&mut self, from: NodeId, rate: DsssRate, now: Time, out: &mut Vec<RadioEvent>) {
         debug_assert!(self.has_radio(from), "{from:?} has no radio");
         let threshold = self.threshold(rate);
+        let plcp = airqueue_phy::dsss::plcp_duration(rate, self.preamble);
         let capture_until = match self.late_capture {
             LateCapture::Always => Time::MAX,
             LateCapture::Preamble => {
@@ -325,12 +366,14 @@ impl Channel {
                         let best = lock.signal_mw.max(p);
                         if best / (self.noise_mw + r.energy_mw - best) < ratio {
                             r.lock = None;
+                            r.forget_lock();
                             self.undetected += 1;
                         } else if p > lock.signal_mw && lockable {
                             *lock = Lock {
                                 max_interference_mw: r.energy_mw - p,
                                 ..newcomer
                             };
+                            r.rx_start_at = now + plcp;
                         } else {
                             let interference = r.energy_mw - lock.signal_mw;
                             lock.max_interference_mw = lock.max_interference_mw.max(interference);
@@ -345,6 +388,7 @@ impl Channel {
                             // Capture: the stronger newcomer takes the receiver over; the
                             // PHY resynchronises and the first frame just disappears.
                             *lock = newcomer;
+                            r.note_lock(now, plcp);
                             self.captured += 1;
                         } else {
                             let interference = r.energy_mw - lock.signal_mw;
@@ -369,6 +413,7 @@ impl Channel {
                             .is_none_or(|ratio| p / (self.noise_mw + others) >= ratio);
                         if detected {
                             r.lock = Some(newcomer);
+                            r.note_lock(now, plcp);
                         } else if !sensed_only {
                             self.undetected += 1;
                         }
@@ -579,6 +624,27 @@ mod tests {
             decoded: false,
             sensed_only: false
         }));
+    }
+
+    #[test]
+    fn rx_start_is_indicated_after_the_plcp_header_of_a_frame_kept_past_detection() {
+        // PHY-RXSTART of node 1's reception of node 0's 1 Mb/s frame comes 192 us (long
+        // PLCP preamble and header) after its start; a pair whose preambles both miss
+        // detection never gets there, and the earlier indication stands.
+        let mut cfg = WifiConfig::dsss_default();
+        cfg.preamble_detection_db = Some(4.0);
+        let us = Time::from_micros;
+        let mut ch = line(&[0.0, 100.0, 200.0], &cfg);
+        let mut out = vec![];
+        assert_eq!(ch.last_rx_start(NodeId(1), us(1000)), Time::ZERO);
+        ch.start_tx(NodeId(0), DsssRate::Mbps1, us(10), &mut out);
+        assert_eq!(ch.last_rx_start(NodeId(1), us(201)), Time::ZERO);
+        assert_eq!(ch.last_rx_start(NodeId(1), us(202)), us(202));
+        ch.end_tx(NodeId(0), &mut out);
+        ch.start_tx(NodeId(0), DsssRate::Mbps1, us(5000), &mut out);
+        ch.start_tx(NodeId(2), DsssRate::Mbps1, us(5000), &mut out);
+        assert!(!ch.is_receiving(NodeId(1)));
+        assert_eq!(ch.last_rx_start(NodeId(1), us(6000)), us(202));
     }
 
     #[test]

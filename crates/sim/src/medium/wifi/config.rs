@@ -106,6 +106,11 @@ pub struct WifiConfig {
     pub long_retry_limit: u32,
     /// Frames whose MPDU exceeds this many bytes are protected by RTS/CTS.
     pub rts_threshold_bytes: u32,
+    /// A station whose NAV was last set by an RTS resets it when no PHY-RXSTART follows
+    /// within (2 x aSIFSTime) + CTS_Time + aRxPHYStartDelay + (2 x aSlotTime) of the
+    /// RTS's end (IEEE 802.11-2016 10.3.2.4 permits it; ns-3 does it). Off: the NAV
+    /// lasts the whole announced exchange, as in ns-2.
+    pub nav_reset_after_rts: bool,
     pub rate_control: RateControl,
     /// Frames the MAC holds (over all levels) before it stops pulling from the queue
     /// discipline.
@@ -146,6 +151,7 @@ impl WifiConfig {
             short_retry_limit: airqueue_phy::dsss::SHORT_RETRY_LIMIT,
             long_retry_limit: airqueue_phy::dsss::LONG_RETRY_LIMIT,
             rts_threshold_bytes: u32::MAX,
+            nav_reset_after_rts: false,
             rate_control: RateControl::Constant,
             tx_buffer_frames: 1,
             data_overhead_bytes: airqueue_phy::dsss::DATA_OVERHEAD_BYTES

@@ -16,6 +16,11 @@
 //! progress (its DATA/RTS on the air, or waiting SIFS-separated ACK/CTS) and no response
 //! pending. ACK and CTS go out SIFS after the frame they answer, without carrier sense
 //! (10.3.2.9, 10.3.2.7).
+//!
+//! Optionally (`nav_reset_after_rts`) a NAV set by an overheard RTS is reset when no
+//! reception starts within 10.3.2.4's NAVTimeout after it, so the overhearers of a
+//! handshake that failed (no CTS, hence no DATA) are not held silent for the whole
+//! announced exchange.
 
 use super::channel::{Channel, RadioEvent};
 use super::config::{RateControl, WifiConfig};
@@ -48,7 +53,7 @@ pub enum WifiEvent {
     Timer(TimerEvent),
 }
 
-/// The three timers of a station (mutually exclusive uses share one timer each).
+/// The four timers of a station (mutually exclusive uses share one timer each).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum TimerKind {
     /// Earliest backoff grant.
@@ -57,6 +62,9 @@ enum TimerKind {
     Exchange,
     /// SIFS before an ACK or CTS; also the end of the NAV.
     Response,
+    /// The NAVTimeout after an RTS set the NAV (10.3.2.4; only with
+    /// `nav_reset_after_rts`).
+    NavReset,
 }
 
 /// What the medium tells the node (the world routes these to the network layer).
@@ -201,6 +209,9 @@ struct Station {
     /// What the radio is sending now.
     on_air: Option<AirFrame>,
     nav_until: Time,
+    /// When the RTS that last set the NAV ended (its PHY-RXEND), while a NAV reset is
+    /// pending for it; `None` otherwise.
+    nav_rts_end: Option<Time>,
     eifs: bool,
     free: bool,
     idle_since: Time,
@@ -211,7 +222,7 @@ struct Station {
     last_seq: Vec<(NodeId, u16)>,
     rates: RateTable,
     buffered: u32,
-    timers: [TimerId; 3],
+    timers: [TimerId; 4],
     stats: MacStats,
 }
 
@@ -229,6 +240,9 @@ pub struct WifiNet {
     ack_duration: Time,
     ack_timeout: Time,
     cts_duration: Time,
+    /// 10.3.2.4's NAVTimeout after an RTS at the basic rate: (2 x aSIFSTime) + CTS_Time
+    /// + aRxPHYStartDelay + (2 x aSlotTime).
+    nav_reset_timeout: Time,
 }
 
 impl WifiNet {
@@ -273,6 +287,7 @@ impl WifiNet {
                     response: None,
                     on_air: None,
                     nav_until: Time::ZERO,
+                    nav_rts_end: None,
                     eifs: false,
                     free: true,
                     idle_since: Time::ZERO,
@@ -292,6 +307,7 @@ impl WifiNet {
                         timers.create((node, TimerKind::Access)),
                         timers.create((node, TimerKind::Exchange)),
                         timers.create((node, TimerKind::Response)),
+                        timers.create((node, TimerKind::NavReset)),
                     ],
                     stats: MacStats::default(),
                 }
@@ -300,6 +316,10 @@ impl WifiNet {
         let ack_duration = dsss::ack_duration(cfg.basic_rate, cfg.preamble);
         let ack_timeout = dsss::ack_timeout(cfg.basic_rate, cfg.preamble);
         let cts_duration = frame_duration(CTS_BYTES, cfg.basic_rate, cfg.preamble);
+        let nav_reset_timeout = cfg.sifs().times(2)
+            + cts_duration
+            + dsss::plcp_duration(cfg.basic_rate, cfg.preamble)
+            + cfg.slot().times(2);
         WifiNet {
             backoff_rng: (0..positions.len())
                 .map(|i| RngStream::new(StreamKey::new(seed, i as u32, "mac.backoff")))
@@ -314,6 +334,7 @@ impl WifiNet {
             ack_duration,
             ack_timeout,
             cts_duration,
+            nav_reset_timeout,
         }
     }
 
@@ -438,6 +459,7 @@ impl WifiNet {
                     TimerKind::Access => self.access_due(node, q),
                     TimerKind::Exchange => self.exchange_timer(node, q),
                     TimerKind::Response => self.response_timer(node, q),
+                    TimerKind::NavReset => self.nav_reset_timer(node, q),
                 }
             }
         }
@@ -824,10 +846,30 @@ impl WifiNet {
         }
     }
 
-    fn set_nav<E: From<WifiEvent>>(&mut self, node: NodeId, until: Time, q: &mut EventQueue<E>) {
+    /// 10.3.2.4: the NAV only grows; `from_rts` when the frame that sets it is an RTS.
+    fn set_nav<E: From<WifiEvent>>(
+        &mut self,
+        node: NodeId,
+        until: Time,
+        from_rts: bool,
+        q: &mut EventQueue<E>,
+    ) {
         let st = &mut self.stations[node.index()];
         if until > st.nav_until {
             st.nav_until = until;
+            if self.cfg.nav_reset_after_rts {
+                let t = st.timers[TimerKind::NavReset as usize];
+                if from_rts {
+                    let now = q.now();
+                    st.nav_rts_end = Some(now);
+                    self.timers.arm(t, now + self.nav_reset_timeout, q, |e| {
+                        WifiEvent::Timer(e).into()
+                    });
+                } else {
+                    st.nav_rts_end = None;
+                    self.timers.cancel(t);
+                }
+            }
             // The NAV's end is a possible busy-to-free transition: wake up then, unless a
             // response is scheduled on this timer (it refreshes when it fires anyway).
             if st.response.is_none() {
@@ -916,7 +958,7 @@ impl WifiNet {
                         to: frame.dst,
                         pkt,
                     });
-                    self.set_nav(node, now + frame.nav, q);
+                    self.set_nav(node, now + frame.nav, false, q);
                 }
             }
             FrameKind::Ack => {
@@ -927,7 +969,7 @@ impl WifiNet {
                         self.timers.cancel(st.timers[TimerKind::Exchange as usize]);
                         self.complete(node, level as usize, true);
                     }
-                    _ => self.set_nav(node, now + frame.nav, q),
+                    _ => self.set_nav(node, now + frame.nav, false, q),
                 }
             }
             FrameKind::Rts => {
@@ -950,7 +992,7 @@ impl WifiNet {
                         );
                     }
                 } else {
-                    self.set_nav(node, now + frame.nav, q);
+                    self.set_nav(node, now + frame.nav, true, q);
                 }
             }
             FrameKind::Cts => {
@@ -963,9 +1005,26 @@ impl WifiNet {
                         self.timers
                             .arm(t, now + sifs, q, |e| WifiEvent::Timer(e).into());
                     }
-                    _ => self.set_nav(node, now + frame.nav, q),
+                    _ => self.set_nav(node, now + frame.nav, false, q),
                 }
             }
+        }
+    }
+
+    /// The NAVTimeout after the RTS that last set the NAV: reset the NAV unless a
+    /// reception started (PHY-RXSTART) since the RTS ended (10.3.2.4).
+    fn nav_reset_timer<E: From<WifiEvent>>(&mut self, node: NodeId, q: &mut EventQueue<E>) {
+        let now = q.now();
+        let Some(rts_end) = self.stations[node.index()].nav_rts_end.take() else {
+            return;
+        };
+        if self.channel.last_rx_start(node, now) > rts_end {
+            return;
+        }
+        let st = &mut self.stations[node.index()];
+        if st.nav_until > now {
+            st.nav_until = now;
+            self.refresh(node, q);
         }
     }
 
@@ -1107,3 +1166,7 @@ impl WifiNet {
         self.out.push(WifiOutput::WantFrame(node));
     }
 }
+
+#[cfg(test)]
+#[path = "mac_tests.rs"]
+mod tests;

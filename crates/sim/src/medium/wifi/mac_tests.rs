@@ -1,0 +1,126 @@
+//! The MAC driven event by event on small lines of stations.
+
+use super::*;
+use crate::ids::FlowId;
+use crate::net::packet::DEFAULT_TTL;
+
+/// A 1000-byte UDP packet from `src` to `dst`.
+fn packet(src: NodeId, dst: NodeId) -> Packet {
+    Packet {
+        uid: 0,
+        flow: FlowId(0),
+        src,
+        dst,
+        seq: 0,
+        payload_bytes: 1000,
+        transport: TransportHeader::Udp,
+        ttl: DEFAULT_TTL,
+        priority: 0,
+        created: Time::ZERO,
+        diffq: None,
+        report: None,
+    }
+}
+
+/// Stations on the x axis at `xs`, RTS/CTS before every frame, one attempt per frame.
+fn line(xs: &[f64], nav_reset_after_rts: bool) -> WifiNet {
+    let cfg = WifiConfig {
+        rts_threshold_bytes: 0,
+        short_retry_limit: 1,
+        nav_reset_after_rts,
+        ..WifiConfig::dsss_default()
+    };
+    let pos: Vec<[f64; 2]> = xs.iter().map(|&x| [x, 0.0]).collect();
+    WifiNet::new(cfg, &pos, 1, |_, _| 0.0)
+}
+
+/// Runs the medium's events up to and including `until`; the outputs are dropped (no
+/// queue discipline refills the MACs).
+fn run_until(net: &mut WifiNet, q: &mut EventQueue<WifiEvent>, until: Time) {
+    while let Some((_, ev)) = q.pop_until(until) {
+        net.handle(ev, q);
+        net.out.clear();
+    }
+    q.advance_to(until);
+}
+
+/// Node 0 sends one frame to node 1; runs until node 2's NAV is first set, by node 0's
+/// RTS, and returns that instant (the RTS's end) and the NAV's end.
+fn overhear_rts(net: &mut WifiNet, q: &mut EventQueue<WifiEvent>) -> (Time, Time) {
+    let d = Dequeued {
+        pkt: packet(NodeId(0), NodeId(1)),
+        next_hop: NodeId(1),
+        priority: 0,
+    };
+    net.push_frame(NodeId(0), d, q);
+    while let Some((_, ev)) = q.pop() {
+        net.handle(ev, q);
+        net.out.clear();
+        let nav = net.stations[2].nav_until;
+        if nav > Time::ZERO {
+            assert_eq!(net.stations[0].stats.rts_tx, 1);
+            return (q.now(), nav);
+        }
+    }
+    panic!("node 2 never set its NAV");
+}
+
+// Node 1 is out of everyone's reach, so node 0's RTS gets no CTS; node 2 overhears the
+// RTS and sets its NAV for the whole announced exchange:
+//
+//   node 0   |RTS|.......CTS timeout, gives up (retry limit 1)
+//   node 2       ^ NAV set ............................................| NAV end
+//                |<- 2 SIFS + CTS + aRxPHYStartDelay + 2 slots ->| reset (option on)
+#[test]
+fn nav_from_an_rts_without_cts_is_reset_after_the_nav_timeout() {
+    let mut net = line(&[0.0, 5000.0, 200.0], true);
+    let mut q = EventQueue::new();
+    let (rts_end, nav_end) = overhear_rts(&mut net, &mut q);
+    let timeout = Time::from_micros(2 * 10 + 304 + 192 + 2 * 20);
+    assert_eq!(net.nav_reset_timeout, timeout);
+    assert!(
+        nav_end > rts_end + timeout.times(2),
+        "the RTS announces DATA and ACK"
+    );
+    run_until(&mut net, &mut q, rts_end + timeout - Time::from_nanos(1));
+    assert!(
+        !net.stations[2].free,
+        "still deferring just before the timeout"
+    );
+    run_until(&mut net, &mut q, rts_end + timeout);
+    assert_eq!(net.stations[2].nav_until, rts_end + timeout);
+    assert!(net.stations[2].free, "free again at the timeout");
+}
+
+#[test]
+fn without_the_option_the_nav_lasts_the_announced_exchange() {
+    let mut net = line(&[0.0, 5000.0, 200.0], false);
+    let mut q = EventQueue::new();
+    let (rts_end, nav_end) = overhear_rts(&mut net, &mut q);
+    run_until(&mut net, &mut q, nav_end - Time::from_nanos(1));
+    assert!(rts_end + net.nav_reset_timeout < nav_end);
+    assert_eq!(net.stations[2].nav_until, nav_end);
+    assert!(!net.stations[2].free);
+    run_until(&mut net, &mut q, nav_end);
+    assert!(net.stations[2].free);
+}
+
+#[test]
+fn a_reception_that_starts_within_the_timeout_keeps_the_nav() {
+    // Node 2 sits between 0 and 1 and decodes the CTS: its PHY-RXSTART (SIFS + 192 us
+    // after the RTS) comes within the timeout, so the NAV stands and the exchange goes
+    // on: DATA, then ACK. (A station that hears the sender but not the CTS keeps its
+    // NAV too: the DATA's PHY-RXSTART, 2 SIFS + CTS + 192 us after the RTS, is also
+    // inside the timeout. Only a failed handshake frees the overhearers.)
+    let mut net = line(&[0.0, 200.0, 100.0], true);
+    let mut q = EventQueue::new();
+    let (rts_end, nav_end) = overhear_rts(&mut net, &mut q);
+    let timeout = net.nav_reset_timeout;
+    run_until(&mut net, &mut q, rts_end + timeout);
+    assert_eq!(net.stations[2].nav_until, nav_end);
+    run_until(&mut net, &mut q, nav_end - Time::from_nanos(1));
+    assert_eq!(net.stations[2].nav_until, nav_end);
+    assert!(!net.stations[2].free);
+    assert_eq!(net.stats(NodeId(1)).rx_ok, 2, "RTS and DATA");
+    assert_eq!(net.stats(NodeId(0)).data_tx, 1);
+}
