@@ -219,6 +219,7 @@ def test_scenarios_match_the_rust_test_geometry():
         "link_estimate": "measured",
         "estimate_interval": 1.0,
         "control_interval": 0.025,
+        "unknown_neighbour": "zero",
         "loss_count": "packets",
     }
     assert [(f["src"], f["dst"], f["variant"]) for f in sc["flow"]] == [
@@ -247,6 +248,7 @@ def test_scenarios_match_the_rust_test_geometry():
         {"network_coding": "on"},
         {"coding_block": 0},
         {"coding_block": 2.5},
+        {"unknown_neighbour": "ignore"},
     ],
 )
 def test_bad_parameters_are_refused(params):

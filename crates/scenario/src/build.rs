@@ -6,6 +6,7 @@ use crate::schema::{
     FlowSpec, LateCaptureKind, Level, LinkEstimateKind, LossCountKind, Mac, Medium,
     OlsrLqAlgorithm, PreambleKind, QueueKind, Radio, Rate, RateControlKind, RateUpdateKind,
     RoutingKind, RoutingMetric, Scenario, SensedFramesKind, TcpVariantKind, Topology,
+    UnknownNeighbourKind,
 };
 use crate::topology::adjacency;
 use airqueue_kernel::Time;
@@ -24,7 +25,7 @@ use airqueue_sim::{
     BackpressureConfig, BackpressureVariant, CodingConfig, DiffQConfig, DiffqRateConfig,
     DiffqUtility, FlowCc, FlowConfig, FlowKindConfig, LinkEstimate, LossCount, MediumConfig,
     NodeId, OlsrSetup, QdiscConfig, RateUpdate, RegisteredQdisc, TcpFlowConfig, TcpVariant,
-    TfrcFlowConfig, WiresConfig, WorldConfig,
+    TfrcFlowConfig, UnknownNeighbour, WiresConfig, WorldConfig,
 };
 
 /// Erasure probability configured for the directed pair (a, b) by `[[link]]`.
@@ -324,6 +325,11 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
             },
             control_interval: (s.queue.control_interval_s > 0.0)
                 .then(|| Time::from_secs_f64(s.queue.control_interval_s)),
+            unknown_neighbour: match s.queue.unknown_neighbour {
+                UnknownNeighbourKind::Zero => UnknownNeighbour::Zero,
+                UnknownNeighbourKind::Exclude => UnknownNeighbour::Exclude,
+                UnknownNeighbourKind::K => UnknownNeighbour::AtK,
+            },
         }),
     };
     let flows = s

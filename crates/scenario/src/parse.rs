@@ -39,7 +39,7 @@ use crate::schema::{
     AodvLinkDetection, AodvSpec, BackpressureSpec, BackpressureVariantKind, CcKind, DiffqSpec,
     DiffqUtilityKind, FlowKind, FlowSpec, LinkEstimateKind, LinkSpec, LossCountKind, Medium,
     OlsrLqAlgorithm, OlsrSpec, Outputs, QueueKind, QueueSpec, Rate, RateUpdateKind, Routing,
-    RoutingKind, RoutingMetric, Scenario, TcpSpec, TcpVariantKind, Topology,
+    RoutingKind, RoutingMetric, Scenario, TcpSpec, TcpVariantKind, Topology, UnknownNeighbourKind,
 };
 use airqueue_sim::qdisc::{droptail, fq, registry};
 use fields::{describe, number, short, within, Errs, Fields};
@@ -132,13 +132,14 @@ const FLOW_KEYS: [(&str, &[&str]); 6] = [
 
 /// `[queue]` keys that only some built-in queue kinds take (`per_dest_capacity` keeps
 /// its own message); the registered kinds declare theirs in their modules.
-const QUEUE_KEYS: [(&str, &[&str]); 6] = [
+const QUEUE_KEYS: [(&str, &[&str]); 7] = [
     ("report_lifetime", &["backpressure"]),
     ("variant", &["backpressure"]),
     ("link_estimate", &["backpressure"]),
     ("estimate_interval", &["backpressure"]),
     ("loss_count", &["backpressure"]),
     ("control_interval", &["backpressure"]),
+    ("unknown_neighbour", &["backpressure"]),
 ];
 
 /// Parses a scenario from TOML text.
@@ -1401,6 +1402,17 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
     } else {
         Some(0.025)
     };
+    let unknown_neighbour = if bp {
+        f.choice(
+            errs,
+            "unknown_neighbour",
+            Some("zero"),
+            &["zero", "exclude", "k"],
+            &[],
+        )
+    } else {
+        Some("zero")
+    };
     if let (Some("diffq"), Some(c), Some(d)) = (kind, capacity, per_dest) {
         if d > c {
             errs.push(ConfigError::new(
@@ -1439,6 +1451,11 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
             _ => LossCountKind::Packets,
         },
         control_interval_s: control_interval?,
+        unknown_neighbour: match unknown_neighbour? {
+            "exclude" => UnknownNeighbourKind::Exclude,
+            "k" => UnknownNeighbourKind::K,
+            _ => UnknownNeighbourKind::Zero,
+        },
         scheme: scheme_params,
     })
 }

@@ -476,6 +476,11 @@ pub struct QueueSpec {
     /// 0 turns control packets off; default half of `report_lifetime`, so an idle node
     /// refreshes its reports before they expire.
     pub control_interval_s: f64,
+    /// `unknown_neighbour` (backpressure only): what a neighbour's queue counts as in
+    /// eq. (2) while no live report of it was heard (seed 002, 4.1.2): "zero" (default,
+    /// empty), "exclude" (no candidate until it reports) or "k" (a queue of `K`); the
+    /// routing next hop counts as empty until it reports, whatever the value.
+    pub unknown_neighbour: UnknownNeighbourKind,
     /// The keys of a registered kind ("droptail", "fq", "red", "pi", "dqm", "codel",
     /// "fq_codel"), as its module declares them, derived defaults filled; `None` for
     /// diffq and backpressure.
@@ -489,6 +494,15 @@ pub struct QueueSpec {
 pub enum LossCountKind {
     Packets,
     Attempts,
+}
+
+/// `[queue] unknown_neighbour` of kind = "backpressure" (seed 002, 4.1.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UnknownNeighbourKind {
+    Zero,
+    Exclude,
+    K,
 }
 
 /// `[queue] link_estimate` of kind = "backpressure" (seed 002, 4.1.1).

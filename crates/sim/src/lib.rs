@@ -14,7 +14,7 @@ pub mod world;
 pub use ids::{FlowId, LinkId, NodeId};
 pub use qdisc::{
     BackpressureConfig, BackpressureVariant, Classify, DiffQConfig, DqmConfig, FqConfig,
-    LinkEstimate, LossCount, PiConfig, RedConfig,
+    LinkEstimate, LossCount, PiConfig, RedConfig, UnknownNeighbour,
 };
 pub use transport::{
     CodingConfig, CodingStats, DiffqRateConfig, DiffqUtility, RateUpdate, TcpFlowConfig,

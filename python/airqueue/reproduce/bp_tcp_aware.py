@@ -106,6 +106,10 @@ NONTCP_SWEEP = ("aodv_udp", "tcp_aware_fc")
 LOG_WEIGHT = 4e6
 
 
+#: ``[queue] unknown_neighbour``'s values (docs/schemes/backpressure.md).
+UNKNOWN_NEIGHBOUR = ("zero", "exclude", "k")
+
+
 @dataclass(frozen=True)
 class BackpressureParams:
     """The backpressure settings every seed-002 reproduction passes to ``[queue]``
@@ -124,6 +128,10 @@ class BackpressureParams:
     #: Section 4.1.2's control packets of an idle node, seconds (0: off; the model's
     #: default, half of ``report_lifetime``).
     control_interval: float = 0.025
+    #: What a neighbour's queue counts as in eq. (2) while no live report of it was heard
+    #: (4.1.2): "zero" (the model's default), "exclude" (no candidate until it reports)
+    #: or "k" (a queue of K); the routing next hop counts as empty until it reports.
+    unknown_neighbour: str = "zero"
 
 
 @dataclass(frozen=True)
@@ -285,7 +293,7 @@ def coding_problems(config: CodingParams) -> list[str]:
 
 def estimate_problems(config: BackpressureParams) -> list[str]:
     """What is wrong with the backpressure keys ``link_estimate``, ``loss_count``,
-    ``estimate_interval`` and ``control_interval``, if anything."""
+    ``estimate_interval``, ``control_interval`` and ``unknown_neighbour``, if anything."""
     problems = []
     if config.link_estimate not in ("measured", "configured"):
         problems.append(
@@ -299,6 +307,11 @@ def estimate_problems(config: BackpressureParams) -> list[str]:
     c = config.control_interval
     if isinstance(c, bool) or not isinstance(c, (int, float)) or not 0 <= c <= 3600:
         problems.append(f"control_interval {c!r}: expected seconds in [0, 3600] (0: off)")
+    if config.unknown_neighbour not in UNKNOWN_NEIGHBOUR:
+        problems.append(
+            f"unknown_neighbour {config.unknown_neighbour!r}: expected one of "
+            + ", ".join(f'"{u}"' for u in UNKNOWN_NEIGHBOUR)
+        )
     return problems
 
 
@@ -342,6 +355,7 @@ def queue_section(scheme: str, config: Any) -> dict[str, Any]:
         "link_estimate": config.link_estimate,
         "estimate_interval": config.estimate_interval,
         "control_interval": config.control_interval,
+        "unknown_neighbour": config.unknown_neighbour,
     } | ({"loss_count": config.loss_count} if config.link_estimate == "measured" else {})
 
 

@@ -107,6 +107,7 @@ fn defaults_fill_every_optional_section() {
             estimate_interval_s: 1.0,
             loss_count: LossCountKind::Packets,
             control_interval_s: 0.025,
+            unknown_neighbour: UnknownNeighbourKind::Zero,
             scheme: Some(droptail::config(50, None).params),
         }
     );
@@ -786,6 +787,7 @@ fn diffq_queue_and_rate_control_keys() {
             estimate_interval_s: 1.0,
             loss_count: LossCountKind::Packets,
             control_interval_s: 0.025,
+            unknown_neighbour: UnknownNeighbourKind::Zero,
             scheme: None,
         }
     );
@@ -1269,6 +1271,25 @@ fn backpressure_link_estimate_and_control_keys() {
     ))
     .unwrap();
     assert_eq!(s.queue.loss_count, LossCountKind::Attempts);
+    for (value, kind) in [
+        ("zero", UnknownNeighbourKind::Zero),
+        ("exclude", UnknownNeighbourKind::Exclude),
+        ("k", UnknownNeighbourKind::K),
+    ] {
+        let s = from_toml_str(&format!(
+            "{TWO_NODES}[queue]\nkind = \"backpressure\"\nunknown_neighbour = \"{value}\"\n"
+        ))
+        .unwrap();
+        assert_eq!(s.queue.unknown_neighbour, kind);
+    }
+    bad(
+        "kind = \"backpressure\"\nunknown_neighbour = \"ignore\"",
+        "queue.unknown_neighbour: unknown unknown_neighbour \"ignore\"",
+    );
+    bad(
+        "kind = \"droptail\"\nunknown_neighbour = \"exclude\"",
+        "queue.unknown_neighbour",
+    );
     bad(
         "kind = \"backpressure\"\nloss_count = \"frames\"",
         "queue.loss_count: unknown loss_count \"frames\"",

@@ -18,7 +18,8 @@
 //!   (`world/bp_control.rs`, [`Backpressure::advertised`]).
 //! * **Scheduling** (eq. (2)-(4), 4.1.1): for every commodity with packets and every
 //!   one-hop neighbour `j`, `D = U_i^s - U_j^s` (classical) or `max(K, U_i^s) - U_j^s`
-//!   (TCP-aware; `U_j^s = 0` at the destination, `K = B_i / |S_i|`), weight
+//!   (TCP-aware; `U_j^s = 0` at the destination, `K = B_i / |S_i|`; a neighbour without
+//!   a live report counts as [`UnknownNeighbour`] says), weight
 //!   `D * R_ij * (1 - p_ij)` with footnote 2's estimates (module `estimate`) or the
 //!   configured rate and loss. The largest positive weight sends its head packet (ties:
 //!   commodities at random, then the routing next hop, then the smaller id); otherwise the
@@ -76,6 +77,25 @@ pub enum LossCount {
     Attempts,
 }
 
+/// What `U_j^s` counts as while node `i` holds no live report of it from neighbour `j`
+/// (never reported, or the report expired), `j` not the destination (section 4.1.2:
+/// "the most recent report (until time t) of the size of U_j^s is used").
+///
+/// With `Exclude` and `AtK` the routing next hop still counts as empty until it
+/// reports: no relay reports a commodity before it has received a packet of it, so
+/// without that no flow longer than one hop would start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnknownNeighbour {
+    /// An empty queue: eq. (1)'s queues start empty, and a neighbour that never held the
+    /// flow has none of it.
+    Zero,
+    /// Not a candidate for the commodity until it reports it.
+    Exclude,
+    /// A queue of `K` (this node's `K`): eq. (2)'s `max(K, U_i)` applied to the unseen
+    /// side, so an unknown neighbour wins only over an own queue above `K`.
+    AtK,
+}
+
 /// Settings of the backpressure discipline.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BackpressureConfig {
@@ -89,6 +109,8 @@ pub struct BackpressureConfig {
     /// Section 4.1.2's control packets: a node that has handed no data frame to its MAC
     /// for this long broadcasts its queue sizes (`world/bp_control.rs`); `None`: off.
     pub control_interval: Option<Time>,
+    /// What a neighbour without a live report of a commodity counts as.
+    pub unknown_neighbour: UnknownNeighbour,
 }
 
 impl BackpressureConfig {
@@ -105,6 +127,7 @@ impl BackpressureConfig {
             report_lifetime,
             link_estimate: LinkEstimate::Configured,
             control_interval: None,
+            unknown_neighbour: UnknownNeighbour::Zero,
         }
     }
 }
@@ -300,23 +323,47 @@ impl Backpressure {
     }
 
     /// `U_j^s` as believed at `now`: 0 when `j` is the destination, before any report,
-    /// or once the last report has expired.
+    /// or once the last report has expired (whatever `unknown_neighbour` says).
     pub fn neighbour_len(&self, j: NodeId, c: Commodity, now: Time) -> u32 {
-        match self.slot(c) {
-            Some(s) => self.believed(j, c, s, now),
-            None => 0,
+        self.slot(c)
+            .and_then(|s| self.believed(j, c, s, now))
+            .unwrap_or(0)
+    }
+
+    /// `U_j^s` of the commodity in slot `s` as believed at `now`: 0 when `j` is the
+    /// destination, the live report plus what this node handed `j` since, `None`
+    /// without a live report.
+    #[inline]
+    fn believed(&self, j: NodeId, c: Commodity, s: usize, now: Time) -> Option<u32> {
+        if j == c.1 {
+            return Some(0);
+        }
+        match self.reports(s).get(j, c.1) {
+            Some((q, at)) if now < at + self.cfg.report_lifetime => Some(q),
+            _ => None,
         }
     }
 
-    /// [`Self::neighbour_len`] of the commodity in slot `s`.
+    /// `U_j^s` as eq. (2) counts it in slot `s` (`k`: `K` now; `routed`: whether `j` is
+    /// the routing next hop), `None` when `j` is no candidate ([`UnknownNeighbour`]).
     #[inline]
-    fn believed(&self, j: NodeId, c: Commodity, s: usize, now: Time) -> u32 {
-        if j == c.1 {
-            return 0;
+    fn counted(
+        &self,
+        j: NodeId,
+        c: Commodity,
+        s: usize,
+        k: i64,
+        routed: bool,
+        now: Time,
+    ) -> Option<i64> {
+        if let Some(q) = self.believed(j, c, s, now) {
+            return Some(q as i64);
         }
-        match self.reports(s).get(j, c.1) {
-            Some((q, at)) if now < at + self.cfg.report_lifetime => q,
-            _ => 0,
+        match self.cfg.unknown_neighbour {
+            UnknownNeighbour::Zero => Some(0),
+            _ if routed => Some(0),
+            UnknownNeighbour::Exclude => None,
+            UnknownNeighbour::AtK => Some(k),
         }
     }
 
@@ -325,11 +372,13 @@ impl Backpressure {
         self.cfg.capacity_pkts as i64 / self.active.len().max(1) as i64
     }
 
-    /// The backlog difference of eq. (2) (or its classical form) for `c` towards `j`.
-    pub fn differential(&self, c: Commodity, j: NodeId, now: Time) -> i64 {
-        let mine = self.queue_len(c.0, c.1) as i64;
-        let theirs = self.neighbour_len(j, c, now) as i64;
-        self.backlog(mine, self.k()) - theirs
+    /// The backlog difference of eq. (2) (or its classical form) for `c` towards `j`,
+    /// `j` not the routing next hop; `None` when `j` is no candidate.
+    pub fn differential(&self, c: Commodity, j: NodeId, now: Time) -> Option<i64> {
+        let s = self.slot(c)?;
+        let k = self.k();
+        let mine = self.backlog(self.queues[s].len() as i64, k);
+        Some(mine - self.counted(j, c, s, k, false, now)?)
     }
 
     /// The own term of eq. (2) (or its classical form) for a queue of `mine` packets.
@@ -502,10 +551,13 @@ impl Backpressure {
         let mine = self.backlog(self.queues[s].len() as i64, k);
         let mut best: Option<(Choice, bool)> = None;
         for &j in neighbours {
-            let differential = mine - self.believed(j, c, s, now) as i64;
+            let on_route = routed == Some(j);
+            let Some(theirs) = self.counted(j, c, s, k, on_route, now) else {
+                continue;
+            };
+            let differential = mine - theirs;
             let quality = self.current.get(j.index()).copied().unwrap_or(0.0);
             let weight = differential as f64 * quality;
-            let on_route = routed == Some(j);
             let better = match &best {
                 None => true,
                 Some((b, b_route)) => {

@@ -24,7 +24,7 @@ pub mod reports;
 
 pub use backpressure::{
     Backpressure, BackpressureConfig, BackpressureVariant, BpControlMsg, LinkEstimate, LossCount,
-    QueueReport,
+    QueueReport, UnknownNeighbour,
 };
 pub use codel::{Codel, CodelConfig};
 pub use diffq::{DiffQ, DiffQConfig};
