@@ -221,6 +221,7 @@ def test_scenarios_match_the_rust_test_geometry():
         "control_interval": 0.025,
         "unknown_neighbour": "zero",
         "loss_count": "packets",
+        "control_when": "idle",
     }
     assert [(f["src"], f["dst"], f["variant"]) for f in sc["flow"]] == [
         (0, 1, "vegas"),
@@ -249,6 +250,7 @@ def test_scenarios_match_the_rust_test_geometry():
         {"coding_block": 0},
         {"coding_block": 2.5},
         {"unknown_neighbour": "ignore"},
+        {"control_when": "always"},
     ],
 )
 def test_bad_parameters_are_refused(params):

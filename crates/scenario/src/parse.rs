@@ -36,10 +36,11 @@ use serde_json::Value;
 use crate::error::{ConfigError, ConfigErrors};
 use crate::schema::RandomFlows;
 use crate::schema::{
-    AodvLinkDetection, AodvSpec, BackpressureSpec, BackpressureVariantKind, CcKind, DiffqSpec,
-    DiffqUtilityKind, FlowKind, FlowSpec, LinkEstimateKind, LinkSpec, LossCountKind, Medium,
-    OlsrLqAlgorithm, OlsrSpec, Outputs, QueueKind, QueueSpec, Rate, RateUpdateKind, Routing,
-    RoutingKind, RoutingMetric, Scenario, TcpSpec, TcpVariantKind, Topology, UnknownNeighbourKind,
+    AodvLinkDetection, AodvSpec, BackpressureSpec, BackpressureVariantKind, CcKind,
+    ControlWhenKind, DiffqSpec, DiffqUtilityKind, FlowKind, FlowSpec, LinkEstimateKind, LinkSpec,
+    LossCountKind, Medium, OlsrLqAlgorithm, OlsrSpec, Outputs, QueueKind, QueueSpec, Rate,
+    RateUpdateKind, Routing, RoutingKind, RoutingMetric, Scenario, TcpSpec, TcpVariantKind,
+    Topology, UnknownNeighbourKind,
 };
 use airqueue_sim::qdisc::{droptail, fq, registry};
 use fields::{describe, number, short, within, Errs, Fields};
@@ -132,7 +133,7 @@ const FLOW_KEYS: [(&str, &[&str]); 6] = [
 
 /// `[queue]` keys that only some built-in queue kinds take (`per_dest_capacity` keeps
 /// its own message); the registered kinds declare theirs in their modules.
-const QUEUE_KEYS: [(&str, &[&str]); 7] = [
+const QUEUE_KEYS: [(&str, &[&str]); 8] = [
     ("report_lifetime", &["backpressure"]),
     ("variant", &["backpressure"]),
     ("link_estimate", &["backpressure"]),
@@ -140,6 +141,7 @@ const QUEUE_KEYS: [(&str, &[&str]); 7] = [
     ("loss_count", &["backpressure"]),
     ("control_interval", &["backpressure"]),
     ("unknown_neighbour", &["backpressure"]),
+    ("control_when", &["backpressure"]),
 ];
 
 /// Parses a scenario from TOML text.
@@ -1402,6 +1404,26 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
     } else {
         Some(0.025)
     };
+    let control_when = if bp {
+        let given = f.has("control_when");
+        let c = f.choice(
+            errs,
+            "control_when",
+            Some("idle"),
+            &["idle", "changed"],
+            &[],
+        );
+        if given && control_interval == Some(0.0) {
+            errs.push(ConfigError::new(
+                f.path("control_when"),
+                "control packets are off (control_interval = 0): drop control_when, or set \
+                 control_interval > 0",
+            ));
+        }
+        c
+    } else {
+        Some("idle")
+    };
     let unknown_neighbour = if bp {
         f.choice(
             errs,
@@ -1451,6 +1473,10 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
             _ => LossCountKind::Packets,
         },
         control_interval_s: control_interval?,
+        control_when: match control_when? {
+            "changed" => ControlWhenKind::Changed,
+            _ => ControlWhenKind::Idle,
+        },
         unknown_neighbour: match unknown_neighbour? {
             "exclude" => UnknownNeighbourKind::Exclude,
             "k" => UnknownNeighbourKind::K,

@@ -476,6 +476,10 @@ pub struct QueueSpec {
     /// 0 turns control packets off; default half of `report_lifetime`, so an idle node
     /// refreshes its reports before they expire.
     pub control_interval_s: f64,
+    /// `control_when` (backpressure only): when an idle node sends its control packets
+    /// (seed 002, 4.1.2): "idle" (default, every `control_interval` while it sends no
+    /// data) or "changed" (only when a queue size differs from its last report).
+    pub control_when: ControlWhenKind,
     /// `unknown_neighbour` (backpressure only): what a neighbour's queue counts as in
     /// eq. (2) while no live report of it was heard (seed 002, 4.1.2): "zero" (default,
     /// empty), "exclude" (no candidate until it reports) or "k" (a queue of `K`); the
@@ -494,6 +498,14 @@ pub struct QueueSpec {
 pub enum LossCountKind {
     Packets,
     Attempts,
+}
+
+/// `[queue] control_when` of kind = "backpressure" (seed 002, 4.1.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ControlWhenKind {
+    Idle,
+    Changed,
 }
 
 /// `[queue] unknown_neighbour` of kind = "backpressure" (seed 002, 4.1.2).

@@ -179,3 +179,31 @@ fn control_packets_only_when_idle() {
     assert_eq!(stops[1].received, stops[0].sent, "{stops:?}");
     assert!(one_hop("stop = 1.0", "control_interval = 0").is_empty());
 }
+
+/// `control_when = "changed"` (4.1.2 read as "send when there is news"): a slow flow over
+/// a relay empties every queue between packets, and each frame that empties one reports
+/// its zero, so no control packet repeats it; the default repeats the zeros while they
+/// are recent. Both deliver the same packets.
+#[test]
+fn control_packets_on_change_only_skip_what_the_last_report_told() {
+    use airqueue_scenario::api::run_value;
+    use airqueue_scenario::parse::toml_to_json;
+    let relayed = |queue: &str| {
+        let text = format!(
+            "duration = 5.0\nseed = 1\n[topology]\nkind = \"chain\"\nnodes = 3\n\
+             spacing = 200.0\n[queue]\nkind = \"backpressure\"\n{queue}\n[[flow]]\n\
+             kind = \"udp\"\nsrc = 0\ndst = 2\nrate = 4e4\npacket_size = 1000\n"
+        );
+        let run = run_value(toml_to_json(&text).unwrap(), None, None).unwrap();
+        assert!(run.outcome.conservation.holds());
+        let delivered = run.outcome.metrics.flows[0].packets_delivered;
+        let sent: u64 = run.outcome.bp_control.iter().map(|s| s.sent).sum();
+        (delivered, sent)
+    };
+    let (idle_delivered, idle_sent) = relayed("");
+    let (changed_delivered, changed_sent) = relayed("control_when = \"changed\"");
+    assert!(idle_delivered > 20, "{idle_delivered}");
+    assert_eq!(changed_delivered, idle_delivered);
+    assert!(idle_sent >= idle_delivered, "{idle_sent} {idle_delivered}");
+    assert_eq!(changed_sent, 0);
+}

@@ -128,6 +128,10 @@ class BackpressureParams:
     #: Section 4.1.2's control packets of an idle node, seconds (0: off; the model's
     #: default, half of ``report_lifetime``).
     control_interval: float = 0.025
+    #: When an idle node sends its control packets (4.1.2): "idle" (every
+    #: ``control_interval`` while it sends no data; the model's default) or "changed"
+    #: (only when a queue size differs from its last report).
+    control_when: str = "idle"
     #: What a neighbour's queue counts as in eq. (2) while no live report of it was heard
     #: (4.1.2): "zero" (the model's default), "exclude" (no candidate until it reports)
     #: or "k" (a queue of K); the routing next hop counts as empty until it reports.
@@ -293,7 +297,8 @@ def coding_problems(config: CodingParams) -> list[str]:
 
 def estimate_problems(config: BackpressureParams) -> list[str]:
     """What is wrong with the backpressure keys ``link_estimate``, ``loss_count``,
-    ``estimate_interval``, ``control_interval`` and ``unknown_neighbour``, if anything."""
+    ``estimate_interval``, ``control_interval``, ``control_when`` and
+    ``unknown_neighbour``, if anything."""
     problems = []
     if config.link_estimate not in ("measured", "configured"):
         problems.append(
@@ -307,6 +312,8 @@ def estimate_problems(config: BackpressureParams) -> list[str]:
     c = config.control_interval
     if isinstance(c, bool) or not isinstance(c, (int, float)) or not 0 <= c <= 3600:
         problems.append(f"control_interval {c!r}: expected seconds in [0, 3600] (0: off)")
+    if config.control_when not in ("idle", "changed"):
+        problems.append(f'control_when {config.control_when!r}: expected "idle" or "changed"')
     if config.unknown_neighbour not in UNKNOWN_NEIGHBOUR:
         problems.append(
             f"unknown_neighbour {config.unknown_neighbour!r}: expected one of "
@@ -347,16 +354,20 @@ def queue_section(scheme: str, config: Any) -> dict[str, Any]:
     link estimates (footnote 2) and control packets (4.1.2) as ``config`` says."""
     if scheme in ("droptail", "aodv"):
         return {"kind": "droptail", "capacity": config.capacity}
-    return {
-        "kind": "backpressure",
-        "variant": scheme,
-        "capacity": config.capacity,
-        "report_lifetime": config.report_lifetime,
-        "link_estimate": config.link_estimate,
-        "estimate_interval": config.estimate_interval,
-        "control_interval": config.control_interval,
-        "unknown_neighbour": config.unknown_neighbour,
-    } | ({"loss_count": config.loss_count} if config.link_estimate == "measured" else {})
+    return (
+        {
+            "kind": "backpressure",
+            "variant": scheme,
+            "capacity": config.capacity,
+            "report_lifetime": config.report_lifetime,
+            "link_estimate": config.link_estimate,
+            "estimate_interval": config.estimate_interval,
+            "control_interval": config.control_interval,
+            "unknown_neighbour": config.unknown_neighbour,
+        }
+        | ({"loss_count": config.loss_count} if config.link_estimate == "measured" else {})
+        | ({"control_when": config.control_when} if config.control_interval > 0 else {})
+    )
 
 
 def nontcp_scenario(config: Config, scheme: str, loss: float = 0.0) -> dict[str, Any]:

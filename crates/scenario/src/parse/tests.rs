@@ -107,6 +107,7 @@ fn defaults_fill_every_optional_section() {
             estimate_interval_s: 1.0,
             loss_count: LossCountKind::Packets,
             control_interval_s: 0.025,
+            control_when: ControlWhenKind::Idle,
             unknown_neighbour: UnknownNeighbourKind::Zero,
             scheme: Some(droptail::config(50, None).params),
         }
@@ -787,6 +788,7 @@ fn diffq_queue_and_rate_control_keys() {
             estimate_interval_s: 1.0,
             loss_count: LossCountKind::Packets,
             control_interval_s: 0.025,
+            control_when: ControlWhenKind::Idle,
             unknown_neighbour: UnknownNeighbourKind::Zero,
             scheme: None,
         }
@@ -1271,6 +1273,19 @@ fn backpressure_link_estimate_and_control_keys() {
     ))
     .unwrap();
     assert_eq!(s.queue.loss_count, LossCountKind::Attempts);
+    let s = from_toml_str(&format!(
+        "{TWO_NODES}[queue]\nkind = \"backpressure\"\ncontrol_when = \"changed\"\n"
+    ))
+    .unwrap();
+    assert_eq!(s.queue.control_when, ControlWhenKind::Changed);
+    bad(
+        "kind = \"backpressure\"\ncontrol_when = \"always\"",
+        "queue.control_when: unknown control_when \"always\"",
+    );
+    bad(
+        "kind = \"backpressure\"\ncontrol_interval = 0\ncontrol_when = \"changed\"",
+        "queue.control_when: control packets are off (control_interval = 0)",
+    );
     for (value, kind) in [
         ("zero", UnknownNeighbourKind::Zero),
         ("exclude", UnknownNeighbourKind::Exclude),

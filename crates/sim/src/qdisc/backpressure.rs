@@ -15,7 +15,8 @@
 //!   reports again. Reports older than `report_lifetime` (this model's, not the paper's)
 //!   count as empty, so a missed report or a lost packet cannot block a link for ever. A
 //!   node silent for `control_interval` broadcasts its queue sizes in a control packet
-//!   (`world/bp_control.rs`, [`Backpressure::advertised`]).
+//!   (`world/bp_control.rs`, [`Backpressure::advertised`]), repeatedly or only when they
+//!   changed since its last report ([`ControlWhen`]).
 //! * **Scheduling** (eq. (2)-(4), 4.1.1): for every commodity with packets and every
 //!   one-hop neighbour `j`, `D = U_i^s - U_j^s` (classical) or `max(K, U_i^s) - U_j^s`
 //!   (TCP-aware; `U_j^s = 0` at the destination, `K = B_i / |S_i|`; a neighbour without
@@ -96,6 +97,19 @@ pub enum UnknownNeighbour {
     AtK,
 }
 
+/// When an idle node sends section 4.1.2's control packets ("If there is no data
+/// transmission for some time duration, our algorithm uses independent control packets
+/// to exchange the queue size information").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ControlWhen {
+    /// Every `control_interval` while it sends no data and has something to advertise,
+    /// so neighbours' reports of it stay live.
+    Idle,
+    /// After `control_interval` without data, only when a queue size differs from what
+    /// its last report (piggybacked or control) told.
+    Changed,
+}
+
 /// Settings of the backpressure discipline.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BackpressureConfig {
@@ -111,6 +125,8 @@ pub struct BackpressureConfig {
     pub control_interval: Option<Time>,
     /// What a neighbour without a live report of a commodity counts as.
     pub unknown_neighbour: UnknownNeighbour,
+    /// Whether an idle node repeats its control packets or sends them on change only.
+    pub control_when: ControlWhen,
 }
 
 impl BackpressureConfig {
@@ -128,6 +144,7 @@ impl BackpressureConfig {
             link_estimate: LinkEstimate::Configured,
             control_interval: None,
             unknown_neighbour: UnknownNeighbour::Zero,
+            control_when: ControlWhen::Idle,
         }
     }
 }
@@ -140,6 +157,9 @@ type Commodity = (FlowId, NodeId);
 
 /// `row_of` value of a flow never seen.
 const NO_ROW: u32 = u32::MAX;
+
+/// `told` value of a queue never reported.
+const NEVER_TOLD: u32 = u32::MAX;
 
 /// What the scheduler chose, before the packet leaves its queue.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -183,6 +203,9 @@ pub struct Backpressure {
     emptied_at: Vec<Option<Time>>,
     /// The commodities (and slots) with an `emptied_at` time, one entry per commodity.
     emptied: Vec<(Commodity, usize)>,
+    /// By slot: the queue length this node last reported (piggybacked or in a control
+    /// packet), `NEVER_TOLD` before its first report.
+    told: Vec<u32>,
     total: usize,
     counters: QueueCounters,
     /// Dequeue attempts that found packets but no positive weight.
@@ -213,6 +236,7 @@ impl Backpressure {
             reported: Vec::new(),
             emptied_at: Vec::new(),
             emptied: Vec::new(),
+            told: Vec::new(),
             total: 0,
             counters: QueueCounters::default(),
             held: 0,
@@ -248,6 +272,7 @@ impl Backpressure {
             let slots = self.queues.len() + self.node_count;
             self.queues.resize_with(slots, VecDeque::new);
             self.emptied_at.resize(slots, None);
+            self.told.resize(slots, NEVER_TOLD);
         }
         self.slot(c).expect("row just given")
     }
@@ -487,10 +512,23 @@ impl Backpressure {
                 out.push((z.0, z.1, 0));
             }
             zeros.next_if(|z| *z == c);
-            let len = self.queues[s].len();
-            out.push((c.0, c.1, len.min(u16::MAX as usize) as u16));
+            let len = self.queues[s].len().min(u16::MAX as usize) as u16;
+            out.push((c.0, c.1, len));
+            self.told[s] = len as u32;
         }
         out.extend(zeros.map(|z| (z.0, z.1, 0)));
+        for &(_, s) in &self.emptied {
+            self.told[s] = 0;
+        }
+    }
+
+    /// Whether a queue size differs from what this node last reported of it (piggybacked
+    /// or in a control packet): what `ControlWhen::Changed` sends a control packet for.
+    /// A queue empties only by a dequeue, whose frame reports the zero, so the queues
+    /// holding packets are the only ones to check.
+    pub fn changed_since_report(&self) -> bool {
+        (self.active.iter())
+            .any(|&(_, s)| self.told[s] != self.queues[s].len().min(u16::MAX as usize) as u32)
     }
 
     /// The (commodity, neighbour) of largest weight among `neighbours` (module doc,
@@ -609,9 +647,9 @@ impl Backpressure {
                 self.emptied_at[s] = Some(now);
             }
         }
-        q.pkt.diffq = Some(DiffqHeader {
-            qlen: remaining.min(u16::MAX as usize) as u16,
-        });
+        let qlen = remaining.min(u16::MAX as usize) as u16;
+        q.pkt.diffq = Some(DiffqHeader { qlen });
+        self.told[s] = qlen as u32;
         let j = choice.next_hop;
         if j != c.1 {
             let lifetime = self.cfg.report_lifetime;

@@ -545,3 +545,32 @@ fn an_unheard_routing_next_hop_and_the_destination_stay_candidates() {
         );
     }
 }
+
+/// `ControlWhen::Changed` sends a control packet only when a queue size differs from
+/// what the node last reported, piggybacked on a data frame or in a control packet.
+#[test]
+fn queue_sizes_changed_since_the_last_report() {
+    let mut b = bp(BackpressureVariant::TcpAware);
+    let mut out = Vec::new();
+    assert!(!b.changed_since_report(), "nothing held, nothing to tell");
+    fill(&mut b, 0, 5, 3);
+    assert!(b.changed_since_report(), "never reported");
+    b.advertised(T0, &mut out);
+    assert_eq!(out, vec![(FlowId(0), NodeId(5), 3)]);
+    assert!(!b.changed_since_report(), "the control packet told 3");
+    fill(&mut b, 1, 6, 1);
+    assert!(b.changed_since_report(), "a new queue");
+    b.advertised(T0, &mut out);
+    assert!(!b.changed_since_report());
+    // A data frame of flow 0 reports its 2 remaining packets; flow 1's 1 is unchanged.
+    let n = [NodeId(2)];
+    let d = b.dequeue(&n, |_| Some(NodeId(2)), T0).unwrap();
+    let remaining = d.pkt.diffq.unwrap().qlen;
+    assert!(!b.changed_since_report(), "the frame told {remaining}");
+    // An arrival changes a size; the frames that empty the queues report their zeros.
+    fill(&mut b, 0, 5, 1);
+    assert!(b.changed_since_report());
+    while b.dequeue(&n, |_| Some(NodeId(2)), T0).is_some() {}
+    assert!(b.is_empty());
+    assert!(!b.changed_since_report());
+}
