@@ -220,6 +220,7 @@ def test_scenarios_match_the_rust_test_geometry():
         "estimate_interval": 1.0,
         "control_interval": 0.025,
         "unknown_neighbour": "zero",
+        "avoid_overflow": True,
         "loss_count": "packets",
         "control_when": "idle",
     }
@@ -251,6 +252,7 @@ def test_scenarios_match_the_rust_test_geometry():
         {"coding_block": 2.5},
         {"unknown_neighbour": "ignore"},
         {"control_when": "always"},
+        {"avoid_overflow": "yes"},
     ],
 )
 def test_bad_parameters_are_refused(params):

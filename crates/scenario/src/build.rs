@@ -329,6 +329,7 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
                 ControlWhenKind::Idle => ControlWhen::Idle,
                 ControlWhenKind::Changed => ControlWhen::Changed,
             },
+            avoid_overflow: s.queue.avoid_overflow,
             unknown_neighbour: match s.queue.unknown_neighbour {
                 UnknownNeighbourKind::Zero => UnknownNeighbour::Zero,
                 UnknownNeighbourKind::Exclude => UnknownNeighbour::Exclude,

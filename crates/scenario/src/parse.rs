@@ -133,7 +133,7 @@ const FLOW_KEYS: [(&str, &[&str]); 6] = [
 
 /// `[queue]` keys that only some built-in queue kinds take (`per_dest_capacity` keeps
 /// its own message); the registered kinds declare theirs in their modules.
-const QUEUE_KEYS: [(&str, &[&str]); 8] = [
+const QUEUE_KEYS: [(&str, &[&str]); 9] = [
     ("report_lifetime", &["backpressure"]),
     ("variant", &["backpressure"]),
     ("link_estimate", &["backpressure"]),
@@ -142,6 +142,7 @@ const QUEUE_KEYS: [(&str, &[&str]); 8] = [
     ("control_interval", &["backpressure"]),
     ("unknown_neighbour", &["backpressure"]),
     ("control_when", &["backpressure"]),
+    ("avoid_overflow", &["backpressure"]),
 ];
 
 /// Parses a scenario from TOML text.
@@ -1424,6 +1425,12 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
     } else {
         Some("idle")
     };
+    // Seed 002's footnote 5 states the rule as part of the algorithm.
+    let avoid_overflow = if bp {
+        f.boolean(errs, "avoid_overflow", true)
+    } else {
+        Some(true)
+    };
     let unknown_neighbour = if bp {
         f.choice(
             errs,
@@ -1477,6 +1484,7 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
             "changed" => ControlWhenKind::Changed,
             _ => ControlWhenKind::Idle,
         },
+        avoid_overflow: avoid_overflow?,
         unknown_neighbour: match unknown_neighbour? {
             "exclude" => UnknownNeighbourKind::Exclude,
             "k" => UnknownNeighbourKind::K,

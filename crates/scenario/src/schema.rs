@@ -480,6 +480,11 @@ pub struct QueueSpec {
     /// (seed 002, 4.1.2): "idle" (default, every `control_interval` while it sends no
     /// data) or "changed" (only when a queue size differs from its last report).
     pub control_when: ControlWhenKind,
+    /// `avoid_overflow` (backpressure only): seed 002's footnote 5, "a node does not
+    /// transmit packets to a next hop if there is possibility of overflow in the next
+    /// hop": no packet goes to a neighbour whose live reports, over every flow and with
+    /// the packets handed to it since, reach `capacity`; default true.
+    pub avoid_overflow: bool,
     /// `unknown_neighbour` (backpressure only): what a neighbour's queue counts as in
     /// eq. (2) while no live report of it was heard (seed 002, 4.1.2): "zero" (default,
     /// empty), "exclude" (no candidate until it reports) or "k" (a queue of `K`); the

@@ -132,6 +132,9 @@ class BackpressureParams:
     #: ``control_interval`` while it sends no data; the model's default) or "changed"
     #: (only when a queue size differs from its last report).
     control_when: str = "idle"
+    #: Footnote 5's rule: no packet goes to a neighbour whose reported queues fill its
+    #: buffer (the model's default, true).
+    avoid_overflow: bool = True
     #: What a neighbour's queue counts as in eq. (2) while no live report of it was heard
     #: (4.1.2): "zero" (the model's default), "exclude" (no candidate until it reports)
     #: or "k" (a queue of K); the routing next hop counts as empty until it reports.
@@ -297,7 +300,7 @@ def coding_problems(config: CodingParams) -> list[str]:
 
 def estimate_problems(config: BackpressureParams) -> list[str]:
     """What is wrong with the backpressure keys ``link_estimate``, ``loss_count``,
-    ``estimate_interval``, ``control_interval``, ``control_when`` and
+    ``estimate_interval``, ``control_interval``, ``control_when``, ``avoid_overflow`` and
     ``unknown_neighbour``, if anything."""
     problems = []
     if config.link_estimate not in ("measured", "configured"):
@@ -314,6 +317,8 @@ def estimate_problems(config: BackpressureParams) -> list[str]:
         problems.append(f"control_interval {c!r}: expected seconds in [0, 3600] (0: off)")
     if config.control_when not in ("idle", "changed"):
         problems.append(f'control_when {config.control_when!r}: expected "idle" or "changed"')
+    if not isinstance(config.avoid_overflow, bool):
+        problems.append(f"avoid_overflow {config.avoid_overflow!r}: expected true or false")
     if config.unknown_neighbour not in UNKNOWN_NEIGHBOUR:
         problems.append(
             f"unknown_neighbour {config.unknown_neighbour!r}: expected one of "
@@ -364,6 +369,7 @@ def queue_section(scheme: str, config: Any) -> dict[str, Any]:
             "estimate_interval": config.estimate_interval,
             "control_interval": config.control_interval,
             "unknown_neighbour": config.unknown_neighbour,
+            "avoid_overflow": config.avoid_overflow,
         }
         | ({"loss_count": config.loss_count} if config.link_estimate == "measured" else {})
         | ({"control_when": config.control_when} if config.control_interval > 0 else {})

@@ -108,6 +108,7 @@ fn defaults_fill_every_optional_section() {
             loss_count: LossCountKind::Packets,
             control_interval_s: 0.025,
             control_when: ControlWhenKind::Idle,
+            avoid_overflow: true,
             unknown_neighbour: UnknownNeighbourKind::Zero,
             scheme: Some(droptail::config(50, None).params),
         }
@@ -789,6 +790,7 @@ fn diffq_queue_and_rate_control_keys() {
             loss_count: LossCountKind::Packets,
             control_interval_s: 0.025,
             control_when: ControlWhenKind::Idle,
+            avoid_overflow: true,
             unknown_neighbour: UnknownNeighbourKind::Zero,
             scheme: None,
         }
@@ -1273,6 +1275,21 @@ fn backpressure_link_estimate_and_control_keys() {
     ))
     .unwrap();
     assert_eq!(s.queue.loss_count, LossCountKind::Attempts);
+    let s = from_toml_str(&format!("{TWO_NODES}[queue]\nkind = \"backpressure\"\n")).unwrap();
+    assert!(s.queue.avoid_overflow, "footnote 5's rule by default");
+    let s = from_toml_str(&format!(
+        "{TWO_NODES}[queue]\nkind = \"backpressure\"\navoid_overflow = false\n"
+    ))
+    .unwrap();
+    assert!(!s.queue.avoid_overflow);
+    bad(
+        "kind = \"backpressure\"\navoid_overflow = \"yes\"",
+        "queue.avoid_overflow",
+    );
+    bad(
+        "kind = \"fq\"\navoid_overflow = true",
+        "queue.avoid_overflow",
+    );
     let s = from_toml_str(&format!(
         "{TWO_NODES}[queue]\nkind = \"backpressure\"\ncontrol_when = \"changed\"\n"
     ))

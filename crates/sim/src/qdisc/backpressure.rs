@@ -25,6 +25,8 @@
 //!   configured rate and loss. The largest positive weight sends its head packet (ties:
 //!   commodities at random, then the routing next hop, then the smaller id); otherwise the
 //!   interface idles until an arrival, a report or the window changes the weights.
+//!   With `avoid_overflow` (footnote 5) a neighbour whose reported queues fill its
+//!   buffer is no candidate.
 //! * **Forwarding**: the packet joins the chosen neighbour's queue, routing next hop or
 //!   not; loops end on the TTL (`DEFAULT_TTL`).
 //!
@@ -127,6 +129,10 @@ pub struct BackpressureConfig {
     pub unknown_neighbour: UnknownNeighbour,
     /// Whether an idle node repeats its control packets or sends them on change only.
     pub control_when: ControlWhen,
+    /// Footnote 5 ("a node does not transmit packets to a next hop if there is
+    /// possibility of overflow in the next hop"): no packet goes to a neighbour whose
+    /// buffer is believed full (see [`Backpressure::believed_occupancy`]).
+    pub avoid_overflow: bool,
 }
 
 impl BackpressureConfig {
@@ -145,6 +151,7 @@ impl BackpressureConfig {
             control_interval: None,
             unknown_neighbour: UnknownNeighbour::Zero,
             control_when: ControlWhen::Idle,
+            avoid_overflow: false,
         }
     }
 }
@@ -188,6 +195,9 @@ pub struct Backpressure {
     estimates: Option<LinkEstimates>,
     /// The weight factor of each neighbour for the current decision (scratch, dense).
     current: Vec<f64>,
+    /// Whether each neighbour's buffer has room for the current decision (footnote 5;
+    /// scratch, dense).
+    room: Vec<bool>,
     /// Dense by flow id: the flow's row, or `NO_ROW` before its first packet or report.
     row_of: Vec<u32>,
     /// By slot: the commodity's FIFO, empty when it holds no packet (the queue "does not
@@ -230,6 +240,7 @@ impl Backpressure {
             prior_rate: vec![1.0; node_count],
             estimates,
             current: vec![0.0; node_count],
+            room: vec![true; node_count],
             row_of: Vec::new(),
             queues: Vec::new(),
             active: Vec::new(),
@@ -397,6 +408,19 @@ impl Backpressure {
         self.cfg.capacity_pkts as i64 / self.active.len().max(1) as i64
     }
 
+    /// Neighbour `j`'s buffer occupancy as believed at `now`: the sum of its live reports
+    /// over every commodity, each with the packets this node handed it since (footnote
+    /// 5's rule reads it against this node's own `B`: one `capacity` for every node).
+    /// Commodities it has not reported count as empty.
+    pub fn believed_occupancy(&self, j: NodeId, now: Time) -> u64 {
+        let lifetime = self.cfg.report_lifetime;
+        (self.reported.iter())
+            .flat_map(|r| r.row(j).iter().flatten())
+            .filter(|&&(_, at)| now < at + lifetime)
+            .map(|&(q, _)| q as u64)
+            .sum()
+    }
+
     /// The backlog difference of eq. (2) (or its classical form) for `c` towards `j`,
     /// `j` not the routing next hop; `None` when `j` is no candidate.
     pub fn differential(&self, c: Commodity, j: NodeId, now: Time) -> Option<i64> {
@@ -546,6 +570,8 @@ impl Backpressure {
         for &j in neighbours {
             if j.index() < self.current.len() {
                 self.current[j.index()] = self.link_quality(j, now, pooled);
+                self.room[j.index()] = !self.cfg.avoid_overflow
+                    || self.believed_occupancy(j, now) < self.cfg.capacity_pkts as u64;
             }
         }
         let k = self.k();
@@ -589,6 +615,10 @@ impl Backpressure {
         let mine = self.backlog(self.queues[s].len() as i64, k);
         let mut best: Option<(Choice, bool)> = None;
         for &j in neighbours {
+            // Footnote 5: not into a full buffer; the destination keeps none of `c`.
+            if j != c.1 && !self.room.get(j.index()).copied().unwrap_or(true) {
+                continue;
+            }
             let on_route = routed == Some(j);
             let Some(theirs) = self.counted(j, c, s, k, on_route, now) else {
                 continue;
@@ -682,6 +712,16 @@ impl Backpressure {
             .map(|(_, at)| at + lifetime)
             .filter(|&until| until > now)
             .min();
+        // Footnote 5: a full neighbour frees up as any of its reports expires.
+        let expiry = match self.cfg.avoid_overflow {
+            false => expiry,
+            true => (self.reported.iter())
+                .flat_map(|r| r.all())
+                .map(|(_, at)| at + lifetime)
+                .filter(|&until| until > now)
+                .chain(expiry)
+                .min(),
+        };
         let bucket = self.estimates.as_ref().map(|e| e.next_bucket(now));
         match (expiry, bucket) {
             (Some(a), Some(b)) => Some(a.min(b)),

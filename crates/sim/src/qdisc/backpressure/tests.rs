@@ -574,3 +574,41 @@ fn queue_sizes_changed_since_the_last_report() {
     assert!(b.is_empty());
     assert!(!b.changed_since_report());
 }
+
+/// Footnote 5: with `avoid_overflow` no packet goes to a neighbour whose reported queues,
+/// over every commodity and with what this node handed it since, fill its buffer (`B`
+/// = 20 here); the destination takes packets whatever it reports.
+#[test]
+fn no_packet_goes_to_a_neighbour_believed_full() {
+    let n = [NodeId(2)];
+    let make = |avoid: bool| {
+        let rng = RngStream::new(StreamKey::new(1, 1, "qdisc.backpressure"));
+        let mut c = cfg(BackpressureVariant::TcpAware);
+        c.avoid_overflow = avoid;
+        let mut b = Backpressure::new(c, NodeId(1), 10, rng);
+        for j in 0..10 {
+            b.set_link(NodeId(j), RATE, 0.0);
+        }
+        fill(&mut b, 0, 5, 15);
+        // 2 holds 3 of this flow and 17 of another: 20, full.
+        b.on_report(NodeId(2), &report(0, 5, 3), T0);
+        b.on_report(NodeId(2), &report(7, 8, 17), T0);
+        b
+    };
+    let mut plain = make(false);
+    assert_eq!(plain.believed_occupancy(NodeId(2), T0), 20);
+    assert_eq!(plain.dequeue(&n, via2, T0).unwrap().next_hop, NodeId(2));
+    let mut guarded = make(true);
+    assert!(guarded.dequeue(&n, via2, T0).is_none(), "2 is full");
+    // The other flow's report expires after 50 ms, though it is not queued here.
+    assert_eq!(guarded.release_at(T0), Some(Time::from_millis(50)));
+    // 2 sends one packet of the other flow: 19, room for one.
+    guarded.on_report(NodeId(2), &report(7, 8, 16), T0);
+    assert_eq!(guarded.dequeue(&n, via2, T0).unwrap().next_hop, NodeId(2));
+    assert_eq!(guarded.believed_occupancy(NodeId(2), T0), 20);
+    assert!(guarded.dequeue(&n, via2, T0).is_none(), "full again");
+    // The destination itself is never full for its own packets.
+    fill(&mut guarded, 1, 2, 1);
+    let d = guarded.dequeue(&n, via2, T0).unwrap();
+    assert_eq!((d.pkt.dst, d.next_hop), (NodeId(2), NodeId(2)));
+}
