@@ -41,6 +41,7 @@ use crate::medium::wifi::mac::TxStatus;
 pub use crate::net::headers::{BpControlMsg, BP_CONTROL_ENTRY_BYTES, BP_CONTROL_HEADER_BYTES};
 use crate::net::{DiffqHeader, DropReason, Packet};
 use airqueue_kernel::{RngStream, Time};
+use std::cell::Cell;
 use std::collections::VecDeque;
 
 mod estimate;
@@ -168,6 +169,11 @@ const NO_ROW: u32 = u32::MAX;
 /// `told` value of a queue never reported.
 const NEVER_TOLD: u32 = u32::MAX;
 
+/// `room` values: not worked out yet, room, full.
+const ROOM_UNKNOWN: u8 = 0;
+const ROOM_YES: u8 = 1;
+const ROOM_NO: u8 = 2;
+
 /// What the scheduler chose, before the packet leaves its queue.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Choice {
@@ -196,8 +202,8 @@ pub struct Backpressure {
     /// The weight factor of each neighbour for the current decision (scratch, dense).
     current: Vec<f64>,
     /// Whether each neighbour's buffer has room for the current decision (footnote 5;
-    /// scratch, dense).
-    room: Vec<bool>,
+    /// scratch, dense): `ROOM_UNKNOWN` until a choice needs it, then worked out once.
+    room: Vec<Cell<u8>>,
     /// Dense by flow id: the flow's row, or `NO_ROW` before its first packet or report.
     row_of: Vec<u32>,
     /// By slot: the commodity's FIFO, empty when it holds no packet (the queue "does not
@@ -240,7 +246,7 @@ impl Backpressure {
             prior_rate: vec![1.0; node_count],
             estimates,
             current: vec![0.0; node_count],
-            room: vec![true; node_count],
+            room: vec![Cell::new(ROOM_YES); node_count],
             row_of: Vec::new(),
             queues: Vec::new(),
             active: Vec::new(),
@@ -421,6 +427,19 @@ impl Backpressure {
             .sum()
     }
 
+    /// Whether `j`'s buffer is believed to have room in the current decision (footnote
+    /// 5), worked out on first use and kept in `room`.
+    fn has_room_at(&self, j: NodeId, now: Time) -> bool {
+        let Some(cell) = self.room.get(j.index()) else {
+            return true;
+        };
+        if cell.get() == ROOM_UNKNOWN {
+            let room = self.believed_occupancy(j, now) < self.cfg.capacity_pkts as u64;
+            cell.set(if room { ROOM_YES } else { ROOM_NO });
+        }
+        cell.get() == ROOM_YES
+    }
+
     /// The backlog difference of eq. (2) (or its classical form) for `c` towards `j`,
     /// `j` not the routing next hop; `None` when `j` is no candidate.
     pub fn differential(&self, c: Commodity, j: NodeId, now: Time) -> Option<i64> {
@@ -570,8 +589,12 @@ impl Backpressure {
         for &j in neighbours {
             if j.index() < self.current.len() {
                 self.current[j.index()] = self.link_quality(j, now, pooled);
-                self.room[j.index()] = !self.cfg.avoid_overflow
-                    || self.believed_occupancy(j, now) < self.cfg.capacity_pkts as u64;
+                let room = if self.cfg.avoid_overflow {
+                    ROOM_UNKNOWN
+                } else {
+                    ROOM_YES
+                };
+                self.room[j.index()].set(room);
             }
         }
         let k = self.k();
@@ -615,10 +638,6 @@ impl Backpressure {
         let mine = self.backlog(self.queues[s].len() as i64, k);
         let mut best: Option<(Choice, bool)> = None;
         for &j in neighbours {
-            // Footnote 5: not into a full buffer; the destination keeps none of `c`.
-            if j != c.1 && !self.room.get(j.index()).copied().unwrap_or(true) {
-                continue;
-            }
             let on_route = routed == Some(j);
             let Some(theirs) = self.counted(j, c, s, k, on_route, now) else {
                 continue;
@@ -632,7 +651,9 @@ impl Backpressure {
                     weight > b.weight || (weight == b.weight && on_route && !b_route)
                 }
             };
-            if better {
+            // Footnote 5: not into a full buffer; the destination keeps none of `c`. Only
+            // a neighbour that would win needs the (memoised) occupancy.
+            if better && (j == c.1 || self.has_room_at(j, now)) {
                 let choice = Choice {
                     commodity: c,
                     next_hop: j,
