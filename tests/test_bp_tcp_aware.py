@@ -219,7 +219,10 @@ def test_scenarios_match_the_rust_test_geometry():
         "link_estimate": "measured",
         "estimate_interval": 1.0,
         "control_interval": 0.025,
+        "unknown_neighbour": "zero",
+        "avoid_overflow": True,
         "loss_count": "packets",
+        "control_when": "idle",
     }
     assert [(f["src"], f["dst"], f["variant"]) for f in sc["flow"]] == [
         (0, 1, "vegas"),
@@ -247,6 +250,9 @@ def test_scenarios_match_the_rust_test_geometry():
         {"network_coding": "on"},
         {"coding_block": 0},
         {"coding_block": 2.5},
+        {"unknown_neighbour": "ignore"},
+        {"control_when": "always"},
+        {"avoid_overflow": "yes"},
     ],
 )
 def test_bad_parameters_are_refused(params):

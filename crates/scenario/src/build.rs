@@ -2,10 +2,11 @@
 //! [`WorldConfig`]. The only place that knows both the file schema and the core's types.
 
 use crate::schema::{
-    AodvLinkDetection, BackpressureVariantKind, CcKind, DiffqUtilityKind, FadingKind, FlowKind,
-    FlowSpec, LateCaptureKind, Level, LinkEstimateKind, LossCountKind, Mac, Medium,
-    OlsrLqAlgorithm, PreambleKind, QueueKind, Radio, Rate, RateControlKind, RateUpdateKind,
+    AodvLinkDetection, BackpressureVariantKind, CcKind, ControlWhenKind, DiffqUtilityKind,
+    FadingKind, FlowKind, FlowSpec, LateCaptureKind, Level, LinkEstimateKind, LossCountKind, Mac,
+    Medium, OlsrLqAlgorithm, PreambleKind, QueueKind, Radio, Rate, RateControlKind, RateUpdateKind,
     RoutingKind, RoutingMetric, Scenario, SensedFramesKind, TcpVariantKind, Topology,
+    UnknownNeighbourKind,
 };
 use crate::topology::adjacency;
 use airqueue_kernel::Time;
@@ -21,10 +22,10 @@ use airqueue_sim::net::routing::{etx, GraphEdge};
 use airqueue_sim::net::RoutingTable;
 use airqueue_sim::qdisc::registry::Params;
 use airqueue_sim::{
-    BackpressureConfig, BackpressureVariant, CodingConfig, DiffqRateConfig, DiffqUtility, FlowCc,
-    FlowConfig, FlowKindConfig, LinkEstimate, LossCount, MediumConfig, NodeId, OlsrSetup,
-    QdiscConfig, RateUpdate, RegisteredQdisc, TcpFlowConfig, TcpVariant, TfrcFlowConfig,
-    WiresConfig, WorldConfig,
+    BackpressureConfig, BackpressureVariant, CodingConfig, ControlWhen, DiffqRateConfig,
+    DiffqUtility, FlowCc, FlowConfig, FlowKindConfig, LinkEstimate, LossCount, MediumConfig,
+    NodeId, OlsrSetup, QdiscConfig, RateUpdate, RegisteredQdisc, TcpFlowConfig, TcpVariant,
+    TfrcFlowConfig, UnknownNeighbour, WiresConfig, WorldConfig,
 };
 
 /// Erasure probability configured for the directed pair (a, b) by `[[link]]`.
@@ -317,6 +318,16 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
             },
             control_interval: (s.queue.control_interval_s > 0.0)
                 .then(|| Time::from_secs_f64(s.queue.control_interval_s)),
+            control_when: match s.queue.control_when {
+                ControlWhenKind::Idle => ControlWhen::Idle,
+                ControlWhenKind::Changed => ControlWhen::Changed,
+            },
+            avoid_overflow: s.queue.avoid_overflow,
+            unknown_neighbour: match s.queue.unknown_neighbour {
+                UnknownNeighbourKind::Zero => UnknownNeighbour::Zero,
+                UnknownNeighbourKind::Exclude => UnknownNeighbour::Exclude,
+                UnknownNeighbourKind::K => UnknownNeighbour::AtK,
+            },
         }),
     };
     let flows = s

@@ -36,10 +36,11 @@ use serde_json::Value;
 use crate::error::{ConfigError, ConfigErrors};
 use crate::schema::RandomFlows;
 use crate::schema::{
-    AodvLinkDetection, AodvSpec, BackpressureSpec, BackpressureVariantKind, CcKind, DiffqSpec,
-    DiffqUtilityKind, FlowKind, FlowSpec, LinkEstimateKind, LinkSpec, LossCountKind, Medium,
-    OlsrLqAlgorithm, OlsrSpec, Outputs, QueueKind, QueueSpec, Rate, RateUpdateKind, Routing,
-    RoutingKind, RoutingMetric, Scenario, TcpSpec, TcpVariantKind, Topology,
+    AodvLinkDetection, AodvSpec, BackpressureSpec, BackpressureVariantKind, CcKind,
+    ControlWhenKind, DiffqSpec, DiffqUtilityKind, FlowKind, FlowSpec, LinkEstimateKind, LinkSpec,
+    LossCountKind, Medium, OlsrLqAlgorithm, OlsrSpec, Outputs, QueueKind, QueueSpec, Rate,
+    RateUpdateKind, Routing, RoutingKind, RoutingMetric, Scenario, TcpSpec, TcpVariantKind,
+    Topology, UnknownNeighbourKind,
 };
 use airqueue_sim::qdisc::{diffq, droptail, fq, registry};
 use fields::{describe, number, short, within, Errs, Fields};
@@ -132,13 +133,16 @@ const FLOW_KEYS: [(&str, &[&str]); 6] = [
 
 /// `[queue]` keys that only some built-in queue kinds take; the registered kinds declare
 /// theirs in their modules.
-const QUEUE_KEYS: [(&str, &[&str]); 6] = [
+const QUEUE_KEYS: [(&str, &[&str]); 9] = [
     ("report_lifetime", &["backpressure"]),
     ("variant", &["backpressure"]),
     ("link_estimate", &["backpressure"]),
     ("estimate_interval", &["backpressure"]),
     ("loss_count", &["backpressure"]),
     ("control_interval", &["backpressure"]),
+    ("unknown_neighbour", &["backpressure"]),
+    ("control_when", &["backpressure"]),
+    ("avoid_overflow", &["backpressure"]),
 ];
 
 /// Parses a scenario from TOML text.
@@ -1417,6 +1421,43 @@ fn read_queue(
     } else {
         Some(0.025)
     };
+    let control_when = if bp {
+        let given = f.has("control_when");
+        let c = f.choice(
+            errs,
+            "control_when",
+            Some("idle"),
+            &["idle", "changed"],
+            &[],
+        );
+        if given && control_interval == Some(0.0) {
+            errs.push(ConfigError::new(
+                f.path("control_when"),
+                "control packets are off (control_interval = 0): drop control_when, or set \
+                 control_interval > 0",
+            ));
+        }
+        c
+    } else {
+        Some("idle")
+    };
+    // Seed 002's footnote 5 states the rule as part of the algorithm.
+    let avoid_overflow = if bp {
+        f.boolean(errs, "avoid_overflow", true)
+    } else {
+        Some(true)
+    };
+    let unknown_neighbour = if bp {
+        f.choice(
+            errs,
+            "unknown_neighbour",
+            Some("zero"),
+            &["zero", "exclude", "k"],
+            &[],
+        )
+    } else {
+        Some("zero")
+    };
     f.finish(errs);
     let kind = match kind? {
         "backpressure" => QueueKind::Backpressure,
@@ -1445,6 +1486,16 @@ fn read_queue(
             _ => LossCountKind::Packets,
         },
         control_interval_s: control_interval?,
+        control_when: match control_when? {
+            "changed" => ControlWhenKind::Changed,
+            _ => ControlWhenKind::Idle,
+        },
+        avoid_overflow: avoid_overflow?,
+        unknown_neighbour: match unknown_neighbour? {
+            "exclude" => UnknownNeighbourKind::Exclude,
+            "k" => UnknownNeighbourKind::K,
+            _ => UnknownNeighbourKind::Zero,
+        },
         scheme: scheme_params,
     })
 }

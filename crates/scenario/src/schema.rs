@@ -481,6 +481,20 @@ pub struct QueueSpec {
     /// 0 turns control packets off; default half of `report_lifetime`, so an idle node
     /// refreshes its reports before they expire.
     pub control_interval_s: f64,
+    /// `control_when` (backpressure only): when an idle node sends its control packets
+    /// (seed 002, 4.1.2): "idle" (default, every `control_interval` while it sends no
+    /// data) or "changed" (only when a queue size differs from its last report).
+    pub control_when: ControlWhenKind,
+    /// `avoid_overflow` (backpressure only): seed 002's footnote 5, "a node does not
+    /// transmit packets to a next hop if there is possibility of overflow in the next
+    /// hop": no packet goes to a neighbour whose live reports, over every flow and with
+    /// the packets handed to it since, reach `capacity`; default true.
+    pub avoid_overflow: bool,
+    /// `unknown_neighbour` (backpressure only): what a neighbour's queue counts as in
+    /// eq. (2) while no live report of it was heard (seed 002, 4.1.2): "zero" (default,
+    /// empty), "exclude" (no candidate until it reports) or "k" (a queue of `K`); the
+    /// routing next hop counts as empty until it reports, whatever the value.
+    pub unknown_neighbour: UnknownNeighbourKind,
     /// The keys of a registered kind ("droptail", "fq", "red", "pi", "dqm", "codel",
     /// "fq_codel", "diffq"), as its module declares them (with those it keeps in its own
     /// table, such as `[diffq] scheduling`), derived defaults filled; `None` for
@@ -495,6 +509,23 @@ pub struct QueueSpec {
 pub enum LossCountKind {
     Packets,
     Attempts,
+}
+
+/// `[queue] control_when` of kind = "backpressure" (seed 002, 4.1.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ControlWhenKind {
+    Idle,
+    Changed,
+}
+
+/// `[queue] unknown_neighbour` of kind = "backpressure" (seed 002, 4.1.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UnknownNeighbourKind {
+    Zero,
+    Exclude,
+    K,
 }
 
 /// `[queue] link_estimate` of kind = "backpressure" (seed 002, 4.1.1).

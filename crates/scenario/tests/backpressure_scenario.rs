@@ -179,3 +179,85 @@ fn control_packets_only_when_idle() {
     assert_eq!(stops[1].received, stops[0].sent, "{stops:?}");
     assert!(one_hop("stop = 1.0", "control_interval = 0").is_empty());
 }
+
+/// `control_when = "changed"` (4.1.2 read as "send when there is news"): a slow flow over
+/// a relay empties every queue between packets, and each frame that empties one reports
+/// its zero, so no control packet repeats it; the default repeats the zeros while they
+/// are recent. Both deliver the same packets.
+#[test]
+fn control_packets_on_change_only_skip_what_the_last_report_told() {
+    use airqueue_scenario::api::run_value;
+    use airqueue_scenario::parse::toml_to_json;
+    let relayed = |queue: &str| {
+        let text = format!(
+            "duration = 5.0\nseed = 1\n[topology]\nkind = \"chain\"\nnodes = 3\n\
+             spacing = 200.0\n[queue]\nkind = \"backpressure\"\n{queue}\n[[flow]]\n\
+             kind = \"udp\"\nsrc = 0\ndst = 2\nrate = 4e4\npacket_size = 1000\n"
+        );
+        let run = run_value(toml_to_json(&text).unwrap(), None, None).unwrap();
+        assert!(run.outcome.conservation.holds());
+        let delivered = run.outcome.metrics.flows[0].packets_delivered;
+        let sent: u64 = run.outcome.bp_control.iter().map(|s| s.sent).sum();
+        (delivered, sent)
+    };
+    let (idle_delivered, idle_sent) = relayed("");
+    let (changed_delivered, changed_sent) = relayed("control_when = \"changed\"");
+    assert!(idle_delivered > 20, "{idle_delivered}");
+    assert_eq!(changed_delivered, idle_delivered);
+    assert!(idle_sent >= idle_delivered, "{idle_sent} {idle_delivered}");
+    assert_eq!(changed_sent, 0);
+}
+
+/// Footnote 5 ("a node does not transmit packets to a next hop if there is possibility
+/// of overflow in the next hop"): two saturating UDP sources, 0 and 1, share relay 2
+/// towards 3 over a link losing half its frames (both ways). Each source's own backlog
+/// difference `max(K, U_i) - U_2` stays positive while 2 holds fewer than 100 packets of
+/// *its* flow, so without the rule the relay's buffer of 100 overflows. With it (the
+/// default) the sources count 2's reports of both flows and overflow it less, but not
+/// never: 2 seldom gets a frame through, its reports expire after `report_lifetime`, and
+/// neither source sees what the other handed it since.
+#[test]
+fn footnote_5_cuts_a_shared_relay_s_overflows() {
+    use airqueue_scenario::api::run_value;
+    use airqueue_scenario::parse::toml_to_json;
+    use airqueue_sim::net::DropReason;
+    let overflows = |extra: &str| {
+        let mut text = format!(
+            "duration = 10.0\nseed = 1\n[topology]\nkind = \"explicit\"\n\
+             positions = [[-200.0, 0.0], [0.0, 200.0], [0.0, 0.0], [200.0, 0.0]]\n\
+             [radio]\ndata_rate = 2e6\nbasic_rate = 1e6\n\
+             [[link]]\na = 2\nb = 3\nloss = 0.5\n\
+             [queue]\nkind = \"backpressure\"\n{extra}\n"
+        );
+        for src in [0, 1] {
+            text += &format!(
+                "[[flow]]\nkind = \"udp\"\nsrc = {src}\ndst = 3\nrate = \"saturate\"\n\
+                 packet_size = 1000\n"
+            );
+        }
+        let run = run_value(toml_to_json(&text).unwrap(), None, None).unwrap();
+        assert!(run.outcome.conservation.holds());
+        let mut relay = 0;
+        for (k, n) in &run.outcome.metrics.flow_drops {
+            if k.reason == DropReason::QueueOverflow && !k.at_origin {
+                assert_eq!(k.node.index(), 2, "only 2 relays");
+                relay += n;
+            }
+        }
+        let delivered: Vec<u64> = (run.outcome.metrics.flows.iter())
+            .map(|f| f.packets_delivered)
+            .collect();
+        (relay, delivered)
+    };
+    let (without, delivered_without) = overflows("avoid_overflow = false");
+    let (with, delivered_with) = overflows("");
+    assert!(
+        without > 100,
+        "the relay overflows without the rule: {without}"
+    );
+    assert!(with * 5 < without * 4, "{with} against {without}");
+    assert!(with > 0, "stale reports still let it overflow");
+    for d in [&delivered_without, &delivered_with] {
+        assert!(d.iter().all(|&n| n > 10), "both flows get through: {d:?}");
+    }
+}

@@ -13,8 +13,8 @@ pub mod world;
 
 pub use ids::{FlowId, LinkId, NodeId};
 pub use qdisc::{
-    BackpressureConfig, BackpressureVariant, Classify, DiffQConfig, DqmConfig, FqConfig,
-    LinkEstimate, LossCount, PiConfig, RedConfig,
+    BackpressureConfig, BackpressureVariant, Classify, ControlWhen, DiffQConfig, DqmConfig,
+    FqConfig, LinkEstimate, LossCount, PiConfig, RedConfig, UnknownNeighbour,
 };
 pub use transport::{
     CodingConfig, CodingStats, DiffqRateConfig, DiffqUtility, RateUpdate, TcpFlowConfig,

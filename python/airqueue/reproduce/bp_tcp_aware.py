@@ -106,6 +106,10 @@ NONTCP_SWEEP = ("aodv_udp", "tcp_aware_fc")
 LOG_WEIGHT = 4e6
 
 
+#: ``[queue] unknown_neighbour``'s values (docs/schemes/backpressure.md).
+UNKNOWN_NEIGHBOUR = ("zero", "exclude", "k")
+
+
 @dataclass(frozen=True)
 class BackpressureParams:
     """The backpressure settings every seed-002 reproduction passes to ``[queue]``
@@ -124,6 +128,17 @@ class BackpressureParams:
     #: Section 4.1.2's control packets of an idle node, seconds (0: off; the model's
     #: default, half of ``report_lifetime``).
     control_interval: float = 0.025
+    #: When an idle node sends its control packets (4.1.2): "idle" (every
+    #: ``control_interval`` while it sends no data; the model's default) or "changed"
+    #: (only when a queue size differs from its last report).
+    control_when: str = "idle"
+    #: Footnote 5's rule: no packet goes to a neighbour whose reported queues fill its
+    #: buffer (the model's default, true).
+    avoid_overflow: bool = True
+    #: What a neighbour's queue counts as in eq. (2) while no live report of it was heard
+    #: (4.1.2): "zero" (the model's default), "exclude" (no candidate until it reports)
+    #: or "k" (a queue of K); the routing next hop counts as empty until it reports.
+    unknown_neighbour: str = "zero"
 
 
 @dataclass(frozen=True)
@@ -285,7 +300,8 @@ def coding_problems(config: CodingParams) -> list[str]:
 
 def estimate_problems(config: BackpressureParams) -> list[str]:
     """What is wrong with the backpressure keys ``link_estimate``, ``loss_count``,
-    ``estimate_interval`` and ``control_interval``, if anything."""
+    ``estimate_interval``, ``control_interval``, ``control_when``, ``avoid_overflow`` and
+    ``unknown_neighbour``, if anything."""
     problems = []
     if config.link_estimate not in ("measured", "configured"):
         problems.append(
@@ -299,6 +315,15 @@ def estimate_problems(config: BackpressureParams) -> list[str]:
     c = config.control_interval
     if isinstance(c, bool) or not isinstance(c, (int, float)) or not 0 <= c <= 3600:
         problems.append(f"control_interval {c!r}: expected seconds in [0, 3600] (0: off)")
+    if config.control_when not in ("idle", "changed"):
+        problems.append(f'control_when {config.control_when!r}: expected "idle" or "changed"')
+    if not isinstance(config.avoid_overflow, bool):
+        problems.append(f"avoid_overflow {config.avoid_overflow!r}: expected true or false")
+    if config.unknown_neighbour not in UNKNOWN_NEIGHBOUR:
+        problems.append(
+            f"unknown_neighbour {config.unknown_neighbour!r}: expected one of "
+            + ", ".join(f'"{u}"' for u in UNKNOWN_NEIGHBOUR)
+        )
     return problems
 
 
@@ -334,15 +359,21 @@ def queue_section(scheme: str, config: Any) -> dict[str, Any]:
     link estimates (footnote 2) and control packets (4.1.2) as ``config`` says."""
     if scheme in ("droptail", "aodv"):
         return {"kind": "droptail", "capacity": config.capacity}
-    return {
-        "kind": "backpressure",
-        "variant": scheme,
-        "capacity": config.capacity,
-        "report_lifetime": config.report_lifetime,
-        "link_estimate": config.link_estimate,
-        "estimate_interval": config.estimate_interval,
-        "control_interval": config.control_interval,
-    } | ({"loss_count": config.loss_count} if config.link_estimate == "measured" else {})
+    return (
+        {
+            "kind": "backpressure",
+            "variant": scheme,
+            "capacity": config.capacity,
+            "report_lifetime": config.report_lifetime,
+            "link_estimate": config.link_estimate,
+            "estimate_interval": config.estimate_interval,
+            "control_interval": config.control_interval,
+            "unknown_neighbour": config.unknown_neighbour,
+            "avoid_overflow": config.avoid_overflow,
+        }
+        | ({"loss_count": config.loss_count} if config.link_estimate == "measured" else {})
+        | ({"control_when": config.control_when} if config.control_interval > 0 else {})
+    )
 
 
 def nontcp_scenario(config: Config, scheme: str, loss: float = 0.0) -> dict[str, Any]:

@@ -106,6 +106,9 @@ fn defaults_fill_every_optional_section() {
             estimate_interval_s: 1.0,
             loss_count: LossCountKind::Packets,
             control_interval_s: 0.025,
+            control_when: ControlWhenKind::Idle,
+            avoid_overflow: true,
+            unknown_neighbour: UnknownNeighbourKind::Zero,
             scheme: Some(droptail::config(50, None).params),
         }
     );
@@ -1271,6 +1274,53 @@ fn backpressure_link_estimate_and_control_keys() {
     ))
     .unwrap();
     assert_eq!(s.queue.loss_count, LossCountKind::Attempts);
+    let s = from_toml_str(&format!("{TWO_NODES}[queue]\nkind = \"backpressure\"\n")).unwrap();
+    assert!(s.queue.avoid_overflow, "footnote 5's rule by default");
+    let s = from_toml_str(&format!(
+        "{TWO_NODES}[queue]\nkind = \"backpressure\"\navoid_overflow = false\n"
+    ))
+    .unwrap();
+    assert!(!s.queue.avoid_overflow);
+    bad(
+        "kind = \"backpressure\"\navoid_overflow = \"yes\"",
+        "queue.avoid_overflow",
+    );
+    bad(
+        "kind = \"fq\"\navoid_overflow = true",
+        "queue.avoid_overflow",
+    );
+    let s = from_toml_str(&format!(
+        "{TWO_NODES}[queue]\nkind = \"backpressure\"\ncontrol_when = \"changed\"\n"
+    ))
+    .unwrap();
+    assert_eq!(s.queue.control_when, ControlWhenKind::Changed);
+    bad(
+        "kind = \"backpressure\"\ncontrol_when = \"always\"",
+        "queue.control_when: unknown control_when \"always\"",
+    );
+    bad(
+        "kind = \"backpressure\"\ncontrol_interval = 0\ncontrol_when = \"changed\"",
+        "queue.control_when: control packets are off (control_interval = 0)",
+    );
+    for (value, kind) in [
+        ("zero", UnknownNeighbourKind::Zero),
+        ("exclude", UnknownNeighbourKind::Exclude),
+        ("k", UnknownNeighbourKind::K),
+    ] {
+        let s = from_toml_str(&format!(
+            "{TWO_NODES}[queue]\nkind = \"backpressure\"\nunknown_neighbour = \"{value}\"\n"
+        ))
+        .unwrap();
+        assert_eq!(s.queue.unknown_neighbour, kind);
+    }
+    bad(
+        "kind = \"backpressure\"\nunknown_neighbour = \"ignore\"",
+        "queue.unknown_neighbour: unknown unknown_neighbour \"ignore\"",
+    );
+    bad(
+        "kind = \"droptail\"\nunknown_neighbour = \"exclude\"",
+        "queue.unknown_neighbour",
+    );
     bad(
         "kind = \"backpressure\"\nloss_count = \"frames\"",
         "queue.loss_count: unknown loss_count \"frames\"",

@@ -15,14 +15,18 @@
 //!   reports again. Reports older than `report_lifetime` (this model's, not the paper's)
 //!   count as empty, so a missed report or a lost packet cannot block a link for ever. A
 //!   node silent for `control_interval` broadcasts its queue sizes in a control packet
-//!   (`world/bp_control.rs`, [`Backpressure::advertised`]).
+//!   (`world/bp_control.rs`, [`Backpressure::advertised`]), repeatedly or only when they
+//!   changed since its last report ([`ControlWhen`]).
 //! * **Scheduling** (eq. (2)-(4), 4.1.1): for every commodity with packets and every
 //!   one-hop neighbour `j`, `D = U_i^s - U_j^s` (classical) or `max(K, U_i^s) - U_j^s`
-//!   (TCP-aware; `U_j^s = 0` at the destination, `K = B_i / |S_i|`), weight
+//!   (TCP-aware; `U_j^s = 0` at the destination, `K = B_i / |S_i|`; a neighbour without
+//!   a live report counts as [`UnknownNeighbour`] says), weight
 //!   `D * R_ij * (1 - p_ij)` with footnote 2's estimates (module `estimate`) or the
 //!   configured rate and loss. The largest positive weight sends its head packet (ties:
 //!   commodities at random, then the routing next hop, then the smaller id); otherwise the
 //!   interface idles until an arrival, a report or the window changes the weights.
+//!   With `avoid_overflow` (footnote 5) a neighbour whose reported queues fill its
+//!   buffer is no candidate.
 //! * **Forwarding**: the packet joins the chosen neighbour's queue, routing next hop or
 //!   not; loops end on the TTL (`DEFAULT_TTL`).
 //!
@@ -37,6 +41,7 @@ use crate::medium::wifi::mac::TxStatus;
 pub use crate::net::headers::{BpControlMsg, BP_CONTROL_ENTRY_BYTES, BP_CONTROL_HEADER_BYTES};
 use crate::net::{DiffqHeader, DropReason, Packet};
 use airqueue_kernel::{RngStream, Time};
+use std::cell::Cell;
 use std::collections::VecDeque;
 
 mod estimate;
@@ -76,6 +81,38 @@ pub enum LossCount {
     Attempts,
 }
 
+/// What `U_j^s` counts as while node `i` holds no live report of it from neighbour `j`
+/// (never reported, or the report expired), `j` not the destination (section 4.1.2:
+/// "the most recent report (until time t) of the size of U_j^s is used").
+///
+/// With `Exclude` and `AtK` the routing next hop still counts as empty until it
+/// reports: no relay reports a commodity before it has received a packet of it, so
+/// without that no flow longer than one hop would start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnknownNeighbour {
+    /// An empty queue: eq. (1)'s queues start empty, and a neighbour that never held the
+    /// flow has none of it.
+    Zero,
+    /// Not a candidate for the commodity until it reports it.
+    Exclude,
+    /// A queue of `K` (this node's `K`): eq. (2)'s `max(K, U_i)` applied to the unseen
+    /// side, so an unknown neighbour wins only over an own queue above `K`.
+    AtK,
+}
+
+/// When an idle node sends section 4.1.2's control packets ("If there is no data
+/// transmission for some time duration, our algorithm uses independent control packets
+/// to exchange the queue size information").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ControlWhen {
+    /// Every `control_interval` while it sends no data and has something to advertise,
+    /// so neighbours' reports of it stay live.
+    Idle,
+    /// After `control_interval` without data, only when a queue size differs from what
+    /// its last report (piggybacked or control) told.
+    Changed,
+}
+
 /// Settings of the backpressure discipline.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BackpressureConfig {
@@ -89,6 +126,14 @@ pub struct BackpressureConfig {
     /// Section 4.1.2's control packets: a node that has handed no data frame to its MAC
     /// for this long broadcasts its queue sizes (`world/bp_control.rs`); `None`: off.
     pub control_interval: Option<Time>,
+    /// What a neighbour without a live report of a commodity counts as.
+    pub unknown_neighbour: UnknownNeighbour,
+    /// Whether an idle node repeats its control packets or sends them on change only.
+    pub control_when: ControlWhen,
+    /// Footnote 5 ("a node does not transmit packets to a next hop if there is
+    /// possibility of overflow in the next hop"): no packet goes to a neighbour whose
+    /// buffer is believed full (see [`Backpressure::believed_occupancy`]).
+    pub avoid_overflow: bool,
 }
 
 impl BackpressureConfig {
@@ -105,6 +150,9 @@ impl BackpressureConfig {
             report_lifetime,
             link_estimate: LinkEstimate::Configured,
             control_interval: None,
+            unknown_neighbour: UnknownNeighbour::Zero,
+            control_when: ControlWhen::Idle,
+            avoid_overflow: false,
         }
     }
 }
@@ -117,6 +165,14 @@ type Commodity = (FlowId, NodeId);
 
 /// `row_of` value of a flow never seen.
 const NO_ROW: u32 = u32::MAX;
+
+/// `told` value of a queue never reported.
+const NEVER_TOLD: u32 = u32::MAX;
+
+/// `room` values: not worked out yet, room, full.
+const ROOM_UNKNOWN: u8 = 0;
+const ROOM_YES: u8 = 1;
+const ROOM_NO: u8 = 2;
 
 /// What the scheduler chose, before the packet leaves its queue.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -145,6 +201,9 @@ pub struct Backpressure {
     estimates: Option<LinkEstimates>,
     /// The weight factor of each neighbour for the current decision (scratch, dense).
     current: Vec<f64>,
+    /// Whether each neighbour's buffer has room for the current decision (footnote 5;
+    /// scratch, dense): `ROOM_UNKNOWN` until a choice needs it, then worked out once.
+    room: Vec<Cell<u8>>,
     /// Dense by flow id: the flow's row, or `NO_ROW` before its first packet or report.
     row_of: Vec<u32>,
     /// By slot: the commodity's FIFO, empty when it holds no packet (the queue "does not
@@ -160,6 +219,9 @@ pub struct Backpressure {
     emptied_at: Vec<Option<Time>>,
     /// The commodities (and slots) with an `emptied_at` time, one entry per commodity.
     emptied: Vec<(Commodity, usize)>,
+    /// By slot: the queue length this node last reported (piggybacked or in a control
+    /// packet), `NEVER_TOLD` before its first report.
+    told: Vec<u32>,
     total: usize,
     counters: QueueCounters,
     /// Dequeue attempts that found packets but no positive weight.
@@ -184,12 +246,14 @@ impl Backpressure {
             prior_rate: vec![1.0; node_count],
             estimates,
             current: vec![0.0; node_count],
+            room: vec![Cell::new(ROOM_YES); node_count],
             row_of: Vec::new(),
             queues: Vec::new(),
             active: Vec::new(),
             reported: Vec::new(),
             emptied_at: Vec::new(),
             emptied: Vec::new(),
+            told: Vec::new(),
             total: 0,
             counters: QueueCounters::default(),
             held: 0,
@@ -225,6 +289,7 @@ impl Backpressure {
             let slots = self.queues.len() + self.node_count;
             self.queues.resize_with(slots, VecDeque::new);
             self.emptied_at.resize(slots, None);
+            self.told.resize(slots, NEVER_TOLD);
         }
         self.slot(c).expect("row just given")
     }
@@ -300,23 +365,47 @@ impl Backpressure {
     }
 
     /// `U_j^s` as believed at `now`: 0 when `j` is the destination, before any report,
-    /// or once the last report has expired.
+    /// or once the last report has expired (whatever `unknown_neighbour` says).
     pub fn neighbour_len(&self, j: NodeId, c: Commodity, now: Time) -> u32 {
-        match self.slot(c) {
-            Some(s) => self.believed(j, c, s, now),
-            None => 0,
+        self.slot(c)
+            .and_then(|s| self.believed(j, c, s, now))
+            .unwrap_or(0)
+    }
+
+    /// `U_j^s` of the commodity in slot `s` as believed at `now`: 0 when `j` is the
+    /// destination, the live report plus what this node handed `j` since, `None`
+    /// without a live report.
+    #[inline]
+    fn believed(&self, j: NodeId, c: Commodity, s: usize, now: Time) -> Option<u32> {
+        if j == c.1 {
+            return Some(0);
+        }
+        match self.reports(s).get(j, c.1) {
+            Some((q, at)) if now < at + self.cfg.report_lifetime => Some(q),
+            _ => None,
         }
     }
 
-    /// [`Self::neighbour_len`] of the commodity in slot `s`.
+    /// `U_j^s` as eq. (2) counts it in slot `s` (`k`: `K` now; `routed`: whether `j` is
+    /// the routing next hop), `None` when `j` is no candidate ([`UnknownNeighbour`]).
     #[inline]
-    fn believed(&self, j: NodeId, c: Commodity, s: usize, now: Time) -> u32 {
-        if j == c.1 {
-            return 0;
+    fn counted(
+        &self,
+        j: NodeId,
+        c: Commodity,
+        s: usize,
+        k: i64,
+        routed: bool,
+        now: Time,
+    ) -> Option<i64> {
+        if let Some(q) = self.believed(j, c, s, now) {
+            return Some(q as i64);
         }
-        match self.reports(s).get(j, c.1) {
-            Some((q, at)) if now < at + self.cfg.report_lifetime => q,
-            _ => 0,
+        match self.cfg.unknown_neighbour {
+            UnknownNeighbour::Zero => Some(0),
+            _ if routed => Some(0),
+            UnknownNeighbour::Exclude => None,
+            UnknownNeighbour::AtK => Some(k),
         }
     }
 
@@ -325,11 +414,39 @@ impl Backpressure {
         self.cfg.capacity_pkts as i64 / self.active.len().max(1) as i64
     }
 
-    /// The backlog difference of eq. (2) (or its classical form) for `c` towards `j`.
-    pub fn differential(&self, c: Commodity, j: NodeId, now: Time) -> i64 {
-        let mine = self.queue_len(c.0, c.1) as i64;
-        let theirs = self.neighbour_len(j, c, now) as i64;
-        self.backlog(mine, self.k()) - theirs
+    /// Neighbour `j`'s buffer occupancy as believed at `now`: the sum of its live reports
+    /// over every commodity, each with the packets this node handed it since (footnote
+    /// 5's rule reads it against this node's own `B`: one `capacity` for every node).
+    /// Commodities it has not reported count as empty.
+    pub fn believed_occupancy(&self, j: NodeId, now: Time) -> u64 {
+        let lifetime = self.cfg.report_lifetime;
+        (self.reported.iter())
+            .flat_map(|r| r.row(j).iter().flatten())
+            .filter(|&&(_, at)| now < at + lifetime)
+            .map(|&(q, _)| q as u64)
+            .sum()
+    }
+
+    /// Whether `j`'s buffer is believed to have room in the current decision (footnote
+    /// 5), worked out on first use and kept in `room`.
+    fn has_room_at(&self, j: NodeId, now: Time) -> bool {
+        let Some(cell) = self.room.get(j.index()) else {
+            return true;
+        };
+        if cell.get() == ROOM_UNKNOWN {
+            let room = self.believed_occupancy(j, now) < self.cfg.capacity_pkts as u64;
+            cell.set(if room { ROOM_YES } else { ROOM_NO });
+        }
+        cell.get() == ROOM_YES
+    }
+
+    /// The backlog difference of eq. (2) (or its classical form) for `c` towards `j`,
+    /// `j` not the routing next hop; `None` when `j` is no candidate.
+    pub fn differential(&self, c: Commodity, j: NodeId, now: Time) -> Option<i64> {
+        let s = self.slot(c)?;
+        let k = self.k();
+        let mine = self.backlog(self.queues[s].len() as i64, k);
+        Some(mine - self.counted(j, c, s, k, false, now)?)
     }
 
     /// The own term of eq. (2) (or its classical form) for a queue of `mine` packets.
@@ -438,10 +555,23 @@ impl Backpressure {
                 out.push((z.0, z.1, 0));
             }
             zeros.next_if(|z| *z == c);
-            let len = self.queues[s].len();
-            out.push((c.0, c.1, len.min(u16::MAX as usize) as u16));
+            let len = self.queues[s].len().min(u16::MAX as usize) as u16;
+            out.push((c.0, c.1, len));
+            self.told[s] = len as u32;
         }
         out.extend(zeros.map(|z| (z.0, z.1, 0)));
+        for &(_, s) in &self.emptied {
+            self.told[s] = 0;
+        }
+    }
+
+    /// Whether a queue size differs from what this node last reported of it (piggybacked
+    /// or in a control packet): what `ControlWhen::Changed` sends a control packet for.
+    /// A queue empties only by a dequeue, whose frame reports the zero, so the queues
+    /// holding packets are the only ones to check.
+    pub fn changed_since_report(&self) -> bool {
+        (self.active.iter())
+            .any(|&(_, s)| self.told[s] != self.queues[s].len().min(u16::MAX as usize) as u32)
     }
 
     /// The (commodity, neighbour) of largest weight among `neighbours` (module doc,
@@ -459,6 +589,12 @@ impl Backpressure {
         for &j in neighbours {
             if j.index() < self.current.len() {
                 self.current[j.index()] = self.link_quality(j, now, pooled);
+                let room = if self.cfg.avoid_overflow {
+                    ROOM_UNKNOWN
+                } else {
+                    ROOM_YES
+                };
+                self.room[j.index()].set(room);
             }
         }
         let k = self.k();
@@ -502,17 +638,22 @@ impl Backpressure {
         let mine = self.backlog(self.queues[s].len() as i64, k);
         let mut best: Option<(Choice, bool)> = None;
         for &j in neighbours {
-            let differential = mine - self.believed(j, c, s, now) as i64;
+            let on_route = routed == Some(j);
+            let Some(theirs) = self.counted(j, c, s, k, on_route, now) else {
+                continue;
+            };
+            let differential = mine - theirs;
             let quality = self.current.get(j.index()).copied().unwrap_or(0.0);
             let weight = differential as f64 * quality;
-            let on_route = routed == Some(j);
             let better = match &best {
                 None => true,
                 Some((b, b_route)) => {
                     weight > b.weight || (weight == b.weight && on_route && !b_route)
                 }
             };
-            if better {
+            // Footnote 5: not into a full buffer; the destination keeps none of `c`. Only
+            // a neighbour that would win needs the (memoised) occupancy.
+            if better && (j == c.1 || self.has_room_at(j, now)) {
                 let choice = Choice {
                     commodity: c,
                     next_hop: j,
@@ -557,9 +698,9 @@ impl Backpressure {
                 self.emptied_at[s] = Some(now);
             }
         }
-        q.pkt.diffq = Some(DiffqHeader {
-            qlen: remaining.min(u16::MAX as usize) as u16,
-        });
+        let qlen = remaining.min(u16::MAX as usize) as u16;
+        q.pkt.diffq = Some(DiffqHeader { qlen });
+        self.told[s] = qlen as u32;
         let j = choice.next_hop;
         if j != c.1 {
             let lifetime = self.cfg.report_lifetime;
@@ -592,6 +733,16 @@ impl Backpressure {
             .map(|(_, at)| at + lifetime)
             .filter(|&until| until > now)
             .min();
+        // Footnote 5: a full neighbour frees up as any of its reports expires.
+        let expiry = match self.cfg.avoid_overflow {
+            false => expiry,
+            true => (self.reported.iter())
+                .flat_map(|r| r.all())
+                .map(|(_, at)| at + lifetime)
+                .filter(|&until| until > now)
+                .chain(expiry)
+                .min(),
+        };
         let bucket = self.estimates.as_ref().map(|e| e.next_bucket(now));
         match (expiry, bucket) {
             (Some(a), Some(b)) => Some(a.min(b)),

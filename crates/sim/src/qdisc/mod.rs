@@ -23,8 +23,8 @@ pub mod registry;
 pub mod reports;
 
 pub use backpressure::{
-    Backpressure, BackpressureConfig, BackpressureVariant, BpControlMsg, LinkEstimate, LossCount,
-    QueueReport,
+    Backpressure, BackpressureConfig, BackpressureVariant, BpControlMsg, ControlWhen, LinkEstimate,
+    LossCount, QueueReport, UnknownNeighbour,
 };
 pub use codel::{Codel, CodelConfig};
 pub use diffq::{DiffQ, DiffQConfig};

@@ -69,6 +69,23 @@ impl<V: Copy> NeighbourReports<V> {
         *self.entry(j, c) = Some(v);
     }
 
+    /// Neighbour `j`'s reports, by class (`None` where it reported nothing); empty
+    /// before `j` is first heard.
+    pub fn row(&self, j: NodeId) -> &[Option<V>] {
+        match self.slot_of.get(j.index()) {
+            Some(&slot) if slot != NO_SLOT => {
+                let start = slot as usize * self.node_count;
+                &self.rows[start..start + self.node_count]
+            }
+            _ => &[],
+        }
+    }
+
+    /// Every report held, of every neighbour and class.
+    pub fn all(&self) -> impl Iterator<Item = V> + '_ {
+        self.rows.iter().filter_map(|v| *v)
+    }
+
     /// Every report for class `c`, one per neighbour that has one, neighbours in the
     /// order they were first named (a scan of one column, not of the whole table).
     pub fn reports_of(&self, c: NodeId) -> impl Iterator<Item = V> + '_ {
@@ -113,6 +130,18 @@ mod tests {
         assert_eq!(r.rows.len(), 6);
         assert_eq!(r.get(NodeId(2), NodeId(1)), Some((4, 6)));
         assert_eq!(r.get(NodeId(0), NodeId(1)), Some((2, 7)));
+    }
+
+    #[test]
+    fn a_neighbours_row_and_every_report() {
+        let mut r: NeighbourReports<u32> = NeighbourReports::new(3);
+        assert!(r.row(NodeId(1)).is_empty());
+        r.insert(NodeId(1), NodeId(2), 5);
+        r.insert(NodeId(0), NodeId(1), 7);
+        assert_eq!(r.row(NodeId(1)), &[None, None, Some(5)]);
+        assert_eq!(r.row(NodeId(0)), &[None, Some(7), None]);
+        assert!(r.row(NodeId(9)).is_empty());
+        assert_eq!(r.all().collect::<Vec<_>>(), vec![5, 7]);
     }
 
     #[test]

@@ -6,6 +6,8 @@
 //!   `control_interval` broadcasts one, then every `control_interval` while idle and with
 //!   something to advertise; each check is jittered by up to a quarter interval from the
 //!   node's "bp.control.jitter" stream (RFC 5148 5.4), so idle nodes do not keep colliding.
+//!   With [`ControlWhen::Changed`] a check sends only when a queue size differs from
+//!   what the node last reported.
 //! * **What**: [`Backpressure::advertised`](crate::qdisc::Backpressure::advertised), read
 //!   by receivers as piggybacked reports with the same `report_lifetime`.
 //! * **On the air** ([`BpControlMsg::size_bytes`]): UDP/IP, a 4-byte header and 12 bytes
@@ -19,7 +21,7 @@ use super::{Event, Iface, World};
 use crate::ids::NodeId;
 use crate::medium::wifi::BROADCAST;
 use crate::net::TransportHeader;
-use crate::qdisc::backpressure::{BpControlMsg, QueueReport};
+use crate::qdisc::backpressure::{BpControlMsg, ControlWhen, QueueReport};
 use crate::qdisc::Backpressure;
 use airqueue_kernel::Time;
 
@@ -127,6 +129,9 @@ impl World {
             return;
         };
         if !w.net.has_radio(node) {
+            return;
+        }
+        if q.config().control_when == ControlWhen::Changed && !q.changed_since_report() {
             return;
         }
         let id = b.next_body;

@@ -70,20 +70,21 @@ fn classical_and_tcp_aware_differentials_and_k() {
     }
     // K = B / |S| = 20 / 2.
     assert_eq!(t.k(), 10);
-    assert_eq!(c.differential((FlowId(0), NodeId(5)), NodeId(2), T0), 3 - 7);
+    let c0 = (FlowId(0), NodeId(5));
+    assert_eq!(c.differential(c0, NodeId(2), T0), Some(3 - 7));
+    assert_eq!(t.differential(c0, NodeId(2), T0), Some(10 - 7));
+    // Unheard neighbours count as empty (`UnknownNeighbour::Zero`).
     assert_eq!(
-        t.differential((FlowId(0), NodeId(5)), NodeId(2), T0),
-        10 - 7
+        c.differential((FlowId(1), NodeId(6)), NodeId(2), T0),
+        Some(1)
     );
-    // Unheard neighbours count as empty.
-    assert_eq!(c.differential((FlowId(1), NodeId(6)), NodeId(2), T0), 1);
-    assert_eq!(t.differential((FlowId(1), NodeId(6)), NodeId(2), T0), 10);
+    assert_eq!(
+        t.differential((FlowId(1), NodeId(6)), NodeId(2), T0),
+        Some(10)
+    );
     // Own queue above K: max(K, U_i) = U_i.
     fill(&mut t, 0, 5, 12);
-    assert_eq!(
-        t.differential((FlowId(0), NodeId(5)), NodeId(2), T0),
-        15 - 7
-    );
+    assert_eq!(t.differential(c0, NodeId(2), T0), Some(15 - 7));
 }
 
 #[test]
@@ -395,7 +396,7 @@ fn a_report_alone_creates_no_queue() {
     assert_eq!(b.queue_len(FlowId(9), NodeId(5)), 0);
     // Its first packet finds the report.
     fill(&mut b, 4, 5, 1);
-    assert_eq!(b.differential(c, NodeId(2), T0), 20 - 6);
+    assert_eq!(b.differential(c, NodeId(2), T0), Some(20 - 6));
     assert_eq!(b.release_at(T0), Some(Time::from_millis(50)));
 }
 
@@ -460,4 +461,154 @@ fn a_commodity_emptied_twice_is_advertised_once() {
     b.dequeue(&n, direct, Time::from_millis(90)).unwrap();
     b.advertised(Time::from_millis(100), &mut out);
     assert_eq!(out, vec![(FlowId(0), NodeId(5), 0)]);
+}
+
+/// Node 1 (TCP-aware, `B` = 20) holding 4 packets towards 5, which it reaches through 2
+/// (`via2`); 3 and 4 are unheard neighbours, 2 reports 3 packets, `unknown` as given.
+fn unknown_case(unknown: UnknownNeighbour) -> Backpressure {
+    let rng = RngStream::new(StreamKey::new(1, 1, "qdisc.backpressure"));
+    let mut c = cfg(BackpressureVariant::TcpAware);
+    c.unknown_neighbour = unknown;
+    let mut b = Backpressure::new(c, NodeId(1), 10, rng);
+    for j in 0..10 {
+        b.set_link(NodeId(j), RATE, 0.0);
+    }
+    fill(&mut b, 0, 5, 4);
+    b.on_report(NodeId(2), &report(0, 5, 3), T0);
+    b
+}
+
+/// Section 4.1.2 uses "the most recent report"; a neighbour without one counts as empty
+/// (`Zero`), is no candidate (`Exclude`) or counts at `K` (`AtK`); the routing next hop
+/// and the destination stay candidates at 0.
+#[test]
+fn unknown_neighbours_count_as_empty_are_excluded_or_count_at_k() {
+    let c = (FlowId(0), NodeId(5));
+    let n = [NodeId(2), NodeId(3), NodeId(4)];
+    // K = 20 / 1: towards 2, 20 - 3; towards the unheard 3 and 4, 20 - 0 (the smaller id).
+    let mut zero = unknown_case(UnknownNeighbour::Zero);
+    assert_eq!(zero.differential(c, NodeId(3), T0), Some(20));
+    let choice = zero.choose(&n, via2, T0).unwrap();
+    assert_eq!((choice.next_hop, choice.differential), (NodeId(3), 20));
+
+    let mut exclude = unknown_case(UnknownNeighbour::Exclude);
+    assert_eq!(exclude.differential(c, NodeId(3), T0), None);
+    let choice = exclude.choose(&n, via2, T0).unwrap();
+    assert_eq!((choice.next_hop, choice.differential), (NodeId(2), 17));
+    // Once 3 reports, it is a candidate with its report.
+    exclude.on_report(NodeId(3), &report(0, 5, 1), T0);
+    let choice = exclude.choose(&n, via2, T0).unwrap();
+    assert_eq!((choice.next_hop, choice.differential), (NodeId(3), 19));
+    // The report expires: excluded again.
+    let later = Time::from_millis(50);
+    exclude.on_report(NodeId(2), &report(0, 5, 3), later);
+    let choice = exclude.choose(&n, via2, later).unwrap();
+    assert_eq!(choice.next_hop, NodeId(2));
+
+    let mut at_k = unknown_case(UnknownNeighbour::AtK);
+    assert_eq!(at_k.differential(c, NodeId(3), T0), Some(0));
+    let choice = at_k.choose(&n, via2, T0).unwrap();
+    assert_eq!((choice.next_hop, choice.differential), (NodeId(2), 17));
+    // Unknown neighbours only win over an own queue above K: with a second commodity
+    // K = 10, and 12 packets give 12 - 10 towards 3 against 12 - 11 towards 2.
+    fill(&mut at_k, 1, 6, 1);
+    fill(&mut at_k, 0, 5, 8);
+    at_k.on_report(NodeId(2), &report(0, 5, 11), T0);
+    let choice = at_k.choose(&n, via2, T0).unwrap();
+    assert_eq!((choice.next_hop, choice.differential), (NodeId(3), 2));
+}
+
+/// With `Exclude` or `AtK` an unheard routing next hop still counts as empty, so a flow
+/// through a relay that holds none of it yet starts; a direct destination counts as 0.
+#[test]
+fn an_unheard_routing_next_hop_and_the_destination_stay_candidates() {
+    for unknown in [UnknownNeighbour::Exclude, UnknownNeighbour::AtK] {
+        let rng = RngStream::new(StreamKey::new(1, 1, "qdisc.backpressure"));
+        let mut c = cfg(BackpressureVariant::TcpAware);
+        c.unknown_neighbour = unknown;
+        let mut b = Backpressure::new(c, NodeId(1), 10, rng);
+        for j in 0..10 {
+            b.set_link(NodeId(j), RATE, 0.0);
+        }
+        fill(&mut b, 0, 5, 2);
+        let n = [NodeId(2), NodeId(3), NodeId(6)];
+        for _ in 0..2 {
+            let d = b.dequeue(&n, via2, T0).unwrap();
+            assert_eq!(d.next_hop, NodeId(2), "{unknown:?}: 5 through 2, never 3");
+        }
+        fill(&mut b, 1, 6, 1);
+        let d = b.dequeue(&n, via2, T0).unwrap();
+        assert_eq!(
+            (d.pkt.dst, d.next_hop),
+            (NodeId(6), NodeId(6)),
+            "{unknown:?}"
+        );
+    }
+}
+
+/// `ControlWhen::Changed` sends a control packet only when a queue size differs from
+/// what the node last reported, piggybacked on a data frame or in a control packet.
+#[test]
+fn queue_sizes_changed_since_the_last_report() {
+    let mut b = bp(BackpressureVariant::TcpAware);
+    let mut out = Vec::new();
+    assert!(!b.changed_since_report(), "nothing held, nothing to tell");
+    fill(&mut b, 0, 5, 3);
+    assert!(b.changed_since_report(), "never reported");
+    b.advertised(T0, &mut out);
+    assert_eq!(out, vec![(FlowId(0), NodeId(5), 3)]);
+    assert!(!b.changed_since_report(), "the control packet told 3");
+    fill(&mut b, 1, 6, 1);
+    assert!(b.changed_since_report(), "a new queue");
+    b.advertised(T0, &mut out);
+    assert!(!b.changed_since_report());
+    // A data frame of flow 0 reports its 2 remaining packets; flow 1's 1 is unchanged.
+    let n = [NodeId(2)];
+    let d = b.dequeue(&n, |_| Some(NodeId(2)), T0).unwrap();
+    let remaining = d.pkt.diffq.unwrap().qlen;
+    assert!(!b.changed_since_report(), "the frame told {remaining}");
+    // An arrival changes a size; the frames that empty the queues report their zeros.
+    fill(&mut b, 0, 5, 1);
+    assert!(b.changed_since_report());
+    while b.dequeue(&n, |_| Some(NodeId(2)), T0).is_some() {}
+    assert!(b.is_empty());
+    assert!(!b.changed_since_report());
+}
+
+/// Footnote 5: with `avoid_overflow` no packet goes to a neighbour whose reported queues,
+/// over every commodity and with what this node handed it since, fill its buffer (`B`
+/// = 20 here); the destination takes packets whatever it reports.
+#[test]
+fn no_packet_goes_to_a_neighbour_believed_full() {
+    let n = [NodeId(2)];
+    let make = |avoid: bool| {
+        let rng = RngStream::new(StreamKey::new(1, 1, "qdisc.backpressure"));
+        let mut c = cfg(BackpressureVariant::TcpAware);
+        c.avoid_overflow = avoid;
+        let mut b = Backpressure::new(c, NodeId(1), 10, rng);
+        for j in 0..10 {
+            b.set_link(NodeId(j), RATE, 0.0);
+        }
+        fill(&mut b, 0, 5, 15);
+        // 2 holds 3 of this flow and 17 of another: 20, full.
+        b.on_report(NodeId(2), &report(0, 5, 3), T0);
+        b.on_report(NodeId(2), &report(7, 8, 17), T0);
+        b
+    };
+    let mut plain = make(false);
+    assert_eq!(plain.believed_occupancy(NodeId(2), T0), 20);
+    assert_eq!(plain.dequeue(&n, via2, T0).unwrap().next_hop, NodeId(2));
+    let mut guarded = make(true);
+    assert!(guarded.dequeue(&n, via2, T0).is_none(), "2 is full");
+    // The other flow's report expires after 50 ms, though it is not queued here.
+    assert_eq!(guarded.release_at(T0), Some(Time::from_millis(50)));
+    // 2 sends one packet of the other flow: 19, room for one.
+    guarded.on_report(NodeId(2), &report(7, 8, 16), T0);
+    assert_eq!(guarded.dequeue(&n, via2, T0).unwrap().next_hop, NodeId(2));
+    assert_eq!(guarded.believed_occupancy(NodeId(2), T0), 20);
+    assert!(guarded.dequeue(&n, via2, T0).is_none(), "full again");
+    // The destination itself is never full for its own packets.
+    fill(&mut guarded, 1, 2, 1);
+    let d = guarded.dequeue(&n, via2, T0).unwrap();
+    assert_eq!((d.pkt.dst, d.next_hop), (NodeId(2), NodeId(2)));
 }
