@@ -32,7 +32,11 @@ def test_rows_paper_values_and_figures(quick):
     chain = [r for r in quick.rows if "(Table 2)" in r.metric]
     assert len(chain) == 2 * 4
     mesh = [r for r in quick.rows if " flows: " in r.metric and not r.metric.startswith("Fig. 8")]
-    assert len(mesh) == 2 * 2 * 4  # schemes x flow counts (4, 32) x metrics
+    # schemes x flow counts (4, 32) x metrics, and MORE's share below 100 kb/s per count
+    assert len(mesh) == 2 * 2 * 4 + 2
+    below = quick.row("MORE, 32 flows: fraction of flows below 100 kb/s (Fig. 1a)")
+    starved_32 = quick.row("MORE, 32 flows: fraction of flows starved < 1 kb/s (Figs. 1a, 7; text)")
+    assert starved_32.ours <= below.ours <= 1.0
     for r in chain + mesh:
         assert r.ours is not None and math.isfinite(r.ours), r.metric
     for h, mbps in dm.TABLE2_MORE_MBPS.items():

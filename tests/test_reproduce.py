@@ -107,6 +107,40 @@ def test_rate_update_is_a_parameter_and_a_wrong_clock_is_refused(tmp_path):
         )
 
 
+@pytest.mark.parametrize("name", ["diffq-single-path", "diffq-ablation"])
+def test_olsr_tc_redundancy_is_olsrds_and_a_wrong_value_is_refused(tmp_path, name):
+    from airqueue.reproduce.diffq_single_path import scheme_scenario
+
+    sc = scheme_scenario(
+        "DiffQ-TCP",
+        name="x",
+        duration=1.0,
+        nodes=46,
+        area=(900.0, 900.0),
+        flows=4,
+        packet_size=1400,
+        queue_capacity=199,
+        delayed_ack=True,
+        routing="olsr",
+    )
+    assert sc["routing"]["tc_redundancy"] == 2
+    static = scheme_scenario(
+        "TCP-SACK",
+        name="x",
+        duration=1.0,
+        nodes=46,
+        area=(900.0, 900.0),
+        flows=4,
+        packet_size=1400,
+        queue_capacity=199,
+        delayed_ack=True,
+        routing="static",
+    )
+    assert "tc_redundancy" not in static["routing"]
+    with pytest.raises(ValueError, match=r"tc_redundancy must be 0, 1 or 2.*--param"):
+        airqueue.reproduce(name, quick=True, out=tmp_path, serial=True, params={"tc_redundancy": 3})
+
+
 def test_cli_json_rows_resume_from_the_store(starvation, starvation_dir):
     result = CliRunner().invoke(
         app,
@@ -307,6 +341,14 @@ def test_single_path_smoke(tmp_path):
     tfrc = res.row("Jain's index ratio DiffQ-UDP / TFRC-ECN, 4 flows (Fig. 13; text: much better)")
     assert tfrc.ours is not None and tfrc.paper is None
     assert len(runs) == 6 * 2
+    # Fig. 12 as numbers (at the largest flow count): shares of flows in the text's bands.
+    for scheme in ("TCP-SACK", "DiffQ-TCP"):
+        for band in ("1-5 Mb/s", "50-500 kb/s"):
+            share = res.row(f"Fig. 12: {scheme}, 4 flows: fraction of flows at {band}")
+            assert share.ours is not None and 0.0 <= share.ours <= 1.0
+    largest = res.row("TCP-SACK, 4 flows: largest per-flow goodput, kb/s (Fig. 1b)")
+    median = res.row("TCP-SACK, 4 flows: median per-flow goodput, kb/s")
+    assert largest.ours >= median.ours
 
 
 def test_ablation_smoke(tmp_path):

@@ -18,7 +18,7 @@ use airqueue_sim::medium::wifi::{
 };
 use airqueue_sim::net::aodv::{AodvConfig, LinkDetection};
 use airqueue_sim::net::more::{self, MoreFlowConfig, MorePlan};
-use airqueue_sim::net::olsr::{LqAlgorithm, OlsrConfig};
+use airqueue_sim::net::olsr::{LqAlgorithm, OlsrConfig, TcRedundancy};
 use airqueue_sim::net::routing::{etx, GraphEdge};
 use airqueue_sim::net::RoutingTable;
 use airqueue_sim::qdisc::registry::Params;
@@ -407,6 +407,9 @@ fn olsr_setup(s: &Scenario, positions: &[[f64; 2]], adjacency: &[Vec<u32>]) -> O
         lq_window: o.lq_window,
         max_jitter: Time::from_secs_f64(o.jitter_s),
         warm_start: o.warm_start,
+        // The reader admits only 0..=2.
+        tc_redundancy: TcRedundancy::from_rfc(o.tc_redundancy)
+            .unwrap_or(TcRedundancy::MprSelectors),
         ..OlsrConfig::default()
     };
     // `adjacency[a]` lists the nodes a hears.

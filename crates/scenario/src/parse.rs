@@ -1038,7 +1038,7 @@ fn read_links(items: &[Value], nodes: Option<u32>, errs: &mut Errs) -> Option<Ve
 }
 
 /// `[routing]` keys that only some routing kinds take.
-const ROUTING_KEYS: [(&str, &[&str]); 21] = [
+const ROUTING_KEYS: [(&str, &[&str]); 22] = [
     ("metric", &["static", "olsr"]),
     ("hello_interval", &["olsr", "aodv"]),
     ("tc_interval", &["olsr"]),
@@ -1048,6 +1048,7 @@ const ROUTING_KEYS: [(&str, &[&str]); 21] = [
     ("lq_window", &["olsr"]),
     ("jitter", &["olsr"]),
     ("warm_start", &["olsr"]),
+    ("tc_redundancy", &["olsr"]),
     ("active_route_timeout", &["aodv"]),
     ("net_diameter", &["aodv"]),
     ("node_traversal_time", &["aodv"]),
@@ -1187,6 +1188,14 @@ fn read_olsr(f: &mut Fields, errs: &mut Errs) -> Option<OlsrSpec> {
         |x| (0.0..=max_jitter).contains(&x),
     );
     let warm = f.boolean(errs, "warm_start", d.warm_start);
+    let redundancy = f.integer(
+        errs,
+        "tc_redundancy",
+        Some(d.tc_redundancy.into()),
+        "TC_REDUNDANCY of RFC 3626 section 15.1: 0 (MPR selectors), 1 (and MPRs) or 2 \
+         (every symmetric neighbour, olsrd's default)",
+        0..=2,
+    );
     Some(OlsrSpec {
         hello_interval_s: hello_ok?,
         tc_interval_s: tc_ok?,
@@ -1196,6 +1205,7 @@ fn read_olsr(f: &mut Fields, errs: &mut Errs) -> Option<OlsrSpec> {
         lq_window: window?,
         jitter_s: jitter?,
         warm_start: warm?,
+        tc_redundancy: redundancy? as u8,
     })
 }
 

@@ -341,6 +341,9 @@ pub struct OlsrSpec {
     pub jitter_s: f64,
     /// `warm_start`: begin from the converged routes of the idle network; default true.
     pub warm_start: bool,
+    /// `tc_redundancy`: TC_REDUNDANCY (RFC 3626 section 15.1), 0 (the MPR selectors, the
+    /// RFC's default), 1 (and the MPRs) or 2 (every symmetric neighbour, olsrd's default).
+    pub tc_redundancy: u8,
 }
 
 impl Default for OlsrSpec {
@@ -354,6 +357,7 @@ impl Default for OlsrSpec {
             lq_window: 10,
             jitter_s: 0.5,
             warm_start: true,
+            tc_redundancy: 0,
         }
     }
 }

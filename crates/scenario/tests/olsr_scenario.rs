@@ -133,6 +133,23 @@ fn a_congested_grid_loses_hellos_and_moves_routes() {
 }
 
 #[test]
+fn full_tc_redundancy_floods_more_tcs_and_keeps_packets() {
+    // Every node with a symmetric neighbour advertises under TC_REDUNDANCY 2, so more
+    // TCs are originated than under 0, where only MPRs do (RFC 3626 15.1).
+    let base = run(&grid(10.0, "", "")).outcome;
+    let full =
+        run(&grid(10.0, "", "").replace("kind = \"olsr\"", "kind = \"olsr\"\ntc_redundancy = 2"))
+            .outcome;
+    let tcs = |o: &airqueue_sim::RunOutcome| o.olsr.iter().map(|s| s.tcs_originated).sum::<u64>();
+    let originators =
+        |o: &airqueue_sim::RunOutcome| o.olsr.iter().filter(|s| s.tcs_originated > 0).count();
+    assert!(tcs(&full) > tcs(&base), "{} vs {}", tcs(&full), tcs(&base));
+    assert_eq!(originators(&full), full.olsr.len());
+    assert!(originators(&base) < base.olsr.len());
+    assert!(full.conservation.holds(), "{:?}", full.conservation);
+}
+
+#[test]
 fn same_scenario_and_seed_give_identical_outputs() {
     let text = toml_to_json(&grid(8.0, "", "")).unwrap().to_string();
     let strip = |s: String| {
@@ -225,6 +242,9 @@ fn bad_olsr_configurations_are_refused_with_the_keys_named() {
         "true or false",
     );
     has(&with("metric = \"ett\""), "routing.metric", "etx");
+    has(&with("tc_redundancy = 3"), "routing.tc_redundancy", "15.1");
+    let e = errors(&base.replace("kind = \"olsr\"", "kind = \"static\"\ntc_redundancy = 2"));
+    has(&e, "routing.tc_redundancy", "olsr");
     let e = errors(&base.replace("kind = \"olsr\"", "kind = \"static\"\nlq_window = 5"));
     has(&e, "routing.lq_window", "olsr");
     let e = errors(&base.replace("kind = \"olsr\"", "kind = \"aodv\"\ntc_interval = 1"));

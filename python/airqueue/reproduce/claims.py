@@ -275,27 +275,10 @@ def _skip(cid: str, where: str, statement: str, metric: str, reason: str) -> Cla
     )
 
 
-_NO_SCATTER = "no reproduction compares the 32-flow runs flow by flow (Fig. 12's scatter)"
 _NO_SPREAD = "no reproduction measures how results vary with N (only each N's mean)"
 
 #: Claims no reproduction covers, with the reason.
 NOT_ATTEMPTED: tuple[Claim, ...] = (
-    _skip(
-        "000-s2-more-90pct-below-100k",
-        "Sec. 2, Fig. 1a",
-        "from its CDF of the 32 flow case, we see that over 90% of flows are getting less "
-        "than 100 kbps",
-        "MORE, 32 flows: fraction of flows below 100 kb/s",
-        "diffq-more reports the fraction below 1 kb/s, not below 100 kb/s",
-    ),
-    _skip(
-        "000-s2-tcp-max-invariant",
-        "Sec. 2, Fig. 1b",
-        "the maximum throughput that TCP flows achieve is almost invariant of the number of "
-        "concurrent flows running",
-        "TCP-SACK: largest per-flow goodput against the flow count",
-        "no reproduction reports the largest per-flow goodput of a run",
-    ),
     _skip(
         "000-fig8-etx-gain-grows",
         "Sec. 6.2, Fig. 8",
@@ -303,30 +286,6 @@ NOT_ATTEMPTED: tuple[Claim, ...] = (
         "(DiffQ-MORE - MORE) / MORE per flow against path ETX, 32 flows",
         "diffq-more reports Fig. 8 as pooled medians per hop count, without an interval: no "
         "rule fixed in advance can decide it",
-    ),
-    _skip(
-        "000-fig12-tcp-starved-get-10-100k",
-        "Sec. 6.3, Fig. 12",
-        "for a fraction of flows starved for TCP getting no or less than 1 kbps throughput, "
-        "DiffQ-TCP achieves about 10 to 100 kbps",
-        "DiffQ-TCP goodput of the flows TCP-SACK starves, 32 flows",
-        _NO_SCATTER,
-    ),
-    _skip(
-        "000-fig12-tcp-few-1-5mbps",
-        "Sec. 6.3, Fig. 12",
-        "TCP has a small fraction of flows around 1 to 5 Mbps but at the cost of a "
-        "significant fraction of flows around low throughput areas",
-        "TCP-SACK per-flow goodput distribution, 32 flows",
-        _NO_SCATTER,
-    ),
-    _skip(
-        "000-fig12-diffq-50-500k",
-        "Sec. 6.3, Fig. 12",
-        "DiffQ-TCP distributes more evenly around the middle section of plot (around 50 to "
-        "500 kbps)",
-        "DiffQ-TCP per-flow goodput distribution, 32 flows",
-        _NO_SCATTER,
     ),
     _skip(
         "000-fig14-tcp-starved-60",

@@ -34,6 +34,7 @@ from airqueue.reproduce.diffq_single_path import (
     DIFFQ_D,
     MADWIFI_IFQ_PACKETS,
     MADWIFI_TX_ATTEMPTS,
+    OLSRD_TC_REDUNDANCY,
     QUEUE_THRESHOLD,
     RATE_UPDATE,
     check_routing,
@@ -79,12 +80,14 @@ class Config:
     #: ``[routing] kind``, as in ``diffq-single-path``: ``"olsr"`` (OLSR-ETX, the paper's
     #: routing) or ``"static"`` (shortest ETX paths computed before the run).
     routing: str = "olsr"
+    #: OLSR's ``tc_redundancy``, as in ``diffq-single-path`` (olsrd's 2).
+    tc_redundancy: int = OLSRD_TC_REDUNDANCY
 
     @classmethod
     def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
         base = cls(seeds=3, duration=20.0) if quick else cls()
         config = apply_params(base, params)
-        check_routing(NAME, config.routing)
+        check_routing(NAME, config.routing, config.tc_redundancy)
         return config
 
 
@@ -118,6 +121,7 @@ def run(
                 rate_update=config.rate_update,
                 retry_limit=config.retry_limit,
                 routing=config.routing,
+                tc_redundancy=config.tc_redundancy,
             )
             base["diffq"].update(switches)
             frames.append(runner.sweep(variant, base, seeds=seeds))

@@ -79,6 +79,12 @@ RATE_UPDATES = ("interval", "packet")
 MADWIFI_TX_ATTEMPTS = 11
 MADWIFI_IFQ_PACKETS = 199
 
+#: The testbed's OLSR is olsrd with ETX (section 6.1; docs/routing.md): its TCs advertise
+#: every symmetric neighbour, ``TC_REDUNDANCY`` 2 in olsrd's ``src/olsr_protocol.h`` from
+#: January 2006 on and in its sample configurations, where RFC 3626's default (0)
+#: advertises only the MPR selectors (``[routing] tc_redundancy``, RFC 3626 section 15.1).
+OLSRD_TC_REDUNDANCY = 2
+
 
 @dataclass(frozen=True)
 class Config:
@@ -109,6 +115,8 @@ class Config:
     #: the default, or ``"static"`` (shortest ETX paths computed before the run, with no
     #: routing traffic).
     routing: str = "olsr"
+    #: OLSR's ``tc_redundancy`` (``OLSRD_TC_REDUNDANCY``; 0 is RFC 3626's default).
+    tc_redundancy: int = OLSRD_TC_REDUNDANCY
 
     @classmethod
     def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
@@ -141,13 +149,18 @@ def diffq_sections(
     }
 
 
-def check_routing(name: str, routing: str) -> None:
-    """Refuses a ``routing`` parameter other than the two the DiffQ mesh runs on, before
-    any run, naming the fix."""
+def check_routing(name: str, routing: str, tc_redundancy: int = OLSRD_TC_REDUNDANCY) -> None:
+    """Refuses a ``routing`` parameter other than the two the DiffQ mesh runs on, or a
+    ``tc_redundancy`` other than RFC 3626's 0, 1 and 2, before any run, naming the fix."""
     if routing not in ("static", "olsr"):
         raise ValueError(
             f'{name}: routing must be "static" or "olsr", got {routing!r}; '
             "e.g. --param routing=static"
+        )
+    if tc_redundancy not in (0, 1, 2) or isinstance(tc_redundancy, bool):
+        raise ValueError(
+            f"{name}: tc_redundancy must be 0, 1 or 2 (RFC 3626 section 15.1), got "
+            f"{tc_redundancy!r}; e.g. --param tc_redundancy=0 for RFC 3626's default"
         )
 
 
@@ -177,9 +190,11 @@ def scheme_scenario(
     retry_limit: int = MADWIFI_TX_ATTEMPTS,
     routing: str = "static",
     rate_update: str = RATE_UPDATE,
+    tc_redundancy: int = OLSRD_TC_REDUNDANCY,
 ) -> dict[str, Any]:
     """The scenario of one scheme on the random mesh (shared with ``diffq-ablation``);
-    ``routing`` is the ``[routing] kind``, with the ETX metric."""
+    ``routing`` is the ``[routing] kind``, with the ETX metric and, under OLSR,
+    ``tc_redundancy``."""
     diffq = scheme.startswith("DiffQ")
     template: dict[str, Any] = {
         "random": flows,
@@ -208,6 +223,8 @@ def scheme_scenario(
         "tcp": {"delayed_ack": delayed_ack, "timestamps": timestamps, "max_window": max_window},
         "flows": template,
     }
+    if routing == "olsr":
+        sc["routing"]["tc_redundancy"] = tc_redundancy
     if diffq:
         sc.update(diffq_sections(nodes, diffq_d, queue_threshold, rate_update))
     return sc
@@ -227,7 +244,7 @@ def run(
     unknown = [s for s in config.schemes if s not in SCHEMES]
     if unknown:
         raise ValueError(f"{NAME}: unknown scheme(s) {unknown}; known: {list(SCHEMES)}")
-    check_routing(NAME, config.routing)
+    check_routing(NAME, config.routing, config.tc_redundancy)
     seeds = list(range(1, config.seeds + 1))
     grid = {"flows.random": list(config.flow_counts)}
     with Runner(out, workers=workers, serial=serial, progress=progress, client=client) as runner:
@@ -250,6 +267,7 @@ def run(
                 retry_limit=config.retry_limit,
                 routing=config.routing,
                 rate_update=config.rate_update,
+                tc_redundancy=config.tc_redundancy,
             )
             frames.append(runner.sweep(s, base, seeds=seeds, grid=grid))
         flows = pd.concat(frames, ignore_index=True)
@@ -301,8 +319,19 @@ def run(
                     scale=1e3,
                 )
             )
+        if "TCP-SACK" in config.schemes:
+            largest = per_run["goodput_bps"].max().get("TCP-SACK", pd.Series(dtype=float))
+            rows.append(
+                row(
+                    f"TCP-SACK, {n} flows: largest per-flow goodput, kb/s (Fig. 1b)",
+                    list(largest),
+                    scale=1e3,
+                )
+            )
         if {"DiffQ-TCP", "TCP-SACK"} <= set(config.schemes):
             rows += _ratio_rows(n, median, r)
+            if n == max(config.flow_counts):
+                rows += _fig12_rows(n, at_n)
         if {"DiffQ-UDP", "TFRC-ECN"} <= set(config.schemes):
             rows += _tfrc_rows(n, r)
     figures = [
@@ -415,6 +444,52 @@ def _ratio_rows(n: int, median: pd.Series, runs: pd.DataFrame) -> list[Row]:
     return out
 
 
+#: Fig. 12's goodput bands (section 6.3), bit/s: TCP's "small fraction of flows around 1
+#: to 5 Mbps" and DiffQ-TCP's "middle section of plot (around 50 to 500 kbps)".
+FIG12_HIGH_BPS = (1e6, 5e6)
+FIG12_MIDDLE_BPS = (50e3, 500e3)
+
+
+def _paired_flows(at_n: pd.DataFrame) -> pd.DataFrame:
+    """TCP-SACK's and DiffQ-TCP's goodput of the same flows (same scenario, source and
+    destination), columns ``tcp`` and ``diffq``, indexed by (seed, src, dst)."""
+    key = ["seed", "src", "dst"]
+    a = at_n[at_n["scheme"] == "TCP-SACK"].set_index(key)["goodput_bps"]
+    b = at_n[at_n["scheme"] == "DiffQ-TCP"].set_index(key)["goodput_bps"]
+    return pd.concat([a.rename("tcp"), b.rename("diffq")], axis=1).dropna()
+
+
+def _fig12_rows(n: int, at_n: pd.DataFrame) -> list[Row]:
+    """Fig. 12's scatter as numbers, per scenario then mean and interval over scenarios:
+    DiffQ-TCP's goodput on the flows TCP-SACK starves (median over those flows, in the
+    scenarios that have any), and the share of each scheme's flows in the two bands the
+    text names."""
+    both = _paired_flows(at_n)
+    rescued = [
+        float(g.loc[g["tcp"] < 1000.0, "diffq"].median())
+        for _, g in both.groupby(level="seed")
+        if (g["tcp"] < 1000.0).any()
+    ]
+    out = [
+        row(
+            f"Fig. 12: DiffQ-TCP goodput of the flows TCP-SACK starves (< 1 kb/s), median over "
+            f"those flows, {n} flows, kb/s",
+            rescued,
+            scale=1e3,
+        )
+    ]
+    for scheme, col in (("TCP-SACK", "tcp"), ("DiffQ-TCP", "diffq")):
+        for (lo, hi), band in ((FIG12_HIGH_BPS, "1-5 Mb/s"), (FIG12_MIDDLE_BPS, "50-500 kb/s")):
+            share = [
+                float(((g[col] >= lo) & (g[col] <= hi)).mean())
+                for _, g in both.groupby(level="seed")
+            ]
+            out.append(
+                row(f"Fig. 12: {scheme}, {n} flows: fraction of flows at {band}", share, high=1.0)
+            )
+    return out
+
+
 def _tfrc_rows(n: int, runs: pd.DataFrame) -> list[Row]:
     """DiffQ-UDP over TFRC-ECN (Fig. 13). The paper gives no numbers: 'much better
     fairness' and 'up to 20% higher average throughput' (section 6.3)."""
@@ -488,11 +563,7 @@ def _scatter_figure(flows: pd.DataFrame, config: Config, out: Path) -> Path:
     from airqueue.reproduce.figures import save
 
     n = max(config.flow_counts)
-    at_n = flows[flows["flows.random"] == n]
-    key = ["seed", "src", "dst"]
-    a = at_n[at_n["scheme"] == "TCP-SACK"].set_index(key)["goodput_bps"]
-    b = at_n[at_n["scheme"] == "DiffQ-TCP"].set_index(key)["goodput_bps"]
-    both = pd.concat([a.rename("tcp"), b.rename("diffq")], axis=1).dropna()
+    both = _paired_flows(flows[flows["flows.random"] == n])
     fig, ax = plt.subplots(figsize=(5.5, 5.5))
     x = (both["tcp"] / 1e3).clip(lower=0.1)
     y = (both["diffq"] / 1e3).clip(lower=0.1)
@@ -524,6 +595,14 @@ def _jain(scheme: str, n: int) -> Ref:
 
 def _aggregate(scheme: str, n: int) -> Ref:
     return _sp(f"{scheme}, {n} flows: aggregate goodput, Mb/s (Fig. 11b/13)")
+
+
+def _largest(n: int) -> Ref:
+    return _sp(f"TCP-SACK, {n} flows: largest per-flow goodput, kb/s (Fig. 1b)")
+
+
+def _fig12(scheme: str, band: str) -> Ref:
+    return _sp(f"Fig. 12: {scheme}, 32 flows: fraction of flows at {band}")
 
 
 #: Sections 2 and 6.3 (Figs. 1b, 9, 11-14, Table 3). "About" is a 20% tolerance, "about
@@ -673,6 +752,52 @@ CLAIMS = [
         metric="fraction of flows below 1 kb/s, 32 flows, TFRC-ECN vs TCP-SACK",
         measure=_starved("TFRC-ECN", 32),
         rule=Direction("less", _starved("TCP-SACK", 32)),
+    ),
+    Claim(
+        id="000-s2-tcp-max-invariant",
+        paper="000",
+        where="Sec. 2, Fig. 1b",
+        statement="the maximum throughput that TCP flows achieve is almost invariant of the "
+        "number of concurrent flows running",
+        metric="TCP-SACK largest per-flow goodput, 32 flows / 4 flows (within 20%)",
+        paper_value=1.0,
+        measure=Ratio(_largest(32), _largest(4)),
+        rule=ValueInCI(rel=0.2),
+    ),
+    Claim(
+        id="000-fig12-tcp-starved-get-10-100k",
+        paper="000",
+        where="Sec. 6.3, Fig. 12",
+        statement="for a fraction of flows starved for TCP getting no or less than 1 kbps "
+        "throughput, DiffQ-TCP achieves about 10 to 100 kbps",
+        metric="DiffQ-TCP goodput of the flows TCP-SACK starves, 32 flows, kb/s (the paper's "
+        "10 to 100 as 55 +- 45)",
+        paper_value=55.0,
+        measure=_sp(
+            "Fig. 12: DiffQ-TCP goodput of the flows TCP-SACK starves (< 1 kb/s), median over "
+            "those flows, 32 flows, kb/s"
+        ),
+        rule=ValueInCI(abs=45.0),
+    ),
+    Claim(
+        id="000-fig12-tcp-few-1-5mbps",
+        paper="000",
+        where="Sec. 6.3, Fig. 12",
+        statement="TCP has a small fraction of flows around 1 to 5 Mbps but at the cost of a "
+        "significant fraction of flows around low throughput areas",
+        metric="fraction of flows at 1-5 Mb/s, 32 flows, TCP-SACK vs DiffQ-TCP",
+        measure=_fig12("TCP-SACK", "1-5 Mb/s"),
+        rule=Direction("greater", _fig12("DiffQ-TCP", "1-5 Mb/s")),
+    ),
+    Claim(
+        id="000-fig12-diffq-50-500k",
+        paper="000",
+        where="Sec. 6.3, Fig. 12",
+        statement="DiffQ-TCP distributes more evenly around the middle section of plot "
+        "(around 50 to 500 kbps)",
+        metric="fraction of flows at 50-500 kb/s, 32 flows, DiffQ-TCP vs TCP-SACK",
+        measure=_fig12("DiffQ-TCP", "50-500 kb/s"),
+        rule=Direction("greater", _fig12("TCP-SACK", "50-500 kb/s")),
     ),
     Claim(
         id="000-fig14-tfrc-starved-40-32",

@@ -63,6 +63,33 @@ pub struct OlsrConfig {
     pub route_delay: Time,
     /// Control packets a node's interface may hold ahead of data.
     pub control_queue_capacity: usize,
+    /// Which neighbours a TC advertises (TC_REDUNDANCY, 15.1).
+    pub tc_redundancy: TcRedundancy,
+}
+
+/// TC_REDUNDANCY (RFC 3626 section 15.1): the advertised neighbour set of a node's TCs.
+/// RFC 3626's default is 0; olsrd's compiled-in default is 2 (`TC_REDUNDANCY` in
+/// `src/olsr_protocol.h` since January 2006).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TcRedundancy {
+    /// 0: the MPR selector set.
+    MprSelectors,
+    /// 1: the MPR selector set and the MPR set.
+    SelectorsAndMprs,
+    /// 2: every symmetric neighbour.
+    AllNeighbours,
+}
+
+impl TcRedundancy {
+    /// The RFC's value 0, 1 or 2.
+    pub fn from_rfc(value: u8) -> Option<Self> {
+        match value {
+            0 => Some(TcRedundancy::MprSelectors),
+            1 => Some(TcRedundancy::SelectorsAndMprs),
+            2 => Some(TcRedundancy::AllNeighbours),
+            _ => None,
+        }
+    }
 }
 
 impl Default for OlsrConfig {
@@ -81,6 +108,7 @@ impl Default for OlsrConfig {
             warm_start: true,
             route_delay: Time::from_millis(50),
             control_queue_capacity: 64,
+            tc_redundancy: TcRedundancy::MprSelectors,
         }
     }
 }

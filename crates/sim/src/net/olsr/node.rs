@@ -10,7 +10,7 @@ use super::mpr::{self, MprScratch};
 use super::route::{self, RouteScratch};
 use super::topology::{tc_dests, DupEntry, TcDests, TopoEntry};
 use super::wire::{dequantize, quantize, HelloLink, LinkType, NeighType, TcLink};
-use super::OlsrConfig;
+use super::{OlsrConfig, TcRedundancy};
 use crate::ids::NodeId;
 use crate::net::routing::NO_ROUTE;
 use airqueue_kernel::Time;
@@ -355,17 +355,25 @@ impl OlsrNode {
         self.dirty = true;
     }
 
-    /// Builds a TC (9.3) advertising the MPR selectors into `out`; `None` when there is
-    /// nothing to advertise. Returns the message sequence number and ANSN.
+    /// Builds a TC (9.3) advertising the neighbours TC_REDUNDANCY names (15.1: the MPR
+    /// selectors, with the MPRs, or every symmetric neighbour) into `out`; `None` when
+    /// there is nothing to advertise. Returns the message sequence number and ANSN.
     pub fn tc(&mut self, now: Time, out: &mut Vec<TcLink>) -> Option<(u16, u16)> {
         out.clear();
         let mut changed = false;
         for &x in &self.known {
             let x = x as usize;
-            let sel = self.links[x].is_selector(now);
-            changed |= sel != self.advertised[x];
-            self.advertised[x] = sel;
-            if sel {
+            let l = &self.links[x];
+            let advertise = match self.cfg.tc_redundancy {
+                TcRedundancy::MprSelectors => l.is_selector(now),
+                TcRedundancy::SelectorsAndMprs => {
+                    l.is_selector(now) || (self.mpr[x] && l.is_sym(now))
+                }
+                TcRedundancy::AllNeighbours => x != self.id.index() && l.is_sym(now),
+            };
+            changed |= advertise != self.advertised[x];
+            self.advertised[x] = advertise;
+            if advertise {
                 let (lq, nlq) = self.links[x].quality(self.cfg.lq_algorithm);
                 out.push(TcLink {
                     neighbor: NodeId(x as u32),

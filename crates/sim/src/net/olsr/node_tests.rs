@@ -1,7 +1,7 @@
 //! Unit tests of one OLSR node's state machine, messages handed in by hand.
 
 use super::wire::{HelloLink, LinkType, NeighType, TcLink};
-use super::{tc_dests, warm_start, LqAlgorithm, OlsrConfig, OlsrNode, RouteScratch};
+use super::{tc_dests, warm_start, LqAlgorithm, OlsrConfig, OlsrNode, RouteScratch, TcRedundancy};
 use crate::ids::NodeId;
 use crate::net::routing::NO_ROUTE;
 use airqueue_kernel::Time;
@@ -170,6 +170,65 @@ fn mprs_are_announced_and_selectors_recorded() {
     );
     // Same selectors, same ANSN.
     assert_eq!(ns[1].tc(now, &mut body).map(|x| x.1), Some(ansn));
+}
+
+#[test]
+fn tc_redundancy_widens_the_advertised_set() {
+    // Star 1 - {0, 2, 3} plus 3 - 4: 1 is the MPR of 0 and 2 (to reach 3, 4 via 3), and
+    // selects 3 as its own MPR (the only way to 4).
+    let edges = [(0, 1), (1, 2), (1, 3), (3, 4)];
+    let advertised = |r: TcRedundancy| {
+        let mut ns = nodes(
+            5,
+            OlsrConfig {
+                tc_redundancy: r,
+                ..cfg()
+            },
+        );
+        let now = exchange(&mut ns, &edges, 3, t(0));
+        ns[1].select_mprs(now);
+        assert!(ns[1].is_mpr(NodeId(3)) && !ns[1].is_mpr(NodeId(0)));
+        let mut body = Vec::new();
+        ns[1]
+            .tc(now, &mut body)
+            .expect("1 has neighbours to advertise");
+        let mut ids: Vec<u32> = body.iter().map(|l| l.neighbor.0).collect();
+        ids.sort_unstable();
+        ids
+    };
+    // 0: the selectors (0, 2; 3 selected 1 too, to reach 0 and 2); 1: and the MPR 3;
+    // 2: every symmetric neighbour, the same here plus nothing else.
+    let sel = advertised(TcRedundancy::MprSelectors);
+    assert!(sel.contains(&0) && sel.contains(&2), "{sel:?}");
+    let with_mprs = advertised(TcRedundancy::SelectorsAndMprs);
+    assert!(with_mprs.contains(&3), "{with_mprs:?}");
+    assert_eq!(advertised(TcRedundancy::AllNeighbours), [0, 2, 3]);
+    // A leaf with no selectors advertises nothing under 0 but its neighbour under 2.
+    for (r, want) in [
+        (TcRedundancy::MprSelectors, None),
+        (TcRedundancy::AllNeighbours, Some(vec![1])),
+    ] {
+        let mut ns = nodes(
+            5,
+            OlsrConfig {
+                tc_redundancy: r,
+                ..cfg()
+            },
+        );
+        let now = exchange(&mut ns, &edges, 3, t(0));
+        let mut body = Vec::new();
+        let got = ns[0]
+            .tc(now, &mut body)
+            .map(|_| body.iter().map(|l| l.neighbor.0).collect::<Vec<_>>());
+        assert_eq!(got, want, "{r:?}");
+    }
+    for (v, want) in [
+        (0, Some(TcRedundancy::MprSelectors)),
+        (2, Some(TcRedundancy::AllNeighbours)),
+        (3, None),
+    ] {
+        assert_eq!(TcRedundancy::from_rfc(v), want);
+    }
 }
 
 #[test]
