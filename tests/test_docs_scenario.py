@@ -132,7 +132,7 @@ def test_key_arrays_are_found_and_hold_known_keys():
     assert {"report_lifetime", "link_estimate"} <= set(arrays["QUEUE_KEYS"][1])
     assert arrays["OWN_KEYS"][1] == ["random", "start", "min_hops", "max_hops"]
     getters = _getter_keys()
-    assert {"capacity", "per_dest_capacity", "spacing", "duration", "tx_buffer"} <= getters
+    assert {"capacity", "utility", "spacing", "duration", "tx_buffer"} <= getters
     assert {"short_retry_limit", "cw_min", "min_hops", "net_diameter"} <= getters
 
 

@@ -23,10 +23,10 @@ use airqueue_sim::net::routing::{etx, GraphEdge};
 use airqueue_sim::net::RoutingTable;
 use airqueue_sim::qdisc::registry::Params;
 use airqueue_sim::{
-    BackpressureConfig, BackpressureVariant, CodingConfig, DiffQConfig, DiffqRateConfig,
-    DiffqUtility, FlowCc, FlowConfig, FlowKindConfig, LinkEstimate, LossCount, MediumConfig,
-    NodeId, OlsrSetup, QdiscConfig, RateUpdate, RegisteredQdisc, TcpFlowConfig, TcpVariant,
-    TfrcFlowConfig, WiresConfig, WorldConfig,
+    BackpressureConfig, BackpressureVariant, CodingConfig, DiffqRateConfig, DiffqUtility, FlowCc,
+    FlowConfig, FlowKindConfig, LinkEstimate, LossCount, MediumConfig, NodeId, OlsrSetup,
+    QdiscConfig, RateUpdate, RegisteredQdisc, TcpFlowConfig, TcpVariant, TfrcFlowConfig,
+    WiresConfig, WorldConfig,
 };
 
 /// Erasure probability configured for the directed pair (a, b) by `[[link]]`.
@@ -305,14 +305,6 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
         QueueKind::Registered(scheme) => QdiscConfig::Registered(RegisteredQdisc {
             scheme,
             params: (s.queue.scheme.clone()).unwrap_or_else(|| Params::defaults(scheme)),
-        }),
-        QueueKind::Diffq => QdiscConfig::DiffQ(DiffQConfig {
-            capacity_pkts: s.queue.capacity_pkts,
-            per_dest_capacity: s.queue.per_dest_capacity_pkts,
-            // One priority level per EDCA level of the MAC (8 with "diffq8").
-            levels: s.mac.levels.len().min(u8::MAX as usize) as u8,
-            scheduling: s.diffq.scheduling,
-            mac_priority: s.diffq.mac_priority,
         }),
         QueueKind::Backpressure => QdiscConfig::Backpressure(BackpressureConfig {
             capacity_pkts: s.queue.capacity_pkts,

@@ -42,7 +42,7 @@ use crate::schema::{
     Routing, RoutingKind, RoutingMetric, Scenario, TcpSpec, TcpVariantKind, Topology,
 };
 use airqueue_sim::medium::wifi::tdma::SLOT_HEADROOM_BYTES;
-use airqueue_sim::qdisc::{droptail, fq, registry};
+use airqueue_sim::qdisc::{diffq, droptail, fq, registry};
 use fields::{describe, number, short, within, Errs, Fields};
 
 /// Largest topology accepted. Placement and neighbour search are set up for the few
@@ -131,8 +131,8 @@ const FLOW_KEYS: [(&str, &[&str]); 6] = [
     ("batch", &["more"]),
 ];
 
-/// `[queue]` keys that only some built-in queue kinds take (`per_dest_capacity` keeps
-/// its own message); the registered kinds declare theirs in their modules.
+/// `[queue]` keys that only some built-in queue kinds take; the registered kinds declare
+/// theirs in their modules.
 const QUEUE_KEYS: [(&str, &[&str]); 6] = [
     ("report_lifetime", &["backpressure"]),
     ("variant", &["backpressure"]),
@@ -298,13 +298,19 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         (Some(Medium::Wifi), Some(r)) => Some(r.data_rate_bps),
         _ => None,
     };
-    let queue = read_queue(top.section("queue", errs), rate_bps, errs);
+    let queue_table = top.section("queue", errs);
+    let tcp_table = top.section("tcp", errs);
+    let mut scheme_tables = registered::SchemeTables::take(&mut top, errs);
+    let queue = read_queue(queue_table, &mut scheme_tables, rate_bps, errs);
     // What a source may offer at most: MAX_OVERLOAD x the fastest link of the scenario.
     let fastest_bps = fastest_link(&medium, &topology);
     let max_offered_bps = fastest_bps.map(|f| (MAX_OVERLOAD * f, f));
-    let tcp = read_tcp(top.section("tcp", errs), errs);
+    let tcp = read_tcp(tcp_table, errs);
     let data_rate = radio.as_ref().map(|r| r.data_rate_bps);
-    let diffq = read_diffq(top.section("diffq", errs), data_rate, errs);
+    // `[diffq]` holds DiffQ's scheduler switches (read with the queue) and its sources'
+    // rate control.
+    let diffq = read_diffq(scheme_tables.remove(&diffq::SCHEME), data_rate, errs);
+    scheme_tables.finish(errs);
     let backpressure = read_backpressure(top.section("backpressure", errs), data_rate, errs);
     let flows = read_flows(
         top.tables(errs, "flow"),
@@ -448,7 +454,7 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
     // queue.
     if let (Some(q), Some(m)) = (&queue, &medium) {
         let kind = match q.kind {
-            QueueKind::Diffq => Some("diffq"),
+            QueueKind::Registered(s) if *s == diffq::SCHEME => Some("diffq"),
             QueueKind::Backpressure => Some("backpressure"),
             _ => None,
         };
@@ -516,7 +522,7 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
                      the flow (seed 002, eq. (5)); set queue.kind = \"backpressure\"",
                 ));
             }
-            if f.cc == CcKind::Diffq && q.kind != QueueKind::Diffq {
+            if f.cc == CcKind::Diffq && q.kind != QueueKind::Registered(&diffq::SCHEME) {
                 errs.push(ConfigError::new(
                     format!("{path}.cc"),
                     "\"diffq\" rate control reads the source's DiffQ queue; set queue.kind = \"diffq\"",
@@ -525,16 +531,20 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         }
         // AIMD decreases only above the threshold; a destination queue that can never
         // exceed it (D <= threshold) leaves the rate growing until the source drops.
-        if let (true, QueueKind::Diffq, Some(d)) = (rate_controlled, q.kind, &diffq) {
-            if d.utility == DiffqUtilityKind::Aimd
-                && d.queue_threshold_pkts >= q.per_dest_capacity_pkts
-            {
+        let per_dest = match (q.kind, &q.scheme) {
+            (QueueKind::Registered(s), Some(p)) if *s == diffq::SCHEME => {
+                p.packets("per_dest_capacity")
+            }
+            _ => None,
+        };
+        if let (true, Some(per_dest), Some(d)) = (rate_controlled, per_dest, &diffq) {
+            if d.utility == DiffqUtilityKind::Aimd && d.queue_threshold_pkts >= per_dest {
                 errs.push(ConfigError::new(
                     "diffq.queue_threshold",
                     format!(
-                        "must be below queue.per_dest_capacity ({} packets), got {}: the source's \
-                         queue can never exceed it, so the rate would never decrease",
-                        q.per_dest_capacity_pkts, d.queue_threshold_pkts
+                        "must be below queue.per_dest_capacity ({per_dest} packets), got {}: the \
+                         source's queue can never exceed it, so the rate would never decrease",
+                        d.queue_threshold_pkts
                     ),
                 ));
             }
@@ -1318,8 +1328,13 @@ fn read_aodv(f: &mut Fields, errs: &mut Errs) -> Option<AodvSpec> {
     })
 }
 
-fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<QueueSpec> {
-    let kinds = registered::queue_kinds(&["diffq", "backpressure"]);
+fn read_queue(
+    mut f: Fields,
+    scheme_tables: &mut registered::SchemeTables,
+    rate_bps: Option<f64>,
+    errs: &mut Errs,
+) -> Option<QueueSpec> {
+    let kinds = registered::queue_kinds(&["backpressure"]);
     let kind = f.choice(errs, "kind", Some("droptail"), &kinds, &[]);
     let scheme = kind.and_then(registry::scheme);
     // A registered scheme's own default; seed 002's node buffer for backpressure,
@@ -1330,16 +1345,6 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
         _ => 50,
     };
     let capacity = f.packets(errs, "capacity", Some(default_capacity));
-    let per_dest = if kind == Some("diffq") || !f.has("per_dest_capacity") {
-        f.packets(errs, "per_dest_capacity", Some(40))
-    } else {
-        f.consume("per_dest_capacity");
-        errs.push(ConfigError::new(
-            f.path("per_dest_capacity"),
-            "applies only to kind = \"diffq\" (the limit of one destination queue)",
-        ));
-        None
-    };
     let given = f.has("kind");
     let keys_by_kind = registered::keys_by_kind(&kinds);
     let keys_by_kind: Vec<(&str, &[&str])> = (keys_by_kind.iter())
@@ -1350,7 +1355,8 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
         capacity_pkts: capacity,
         rate_bps,
     };
-    let scheme_params = scheme.map(|s| registered::read(&mut f, errs, s, &setting));
+    let scheme_params = scheme.map(|s| registered::read(&mut f, scheme_tables, errs, s, &setting));
+    scheme_tables.check_unselected(errs, scheme);
     let bp = kind == Some("backpressure");
     let variant = if bp {
         f.choice(
@@ -1428,17 +1434,8 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
     } else {
         Some(0.025)
     };
-    if let (Some("diffq"), Some(c), Some(d)) = (kind, capacity, per_dest) {
-        if d > c {
-            errs.push(ConfigError::new(
-                f.path("per_dest_capacity"),
-                format!("must be at most capacity ({c} packets), got {d}"),
-            ));
-        }
-    }
     f.finish(errs);
     let kind = match kind? {
-        "diffq" => QueueKind::Diffq,
         "backpressure" => QueueKind::Backpressure,
         other => QueueKind::Registered(registry::scheme(other)?),
     };
@@ -1453,7 +1450,6 @@ fn read_queue(mut f: Fields, rate_bps: Option<f64>, errs: &mut Errs) -> Option<Q
     Some(QueueSpec {
         kind,
         capacity_pkts: capacity?,
-        per_dest_capacity_pkts: per_dest?,
         report_lifetime_s: lifetime?,
         variant,
         link_estimate: match link_estimate? {
@@ -1523,8 +1519,6 @@ pub const MAX_LOG_WEIGHT: f64 = 1e15;
 
 fn read_diffq(mut f: Fields, data_rate_bps: Option<f64>, errs: &mut Errs) -> Option<DiffqSpec> {
     let positive = |x: f64| x > 0.0;
-    let scheduling = f.boolean(errs, "scheduling", true);
-    let mac_priority = f.boolean(errs, "mac_priority", true);
     let utility = f.choice(errs, "utility", Some("aimd"), &["aimd", "log"], &[]);
     let rate_update = f.choice(
         errs,
@@ -1583,8 +1577,6 @@ fn read_diffq(mut f: Fields, data_rate_bps: Option<f64>, errs: &mut Errs) -> Opt
     }
     f.finish(errs);
     Some(DiffqSpec {
-        scheduling: scheduling?,
-        mac_priority: mac_priority?,
         utility: match utility? {
             "log" => DiffqUtilityKind::Log,
             _ => DiffqUtilityKind::Aimd,

@@ -12,6 +12,7 @@ use airqueue_sim::net::aodv::AodvStats;
 use airqueue_sim::net::more::MoreFlowStats;
 use airqueue_sim::net::olsr::OlsrStats;
 use airqueue_sim::net::DropReason;
+use airqueue_sim::qdisc::diffq;
 use airqueue_sim::world::BpControlStats;
 use airqueue_sim::{NodeId, RunOutcome};
 use serde_json::{json, Map, Value};
@@ -96,7 +97,7 @@ pub fn summary(s: &Scenario, out: &RunOutcome, wall_seconds: f64) -> Value {
             "holds": c.holds(),
         },
     });
-    if s.queue.kind == QueueKind::Diffq {
+    if s.queue.kind == QueueKind::Registered(&diffq::SCHEME) {
         let o = &m.diffq_overflows;
         summary["diffq_overflows"] = json!({
             "first_relay": overflow_counts(&o.first_relay),

@@ -32,7 +32,8 @@ pub struct Scenario {
     pub queue: QueueSpec,
     /// `[tcp]`: settings shared by every TCP flow.
     pub tcp: TcpSpec,
-    /// `[diffq]`: DiffQ scheduler switches and source rate control.
+    /// `[diffq]`: DiffQ source rate control (the table's scheduler switches are the
+    /// queue's keys, in `queue.scheme`).
     pub diffq: DiffqSpec,
     /// `[backpressure]`: flow control of non-TCP flows under backpressure (seed 002).
     pub backpressure: BackpressureSpec,
@@ -456,12 +457,9 @@ pub struct QueueSpec {
     /// `capacity` in packets, >= 1: the interface queue (drop-tail; RED's and PI's hard
     /// limit) or the node buffer over all destinations (diffq) or flows (backpressure).
     /// Default: a registered kind's `default_capacity_pkts` (100 for dqm, seed 004's
-    /// Table II), 100 for backpressure (seed 002's buffer), 50 (ns-2's interface queue)
-    /// for diffq.
+    /// Table II; 50, ns-2's interface queue, for most), 100 for backpressure (seed
+    /// 002's buffer).
     pub capacity_pkts: u32,
-    /// `per_dest_capacity`: DiffQ's `D`, the limit of one destination queue, packets;
-    /// default 40, at most `capacity`. Only for kind = "diffq".
-    pub per_dest_capacity_pkts: u32,
     /// `report_lifetime` (backpressure; fq declares its own): seconds an overheard queue
     /// report counts as the neighbour's backlog; default 0.05, in (0, 3600].
     pub report_lifetime_s: f64,
@@ -488,8 +486,9 @@ pub struct QueueSpec {
     /// refreshes its reports before they expire.
     pub control_interval_s: f64,
     /// The keys of a registered kind ("droptail", "fq", "red", "pi", "dqm", "codel",
-    /// "fq_codel"), as its module declares them, derived defaults filled; `None` for
-    /// diffq and backpressure.
+    /// "fq_codel", "diffq"), as its module declares them (with those it keeps in its own
+    /// table, such as `[diffq] scheduling`), derived defaults filled; `None` for
+    /// backpressure.
     #[serde(flatten)]
     pub scheme: Option<Params>,
 }
@@ -520,8 +519,6 @@ pub enum BackpressureVariantKind {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QueueKind {
-    /// Per-destination queues with differential-backlog scheduling (seed 000).
-    Diffq,
     /// Classical or TCP-aware backpressure routing and scheduling (seed 002).
     Backpressure,
     /// A discipline that declares its own keys (`airqueue_sim::qdisc::registry`), by
@@ -533,7 +530,6 @@ impl QueueKind {
     /// Its `queue.kind`.
     pub fn name(&self) -> &'static str {
         match self {
-            QueueKind::Diffq => "diffq",
             QueueKind::Backpressure => "backpressure",
             QueueKind::Registered(scheme) => scheme.name,
         }
@@ -567,15 +563,12 @@ pub struct TcpSpec {
     pub coding_repair_delay_s: f64,
 }
 
-/// `[diffq]`: the ablation switches of seed 000 section 6.4 and the source rate
-/// controller of section 4.1 (units: bit/s of application payload, updated every
-/// `update_interval` or once per packet the source sends).
+/// `[diffq]`: the source rate controller of seed 000 section 4.1 (units: bit/s of
+/// application payload, updated every `update_interval` or once per packet the source
+/// sends). The table's ablation switches of section 6.4, `scheduling` and
+/// `mac_priority`, belong to the queue discipline (`airqueue_sim::qdisc::diffq`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DiffqSpec {
-    /// `scheduling`: differential-backlog choice of destination; false = round robin.
-    pub scheduling: bool,
-    /// `mac_priority`: EDCA level from the differential; false = level 0 for all.
-    pub mac_priority: bool,
     /// `utility` = "aimd" (default) | "log".
     pub utility: DiffqUtilityKind,
     /// `rate_update` = "interval" (default: every `update_interval`) | "packet" (once per

@@ -1,6 +1,7 @@
 //! Every registered queue discipline is documented: its kind and each of its keys are
-//! named in docs/scenario.md's `[queue]` table, and it has a scheme page (the one whose
-//! opening `[queue] kind = ...` line names it) that names them too.
+//! named in docs/scenario.md's `[queue]` table (its table keys in the table of its own
+//! section), and it has a scheme page (the one whose opening `[queue] kind = ...` line
+//! names it) that names them too.
 
 use airqueue_sim::qdisc::registry::SCHEMES;
 use std::path::Path;
@@ -34,6 +35,20 @@ fn every_registered_kind_and_key_is_in_the_scenario_reference() {
                 k.name
             );
         }
+        if !s.table_keys.is_empty() {
+            let heading = format!("## `[{}]`", s.name);
+            let table = &scenario[scenario.find(&heading).expect(&heading)..];
+            let table = &table[..table[1..].find("\n## ").unwrap()];
+            for k in s.table_keys {
+                let row = format!("| `{}` |", k.name);
+                assert!(
+                    table.lines().any(|l| l.starts_with(&row)),
+                    "{}: no row for `{}` in {heading}",
+                    s.name,
+                    k.name
+                );
+            }
+        }
     }
 }
 
@@ -53,7 +68,7 @@ fn every_registered_kind_has_a_scheme_page_naming_its_keys() {
                     .any(|l| l.starts_with("`[queue] kind = ") && l.contains(&quoted))
             })
             .unwrap_or_else(|| panic!("no page for {}", s.name));
-        for k in s.keys {
+        for k in s.keys.iter().chain(s.table_keys) {
             assert!(
                 page.contains(&format!("`{}`", k.name)),
                 "{}: `{}`",

@@ -19,7 +19,7 @@ use crate::net::packet::DEFAULT_TTL;
 use crate::net::{DiffqHeader, DropReason, Packet, RoutingTable, TransportHeader};
 use crate::qdisc::registry::BuildContext;
 pub use crate::qdisc::registry::RegisteredQdisc;
-use crate::qdisc::{Backpressure, BackpressureConfig, DiffQ, DiffQConfig, DropTail, Qdisc, Queued};
+use crate::qdisc::{Backpressure, BackpressureConfig, DropTail, Qdisc, Queued};
 use crate::transport::coding::CodingFeedback;
 use crate::transport::diffq::{DiffqRate, DiffqRateConfig, RateUpdate};
 use crate::transport::tcp::{CodingEnds, TcpFlow, TcpFlowConfig, TcpFlowStats, TimerOwner};
@@ -58,12 +58,6 @@ pub use diffq::DiffqView;
 /// channel, which are drop-tail: see `MediumConfig::WifiAndWires`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum QdiscConfig {
-    /// DiffQ (seed 000, section 4.1). Meant for the wifi medium, where a node's one
-    /// instance sees every destination and hears its neighbours' reports. On wired links
-    /// each direction gets its own instance; it hears only the reports carried by
-    /// packets arriving over the reverse direction, so its differential there is
-    /// mostly its own backlog.
-    DiffQ(DiffQConfig),
     /// Backpressure routing and scheduling (seed 002). Meant for the wifi medium, where
     /// it picks the neighbour each packet goes to; on a wired link it can only send over
     /// that link.
@@ -80,16 +74,17 @@ impl From<RegisteredQdisc> for QdiscConfig {
 
 impl QdiscConfig {
     /// The discipline of `node`'s interface (`link_to`: the far end of a wired link;
-    /// `radio`: the rates and framing of an 802.11 interface). Random streams are keyed
-    /// by (seed, node, component): DiffQ's tie-breaking "qdisc.diffq", backpressure's
-    /// "qdisc.backpressure", a registered scheme's "qdisc.<name>"; per link direction on
-    /// wired media.
+    /// `radio`: the rates and framing of an 802.11 interface, `mac_levels` its MAC's
+    /// priority levels). Random streams are keyed by (seed, node, component):
+    /// backpressure's "qdisc.backpressure", a registered scheme's "qdisc.<name>"; per
+    /// link direction on wired media.
     fn build(
         &self,
         seed: u64,
         node: NodeId,
         link_to: Option<NodeId>,
         radio: Option<Link>,
+        mac_levels: usize,
         node_count: usize,
     ) -> Qdisc {
         let stream = |component: &str| {
@@ -100,12 +95,6 @@ impl QdiscConfig {
             })
         };
         match self {
-            QdiscConfig::DiffQ(cfg) => Box::new(DiffQ::new(
-                cfg.clone(),
-                node,
-                node_count,
-                stream("qdisc.diffq"),
-            )),
             QdiscConfig::Backpressure(cfg) => {
                 let rng = stream("qdisc.backpressure");
                 Box::new(Backpressure::new(cfg.clone(), node, node_count, rng))
@@ -116,6 +105,7 @@ impl QdiscConfig {
                     link_to,
                     node_count,
                     radio,
+                    mac_levels,
                     rng: stream(&format!("qdisc.{}", r.scheme.name)),
                 };
                 (r.scheme.build)(&r.params, &mut ctx)
@@ -401,7 +391,8 @@ impl WifiMedium {
             qdiscs: (0..n)
                 .map(|i| {
                     let node = NodeId(i as u32);
-                    let mut q = cfg.qdisc.build(cfg.seed, node, None, Some(link), n);
+                    let levels = wifi.levels.len();
+                    let mut q = cfg.qdisc.build(cfg.seed, node, None, Some(link), levels, n);
                     // Backpressure's link weight R_ij (1 - p_ij) with the static model:
                     // the configured data rate and `[[link]]` loss (seed 002, 4.1.1).
                     if let Some(b) = q.downcast_mut::<Backpressure>() {
@@ -551,7 +542,7 @@ impl World {
                 for &(a, b) in links {
                     wires.add_duplex(a, b, *bandwidth_bps, *delay);
                     for (from, to) in [(a, b), (b, a)] {
-                        link_qdiscs.push(cfg.qdisc.build(cfg.seed, from, Some(to), None, n));
+                        link_qdiscs.push(cfg.qdisc.build(cfg.seed, from, Some(to), None, 1, n));
                     }
                 }
                 None

@@ -21,8 +21,7 @@
 
 use airqueue_kernel::Time;
 use airqueue_sim::{
-    DiffqRateConfig, FlowCc, FlowConfig, NodeId, QdiscConfig, RateUpdate, RunOutcome, World,
-    WorldConfig,
+    DiffqRateConfig, FlowCc, FlowConfig, NodeId, RateUpdate, RunOutcome, World, WorldConfig,
 };
 
 mod common;
@@ -42,7 +41,7 @@ fn chain(duration: Time, seed: u64, update: RateUpdate) -> WorldConfig {
         ..saturating_udp(0, 3, PAYLOAD, duration)
     };
     WorldConfig {
-        qdisc: QdiscConfig::DiffQ(diffq_queue()),
+        qdisc: diffq_queue().into(),
         ..wifi_world(
             diffq8_wifi(),
             chain_positions(4, SPACING_M),

@@ -14,10 +14,10 @@ use airqueue_sim::medium::wifi::{WifiConfig, STATS_LEVELS};
 use airqueue_sim::metrics::FlowDropKey;
 use airqueue_sim::net::routing::GraphEdge;
 use airqueue_sim::net::{DropReason, RoutingTable};
-use airqueue_sim::qdisc::droptail;
+use airqueue_sim::qdisc::{diffq, droptail};
 use airqueue_sim::{
-    DiffQConfig, DiffqRateConfig, FlowCc, FlowConfig, FlowId, FlowKindConfig, MediumConfig, NodeId,
-    QdiscConfig, RateUpdate, RunOutcome, World, WorldConfig,
+    DiffqRateConfig, FlowCc, FlowConfig, FlowId, FlowKindConfig, MediumConfig, NodeId, QdiscConfig,
+    RateUpdate, RunOutcome, World, WorldConfig,
 };
 
 const PAYLOAD: u32 = 1400;
@@ -98,13 +98,7 @@ fn sum(out: &RunOutcome, pick: impl Fn(&FlowDropKey) -> bool) -> u64 {
 fn flow_drops_tell_relay_overflows_from_drops_at_the_source() {
     let mut wifi = WifiConfig::dsss_default();
     wifi.levels = airqueue_phy::edca::diffq8().to_vec();
-    let qdisc = QdiscConfig::DiffQ(DiffQConfig {
-        capacity_pkts: 1000,
-        per_dest_capacity: 10,
-        levels: 8,
-        scheduling: true,
-        mac_priority: true,
-    });
+    let qdisc = diffq::config(1000, 10).into();
     let stop = Time::from_secs(20);
     let cc = FlowCc::DiffQ(DiffqRateConfig {
         queue_threshold_pkts: 5,

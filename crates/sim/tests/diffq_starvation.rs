@@ -30,8 +30,7 @@ use airqueue_kernel::Time;
 use airqueue_sim::medium::wifi::WifiConfig;
 use airqueue_sim::qdisc::droptail;
 use airqueue_sim::{
-    DiffqRateConfig, FlowCc, FlowConfig, QdiscConfig, RunOutcome, TcpFlowConfig, TcpVariant,
-    WorldConfig,
+    DiffqRateConfig, FlowCc, FlowConfig, RunOutcome, TcpFlowConfig, TcpVariant, WorldConfig,
 };
 
 mod common;
@@ -79,7 +78,7 @@ fn scenario_with(scheme: Scheme, seed: u64, delayed_ack: bool) -> WorldConfig {
         ),
         Scheme::DiffqTcp => (
             diffq8_wifi(),
-            QdiscConfig::DiffQ(diffq_queue()),
+            diffq_queue().into(),
             FlowCc::DiffQ(DiffqRateConfig::aimd()),
         ),
     };

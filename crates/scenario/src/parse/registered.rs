@@ -1,8 +1,9 @@
 //! The `[queue]` keys of the disciplines that declare their own
-//! (`airqueue_sim::qdisc::registry`): each key is read by the type, default and range its
-//! scheme gives, and the scheme's checks between keys run once all are in range.
+//! (`airqueue_sim::qdisc::registry`), and the keys some keep in a top-level table named
+//! after them: each key is read by the type, default and range its scheme gives, and the
+//! scheme's checks between keys run once all are in range.
 
-use airqueue_sim::qdisc::registry::{Fallback, KeyValue, Params, Scheme, Setting, SCHEMES};
+use airqueue_sim::qdisc::registry::{Fallback, Key, KeyValue, Params, Scheme, Setting, SCHEMES};
 
 use super::fields::{short, Errs, Fields};
 use super::QUEUE_KEYS;
@@ -36,18 +37,91 @@ pub(super) fn keys_by_kind(kinds: &[&'static str]) -> Vec<(&'static str, Vec<&'s
     table
 }
 
-/// Reads `scheme`'s keys from `[queue]`, then runs its check (which fills the derived
-/// defaults); `None` when a key is invalid or the check found a mistake (reported), or
-/// when the capacity or a derived key is undecided because something it depends on was
-/// invalid (reported elsewhere).
+/// The top-level tables of the schemes that keep keys there ([`Scheme::table_keys`]),
+/// taken from the scenario before `[queue]` is read.
+pub(super) struct SchemeTables<'a> {
+    tables: Vec<(&'static Scheme, Fields<'a>)>,
+}
+
+impl<'a> SchemeTables<'a> {
+    /// Takes `[<name>]` for every scheme with table keys.
+    pub(super) fn take(top: &mut Fields<'a>, errs: &mut Errs) -> Self {
+        let with_table = SCHEMES.iter().filter(|s| !s.table_keys.is_empty());
+        let tables = with_table
+            .map(|&s| (s, top.section(s.name, errs)))
+            .collect();
+        SchemeTables { tables }
+    }
+
+    fn table(&mut self, scheme: &Scheme) -> Option<&mut Fields<'a>> {
+        (self.tables.iter_mut()).find_map(|(s, f)| (*s == scheme).then_some(f))
+    }
+
+    /// Checks the table keys of every scheme but `selected` (their tables may be there
+    /// for other parts of the model, and a value of the wrong type is a mistake
+    /// whichever queue runs).
+    pub(super) fn check_unselected(&mut self, errs: &mut Errs, selected: Option<&Scheme>) {
+        for (scheme, f) in &mut self.tables {
+            if selected != Some(*scheme) {
+                let mut params = Params::defaults(scheme);
+                read_keys(f, errs, scheme.table_keys, &mut params);
+            }
+        }
+    }
+
+    /// The table of `scheme`, to read its other keys and finish.
+    pub(super) fn remove(&mut self, scheme: &Scheme) -> Fields<'a> {
+        match self.tables.iter().position(|(s, _)| *s == scheme) {
+            Some(i) => self.tables.remove(i).1,
+            None => Fields::absent(scheme.name),
+        }
+    }
+
+    /// Reports the unknown keys of the tables not removed.
+    pub(super) fn finish(self, errs: &mut Errs) {
+        for (_, f) in self.tables {
+            f.finish(errs);
+        }
+    }
+}
+
+/// Reads `scheme`'s keys from `[queue]` (`f`) and its table keys from its table, then
+/// runs its check (which fills the derived defaults); `None` when a key is invalid or
+/// the check found a mistake (reported), or when the capacity or a derived key is
+/// undecided because something it depends on was invalid (reported elsewhere).
 pub(super) fn read(
     f: &mut Fields,
+    tables: &mut SchemeTables,
     errs: &mut Errs,
     scheme: &'static Scheme,
     setting: &Setting,
 ) -> Option<Params> {
     let mut params = Params::defaults(scheme);
-    for key in scheme.keys {
+    read_keys(f, errs, scheme.keys, &mut params);
+    let mut table = tables.table(scheme);
+    if let Some(t) = table.as_deref_mut() {
+        read_keys(t, errs, scheme.table_keys, &mut params);
+    }
+    if let Some(c) = setting.capacity_pkts {
+        params.capacity_pkts = c;
+    }
+    let problems = (scheme.check)(&mut params, setting);
+    let fine = problems.is_empty();
+    for p in problems {
+        let in_table = scheme.table_keys.iter().any(|k| k.name == p.key);
+        let path = match &table {
+            Some(t) if in_table => t.path(p.key),
+            _ => f.path(p.key),
+        };
+        errs.push(ConfigError::new(path, p.message));
+    }
+    setting.capacity_pkts?;
+    (fine && params.is_complete()).then_some(params)
+}
+
+/// Reads `keys` from `f` into `params`, marking the refused ones invalid (reported).
+fn read_keys(f: &mut Fields, errs: &mut Errs, keys: &'static [Key], params: &mut Params) {
+    for key in keys {
         let value = match key.value {
             KeyValue::Seconds { default_s, max_s } => f
                 .interval(
@@ -108,14 +182,4 @@ pub(super) fn read(
             None => params.set_invalid(key.name),
         }
     }
-    if let Some(c) = setting.capacity_pkts {
-        params.capacity_pkts = c;
-    }
-    let problems = (scheme.check)(&mut params, setting);
-    let fine = problems.is_empty();
-    for p in problems {
-        errs.push(ConfigError::new(f.path(p.key), p.message));
-    }
-    setting.capacity_pkts?;
-    (fine && params.is_complete()).then_some(params)
 }

@@ -100,7 +100,6 @@ fn defaults_fill_every_optional_section() {
         QueueSpec {
             kind: QueueKind::Registered(&droptail::SCHEME),
             capacity_pkts: 50,
-            per_dest_capacity_pkts: 40,
             report_lifetime_s: 0.05,
             variant: BackpressureVariantKind::TcpAware,
             link_estimate: LinkEstimateKind::Measured,
@@ -142,7 +141,6 @@ fn defaults_fill_every_optional_section() {
             coding_repair_delay_s: 0.2,
         }
     );
-    assert!(s.diffq.scheduling && s.diffq.mac_priority);
     assert_eq!(
         s.diffq.max_bps, 11e6,
         "max_rate defaults to the radio's data rate"
@@ -307,7 +305,7 @@ fn unknown_nested_key_suggests_the_nearest() {
     );
     assert_eq!(
         one_error(&format!("{BASE}[queue]\nzzz = 3\n")),
-        "queue.zzz: unknown key; expected one of kind, capacity, per_dest_capacity, ecn_mark"
+        "queue.zzz: unknown key; expected one of kind, capacity, ecn_mark"
     );
 }
 
@@ -774,22 +772,12 @@ fn diffq_queue_and_rate_control_keys() {
          [[flow]]\nkind = \"tcp\"\nsrc = 0\ndst = 2\nvariant = \"sack\"\ncc = \"diffq\"\n"
     ))
     .unwrap();
-    assert_eq!(
-        s.queue,
-        QueueSpec {
-            kind: QueueKind::Diffq,
-            capacity_pkts: 100,
-            per_dest_capacity_pkts: 30,
-            report_lifetime_s: 0.05,
-            variant: BackpressureVariantKind::TcpAware,
-            link_estimate: LinkEstimateKind::Measured,
-            estimate_interval_s: 1.0,
-            loss_count: LossCountKind::Packets,
-            control_interval_s: 0.025,
-            scheme: None,
-        }
-    );
-    assert!(!s.diffq.scheduling && s.diffq.mac_priority);
+    assert_eq!(s.queue.kind, QueueKind::Registered(&diffq::SCHEME));
+    let mut expected = diffq::config(100, 30).params;
+    expected.set("scheduling", 0.0);
+    assert_eq!(s.queue.scheme, Some(expected));
+    let p = s.queue.scheme.as_ref().unwrap();
+    assert!(!p.flag("scheduling") && p.flag("mac_priority"));
     assert_eq!(
         (s.diffq.utility, s.diffq.beta),
         (DiffqUtilityKind::Log, 0.7)
@@ -809,7 +797,7 @@ fn diffq_mistakes_are_named() {
     );
     assert_eq!(
         errors_of("[queue]\nper_dest_capacity = 5\n"),
-        vec!["queue.per_dest_capacity: applies only to kind = \"diffq\" (the limit of one destination queue)"]
+        vec!["queue.per_dest_capacity: not used by kind \"droptail\" (the default); per_dest_capacity applies only to kind diffq"]
     );
     assert_eq!(
         errors_of("[queue]\nkind = \"diffq\"\ncapacity = 10\nper_dest_capacity = 20\n[diffq]\nbeta = 1.5\nmin_rate = 2e6\nmax_rate = 1e6\n"),
@@ -823,6 +811,20 @@ fn diffq_mistakes_are_named() {
         errors_of("[diffq]\ninitial_rate = 100\n"),
         vec!["diffq.initial_rate: must lie in [min_rate, max_rate] = [10000, 11000000] bit/s, got 100"]
     );
+    // The scheduler switches in [diffq] are checked whatever the queue kind, and a
+    // misspelt one is suggested among every key of the table.
+    for queue in ["", "[queue]\nkind = \"diffq\"\n"] {
+        assert_eq!(
+            errors_of(&format!(
+                "{queue}[diffq]\nscheduling = 3\nmac_priorty = false\n"
+            )),
+            vec![
+                "diffq.scheduling: expected true or false, got 3",
+                "diffq.mac_priorty: unknown key; did you mean \"mac_priority\"?",
+            ],
+            "{queue}"
+        );
+    }
     // The rate clock: two names, and a period in (0, 10] s.
     assert_eq!(
         errors_of("[diffq]\nrate_update = \"ack\"\nupdate_interval = 0\n"),

@@ -21,6 +21,7 @@ pub static SCHEME: Scheme = Scheme {
     // Linux's sch_codel limit; RFC 8289 sets none.
     default_capacity_pkts: 1000,
     keys: &CODEL_KEYS,
+    table_keys: &[],
     moves_packets_on_link_break: true,
     refuses_saturating_source: false,
     runs_at_access_point: false,

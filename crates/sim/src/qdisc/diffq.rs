@@ -9,13 +9,82 @@
 //! (5.5). A multi-path flow (4.2, DiffQ-MORE; `set_multipath`) takes the minimum over its
 //! forwarders among the neighbours (eq. 2). Section 6.4's ablations are the switches
 //! `scheduling` (round robin when off) and `mac_priority` (level 0 when off).
+//!
+//! Its keys: `per_dest_capacity` in `[queue]`, the two switches in `[diffq]`, the table
+//! it shares with its sources' rate control (`transport/diffq.rs`).
 
+use super::registry::{Key, KeyValue, Params, Problem, RegisteredQdisc, Scheme, Setting};
 use super::reports::NeighbourReports;
-use super::{Dequeued, QueueCounters, QueueDiscipline, Queued, Routes};
+use super::{Dequeued, Qdisc, QueueCounters, QueueDiscipline, Queued, Routes};
 use crate::ids::{FlowId, NodeId};
 use crate::net::{DropReason, Packet};
 use airqueue_kernel::{RngStream, Time};
 use std::collections::VecDeque;
+
+/// `queue.kind = "diffq"`. Meant for the 802.11 medium, where a node's one instance sees
+/// every destination and hears its neighbours' reports (the scenario reader refuses it
+/// elsewhere). On a wired link each direction gets its own instance, which hears only
+/// the reports carried by packets arriving over the reverse direction, so its
+/// differential there is mostly its own backlog.
+pub static SCHEME: Scheme = Scheme {
+    name: "diffq",
+    summary: "DiffQ's per-destination queues and differential-backlog scheduling (seed 000)",
+    // ns-2's interface queue, here the node buffer over all destinations.
+    default_capacity_pkts: 50,
+    keys: &[Key {
+        name: "per_dest_capacity",
+        doc: "D, the limit of one destination queue, packets, at most capacity; default 40",
+        value: KeyValue::Packets {
+            default: Some(DiffQConfig::PER_DEST_CAPACITY_PKTS),
+        },
+    }],
+    table_keys: &[
+        Key {
+            name: "scheduling",
+            doc: "differential-backlog choice of destination; false: round robin (seed 000, \
+                  6.4); default true",
+            value: KeyValue::Bool { default: true },
+        },
+        Key {
+            name: "mac_priority",
+            doc: "EDCA level from the differential; false: level 0 for all (seed 000, 6.4); \
+                  default true",
+            value: KeyValue::Bool { default: true },
+        },
+    ],
+    moves_packets_on_link_break: false,
+    refuses_saturating_source: false,
+    runs_at_access_point: false,
+    check,
+    build: |p, ctx| -> Qdisc {
+        let cfg = DiffQConfig::from_params(p, ctx.mac_levels);
+        Box::new(DiffQ::new(cfg, ctx.node, ctx.node_count, ctx.rng.clone()))
+    },
+};
+
+/// `per_dest_capacity <= capacity`.
+fn check(p: &mut Params, setting: &Setting) -> Vec<Problem> {
+    let per_dest = p.packets("per_dest_capacity");
+    match (setting.capacity_pkts, per_dest) {
+        (Some(c), Some(d)) if d > c => vec![Problem::new(
+            "per_dest_capacity",
+            format!("must be at most capacity ({c} packets), got {d}"),
+        )],
+        _ => Vec::new(),
+    }
+}
+
+/// DiffQ on a node buffer of `capacity_pkts` with `D = per_dest_capacity_pkts`, both
+/// switches on.
+pub fn config(capacity_pkts: u32, per_dest_capacity_pkts: u32) -> RegisteredQdisc {
+    let mut params = Params::defaults(&SCHEME);
+    params.capacity_pkts = capacity_pkts;
+    params.set("per_dest_capacity", f64::from(per_dest_capacity_pkts));
+    RegisteredQdisc {
+        scheme: &SCHEME,
+        params,
+    }
+}
 
 /// Settings of the DiffQ queue discipline.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,6 +99,23 @@ pub struct DiffQConfig {
     pub scheduling: bool,
     /// Priority from the differential; `false` = everything at level 0.
     pub mac_priority: bool,
+}
+
+impl DiffQConfig {
+    /// Default `D`, packets.
+    pub const PER_DEST_CAPACITY_PKTS: u32 = 40;
+
+    /// From its scheme's keys, with one priority level per level of the MAC (8 under
+    /// the `diffq8` EDCA table).
+    pub fn from_params(p: &Params, mac_levels: usize) -> Self {
+        DiffQConfig {
+            capacity_pkts: p.capacity_pkts,
+            per_dest_capacity: p.integer("per_dest_capacity") as u32,
+            levels: mac_levels.min(usize::from(u8::MAX)) as u8,
+            scheduling: p.flag("scheduling"),
+            mac_priority: p.flag("mac_priority"),
+        }
+    }
 }
 
 /// What the scheduler chose, before the packet leaves the queue.
@@ -389,6 +475,42 @@ mod tests {
     /// Node 1 routes to every destination through neighbour 2, except to 2 itself.
     fn via2(d: NodeId) -> Option<NodeId> {
         Some(NodeId(2)).filter(|_| d != NodeId(1)).or(Some(d))
+    }
+
+    #[test]
+    fn the_scheme_reads_its_keys_and_takes_one_level_per_mac_level() {
+        let mut p = config(100, 30).params;
+        p.set("scheduling", 0.0);
+        let want = DiffQConfig {
+            capacity_pkts: 100,
+            per_dest_capacity: 30,
+            levels: 8,
+            scheduling: false,
+            mac_priority: true,
+        };
+        assert_eq!(DiffQConfig::from_params(&p, 8), want);
+        let defaults = Params::defaults(&SCHEME);
+        assert_eq!(
+            DiffQConfig::from_params(&defaults, 1),
+            DiffQConfig {
+                capacity_pkts: 50,
+                per_dest_capacity: 40,
+                levels: 1,
+                scheduling: true,
+                mac_priority: true,
+            }
+        );
+        let setting = |c| Setting {
+            capacity_pkts: Some(c),
+            rate_bps: None,
+        };
+        assert!(check(&mut p, &setting(30)).is_empty());
+        let problems = check(&mut p, &setting(29));
+        assert_eq!(problems[0].key, "per_dest_capacity");
+        assert_eq!(
+            problems[0].message,
+            "must be at most capacity (29 packets), got 30"
+        );
     }
 
     #[test]

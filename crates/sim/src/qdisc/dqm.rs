@@ -58,6 +58,7 @@ pub static SCHEME: Scheme = Scheme {
     summary: "Dual Queue Management at an infrastructure WLAN's access point (seed 004)",
     default_capacity_pkts: DqmConfig::CAPACITY_PKTS,
     keys: &KEYS,
+    table_keys: &[],
     moves_packets_on_link_break: false,
     refuses_saturating_source: true,
     runs_at_access_point: true,
@@ -590,6 +591,7 @@ mod tests {
                 link_to: None,
                 node_count: 3,
                 radio,
+                mac_levels: 1,
                 rng: RngStream::new(StreamKey::new(1, node, "qdisc.dqm")),
             };
             (SCHEME.build)(&p, &mut ctx)

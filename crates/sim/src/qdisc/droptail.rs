@@ -32,6 +32,7 @@ pub static SCHEME: Scheme = Scheme {
             expected: "a fraction of the capacity in (0, 1]",
         },
     }],
+    table_keys: &[],
     moves_packets_on_link_break: true,
     refuses_saturating_source: false,
     runs_at_access_point: false,

@@ -38,6 +38,7 @@ pub static SCHEME: Scheme = Scheme {
     // ns-2's interface queue.
     default_capacity_pkts: 50,
     keys: &KEYS,
+    table_keys: &[],
     moves_packets_on_link_break: true,
     refuses_saturating_source: false,
     runs_at_access_point: false,

@@ -21,6 +21,7 @@ pub static SCHEME: Scheme = Scheme {
     // Linux's sch_fq_codel limit (RFC 8290 5.2.1).
     default_capacity_pkts: 10_240,
     keys: &FQ_CODEL_KEYS,
+    table_keys: &[],
     moves_packets_on_link_break: true,
     refuses_saturating_source: false,
     runs_at_access_point: false,

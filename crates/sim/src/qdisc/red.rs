@@ -34,6 +34,7 @@ pub static SCHEME: Scheme = Scheme {
     // ns-2's interface queue.
     default_capacity_pkts: 50,
     keys: &KEYS,
+    table_keys: &[],
     moves_packets_on_link_break: false,
     refuses_saturating_source: true,
     runs_at_access_point: false,

@@ -2,7 +2,8 @@
 //! [`Scheme`] (its `queue.kind` name, its keys with defaults, ranges and meaning, and how
 //! to build one instance), and [`SCHEMES`] lists them. The scenario reader validates the
 //! keys from the declaration and the world builds instances from it, so adding such a
-//! discipline is its module plus one line here.
+//! discipline is its module plus one line here. A scheme may also keep keys in a
+//! top-level table named after it ([`Scheme::table_keys`]).
 
 use super::Qdisc;
 use crate::ids::NodeId;
@@ -19,6 +20,7 @@ pub static SCHEMES: &[&Scheme] = &[
     &super::dqm::SCHEME,
     &super::codel::SCHEME,
     &super::fq_codel::SCHEME,
+    &super::diffq::SCHEME,
 ];
 
 /// The scheme named `kind`, if it is registered.
@@ -37,6 +39,11 @@ pub struct Scheme {
     pub default_capacity_pkts: u32,
     /// Its own `[queue]` keys (besides `kind` and `capacity`).
     pub keys: &'static [Key],
+    /// Its keys in the top-level table named after it (`[<name>]`), which it may share
+    /// with other parts of the model (DiffQ's `[diffq]` also holds its sources' rate
+    /// control); empty for most. The reader checks them whatever `queue.kind` is, as it
+    /// does the rest of such a table; their names differ from those in `keys`.
+    pub table_keys: &'static [Key],
     /// Whether it hands back the packets for a broken next hop
     /// ([`super::QueueDiscipline::remove_next_hop`]), so that AODV can re-route them.
     pub moves_packets_on_link_break: bool,
@@ -263,8 +270,9 @@ impl Problem {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Params {
     pub capacity_pkts: u32,
-    keys: &'static [Key],
-    /// One per key, in declaration order (booleans as 0 or 1); `None` for a real that
+    /// The scheme's `[queue]` keys, then its table keys.
+    keys: Vec<&'static Key>,
+    /// One per key, in that order (booleans as 0 or 1); `None` for a real that
     /// is off, not derived yet, or was invalid.
     values: Vec<Option<f64>>,
     /// One per key: the scenario gave it a value that was refused (reported).
@@ -275,13 +283,12 @@ impl Params {
     /// Every key of `scheme` at its default (a derived key stays `None` until
     /// [`Params::resolved`] or the scheme's check fills it).
     pub fn defaults(scheme: &Scheme) -> Self {
+        let keys: Vec<&'static Key> = scheme.keys.iter().chain(scheme.table_keys).collect();
         Params {
             capacity_pkts: scheme.default_capacity_pkts,
-            keys: scheme.keys,
-            values: (scheme.keys.iter())
-                .map(|k| k.value.default_number())
-                .collect(),
-            invalid: vec![false; scheme.keys.len()],
+            values: keys.iter().map(|k| k.value.default_number()).collect(),
+            invalid: vec![false; keys.len()],
+            keys,
         }
     }
 
@@ -409,7 +416,8 @@ impl Params {
     }
 }
 
-/// As a map of key to value, each in its own type (an absent real as `null`).
+/// As a map of key to value, each in its own type (an absent real as `null`); the
+/// table keys follow the `[queue]` ones in the same map.
 impl Serialize for Params {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.keys.len()))?;
@@ -452,6 +460,9 @@ pub struct BuildContext {
     pub node_count: usize,
     /// The 802.11 rates and framing of the node's radio; `None` on a wired link.
     pub radio: Option<Link>,
+    /// Priority levels of the interface's MAC: its EDCA levels on the 802.11 channel (1
+    /// under DCF), 1 on a wired link.
+    pub mac_levels: usize,
     /// Its own random stream, keyed by (seed, node, `qdisc.<name>`, link).
     pub rng: RngStream,
 }
@@ -470,6 +481,10 @@ mod tests {
     fn names_are_unique_and_every_scheme_builds_from_its_defaults() {
         for (i, s) in SCHEMES.iter().enumerate() {
             assert!(SCHEMES[..i].iter().all(|o| o.name != s.name), "{}", s.name);
+            for (j, k) in s.keys.iter().chain(s.table_keys).enumerate() {
+                let mut earlier = s.keys.iter().chain(s.table_keys).take(j);
+                assert!(earlier.all(|o| o.name != k.name), "{}.{}", s.name, k.name);
+            }
             let setting = Setting {
                 capacity_pkts: Some(s.default_capacity_pkts),
                 rate_bps: Some(11e6),
@@ -480,6 +495,7 @@ mod tests {
                 link_to: None,
                 node_count: 2,
                 radio: Some(Link::default()),
+                mac_levels: 1,
                 rng: RngStream::new(StreamKey::new(1, 0, s.name)),
             };
             let q = (s.build)(&params, &mut ctx);
@@ -491,7 +507,7 @@ mod tests {
     #[test]
     fn keys_have_defaults_inside_their_ranges() {
         for s in SCHEMES {
-            for k in s.keys {
+            for k in s.keys.iter().chain(s.table_keys) {
                 match k.value {
                     KeyValue::Seconds { default_s, max_s } => {
                         assert!(default_s > 0.0 && default_s <= max_s, "{}", k.name)
@@ -570,7 +586,7 @@ mod tests {
         ];
         let mut p = Params {
             capacity_pkts: 1,
-            keys: &KEYS,
+            keys: KEYS.iter().collect(),
             values: vec![None, None],
             invalid: vec![false, false],
         };

@@ -12,10 +12,11 @@ use airqueue_sim::app::UdpRate;
 use airqueue_sim::medium::wifi::WifiConfig;
 use airqueue_sim::net::routing::GraphEdge;
 use airqueue_sim::net::RoutingTable;
-use airqueue_sim::qdisc::droptail;
+use airqueue_sim::qdisc::registry::RegisteredQdisc;
+use airqueue_sim::qdisc::{diffq, droptail};
 use airqueue_sim::{
-    DiffQConfig, FlowCc, FlowConfig, FlowKindConfig, MediumConfig, NodeId, RunOutcome,
-    TcpFlowConfig, World, WorldConfig,
+    FlowCc, FlowConfig, FlowKindConfig, MediumConfig, NodeId, RunOutcome, TcpFlowConfig, World,
+    WorldConfig,
 };
 
 /// The 802.11 decode range the wifi tests route over, in metres.
@@ -132,15 +133,10 @@ pub fn diffq8_wifi() -> WifiConfig {
     wifi
 }
 
-/// DiffQ queues: 100 packets, 40 per destination, 8 levels, scheduling and MAC priority on.
-pub fn diffq_queue() -> DiffQConfig {
-    DiffQConfig {
-        capacity_pkts: 100,
-        per_dest_capacity: 40,
-        levels: 8,
-        scheduling: true,
-        mac_priority: true,
-    }
+/// DiffQ queues: 100 packets, 40 per destination, scheduling and MAC priority on (one
+/// priority level per EDCA level of the MAC: 8 with [`diffq8_wifi`]).
+pub fn diffq_queue() -> RegisteredQdisc {
+    diffq::config(100, 40)
 }
 
 /// A flow of `payload_bytes` packets from `src` to `dst`, from time zero to `stop`, at
