@@ -195,7 +195,12 @@ def test_case2_and_jitter_rows_of_a_short_run(tmp_path):
     [
         ({"schemes": ["fq-sauce"]}, "scheme 'fq-sauce'"),
         ({"clients": [0, 169]}, "node ids [169] outside the 13 x 13 grid"),
-        ({"udp_flows": [[80]]}, "udp_flows, case2_udp_flows: lists of [source, destination]"),
+        (
+            {"udp_flows": [[80]]},
+            "udp_flows, case2_udp_flows, tdma_udp_flows: lists of [source, destination]",
+        ),
+        ({"tdma_clients": [0, 25]}, "tdma node ids [25] outside the 5 x 5 grid"),
+        ({"schemes": ["tdma-fq-source-bp1"]}, "scheme 'tdma-fq-source-bp1'"),
         ({"duration": 10.0}, "UDP starts at 13 s"),
         ({"backpressure_view": "global"}, "backpressure_view: expected one of exact"),
         ({"backpressure_classes": "tcp"}, "backpressure_classes: expected one of udp, all"),
@@ -266,3 +271,37 @@ def test_ack_share_rows(quick):
         # A TCP ACK is the shortest data frame the server sends (UDP and TCP data carry
         # 1460 bytes, AODV messages at least as many bytes as a bare ACK).
         assert air.ours <= frames.ours, sch
+
+
+def test_tdma_scenarios_follow_section_3_3():
+    # Section 3.3's fair MAC: a 5 x 5 grid, four clients on the corners, the server at
+    # the centre, TDMA in place of 802.11; the queue of the configuration named after
+    # ``tdma-``; every other setting as on the 13 x 13 grid.
+    config = fqp.Config.make(False, None)
+    sc = fqp.scenario(config, "tdma-fq-next-hop", udp=True)
+    assert sc["topology"] == {"kind": "grid", "rows": 5, "cols": 5, "spacing": 200.0}
+    assert sc["mac"] == {"kind": "tdma", "short_retry_limit": 21}
+    assert sc["queue"]["kind"] == "fq" and sc["queue"]["classify"] == "next_hop"
+    tcp = [f for f in sc["flow"] if f["kind"] == "tcp"]
+    udp = [f for f in sc["flow"] if f["kind"] == "udp"]
+    assert sorted(f["src"] for f in tcp) == [0, 4, 20, 24] and {f["dst"] for f in tcp} == {12}
+    assert [(f["src"], f["dst"]) for f in udp] == [(10, 14), (2, 22)]
+    fifo = fqp.scenario(config, "tdma-droptail", udp=False)
+    assert fifo["queue"] == {"kind": "droptail", "capacity": 50}
+    assert fqp.scheme(config, "tdma-droptail").label == "TDMA 5 x 5, drop-tail"
+    # Both UDP paths cross the server, as Case 1's do on the 13 x 13 grid.
+    res = airqueue.run(sc, duration=config.udp_start + 1.0)
+    routes = res.routes
+    for fid in [i for i, f in enumerate(sc["flow"]) if f["kind"] == "udp"]:
+        path = list(routes[routes["flow"] == fid].sort_values("hop")["node"])
+        assert 12 in path[1:-1] and len(path) - 1 == 4
+
+
+def test_quick_tdma_rows_and_the_claims_rows(quick):
+    for key in fqp.TDMA_SCHEMES:
+        label = fqp.scheme(fqp.Config(), key).label
+        frac = quick.row(f"{label}: TCP goodput with UDP / without UDP (no number in the paper)")
+        assert frac.paper is None and frac.ours > 0.0, key
+        assert quick.row(f"{label}: {fqp._CUT_TDMA}").ours <= 4
+    for metric in (fqp._TDMA_GLOBAL, fqp._TDMA_LOCAL):
+        assert quick.row(metric).ours > 0.0

@@ -126,7 +126,7 @@ def test_the_single_path_reproduction_runs_on_olsr_by_default() -> None:
         delayed_ack=True,
         routing=config.routing,
     )
-    assert sc["routing"] == {"kind": "olsr", "metric": "etx"}
+    assert sc["routing"] == {"kind": "olsr", "metric": "etx", "tc_redundancy": 2}
     assert sc["queue"]["kind"] == "diffq"
     res = airqueue.run(airqueue.Scenario.from_dict(sc))
     assert res.summary["routing"]["kind"] == "olsr"

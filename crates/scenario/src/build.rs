@@ -1,19 +1,21 @@
 //! Assembly: turns a validated [`Scenario`] and its node positions into the core's
 //! [`WorldConfig`]. The only place that knows both the file schema and the core's types.
 
+use crate::parse::wifi::DEFAULT_TDMA_PAYLOAD_BYTES;
 use crate::schema::{
     AodvLinkDetection, BackpressureVariantKind, CcKind, ControlWhenKind, DiffqUtilityKind,
     FadingKind, FlowKind, FlowSpec, LateCaptureKind, Level, LinkEstimateKind, LossCountKind, Mac,
-    Medium, OlsrLqAlgorithm, PreambleKind, QueueKind, Radio, Rate, RateControlKind, RateUpdateKind,
-    RoutingKind, RoutingMetric, Scenario, SensedFramesKind, TcpVariantKind, Topology,
-    UnknownNeighbourKind,
+    MacKind, Medium, OlsrLqAlgorithm, PreambleKind, QueueKind, Radio, Rate, RateControlKind,
+    RateUpdateKind, RoutingKind, RoutingMetric, Scenario, SensedFramesKind, TcpVariantKind,
+    Topology, UnknownNeighbourKind,
 };
 use crate::topology::adjacency;
 use airqueue_kernel::Time;
 use airqueue_phy::{Dbm, DsssRate, EdcaLevel, Preamble};
 use airqueue_sim::app::UdpRate;
+use airqueue_sim::medium::wifi::tdma::SLOT_HEADROOM_BYTES;
 use airqueue_sim::medium::wifi::{
-    Fading, LateCapture, RateChange, RateControl, SensedFrames, WifiConfig,
+    Access, Fading, LateCapture, RateChange, RateControl, SensedFrames, WifiConfig,
 };
 use airqueue_sim::net::aodv::{AodvConfig, LinkDetection};
 use airqueue_sim::net::more::{self, MoreFlowConfig, MorePlan};
@@ -113,6 +115,13 @@ pub fn wifi_config(radio: &Radio, mac: &Mac) -> WifiConfig {
             RateControlKind::Aarf => RateControl::Aarf,
         },
         tx_buffer_frames: mac.tx_buffer_frames,
+        access: match (mac.kind, mac.tdma_slot_bytes) {
+            (MacKind::Tdma, Some(slot_bytes)) => Access::Tdma { slot_bytes },
+            (MacKind::Tdma, None) => Access::Tdma {
+                slot_bytes: DEFAULT_TDMA_PAYLOAD_BYTES + SLOT_HEADROOM_BYTES,
+            },
+            (MacKind::Dcf | MacKind::Edca, _) => Access::Contention,
+        },
         ..WifiConfig::dsss_default()
     }
 }

@@ -25,7 +25,7 @@ mod registered;
 mod registered_tests;
 #[cfg(test)]
 mod tests;
-mod wifi;
+pub(crate) mod wifi;
 #[cfg(test)]
 mod wifi_tests;
 
@@ -38,10 +38,11 @@ use crate::schema::RandomFlows;
 use crate::schema::{
     AodvLinkDetection, AodvSpec, BackpressureSpec, BackpressureVariantKind, CcKind,
     ControlWhenKind, DiffqSpec, DiffqUtilityKind, FlowKind, FlowSpec, LinkEstimateKind, LinkSpec,
-    LossCountKind, Medium, OlsrLqAlgorithm, OlsrSpec, Outputs, QueueKind, QueueSpec, Rate,
+    LossCountKind, MacKind, Medium, OlsrLqAlgorithm, OlsrSpec, Outputs, QueueKind, QueueSpec, Rate,
     RateUpdateKind, Routing, RoutingKind, RoutingMetric, Scenario, TcpSpec, TcpVariantKind,
     Topology, UnknownNeighbourKind,
 };
+use airqueue_sim::medium::wifi::tdma::SLOT_HEADROOM_BYTES;
 use airqueue_sim::qdisc::{diffq, droptail, fq, registry};
 use fields::{describe, number, short, within, Errs, Fields};
 
@@ -551,6 +552,22 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
                     ),
                 ));
             }
+        }
+    }
+
+    // A TDMA slot carries one packet of the scenario's flows (seed 001, 3.3: "a MAC frame
+    // carrying single TCP packet"), unless `mac.tdma_slot_bytes` sizes it.
+    let mut mac = mac;
+    if let Some(m) = mac.as_mut().filter(|m| m.kind == MacKind::Tdma) {
+        if m.tdma_slot_bytes.is_none() {
+            let listed = flows.iter().flatten().map(|f| f.packet_size_bytes);
+            let drawn = random_flows.iter().flatten();
+            let largest = (listed
+                .chain(drawn.map(|r| r.template.packet_size_bytes))
+                .max())
+            .unwrap_or(wifi::DEFAULT_TDMA_PAYLOAD_BYTES);
+            m.tdma_slot_bytes =
+                Some((largest + SLOT_HEADROOM_BYTES).min(wifi::MAX_TDMA_SLOT_BYTES));
         }
     }
 

@@ -258,6 +258,11 @@ pub struct Mac {
     /// `tx_buffer`: frames the MAC holds before it stops pulling from the queue
     /// discipline, 1..=64; default 1.
     pub tx_buffer_frames: u32,
+    /// `tdma_slot_bytes` (kind tdma only): the IP packet one slot carries, in
+    /// 1..=65535 bytes; default: the largest `packet_size` of the scenario's flows plus
+    /// 80 bytes of IP and TCP header (1460 + 80 without flows). Resolved for tdma,
+    /// `None` otherwise.
+    pub tdma_slot_bytes: Option<u32>,
 }
 
 /// `mac.kind`.
@@ -268,6 +273,8 @@ pub enum MacKind {
     Dcf,
     /// EDCA with `levels` priority levels (IEEE 802.11-2016 10.22.2).
     Edca,
+    /// A fixed round-robin TDMA schedule, one slot per radio node (seed 001, 3.3).
+    Tdma,
 }
 
 /// One entry of `mac.levels`: contention parameters of one priority level.

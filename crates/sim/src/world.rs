@@ -9,7 +9,7 @@
 
 use crate::app::{UdpRate, UdpSource};
 use crate::ids::{FlowId, LinkId, NodeId};
-use crate::medium::wifi::{MacStats, WifiConfig, WifiEvent, WifiNet, WifiOutput};
+use crate::medium::wifi::{Mac, MacStats, WifiConfig, WifiEvent, WifiOutput};
 use crate::medium::WiredNet;
 use crate::metrics::{Conservation, Metrics, QueueSample, Traces};
 use crate::net::aodv::{AodvConfig, AodvStats, AodvTimer};
@@ -360,7 +360,7 @@ enum FlowApp {
 /// The 802.11 medium of a world: the shared channel and one queue discipline per node,
 /// which the MAC pulls from (nodes without a radio keep an unused one).
 struct WifiMedium {
-    net: Box<WifiNet>,
+    net: Box<Mac>,
     qdiscs: Vec<Qdisc>,
     /// Fair queuing's exact view (seed 001, 4.2), by node id: the nodes that were held
     /// at their last pull waiting for this node's queue to shrink. This node's next
@@ -379,7 +379,7 @@ impl WifiMedium {
                 .find(|(x, y, _)| *x == a && *y == b)
                 .map_or(0.0, |l| l.2)
         };
-        let net = WifiNet::with_radios(wifi.clone(), &cfg.positions, radio, cfg.seed, loss);
+        let net = Mac::with_radios(wifi.clone(), &cfg.positions, radio, cfg.seed, loss);
         let link = Link {
             data_rate: wifi.data_rate,
             basic_rate: wifi.basic_rate,
@@ -877,10 +877,10 @@ impl World {
             let Some(WifiMedium { net, .. }) = &mut self.wifi else {
                 return;
             };
-            if net.out.is_empty() {
+            if net.out_mut().is_empty() {
                 return;
             }
-            let mut outs = std::mem::take(&mut net.out);
+            let mut outs = std::mem::take(net.out_mut());
             for o in outs.drain(..) {
                 match o {
                     WifiOutput::Received { node, from, pkt } if pkt.transport.is_control() => {
@@ -947,8 +947,8 @@ impl World {
             let Some(WifiMedium { net, .. }) = &mut self.wifi else {
                 return;
             };
-            if net.out.is_empty() {
-                net.out = outs; // keep the allocation
+            if net.out_mut().is_empty() {
+                *net.out_mut() = outs; // keep the allocation
             }
         }
     }

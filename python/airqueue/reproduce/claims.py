@@ -275,7 +275,6 @@ def _skip(cid: str, where: str, statement: str, metric: str, reason: str) -> Cla
     )
 
 
-_NO_TDMA = "no TDMA MAC in airqueue: the 5x5-grid TDMA experiments are not run"
 _NO_SPREAD = "no reproduction measures how results vary with N (only each N's mean)"
 
 #: Claims no reproduction covers, with the reason.
@@ -303,29 +302,6 @@ NOT_ATTEMPTED: tuple[Claim, ...] = (
         "without any competing flows",
         "goodput alone on the paths of the starved TCP flows",
         "no reproduction reruns the starved flows' paths alone",
-    ),
-    _skip(
-        "001-s33-tdma-fifo-poor",
-        "Sec. 3.3 (MAC fairness 1)",
-        "[TDMA, FIFO interface queue] the performance of TCP was still found to be poor",
-        "TCP goodput with UDP, TDMA MAC, FIFO queue",
-        _NO_TDMA,
-    ),
-    _skip(
-        "001-s33-tdma-local-fq-inadequate",
-        "Sec. 3.3 (MAC fairness 2)",
-        "locally fair schemes (next-hop and previous-hop) are inadequate in preventing TCP "
-        "performance degradation",
-        "TCP goodput with UDP, TDMA MAC, FQ by next / previous hop",
-        _NO_TDMA,
-    ),
-    _skip(
-        "001-s33-tdma-global-fq-protects",
-        "Sec. 3.3 (MAC fairness 2)",
-        "globally fair schemes based on IP-source and IP-destination address are able to "
-        "prevent TCP performance degradation",
-        "TCP goodput with UDP, TDMA MAC, FQ by IP source / destination",
-        _NO_TDMA,
     ),
     _skip(
         "004-fig2-base-case1-fluctuates",

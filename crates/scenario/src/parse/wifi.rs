@@ -63,6 +63,11 @@ pub const MAX_CW: u16 = 32_767;
 /// Largest `mac.tx_buffer`, frames. The MAC is meant to hold "a small transmit buffer"
 /// (DESIGN.md) so that queue disciplines decide at the last moment.
 pub const MAX_TX_BUFFER_FRAMES: u64 = 64;
+/// Largest `mac.tdma_slot_bytes`: an IP packet of 65535 bytes.
+pub const MAX_TDMA_SLOT_BYTES: u32 = 65_535;
+/// The payload a TDMA slot is sized for in a scenario without flows: a 1460-byte TCP
+/// segment (an Ethernet MTU's).
+pub const DEFAULT_TDMA_PAYLOAD_BYTES: u32 = 1460;
 
 pub(super) fn read_medium(mut f: Fields, errs: &mut Errs) -> Option<Medium> {
     let given = f.has("kind");
@@ -351,7 +356,7 @@ pub(super) fn read_radio(mut f: Fields, errs: &mut Errs) -> Option<Radio> {
 pub(super) fn read_mac(mut f: Fields, errs: &mut Errs) -> Option<Mac> {
     let defaults = WifiConfig::dsss_default();
     let kind_given = f.has("kind");
-    let kind = f.choice(errs, "kind", Some("dcf"), &["dcf", "edca"], &[]);
+    let kind = f.choice(errs, "kind", Some("dcf"), &["dcf", "edca", "tdma"], &[]);
     let levels = match kind {
         Some("dcf") => {
             if f.take("levels").is_some() {
@@ -364,6 +369,10 @@ pub(super) fn read_mac(mut f: Fields, errs: &mut Errs) -> Option<Mac> {
                     ),
                 ));
             }
+            Some(levels_of(edca::dcf()))
+        }
+        Some("tdma") => {
+            read_tdma_unused(&mut f, errs);
             Some(levels_of(edca::dcf()))
         }
         Some(_) => {
@@ -415,9 +424,11 @@ pub(super) fn read_mac(mut f: Fields, errs: &mut Errs) -> Option<Mac> {
         &format!("an integer number of frames in 1..={MAX_TX_BUFFER_FRAMES}"),
         1..=MAX_TX_BUFFER_FRAMES,
     ));
+    let tdma_slot_bytes = read_tdma_slot_bytes(&mut f, kind, errs);
     f.finish(errs);
     let kind = match kind? {
         "edca" => MacKind::Edca,
+        "tdma" => MacKind::Tdma,
         _ => MacKind::Dcf,
     };
     Some(Mac {
@@ -429,7 +440,63 @@ pub(super) fn read_mac(mut f: Fields, errs: &mut Errs) -> Option<Mac> {
         nav_reset_after_rts: nav_reset?,
         rate_control: rate_control?,
         tx_buffer_frames: tx_buffer?,
+        tdma_slot_bytes: tdma_slot_bytes?,
     })
+}
+
+/// The keys of contention that a TDMA schedule has no use for: an error each, rather
+/// than a setting silently ignored.
+fn read_tdma_unused(f: &mut Fields, errs: &mut Errs) {
+    for (key, why) in [
+        ("levels", "it has one buffer and no contention"),
+        ("rts_threshold", "a slot carries no RTS/CTS"),
+        (
+            "nav_reset_after_rts",
+            "a slot carries no RTS, so no NAV is set from one",
+        ),
+        (
+            "long_retry_limit",
+            "it counts frames protected by RTS/CTS, which a slot never carries; \
+             short_retry_limit counts every attempt",
+        ),
+    ] {
+        if f.take(key).is_some() {
+            errs.push(ConfigError::new(
+                f.path(key),
+                format!("not used by kind \"tdma\": {why}; remove it"),
+            ));
+        }
+    }
+}
+
+/// `tdma_slot_bytes`: the IP packet a TDMA slot is sized for (kind "tdma" only). `None`
+/// on an error; `Some(None)` when not given (the default is resolved from the flows).
+fn read_tdma_slot_bytes(
+    f: &mut Fields,
+    kind: Option<&str>,
+    errs: &mut Errs,
+) -> Option<Option<u32>> {
+    const KEY: &str = "tdma_slot_bytes";
+    if kind != Some("tdma") {
+        if f.take(KEY).is_some() && kind.is_some() {
+            errs.push(ConfigError::new(
+                f.path(KEY),
+                "used only by kind = \"tdma\"; remove it or set kind = \"tdma\"",
+            ));
+        }
+        return Some(None);
+    }
+    if !f.has(KEY) {
+        return Some(None);
+    }
+    let n = f.integer(
+        errs,
+        KEY,
+        None,
+        &format!("an integer number of bytes in 1..={MAX_TDMA_SLOT_BYTES}"),
+        1..=u64::from(MAX_TDMA_SLOT_BYTES),
+    );
+    to_u32(n).map(Some)
 }
 
 fn to_u32(n: Option<u64>) -> Option<u32> {

@@ -66,6 +66,7 @@ fn a_file_without_medium_is_wifi_with_the_dsss_defaults() {
             nav_reset_after_rts: false,
             rate_control: RateControlKind::Constant,
             tx_buffer_frames: 1,
+            tdma_slot_bytes: None,
         }
     );
     // An empty [medium] and an explicit kind = "wifi" mean the same.
@@ -271,7 +272,57 @@ fn every_mac_key_given() {
             nav_reset_after_rts: true,
             rate_control: RateControlKind::Aarf,
             tx_buffer_frames: 64,
+            tdma_slot_bytes: None,
         }
+    );
+}
+
+#[test]
+fn tdma_slots_fit_the_largest_flow_packet_by_default() {
+    // BASE's one flow sends 1000-byte payloads: 80 bytes of IP and TCP header on top.
+    let s = ok(&with("[mac]\nkind = \"tdma\"\n"));
+    assert_eq!(s.mac.kind, MacKind::Tdma);
+    assert_eq!(s.mac.tdma_slot_bytes, Some(1080));
+    assert_eq!(s.mac.levels, dcf_levels());
+    let two = ok(&with(
+        "[mac]\nkind = \"tdma\"\n[[flow]]\nkind = \"tcp\"\nsrc = 4\ndst = 0\npacket_size = 1460\n",
+    ));
+    assert_eq!(two.mac.tdma_slot_bytes, Some(1540));
+    let given = ok(&with(
+        "[mac]\nkind = \"tdma\"\ntdma_slot_bytes = 600\nshort_retry_limit = 2\n",
+    ));
+    assert_eq!(given.mac.tdma_slot_bytes, Some(600));
+    assert_eq!(given.mac.short_retry_limit, 2);
+}
+
+#[test]
+fn contention_keys_are_refused_with_tdma_and_the_slot_without_it() {
+    assert_eq!(
+        errors(&with(
+            "[mac]\nkind = \"tdma\"\nlevels = \"diffq8\"\nrts_threshold = 0\n\
+             long_retry_limit = 12\n"
+        )),
+        [
+            "mac.levels: not used by kind \"tdma\": it has one buffer and no contention; remove it",
+            "mac.rts_threshold: not used by kind \"tdma\": a slot carries no RTS/CTS; remove it",
+            "mac.long_retry_limit: not used by kind \"tdma\": it counts frames protected by \
+             RTS/CTS, which a slot never carries; short_retry_limit counts every attempt; remove it",
+        ]
+    );
+    assert_eq!(
+        one_error(&with(
+            "[mac]\nkind = \"tdma\"\nnav_reset_after_rts = true\n"
+        )),
+        "mac.nav_reset_after_rts: not used by kind \"tdma\": a slot carries no RTS, so no NAV \
+         is set from one; remove it"
+    );
+    assert_eq!(
+        one_error(&with("[mac]\ntdma_slot_bytes = 1500\n")),
+        "mac.tdma_slot_bytes: used only by kind = \"tdma\"; remove it or set kind = \"tdma\""
+    );
+    assert_eq!(
+        one_error(&with("[mac]\nkind = \"tdma\"\ntdma_slot_bytes = 0\n")),
+        "mac.tdma_slot_bytes: expected an integer number of bytes in 1..=65535, got 0"
     );
 }
 
@@ -531,11 +582,12 @@ fn bad_mac_values() {
     let cases = [
         (
             "kind = \"csma\"",
-            "mac.kind: unknown kind \"csma\"; expected one of dcf, edca",
+            "mac.kind: unknown kind \"csma\"; expected one of dcf, edca, tdma",
         ),
         (
             "kind = \"edc\"",
-            "mac.kind: unknown kind \"edc\"; did you mean \"edca\"? expected one of dcf, edca",
+            "mac.kind: unknown kind \"edc\"; did you mean \"edca\"? expected one of dcf, edca, \
+             tdma",
         ),
         (
             "short_retry_limit = 0",
@@ -581,7 +633,8 @@ fn bad_mac_values() {
         (
             "retry_limit = 3",
             "mac.retry_limit: unknown key; expected one of kind, levels, short_retry_limit, \
-             long_retry_limit, rts_threshold, nav_reset_after_rts, rate_control, tx_buffer",
+             long_retry_limit, rts_threshold, nav_reset_after_rts, rate_control, tx_buffer, \
+             tdma_slot_bytes",
         ),
         (
             "nav_reset_after_rts = 1",

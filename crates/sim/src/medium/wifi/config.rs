@@ -69,6 +69,17 @@ pub enum LateCapture {
     Never,
 }
 
+/// How stations get the channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// DCF or EDCA contention ([`super::mac::WifiNet`]), with `WifiConfig::levels`.
+    Contention,
+    /// A fixed round-robin TDMA schedule ([`super::tdma::TdmaNet`], seed 001 section
+    /// 3.3): one slot per radio node in id order, each sized for a data frame carrying
+    /// an IP packet of `slot_bytes` at the data rate, then SIFS and the ACK.
+    Tdma { slot_bytes: u32 },
+}
+
 /// Everything the radio and MAC need.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WifiConfig {
@@ -121,6 +132,8 @@ pub struct WifiConfig {
     /// Scheduled per-link data-rate changes, applied by the world in time order (ties
     /// in list order).
     pub rate_changes: Vec<RateChange>,
+    /// Contention (DCF/EDCA) or a TDMA schedule.
+    pub access: Access,
 }
 
 impl WifiConfig {
@@ -157,6 +170,7 @@ impl WifiConfig {
             data_overhead_bytes: airqueue_phy::dsss::DATA_OVERHEAD_BYTES
                 + airqueue_phy::dsss::LLC_SNAP_BYTES,
             rate_changes: Vec::new(),
+            access: Access::Contention,
         }
     }
 
