@@ -351,6 +351,33 @@ def test_single_path_smoke(tmp_path):
     assert largest.ours >= median.ours
 
 
+def test_fig12_rows_pair_the_same_flows_and_count_the_bands():
+    """Fig. 12's numbers from a hand-made table: two scenarios, the same (src, dst) pairs
+    under both schemes; a flow TCP-SACK starves is paired with its DiffQ-TCP goodput."""
+    import pandas as pd
+
+    from airqueue.reproduce import diffq_single_path as sp
+
+    rows = []
+    for seed, tcp, dq in (
+        (1, [500.0, 2e6, 80e3, 3e6], [20e3, 600e3, 90e3, 100e3]),
+        (2, [0.0, 0.0, 1.5e6, 60e3], [40e3, 60e3, 200e3, 70e3]),
+    ):
+        for i, (a, b) in enumerate(zip(tcp, dq, strict=True)):
+            rows.append({"scheme": "TCP-SACK", "seed": seed, "src": i, "dst": 9, "goodput_bps": a})
+            rows.append({"scheme": "DiffQ-TCP", "seed": seed, "src": i, "dst": 9, "goodput_bps": b})
+    out = {r.metric: r for r in sp._fig12_rows(4, pd.DataFrame(rows))}
+    rescued = out[
+        "Fig. 12: DiffQ-TCP goodput of the flows TCP-SACK starves (< 1 kb/s), median over "
+        "those flows, 4 flows, kb/s"
+    ]
+    # Seed 1: one starved flow (20 kb/s under DiffQ-TCP); seed 2: two (40 and 60).
+    assert rescued.ours == pytest.approx((20.0 + 50.0) / 2)
+    band = "Fig. 12: {}, 4 flows: fraction of flows at {}"
+    assert out[band.format("TCP-SACK", "1-5 Mb/s")].ours == pytest.approx((2 / 4 + 1 / 4) / 2)
+    assert out[band.format("DiffQ-TCP", "50-500 kb/s")].ours == pytest.approx((2 / 4 + 3 / 4) / 2)
+
+
 def test_ablation_smoke(tmp_path):
     res = airqueue.reproduce(
         "diffq-ablation",
