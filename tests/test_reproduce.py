@@ -371,7 +371,7 @@ def test_fig12_rows_pair_the_same_flows_and_count_the_bands():
         "Fig. 12: DiffQ-TCP goodput of the flows TCP-SACK starves (< 1 kb/s), median over "
         "those flows, 4 flows, kb/s"
     ]
-    # Seed 1: one starved flow (20 kb/s under DiffQ-TCP); seed 2: two (40 and 60).
+    # One starved flow in the first scenario, two in the second: the mean of the medians.
     assert rescued.ours == pytest.approx((20.0 + 50.0) / 2)
     band = "Fig. 12: {}, 4 flows: fraction of flows at {}"
     assert out[band.format("TCP-SACK", "1-5 Mb/s")].ours == pytest.approx((2 / 4 + 1 / 4) / 2)
