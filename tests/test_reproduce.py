@@ -111,31 +111,19 @@ def test_rate_update_is_a_parameter_and_a_wrong_clock_is_refused(tmp_path):
 def test_olsr_tc_redundancy_is_olsrds_and_a_wrong_value_is_refused(tmp_path, name):
     from airqueue.reproduce.diffq_single_path import scheme_scenario
 
-    sc = scheme_scenario(
-        "DiffQ-TCP",
-        name="x",
-        duration=1.0,
-        nodes=46,
-        area=(900.0, 900.0),
-        flows=4,
-        packet_size=1400,
-        queue_capacity=199,
-        delayed_ack=True,
-        routing="olsr",
-    )
+    mesh = {
+        "name": "x",
+        "duration": 1.0,
+        "nodes": 46,
+        "area": (900.0, 900.0),
+        "flows": 4,
+        "packet_size": 1400,
+        "queue_capacity": 199,
+        "delayed_ack": True,
+    }
+    sc = scheme_scenario("DiffQ-TCP", routing="olsr", **mesh)
     assert sc["routing"]["tc_redundancy"] == 2
-    static = scheme_scenario(
-        "TCP-SACK",
-        name="x",
-        duration=1.0,
-        nodes=46,
-        area=(900.0, 900.0),
-        flows=4,
-        packet_size=1400,
-        queue_capacity=199,
-        delayed_ack=True,
-        routing="static",
-    )
+    static = scheme_scenario("TCP-SACK", routing="static", **mesh)
     assert "tc_redundancy" not in static["routing"]
     with pytest.raises(ValueError, match=r"tc_redundancy must be 0, 1 or 2.*--param"):
         airqueue.reproduce(name, quick=True, out=tmp_path, serial=True, params={"tc_redundancy": 3})

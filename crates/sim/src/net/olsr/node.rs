@@ -374,7 +374,7 @@ impl OlsrNode {
             changed |= advertise != self.advertised[x];
             self.advertised[x] = advertise;
             if advertise {
-                let (lq, nlq) = self.links[x].quality(self.cfg.lq_algorithm);
+                let (lq, nlq) = l.quality(self.cfg.lq_algorithm);
                 out.push(TcLink {
                     neighbor: NodeId(x as u32),
                     lq: quantize(lq),
