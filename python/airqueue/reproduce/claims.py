@@ -275,8 +275,6 @@ def _skip(cid: str, where: str, statement: str, metric: str, reason: str) -> Cla
     )
 
 
-_NO_SPREAD = "no reproduction measures how results vary with N (only each N's mean)"
-
 #: Claims no reproduction covers, with the reason.
 NOT_ATTEMPTED: tuple[Claim, ...] = (
     _skip(
@@ -302,29 +300,6 @@ NOT_ATTEMPTED: tuple[Claim, ...] = (
         "without any competing flows",
         "goodput alone on the paths of the starved TCP flows",
         "no reproduction reruns the starved flows' paths alone",
-    ),
-    _skip(
-        "004-fig2-base-case1-fluctuates",
-        "Sec. IV-A, Figs. 2-3",
-        "with BASE, the figures in Case 1 fluctuate a lot and are hardly predictable, while "
-        "the ones in Case 2 are more stable",
-        "BASE: variation of R_up/R_dn across N, Case 1 vs Case 2",
-        _NO_SPREAD,
-    ),
-    _skip(
-        "004-fig3-base-case2-smoother",
-        "Sec. IV-A, Fig. 3",
-        "as N increases, with BASE, FI drops more smoothly in Case 2 than in Case 1",
-        "BASE: Jain's index against N, Case 2 vs Case 1",
-        _NO_SPREAD,
-    ),
-    _skip(
-        "004-s4a-dqm-stable",
-        "Sec. IV-A, Fig. 2",
-        "with DQM, the throughput performance is much more stable both in Case 1 and 2, even "
-        "when N gets larger",
-        "DQM: variation of the throughputs across N",
-        _NO_SPREAD,
     ),
 )
 
