@@ -278,14 +278,6 @@ def _skip(cid: str, where: str, statement: str, metric: str, reason: str) -> Cla
 #: Claims no reproduction covers, with the reason.
 NOT_ATTEMPTED: tuple[Claim, ...] = (
     _skip(
-        "000-fig8-etx-gain-grows",
-        "Sec. 6.2, Fig. 8",
-        "as the path ETX increases, the throughput difference also increases",
-        "(DiffQ-MORE - MORE) / MORE per flow against path ETX, 32 flows",
-        "diffq-more reports Fig. 8 as pooled medians per hop count, without an interval: no "
-        "rule fixed in advance can decide it",
-    ),
-    _skip(
         "000-fig14-tcp-starved-60",
         "Sec. 6.3, Fig. 14",
         "many flows of TCP and TCP-FeW are starving up to 60% of flows",
