@@ -275,25 +275,8 @@ def _skip(cid: str, where: str, statement: str, metric: str, reason: str) -> Cla
     )
 
 
-#: Claims no reproduction covers, with the reason.
-NOT_ATTEMPTED: tuple[Claim, ...] = (
-    _skip(
-        "000-fig14-tcp-starved-60",
-        "Sec. 6.3, Fig. 14",
-        "many flows of TCP and TCP-FeW are starving up to 60% of flows",
-        "TCP-SACK / TCP-FeW starved fraction in one particular 32-flow run",
-        "Fig. 14 is one particular run; we report means over scenarios "
-        "(000-fig1b-tcp-starved-32 holds TCP's)",
-    ),
-    _skip(
-        "000-s63-starved-paths-500k",
-        "Sec. 6.3",
-        "these paths where TCP flows are starving can support more than 500 kbps when run "
-        "without any competing flows",
-        "goodput alone on the paths of the starved TCP flows",
-        "no reproduction reruns the starved flows' paths alone",
-    ),
-)
+#: Claims no reproduction covers, with the reason (``_skip``); none at present.
+NOT_ATTEMPTED: tuple[Claim, ...] = ()
 
 
 def all_claims() -> list[Claim]:
