@@ -210,3 +210,82 @@ def test_queues_table_has_dqm_columns_for_the_access_point_only():
     base = dqm.scenario(config, "BASE", 1, 1, duration=8.0)
     q = airqueue.run(base).queues
     assert q["q_ref_pkts"].isna().all() and q["q_ref_pkts"].dtype == "float64"
+
+
+# --- how results vary across N (section IV-A), on hand-made per-seed numbers -----------
+
+#: Per N = 2, 4, 8, 12, 16, 20: R_up/R_dn and Jain's index of each (case, scheme). BASE's
+#: Case 2 ratio is N itself and its index falls on a line; Case 1 jumps about; DQM stays
+#: near 1.
+HAND_MADE = {
+    (1, "BASE"): ([1.0, 50.0, 3.0, 400.0, 20.0, 900.0], [1.0, 0.5, 0.9, 0.5, 0.8, 0.45]),
+    (2, "BASE"): ([2.0, 4.0, 8.0, 12.0, 16.0, 20.0], [0.94, 0.88, 0.76, 0.64, 0.52, 0.40]),
+    (1, "DQM"): ([1.0, 1.02, 1.0, 1.02, 1.0, 1.02], [0.99] * 6),
+    (2, "DQM"): ([1.0, 1.05, 1.0, 1.05, 1.0, 1.05], [0.99] * 6),
+}
+
+
+def _hand_made_points(table, ns=None):
+    import pandas as pd
+
+    ns = ns or dqm.Config().stations
+    points = {}
+    for (case, scheme), (ratios, jains) in table.items():
+        for n, ratio, jain in zip(ns, ratios, jains, strict=True):
+            # Two seeds with the same numbers; R_up is the ratio times R_dn.
+            def same(v):
+                return pd.Series({1: v, 2: v})
+
+            points[(case, n, scheme)] = dqm._Point(
+                up=same(ratio * 1e3), dn=same(1e3), jain=same(jain), total=same(1e6)
+            )
+    return points
+
+
+def _across(rows, what):
+    ns = ", ".join(map(str, dqm.Config().stations))
+    return next(r for r in rows if r.metric == f"Sec. IV-A across N = {ns}{what}")
+
+
+def test_across_n_rows_measure_the_straight_line_misfit_and_the_spread():
+    import numpy as np
+
+    rows = dqm.across_n_rows(dqm.Config(), _hand_made_points(HAND_MADE))
+    ns = list(dqm.Config().stations)
+    line = "1 - R^2 of a straight line in N"
+    case1 = _across(rows, f", Case 1, BASE: R_up/R_dn, {line}")
+    r = np.corrcoef(ns, HAND_MADE[(1, "BASE")][0])[0, 1]
+    assert case1.ours == pytest.approx(1 - r * r)
+    # Every seed alike: each resample is the data, so the interval is the point.
+    assert case1.ci_low == pytest.approx(case1.ours) and case1.ci_high == pytest.approx(case1.ours)
+    assert _across(rows, f", Case 2, BASE: R_up/R_dn, {line}").ours == pytest.approx(0, abs=1e-12)
+    assert _across(rows, f", Case 2, BASE: Jain's index, {line}").ours == pytest.approx(0, abs=1e-9)
+    r = np.corrcoef(ns, HAND_MADE[(1, "BASE")][1])[0, 1]
+    assert _across(rows, f", Case 1, BASE: Jain's index, {line}").ours == pytest.approx(1 - r * r)
+    cv = "R_up/R_dn, coefficient of variation across N"
+    dqm_larger = _across(rows, f", DQM: {cv}, the larger of Case 1's and Case 2's")
+    assert dqm_larger.ours == pytest.approx(0.025 / 1.025)
+    base_smaller = _across(rows, f", BASE: {cv}, the smaller of Case 1's and Case 2's")
+    assert base_smaller.ours == pytest.approx(np.std(ns) / np.mean(ns))
+
+
+@pytest.mark.parametrize("swap, status", [(False, "reproduced"), (True, "not_reproduced")])
+def test_the_across_n_claims_read_these_rows(tmp_path, swap, status):
+    from airqueue.reproduce.claims import all_claims, score
+    from airqueue.reproduce.report import ReproductionResult
+
+    table = dict(HAND_MADE)
+    if swap:  # Case 1 on the line, Case 2 jumping; DQM's ratio as BASE's
+        table[(1, "BASE")], table[(2, "BASE")] = HAND_MADE[(2, "BASE")], HAND_MADE[(1, "BASE")]
+        table[(2, "DQM")] = (HAND_MADE[(1, "BASE")][0], [0.99] * 6)
+    rows = dqm.across_n_rows(dqm.Config(), _hand_made_points(table))
+    ReproductionResult(name=dqm.NAME, rows=rows, out=tmp_path / dqm.NAME).write()
+    ids = {"004-fig2-base-case1-fluctuates", "004-fig3-base-case2-smoother", "004-s4a-dqm-stable"}
+    outcomes = score(tmp_path, [c for c in all_claims() if c.id in ids])
+    assert {o.claim.id: o.status for o in outcomes} == dict.fromkeys(ids, status)
+
+
+def test_across_n_needs_three_n():
+    config = dqm.Config.make(True, {"cases": [1, 2]})  # N = 4, 8
+    table = {k: (ratios[:2], jains[:2]) for k, (ratios, jains) in HAND_MADE.items()}
+    assert dqm.across_n_rows(config, _hand_made_points(table, config.stations)) == []

@@ -366,6 +366,112 @@ def test_fig12_rows_pair_the_same_flows_and_count_the_bands():
     assert out[band.format("DiffQ-TCP", "50-500 kb/s")].ours == pytest.approx((2 / 4 + 3 / 4) / 2)
 
 
+def test_fig14_rows_set_the_worse_tcp_against_the_range_of_single_runs():
+    """Fig. 14 from a hand-made table: per scenario the larger of TCP-SACK's and
+    TCP-FeW's starved fractions; the median over scenarios, and the 2.5-97.5 percentiles
+    (linear interpolation) as the range one run falls in."""
+    import numpy as np
+    import pandas as pd
+
+    from airqueue.reproduce import diffq_single_path as sp
+
+    rows = []
+    for seed, sack, few in (
+        (1, [0.0, 5e3, 6e3, 7e3], [0.0, 500.0, 6e3, 7e3]),  # 1/4 and 2/4 starved
+        (2, [0.0, 10.0, 999.0, 7e3], [2e3, 5e3, 6e3, 7e3]),  # 3/4 and 0
+        (3, [4e3, 5e3, 6e3, 7e3], [1e3, 5e3, 6e3, 7e3]),  # none (1 kb/s is not starved)
+    ):
+        for scheme, goodputs in (("TCP-SACK", sack), ("TCP-FeW", few)):
+            rows += [{"scheme": scheme, "seed": seed, "goodput_bps": g} for g in goodputs]
+    (fig14,) = sp.fig14_rows(4, pd.DataFrame(rows))
+    assert fig14.ours == 0.5
+    assert fig14.ci_low == pytest.approx(np.percentile([0.5, 0.75, 0.0], 2.5))
+    assert fig14.ci_high == pytest.approx(np.percentile([0.5, 0.75, 0.0], 97.5))
+    assert fig14.ci_low == pytest.approx(0.025) and fig14.ci_high == pytest.approx(0.7375)
+
+
+def test_alone_rows_take_each_scenario_s_median_then_the_mean():
+    import pandas as pd
+
+    from airqueue.reproduce import diffq_single_path as sp
+
+    alone = pd.DataFrame(
+        {"seed": [1, 1, 1, 2], "alone_bps": [600e3, 1e6, 200e3, 2e6], "goodput_bps": 0.0}
+    )
+    count, median, above = sp.alone_rows(32, alone)
+    assert count.ours == 4
+    assert median.ours == pytest.approx((600.0 + 2000.0) / 2)  # kb/s
+    assert median.ci_low < median.ours < median.ci_high
+    assert above.ours == pytest.approx((2 / 3 + 1) / 2)
+    claim = next(c for c in sp.CLAIMS if c.id == "000-s63-starved-paths-500k")
+    assert claim.measure.metric == median.metric
+    fig14 = next(c for c in sp.CLAIMS if c.id == "000-fig14-tcp-starved-60")
+    assert fig14.measure.metric.startswith("Fig. 14: the larger of TCP-SACK's")
+
+
+def test_alone_scenario_is_the_same_mesh_with_one_flow():
+    from airqueue.reproduce import diffq_single_path as sp
+
+    config = sp.Config()
+    mixed = sp.scheme_scenario(
+        "TCP-SACK",
+        name=sp.NAME,
+        duration=config.duration,
+        nodes=config.nodes,
+        area=config.area,
+        flows=32,
+        packet_size=config.packet_size,
+        queue_capacity=config.queue_capacity,
+        delayed_ack=config.delayed_ack,
+        routing=config.routing,
+        tc_redundancy=config.tc_redundancy,
+    )
+    alone = sp.alone_scenario(config, 14, 22, 0.93)
+    assert "flows" not in alone
+    assert alone["flow"] == [
+        {"kind": "tcp", "variant": "sack", "packet_size": 1400, "src": 14, "dst": 22, "start": 0.93}
+    ]
+    for key in ("topology", "radio", "mac", "routing", "queue", "tcp", "duration"):
+        assert alone[key] == mixed[key], key
+
+
+def test_single_path_reruns_the_starved_tcp_flows_alone(tmp_path):
+    """The reproduction's own reruns: every TCP-SACK flow starved at the largest flow
+    count, alone on its scenario's mesh; a rerun is the scenario ``alone_scenario``
+    builds, run on that seed."""
+    from airqueue.reproduce import diffq_single_path as sp
+
+    params = {"seeds": 2, "flow_counts": [8], "duration": 10.0, "schemes": ["TCP-SACK"]}
+    res = airqueue.reproduce("diffq-single-path", out=tmp_path, serial=True, params=params)
+    mixed = airqueue.load(tmp_path / "store", table="flows")
+    starved = sp.starved_tcp_flows(mixed.assign(scheme="TCP-SACK"), 8)
+    assert len(starved) >= 1, "the check needs a starved flow in these runs"
+    head = "Sec. 6.3: TCP-SACK flows starved (< 1 kb/s) at 8 flows, each rerun alone on its mesh"
+    assert res.row(f"{head} (same seed and routing): flows rerun").ours == len(starved)
+    config = sp.Config.make(False, params)
+    first = starved.iloc[0]
+    sc = sp.alone_scenario(config, first["src"], first["dst"], first["start_s"])
+    direct = airqueue.run(sc, seed=int(first["seed"])).flows["goodput_bps"].iloc[0]
+    every = airqueue.load(tmp_path / "store", table="flows")
+    same_pair = every[
+        (every["seed"] == first["seed"])
+        & (every["src"] == first["src"])
+        & (every["dst"] == first["dst"])
+    ]
+    # The pair's flow in the mixed run (starved) and in its rerun alone (the direct run).
+    assert sorted(same_pair["goodput_bps"]) == sorted([first["goodput_bps"], direct])
+    assert direct > sp.STARVED_BPS
+    median = res.row(
+        f"{head} (same seed and routing): goodput alone, median over each scenario's starved "
+        "flows, kb/s"
+    )
+    assert median.ours is not None and median.ours > 0
+    none = airqueue.reproduce(
+        "diffq-single-path", out=tmp_path, serial=True, params={**params, "alone": False}
+    )
+    assert not any(r.metric.startswith("Sec. 6.3: TCP-SACK flows starved") for r in none.rows)
+
+
 def test_ablation_smoke(tmp_path):
     res = airqueue.reproduce(
         "diffq-ablation",

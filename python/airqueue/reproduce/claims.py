@@ -275,58 +275,8 @@ def _skip(cid: str, where: str, statement: str, metric: str, reason: str) -> Cla
     )
 
 
-_NO_SPREAD = "no reproduction measures how results vary with N (only each N's mean)"
-
-#: Claims no reproduction covers, with the reason.
-NOT_ATTEMPTED: tuple[Claim, ...] = (
-    _skip(
-        "000-fig8-etx-gain-grows",
-        "Sec. 6.2, Fig. 8",
-        "as the path ETX increases, the throughput difference also increases",
-        "(DiffQ-MORE - MORE) / MORE per flow against path ETX, 32 flows",
-        "diffq-more reports Fig. 8 as pooled medians per hop count, without an interval: no "
-        "rule fixed in advance can decide it",
-    ),
-    _skip(
-        "000-fig14-tcp-starved-60",
-        "Sec. 6.3, Fig. 14",
-        "many flows of TCP and TCP-FeW are starving up to 60% of flows",
-        "TCP-SACK / TCP-FeW starved fraction in one particular 32-flow run",
-        "Fig. 14 is one particular run; we report means over scenarios "
-        "(000-fig1b-tcp-starved-32 holds TCP's)",
-    ),
-    _skip(
-        "000-s63-starved-paths-500k",
-        "Sec. 6.3",
-        "these paths where TCP flows are starving can support more than 500 kbps when run "
-        "without any competing flows",
-        "goodput alone on the paths of the starved TCP flows",
-        "no reproduction reruns the starved flows' paths alone",
-    ),
-    _skip(
-        "004-fig2-base-case1-fluctuates",
-        "Sec. IV-A, Figs. 2-3",
-        "with BASE, the figures in Case 1 fluctuate a lot and are hardly predictable, while "
-        "the ones in Case 2 are more stable",
-        "BASE: variation of R_up/R_dn across N, Case 1 vs Case 2",
-        _NO_SPREAD,
-    ),
-    _skip(
-        "004-fig3-base-case2-smoother",
-        "Sec. IV-A, Fig. 3",
-        "as N increases, with BASE, FI drops more smoothly in Case 2 than in Case 1",
-        "BASE: Jain's index against N, Case 2 vs Case 1",
-        _NO_SPREAD,
-    ),
-    _skip(
-        "004-s4a-dqm-stable",
-        "Sec. IV-A, Fig. 2",
-        "with DQM, the throughput performance is much more stable both in Case 1 and 2, even "
-        "when N gets larger",
-        "DQM: variation of the throughputs across N",
-        _NO_SPREAD,
-    ),
-)
+#: Claims no reproduction covers, with the reason (``_skip``); none at present.
+NOT_ATTEMPTED: tuple[Claim, ...] = ()
 
 
 def all_claims() -> list[Claim]:

@@ -57,8 +57,9 @@ join experiment. Deviations are in the result's notes.
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -69,7 +70,15 @@ from airqueue import _core
 from airqueue.reproduce.claims import Claim, Direction, Ratio, Ref, ValueInCI
 from airqueue.reproduce.diffq_starvation import window_goodputs
 from airqueue.reproduce.params import apply_params, as_params
-from airqueue.reproduce.report import ReproductionResult, Row, bootstrap_ratio, row
+from airqueue.reproduce.report import (
+    ReproductionResult,
+    Row,
+    bootstrap_groups,
+    bootstrap_ratio,
+    coefficient_of_variation,
+    linear_misfit,
+    row,
+)
 from airqueue.reproduce.runs import Runner
 
 NAME = "dqm-fairness"
@@ -386,6 +395,7 @@ def run(
     for case in config.cases:
         for n in config.stations:
             rows += _point_rows(config, case, n, points)
+    rows += across_n_rows(config, points)
     rows += _rate_rows(config, rate)
     rows += _join_rows(config, join)
     rows += _trace_rows(config, traces)
@@ -455,6 +465,96 @@ def _point_rows(
             )
         )
     return rows
+
+
+#: One seed's numbers at one N: (R_up, R_dn, Jain's index).
+_Seed = tuple[float, float, float]
+
+
+def _seeds_by_n(
+    config: Config, points: Mapping[tuple[int, int, str], _Point], case: int, scheme: str
+) -> list[list[_Seed]]:
+    """Per N of ``config.stations``, the seeds' (R_up, R_dn, Jain's index) of (case,
+    scheme): the independent groups the across-N bootstrap redraws."""
+    groups = []
+    for n in config.stations:
+        p = points[(case, n, scheme)]
+        seeds = sorted(set(p.up.index) & set(p.dn.index) & set(p.jain.index))
+        groups.append([(float(p.up[s]), float(p.dn[s]), float(p.jain[s])) for s in seeds])
+    return groups
+
+
+def gamma_by_n(groups: list[list[_Seed]]) -> list[float]:
+    """R_up/R_dn at each N: the ratio of the seeds' mean R_up and mean R_dn, as the
+    per-N rows (infinite when every seed starves the downlink)."""
+    out = []
+    for g in groups:
+        up, dn = sum(s[0] for s in g) / len(g), sum(s[1] for s in g) / len(g)
+        out.append(up / dn if dn > 0 else math.inf)
+    return out
+
+
+def jain_by_n(groups: list[list[_Seed]]) -> list[float]:
+    """Jain's index at each N: the mean over the seeds."""
+    return [sum(s[2] for s in g) / len(g) for g in groups]
+
+
+def across_n_rows(config: Config, points: Mapping[tuple[int, int, str], _Point]) -> list[Row]:
+    """How R_up/R_dn and Jain's index vary with N (section IV-A, Figs. 2-3), per case
+    and scheme, with a bootstrap over each N's seeds: ``1 - R^2`` of a straight line in
+    N (the paper calls Case 2 "stable" because its ratio "increases linearly with
+    N_dn": 0 on a line, larger as the curve fluctuates), and the coefficient of
+    variation across N (DQM "much more stable ... even when N gets larger": a level that
+    does not move with N). Needs three N or more."""
+    ns = list(config.stations)
+    if len(ns) < 3:
+        return []
+    head = f"Sec. IV-A across N = {', '.join(map(str, ns))}"
+    rows: list[Row] = []
+    for case in config.cases:
+        for scheme in config.schemes:
+            groups = _seeds_by_n(config, points, case, scheme)
+            for metric, value in (
+                (
+                    "R_up/R_dn, 1 - R^2 of a straight line in N",
+                    bootstrap_groups(groups, lambda g: linear_misfit(ns, gamma_by_n(g))),
+                ),
+                (
+                    "Jain's index, 1 - R^2 of a straight line in N",
+                    bootstrap_groups(groups, lambda g: linear_misfit(ns, jain_by_n(g))),
+                ),
+                (
+                    "R_up/R_dn, coefficient of variation across N",
+                    bootstrap_groups(groups, lambda g: coefficient_of_variation(gamma_by_n(g))),
+                ),
+            ):
+                rows.append(_ratio_row(f"{head}, Case {case}, {scheme}: {metric}", value, None))
+    if set(CASES) <= set(config.cases):
+        for scheme, pick, word in (("DQM", max, "larger"), ("BASE", min, "smaller")):
+            if scheme not in config.schemes:
+                continue
+            groups = [g for case in CASES for g in _seeds_by_n(config, points, case, scheme)]
+            stat = functools.partial(_cases_cv, per_case=len(ns), pick=pick)
+            rows.append(
+                _ratio_row(
+                    f"{head}, {scheme}: R_up/R_dn, coefficient of variation across N, the "
+                    f"{word} of Case 1's and Case 2's",
+                    bootstrap_groups(groups, stat),
+                    None,
+                )
+            )
+    return rows
+
+
+def _cases_cv(
+    groups: list[list[_Seed]], *, per_case: int, pick: Callable[[Iterable[float]], float]
+) -> float:
+    """``pick`` (``max``, ``min``) of the cases' coefficients of variation of R_up/R_dn
+    across N; ``groups`` holds each case's per-N groups in turn, ``per_case`` each."""
+    return pick(
+        coefficient_of_variation(gamma_by_n(groups[i : i + per_case]))
+        for i in range(0, len(groups), per_case)
+    )
 
 
 def _rate_rows(config: Config, rate: Mapping[str, tuple[_Point, _Point]]) -> list[Row]:
@@ -855,6 +955,12 @@ def _point(case: int, n: int, scheme: str, what: str) -> Ref:
     return _dq(f"{head}: Jain's index, all flows{note}")
 
 
+def _across(what: str) -> Ref:
+    """A row of ``across_n_rows`` over the default N (2-20)."""
+    ns = ", ".join(map(str, Config().stations))
+    return _dq(f"Sec. IV-A across N = {ns}{what}")
+
+
 _RATE = "Sec. IV-B, 4 down + 4 up, uplink 11 -> 2 Mb/s at 100 s"
 _JOIN = "Sec. IV-C, 4 down + 4 up joining at 100 s"
 _BEFORE, _AFTER = "before t0 (20-100 s)", "from 120 s"
@@ -1054,5 +1160,57 @@ CLAIMS = [
         paper_value=1.0,
         measure=_dq(f"{_JOIN}, DQM: R_up/R_dn {_AFTER} (Fig. 4b: 'converges to the same value')"),
         rule=ValueInCI(abs=0.1, max_width=0.2),
+    ),
+    # How results vary across N (section IV-A). "Stable" as the paper defines it for
+    # BASE's Case 2 ("the throughput ratio increases linearly with N_dn"): close to a
+    # straight line in N, so "fluctuate a lot and hardly predictable" and "drops less
+    # smoothly" are a larger 1 - R^2 of that line. DQM's "much more stable ... even when N
+    # gets larger", beside a ratio "very close to 1": a level that moves less with N than
+    # BASE's, the coefficient of variation across N, in both cases.
+    Claim(
+        id="004-fig2-base-case1-fluctuates",
+        paper="004",
+        where="Sec. IV-A, Figs. 2-3",
+        statement="with BASE, the figures in Case 1 fluctuate a lot and are hardly "
+        "predictable, while the ones in Case 2 are more stable (the throughput ratio "
+        "increases linearly with N_dn)",
+        metric="BASE: R_up/R_dn against N = 2-20, 1 - R^2 of a straight line in N, Case 1 vs "
+        "Case 2",
+        measure=_across(", Case 1, BASE: R_up/R_dn, 1 - R^2 of a straight line in N"),
+        rule=Direction(
+            "greater", _across(", Case 2, BASE: R_up/R_dn, 1 - R^2 of a straight line in N")
+        ),
+    ),
+    Claim(
+        id="004-fig3-base-case2-smoother",
+        paper="004",
+        where="Sec. IV-A, Fig. 3",
+        statement="as N increases, with BASE, FI drops more smoothly in Case 2 than in Case 1",
+        metric="BASE: Jain's index against N = 2-20, 1 - R^2 of a straight line in N, Case 2 "
+        "vs Case 1",
+        measure=_across(", Case 2, BASE: Jain's index, 1 - R^2 of a straight line in N"),
+        rule=Direction(
+            "less", _across(", Case 1, BASE: Jain's index, 1 - R^2 of a straight line in N")
+        ),
+    ),
+    Claim(
+        id="004-s4a-dqm-stable",
+        paper="004",
+        where="Sec. IV-A, Fig. 2",
+        statement="with DQM, the throughput performance is much more stable both in Case 1 "
+        "and 2, even when N gets larger",
+        metric="R_up/R_dn's coefficient of variation across N = 2-20: DQM's larger of the two "
+        "cases vs BASE's smaller",
+        measure=_across(
+            ", DQM: R_up/R_dn, coefficient of variation across N, the larger of Case 1's and "
+            "Case 2's"
+        ),
+        rule=Direction(
+            "less",
+            _across(
+                ", BASE: R_up/R_dn, coefficient of variation across N, the smaller of Case "
+                "1's and Case 2's"
+            ),
+        ),
     ),
 ]

@@ -1,6 +1,8 @@
 """What a reproduction returns: rows of paper value vs ours, figures, notes; and the
 statistics every reproduction shares (means with Student-t 95% intervals, a bootstrap
-interval for ratios)."""
+interval for ratios and for any statistic of independent groups of runs, and the
+measures of how a result varies: linear misfit, coefficient of variation, rank
+correlation)."""
 
 from __future__ import annotations
 
@@ -10,15 +12,21 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 __all__ = [
     "ReproductionResult",
     "Row",
+    "bootstrap_groups",
     "bootstrap_ratio",
+    "coefficient_of_variation",
+    "linear_misfit",
     "mean_ci",
+    "rank_correlation",
     "row",
 ]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -189,6 +197,97 @@ def bootstrap_ratio(
     lo = stats[int(0.025 * (resamples - 1))]
     hi = stats[int(math.ceil(0.975 * (resamples - 1)))]
     return point, lo, hi
+
+
+def bootstrap_groups(
+    groups: Sequence[Sequence[T]],
+    stat: Callable[[list[list[T]]], float],
+    *,
+    resamples: int = 2000,
+    seed: int = 12345,
+) -> tuple[float, float | None, float | None]:
+    """``stat(groups)`` with a 95% percentile bootstrap interval. ``groups`` are
+    independent sets of samples (one per configuration, e.g. the seeds of each N, or
+    one group of scenarios); each resample redraws every group's samples with
+    replacement, as many as it holds, independently of the other groups. Returns
+    (value, low, high); the interval is None when a group has fewer than two samples or
+    some resample's statistic is not finite (a zero denominator, a constant series)."""
+    data = [list(g) for g in groups]
+    point = float(stat(data))
+    if not data or any(len(g) < 2 for g in data):
+        return point, None, None
+    rng = random.Random(seed)
+    stats = []
+    for _ in range(resamples):
+        value = float(stat([[g[rng.randrange(len(g))] for _ in g] for g in data]))
+        if not math.isfinite(value):
+            return point, None, None
+        stats.append(value)
+    stats.sort()
+    lo = stats[int(0.025 * (resamples - 1))]
+    hi = stats[int(math.ceil(0.975 * (resamples - 1)))]
+    return point, lo, hi
+
+
+def linear_misfit(x: Sequence[float], y: Sequence[float]) -> float:
+    """``1 - R^2`` of the least-squares line ``y ~ a + b x``: the share of ``y``'s
+    variance over the points that a straight line in ``x`` leaves unexplained (0: the
+    points lie on a line; 1: no linear trend at all). NaN with fewer than three points or
+    a constant ``y`` or ``x``."""
+    xs, ys = [float(v) for v in x], [float(v) for v in y]
+    n = len(xs)
+    if n < 3 or n != len(ys):
+        return math.nan
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((a - mx) ** 2 for a in xs)
+    syy = sum((b - my) ** 2 for b in ys)
+    if sxx == 0 or syy == 0:
+        return math.nan
+    sxy = sum((a - mx) * (b - my) for a, b in zip(xs, ys, strict=True))
+    return 1.0 - sxy * sxy / (sxx * syy)
+
+
+def coefficient_of_variation(y: Sequence[float]) -> float:
+    """Standard deviation of the values (over the values themselves, no ``n - 1``:
+    they are the points of a curve, not a sample) over their mean. NaN for fewer than
+    two values or a mean of 0."""
+    ys = [float(v) for v in y]
+    if len(ys) < 2:
+        return math.nan
+    mean = sum(ys) / len(ys)
+    if mean == 0:
+        return math.nan
+    return math.sqrt(sum((v - mean) ** 2 for v in ys) / len(ys)) / abs(mean)
+
+
+def rank_correlation(x: Sequence[float], y: Sequence[float]) -> float:
+    """Spearman's rank correlation: the Pearson correlation of the average ranks (ties
+    share the mean of their ranks). In [-1, 1]; > 0 when ``y`` tends to grow with ``x``.
+    NaN with fewer than three points or when either side is constant."""
+    rx, ry = _average_ranks(x), _average_ranks(y)
+    if len(rx) < 3 or len(rx) != len(ry):
+        return math.nan
+    misfit = linear_misfit(rx, ry)
+    if math.isnan(misfit):
+        return math.nan
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
+    return math.copysign(math.sqrt(max(0.0, 1.0 - misfit)), sxy)
+
+
+def _average_ranks(values: Sequence[float]) -> list[float]:
+    """1-based ranks of ``values``, ties given the mean of the ranks they span."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks = [0.0] * len(values)
+    start = 0
+    while start < len(order):
+        end = start
+        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
+            end += 1
+        for i in order[start : end + 1]:
+            ranks[i] = (start + end) / 2.0 + 1.0
+        start = end + 1
+    return ranks
 
 
 def _finite(x: float | None) -> float | None:
