@@ -1106,7 +1106,8 @@ impl World {
             | TransportHeader::Olsr(_)
             | TransportHeader::More(_)
             | TransportHeader::MoreAck(_)
-            | TransportHeader::BpControl(_) => {}
+            | TransportHeader::BpControl(_)
+            | TransportHeader::Control(_) => {}
         }
     }
 

@@ -1,16 +1,18 @@
-//! A routing protocol of one's own behind `RoutingProtocol`: the world asks it for next
-//! hops, fires its timers, tells it what each node hears and drops what it has no route
-//! for, with no change to the world.
+//! Routing protocols of one's own behind `RoutingProtocol`: the world asks them for next
+//! hops, fires their timers, carries their control messages, tells them what each node
+//! hears and drops what they have no route for, with no change to the world.
 
 mod common;
 
 use airqueue_kernel::Time;
 use airqueue_sim::app::UdpRate;
 use airqueue_sim::ids::NodeId;
-use airqueue_sim::medium::wifi::WifiConfig;
+use airqueue_sim::medium::wifi::{WifiConfig, BROADCAST};
+use airqueue_sim::net::control::ControlQueues;
 use airqueue_sim::net::protocol::Unqueued;
 use airqueue_sim::net::{
-    DropReason, Packet, ProtocolStats, RoutingAction, RoutingProtocol, RoutingTable, RoutingTimer,
+    ControlMsg, DropReason, Packet, ProtocolStats, RoutingAction, RoutingProtocol, RoutingTable,
+    RoutingTimer, TransportHeader,
 };
 use airqueue_sim::qdisc::Dequeued;
 use airqueue_sim::{FlowKindConfig, World};
@@ -161,4 +163,104 @@ fn the_world_routes_by_a_protocol_it_does_not_know() {
     assert_eq!(dropped + f.packets_delivered, 80);
     // Node 2 heard node 1's data frames, each at least once.
     assert!(heard >= f.packets_delivered && heard > 0, "{heard}");
+}
+
+/// Each node broadcasts one beacon of its own message type at `0.5 + 0.1 * id` seconds
+/// and records whom it heard one from.
+struct Beacons {
+    control: ControlQueues,
+    heard: Vec<Vec<(NodeId, u32)>>,
+}
+
+impl RoutingProtocol for Beacons {
+    fn start(&mut self, _table: &mut RoutingTable, out: &mut Vec<RoutingAction>) {
+        for i in 0..self.heard.len() {
+            out.push(RoutingAction::Arm {
+                node: NodeId(i as u32),
+                at: Time::from_millis(500 + 100 * i as u64),
+                timer: RoutingTimer { kind: 0, arg: 0 },
+            });
+        }
+    }
+
+    fn on_control(
+        &mut self,
+        node: NodeId,
+        from: NodeId,
+        pkt: Packet,
+        _: Time,
+        _: &mut Vec<RoutingAction>,
+    ) {
+        let TransportHeader::Control(m) = pkt.transport else {
+            panic!("not a beacon: {:?}", pkt.transport);
+        };
+        assert_eq!((m.kind, m.bytes, pkt.src), (9, 24, from));
+        self.heard[node.index()].push((from, m.body));
+    }
+
+    fn on_timer(&mut self, node: NodeId, _: RoutingTimer, _: Time, out: &mut Vec<RoutingAction>) {
+        let msg = ControlMsg {
+            kind: 9,
+            body: 1000 + node.0,
+            bytes: 24,
+        };
+        out.push(RoutingAction::Send {
+            node,
+            to: BROADCAST,
+            transport: TransportHeader::Control(msg),
+            ttl: 1,
+            delay: Some(Time::ZERO),
+        });
+    }
+
+    fn queue_control(
+        &mut self,
+        node: NodeId,
+        pkt: Packet,
+        to: NodeId,
+        delay: Option<Time>,
+        now: Time,
+    ) -> Option<Time> {
+        let delay = delay.unwrap_or(Time::ZERO);
+        self.control
+            .push(node, pkt, to, now + delay)
+            .then_some(delay)
+    }
+
+    fn pop_control(&mut self, node: NodeId, now: Time) -> Option<Dequeued> {
+        self.control.pop(node, now)
+    }
+
+    fn stats(&mut self, _now: Time, _table: &RoutingTable) -> ProtocolStats {
+        ProtocolStats::None
+    }
+}
+
+#[test]
+fn a_protocol_of_ones_own_sends_its_own_control_messages() {
+    let cfg = wifi_world(
+        WifiConfig::dsss_default(),
+        chain_positions(3, 200.0),
+        vec![],
+        Time::from_secs(2),
+        1,
+    );
+    let protocol = Beacons {
+        control: ControlQueues::new(3, 1, "beacons.jitter", 8),
+        heard: vec![Vec::new(); 3],
+    };
+    let mut world = World::with_routing_protocol(cfg, Box::new(protocol));
+    world.run_until(Time::from_secs(2));
+    let p = world
+        .routing_protocol()
+        .and_then(|p| p.downcast_ref::<Beacons>())
+        .expect("the protocol");
+    // Neighbours are 200 m apart in a 250 m decode range: 0 and 2 hear only 1.
+    assert_eq!(p.heard[0], vec![(NodeId(1), 1001)]);
+    assert_eq!(p.heard[1], vec![(NodeId(0), 1000), (NodeId(2), 1002)]);
+    assert_eq!(p.heard[2], vec![(NodeId(1), 1001)]);
+    let out = world.finish();
+    // Control packets take air time but belong to no flow.
+    assert_eq!(out.conservation.created, 0);
+    assert!(out.mac.iter().all(|m| m.data_tx == 1), "{:?}", out.mac);
 }

@@ -25,7 +25,7 @@ struct ControlFrame {
 }
 
 /// Every node's control FIFO and jitter stream.
-pub(crate) struct ControlQueues {
+pub struct ControlQueues {
     queues: Vec<VecDeque<ControlFrame>>,
     jitter: Vec<RngStream>,
     capacity: usize,
@@ -34,7 +34,7 @@ pub(crate) struct ControlQueues {
 impl ControlQueues {
     /// FIFOs of `capacity` packets for `node_count` nodes; jitter from the streams
     /// `(seed, node, stream)`.
-    pub(crate) fn new(node_count: usize, seed: u64, stream: &str, capacity: usize) -> Self {
+    pub fn new(node_count: usize, seed: u64, stream: &str, capacity: usize) -> Self {
         ControlQueues {
             queues: (0..node_count).map(|_| VecDeque::new()).collect(),
             jitter: (0..node_count)
@@ -45,14 +45,14 @@ impl ControlQueues {
     }
 
     /// A uniform delay in [0, `max`) from `node`'s jitter stream (one draw).
-    pub(crate) fn jitter(&mut self, node: NodeId, max: Time) -> Time {
+    pub fn jitter(&mut self, node: NodeId, max: Time) -> Time {
         let x = self.jitter[node.index()].uniform();
         Time::from_nanos((x * max.as_nanos() as f64) as u64)
     }
 
     /// Queues `pkt` for neighbour `to`, due at `ready`; false (the packet is dropped)
     /// when the node's FIFO is full.
-    pub(crate) fn push(&mut self, node: NodeId, pkt: Packet, to: NodeId, ready: Time) -> bool {
+    pub fn push(&mut self, node: NodeId, pkt: Packet, to: NodeId, ready: Time) -> bool {
         let q = &mut self.queues[node.index()];
         if q.len() >= self.capacity {
             return false;
@@ -63,7 +63,7 @@ impl ControlQueues {
 
     /// The first control packet of `node` due at `now`, for its MAC (level 0).
     #[inline]
-    pub(crate) fn pop(&mut self, node: NodeId, now: Time) -> Option<Dequeued> {
+    pub fn pop(&mut self, node: NodeId, now: Time) -> Option<Dequeued> {
         let q = &mut self.queues[node.index()];
         let i = q.iter().position(|f| f.ready <= now)?;
         let f = q.remove(i)?;
@@ -75,7 +75,7 @@ impl ControlQueues {
     }
 
     /// Drops `node`'s packets for neighbour `to`; returns how many.
-    pub(crate) fn remove_to(&mut self, node: NodeId, to: NodeId) -> usize {
+    pub fn remove_to(&mut self, node: NodeId, to: NodeId) -> usize {
         let q = &mut self.queues[node.index()];
         let before = q.len();
         q.retain(|f| f.to != to);

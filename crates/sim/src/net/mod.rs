@@ -9,6 +9,6 @@ pub mod packet;
 pub mod protocol;
 pub mod routing;
 
-pub use packet::{DiffqHeader, DropReason, Packet, Report, TransportHeader};
+pub use packet::{ControlMsg, DiffqHeader, DropReason, Packet, Report, TransportHeader};
 pub use protocol::{ProtocolStats, RoutingAction, RoutingProtocol, RoutingTimer};
 pub use routing::{GraphEdge, RoutingTable};
