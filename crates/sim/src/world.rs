@@ -3,20 +3,23 @@
 //! disciplines, arrivals go to forwarding, deliveries go to metrics or to the transport
 //! endpoints (TCP glue in `world/tcp.rs`, TFRC glue in `world/tfrc.rs`), DiffQ and
 //! fair-queuing queue reports to the queue disciplines, DiffQ-paced sources to their
-//! rate controllers (`world/diffq.rs`), AODV messages and MAC failures to the AODV
-//! state machines (`world/aodv.rs`), and OLSR messages to the OLSR state machines, which
-//! rewrite the routing table (`world/olsr.rs`).
+//! rate controllers (`world/diffq.rs`), and routing control packets, timers and MAC
+//! failures to the routing protocol, whose actions `world/routing.rs` carries out
+//! (AODV and OLSR implement `net::protocol::RoutingProtocol`).
 
 use crate::app::{UdpRate, UdpSource};
 use crate::ids::{FlowId, LinkId, NodeId};
 use crate::medium::wifi::{Mac, MacStats, WifiConfig, WifiEvent, WifiOutput};
 use crate::medium::WiredNet;
 use crate::metrics::{Conservation, Metrics, QueueSample, Traces};
-use crate::net::aodv::{AodvConfig, AodvStats, AodvTimer};
+use crate::net::aodv::{AodvConfig, AodvNet, AodvStats};
 use crate::net::more::{MoreFlowConfig, MoreFlowStats};
-use crate::net::olsr::OlsrStats;
+use crate::net::olsr::{OlsrNet, OlsrStats};
 use crate::net::packet::DEFAULT_TTL;
-use crate::net::{DiffqHeader, DropReason, Packet, RoutingTable, TransportHeader};
+use crate::net::{
+    DiffqHeader, DropReason, Packet, ProtocolStats, RoutingProtocol, RoutingTable, RoutingTimer,
+    TransportHeader,
+};
 use crate::qdisc::registry::BuildContext;
 pub use crate::qdisc::registry::RegisteredQdisc;
 use crate::qdisc::{Backpressure, BackpressureConfig, DropTail, Qdisc, Queued};
@@ -29,26 +32,24 @@ use airqueue_kernel::{EventQueue, RngStream, StreamKey, Time, TimerEvent, Timers
 use airqueue_phy::access::Link;
 use airqueue_tcp::{Outbox, TcpAck, TcpData, TfrcData, TfrcFeedback};
 
-mod aodv;
 mod bp_control;
 mod coding;
 mod control;
 mod diffq;
 mod extend;
 mod more;
-mod olsr;
 mod rates;
+mod routing;
 mod spin;
 mod tcp;
 mod tfrc;
 
-use aodv::AodvNet;
 use bp_control::BpControlNet;
 pub use bp_control::BpControlStats;
 use more::{MoreFlow, MoreNet};
-use olsr::{OlsrNet, OlsrTimer};
+use routing::RoutingGlue;
 
-pub use olsr::OlsrSetup;
+pub use crate::net::olsr::OlsrSetup;
 pub use spin::{SpinError, MAX_EVENTS_PER_INSTANT};
 
 pub use diffq::DiffqView;
@@ -270,10 +271,10 @@ pub struct WorldConfig {
     pub routing: RoutingTable,
     /// AODV (RFC 3561) instead of the static table, on the wifi medium: routes are
     /// discovered on demand and break on MAC retry-limit failures or, with hello
-    /// detection, on silent next hops (`world/aodv.rs`).
+    /// detection, on silent next hops (`net/aodv/protocol.rs`).
     pub aodv: Option<AodvConfig>,
     /// OLSR (RFC 3626) on the wifi medium: each node's periodic HELLOs and TCs keep its
-    /// row of `routing` up to date (`world/olsr.rs`); the table given here is replaced
+    /// row of `routing` up to date (`net/olsr/protocol.rs`); the table given here is replaced
     /// (by the warm start's routes, or by none). Ignored when `aodv` is set.
     pub olsr: Option<OlsrSetup>,
     pub qdisc: QdiscConfig,
@@ -302,10 +303,8 @@ enum Event {
     Wake(Iface),
     /// Time-series sample at a bin boundary.
     Sample,
-    /// An AODV timer of a node.
-    Aodv(NodeId, AodvTimer),
-    /// An OLSR timer of a node.
-    Olsr(NodeId, OlsrTimer),
+    /// A timer of the routing protocol at a node.
+    Routing(NodeId, RoutingTimer),
     /// A backpressure node's idle check (`world/bp_control.rs`).
     BpIdle(NodeId),
     /// The wifi medium's scheduled rate change number `k` takes effect (`world/rates.rs`).
@@ -467,10 +466,8 @@ pub struct World {
     /// The 802.11 channel (`None` on a pure wired world).
     wifi: Option<WifiMedium>,
     routing: RoutingTable,
-    /// AODV state when routes are discovered on demand; `None`: the static table.
-    aodv: Option<Box<AodvNet>>,
-    /// OLSR state when it maintains `routing`.
-    olsr: Option<Box<OlsrNet>>,
+    /// The routing protocol (`None`: the static table) and its reused lists.
+    routing_glue: RoutingGlue,
     flows: Vec<FlowState>,
     metrics: Metrics,
     next_uid: u64,
@@ -528,7 +525,24 @@ pub struct RunOutcome {
 }
 
 impl World {
+    /// The world of `cfg`, routed by its AODV or OLSR setup, or else its static table.
     pub fn new(cfg: WorldConfig) -> Self {
+        let n = cfg.node_count;
+        let protocol: Option<Box<dyn RoutingProtocol>> = match (cfg.aodv, &cfg.olsr) {
+            (Some(a), _) => Some(Box::new(AodvNet::new(a, n, cfg.seed))),
+            (None, Some(o)) => Some(Box::new(OlsrNet::new(o, n, cfg.seed))),
+            (None, None) => None,
+        };
+        Self::build(cfg, protocol)
+    }
+
+    /// The world of `cfg` routed by `protocol` (in place of `cfg.aodv` and `cfg.olsr`;
+    /// `cfg.routing` is the table it starts with).
+    pub fn with_routing_protocol(cfg: WorldConfig, protocol: Box<dyn RoutingProtocol>) -> Self {
+        Self::build(cfg, Some(protocol))
+    }
+
+    fn build(cfg: WorldConfig, protocol: Option<Box<dyn RoutingProtocol>>) -> Self {
         let n = cfg.node_count;
         let mut wires = WiredNet::new(n);
         // Each wired link direction's queue discipline, by `LinkId`.
@@ -662,15 +676,7 @@ impl World {
             }
         }
         events.schedule_in(cfg.bin.min(cfg.duration), Event::Sample);
-        let mut routing = cfg.routing;
-        let olsr = cfg
-            .olsr
-            .as_ref()
-            .filter(|_| cfg.aodv.is_none())
-            .map(|o| Box::new(OlsrNet::new(o, n, cfg.seed, &mut routing, &mut events)));
-        let aodv = cfg
-            .aodv
-            .map(|a| Box::new(AodvNet::new(a, n, cfg.seed, &mut events)));
+        let routing = cfg.routing;
         // Backpressure's idle control packets (seed 002, 4.1.2), on the 802.11 medium.
         let bp_control = match (&cfg.qdisc, &wifi) {
             (QdiscConfig::Backpressure(b), Some(_)) => b
@@ -690,8 +696,7 @@ impl World {
             link_qdiscs,
             wifi,
             routing,
-            olsr,
-            aodv,
+            routing_glue: RoutingGlue::new(protocol),
             flows,
             metrics,
             next_uid: 0,
@@ -711,6 +716,7 @@ impl World {
                 MoreNet::default()
             },
         };
+        world.routing_start();
         world.bp_control_start();
         world
     }
@@ -786,11 +792,15 @@ impl World {
             .map(|f| f.pacer.as_deref().map(RateSummary::of))
             .collect();
         let more = self.more_stats();
-        let routing = self.aodv.as_ref().map_or_else(Vec::new, |a| a.stats());
         let now = self.events.now();
-        let olsr = match &mut self.olsr {
-            Some(o) => o.stats(now, &self.routing),
-            None => Vec::new(),
+        let stats = match self.routing_glue.protocol.as_deref_mut() {
+            Some(p) => p.stats(now, &self.routing),
+            None => ProtocolStats::None,
+        };
+        let (routing, olsr) = match stats {
+            ProtocolStats::Aodv(a) => (a, Vec::new()),
+            ProtocolStats::Olsr(o) => (Vec::new(), o),
+            ProtocolStats::None => (Vec::new(), Vec::new()),
         };
         let bp_control = self
             .bp_control
@@ -831,7 +841,7 @@ impl World {
                 let link = &mut self.wires.links[l.index()];
                 let (from, to) = (link.from, link.to);
                 let pkt = link.arrive();
-                self.aodv_heard(to, from);
+                self.routing_heard(to, from);
                 self.diffq_report(to, from, &pkt);
                 self.receive(to, from, pkt);
             }
@@ -849,8 +859,7 @@ impl World {
             Event::Pace(f) => self.pace(f),
             Event::RateUpdate(f) => self.rate_update(f),
             Event::Wake(iface) => self.kick(iface),
-            Event::Aodv(node, t) => self.aodv_timer(node, t),
-            Event::Olsr(node, t) => self.olsr_timer(node, t),
+            Event::Routing(node, t) => self.routing_timer(node, t),
             Event::BpIdle(node) => self.bp_idle(node),
             Event::Timer(t) => {
                 if let Some(owner) = self.timers.fire(t, &mut self.events, Event::Timer) {
@@ -884,11 +893,10 @@ impl World {
             for o in outs.drain(..) {
                 match o {
                     WifiOutput::Received { node, from, pkt } if pkt.transport.is_control() => {
-                        self.aodv_heard(node, from);
+                        self.routing_heard(node, from);
                         match pkt.transport {
-                            TransportHeader::Olsr(_) => self.olsr_receive(node, from, pkt),
                             TransportHeader::BpControl(m) => self.bp_control_receive(node, from, m),
-                            _ => self.aodv_receive(node, from, pkt),
+                            _ => self.routing_control(node, from, pkt),
                         }
                     }
                     WifiOutput::Received { node, from, pkt }
@@ -904,7 +912,7 @@ impl World {
                     }
                     WifiOutput::BroadcastDone { node, pkt } => self.more_broadcast_done(node, pkt),
                     WifiOutput::Received { node, from, pkt } => {
-                        self.aodv_heard(node, from);
+                        self.routing_heard(node, from);
                         let now = self.events.now();
                         self.qdisc_mut(Iface::Wifi(node))
                             .on_received(from, &pkt, now);
@@ -914,11 +922,11 @@ impl World {
                     WifiOutput::Overheard {
                         node, from, pkt, ..
                     } => {
-                        self.aodv_heard(node, from);
+                        self.routing_heard(node, from);
                         self.diffq_report(node, from, &pkt)
                     }
                     WifiOutput::RetryLimitDrop { node, pkt } if pkt.transport.is_control() => {
-                        self.aodv_control_lost(node)
+                        self.routing_control_lost(node)
                     }
                     WifiOutput::RetryLimitDrop { node, pkt }
                         if matches!(pkt.transport, TransportHeader::MoreAck(_)) =>
@@ -928,9 +936,7 @@ impl World {
                     WifiOutput::RetryLimitDrop { node, pkt } => {
                         self.metrics
                             .on_packet_dropped(node, DropReason::MacRetryLimit, &pkt);
-                        if self.aodv.is_some() {
-                            self.aodv_relay_failed(node, &pkt);
-                        }
+                        self.routing_relay_failed(node, &pkt);
                     }
                     WifiOutput::WantFrame(node) => self.kick(Iface::Wifi(node)),
                     WifiOutput::TxStatus(st) => {
@@ -938,8 +944,8 @@ impl World {
                         if let Some(WifiMedium { qdiscs, .. }) = &mut self.wifi {
                             qdiscs[st.node.index()].on_tx_status(&st, now);
                         }
-                        if !st.success && self.aodv.is_some() {
-                            self.aodv_tx_failed(st.node, st.next_hop);
+                        if !st.success {
+                            self.routing_tx_failed(st.node, st.next_hop);
                         }
                     }
                 }
@@ -1025,10 +1031,7 @@ impl World {
         if !self.udp(f).active(now) {
             return;
         }
-        let next = match &self.aodv {
-            None => self.routing.next_hop(src, dst),
-            Some(a) => a.next_hop(src, dst, now),
-        };
+        let next = self.routing_peek_next_hop(src, dst);
         let Some((next, iface)) =
             next.and_then(|next| Some((next, self.iface_towards(src, next)?)))
         else {
@@ -1072,9 +1075,7 @@ impl World {
     /// A packet arrived at `node` from its neighbour `from`.
     fn receive(&mut self, node: NodeId, from: NodeId, mut pkt: Packet) {
         if pkt.dst == node {
-            if self.aodv.is_some() {
-                self.aodv_delivered(node, from, &pkt);
-            }
+            self.routing_delivered(node, from, &pkt);
             self.deliver(node, pkt);
             return;
         }
@@ -1099,13 +1100,14 @@ impl World {
             TransportHeader::TfrcData(_) | TransportHeader::TfrcFeedback(_) => {
                 self.tfrc_deliver(node, pkt)
             }
-            // Control messages are handed to AODV or OLSR on reception, MORE's packets
-            // to `world/more.rs`.
+            // Control messages are handed to the routing protocol (or backpressure's
+            // control) on reception, MORE's packets to `world/more.rs`.
             TransportHeader::Aodv(_)
             | TransportHeader::Olsr(_)
             | TransportHeader::More(_)
             | TransportHeader::MoreAck(_)
-            | TransportHeader::BpControl(_) => {}
+            | TransportHeader::BpControl(_)
+            | TransportHeader::Control(_) => {}
         }
     }
 
@@ -1121,21 +1123,13 @@ impl World {
             self.deliver(node, pkt);
             return;
         }
-        let now = self.events.now();
-        let next = match &mut self.aodv {
-            None => self.routing.next_hop(node, pkt.dst),
-            Some(a) => a.use_route(node, &pkt, prev_hop, now),
-        };
+        let next = self.routing_next_hop(node, &pkt, prev_hop);
         let Some((next, iface)) =
             next.and_then(|next| Some((next, self.iface_towards(node, next)?)))
         else {
-            if self.aodv.is_some() {
-                return self.aodv_no_route(node, prev_hop, pkt);
-            }
-            self.metrics
-                .on_packet_dropped(node, DropReason::NoRoute, &pkt);
-            return;
+            return self.routing_no_route(node, prev_hop, pkt);
         };
+        let now = self.events.now();
         let uid = pkt.uid;
         match self.qdisc_mut(iface).enqueue(
             Queued {
@@ -1187,11 +1181,10 @@ impl World {
                 if !net.wants_frame(node) {
                     return;
                 }
-                // AODV and OLSR control packets go ahead of the data (ns-2's PriQueue).
-                let control = match (&mut self.aodv, &mut self.olsr) {
-                    (Some(a), _) => a.pop_control(node, now),
-                    (None, Some(o)) => o.pop_control(node, now),
-                    (None, None) => None,
+                // Routing control packets go ahead of the data (ns-2's PriQueue).
+                let control = match self.routing_glue.protocol.as_deref_mut() {
+                    Some(p) => p.pop_control(node, now),
+                    None => None,
                 };
                 // So do backpressure's control packets (seed 002, 4.1.2).
                 let control = match &mut self.bp_control {
@@ -1321,7 +1314,7 @@ impl World {
         let radio = self.wifi.as_ref().map_or(0, |w| {
             w.qdiscs.iter().map(|q| q.len()).sum::<usize>() + w.net.in_flight()
         });
-        let waiting = self.aodv.as_ref().map_or(0, |a| a.buffered()) + self.more.waiting();
+        let waiting = self.routing_waiting() + self.more.waiting();
         let in_flight = wired + radio + waiting;
         Conservation {
             created: self.metrics.created,

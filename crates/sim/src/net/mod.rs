@@ -1,11 +1,14 @@
 //! Network layer: packets and headers, drop reasons, routing (static tables, AODV, OLSR).
 
 pub mod aodv;
+pub mod control;
 pub mod headers;
 pub mod more;
 pub mod olsr;
 pub mod packet;
+pub mod protocol;
 pub mod routing;
 
-pub use packet::{DiffqHeader, DropReason, Packet, Report, TransportHeader};
+pub use packet::{ControlMsg, DiffqHeader, DropReason, Packet, Report, TransportHeader};
+pub use protocol::{ProtocolStats, RoutingAction, RoutingProtocol, RoutingTimer};
 pub use routing::{GraphEdge, RoutingTable};

@@ -72,6 +72,22 @@ pub enum TransportHeader {
     /// Backpressure's control packet of queue sizes (seed 002, 4.1.2), broadcast by an
     /// idle node over UDP; like AODV's, it belongs to no flow.
     BpControl(BpControlMsg),
+    /// A control message of a routing protocol that has no variant of its own (one
+    /// added through `RoutingProtocol`), over UDP; it belongs to no flow.
+    Control(ControlMsg),
+}
+
+/// A routing protocol's control message as the packet carries it: opaque to every
+/// layer but its protocol, which keeps the contents itself (under `body`, as OLSR keeps
+/// its message bodies) and gives the on-air size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ControlMsg {
+    /// The protocol's message type.
+    pub kind: u16,
+    /// The protocol's handle to the contents.
+    pub body: u32,
+    /// Bytes of the message on the air, above UDP.
+    pub bytes: u32,
 }
 
 impl TransportHeader {
@@ -92,6 +108,7 @@ impl TransportHeader {
             TransportHeader::More(d) => d.header_bytes(),
             TransportHeader::MoreAck(a) => a.size_bytes(),
             TransportHeader::BpControl(m) => UDP_HEADER_BYTES + m.size_bytes(),
+            TransportHeader::Control(m) => UDP_HEADER_BYTES + m.bytes,
         }
     }
 
@@ -101,7 +118,10 @@ impl TransportHeader {
     pub fn is_control(&self) -> bool {
         matches!(
             self,
-            TransportHeader::Aodv(_) | TransportHeader::Olsr(_) | TransportHeader::BpControl(_)
+            TransportHeader::Aodv(_)
+                | TransportHeader::Olsr(_)
+                | TransportHeader::BpControl(_)
+                | TransportHeader::Control(_)
         )
     }
 

@@ -16,10 +16,10 @@
 //!   Bodies live in a ring named by the packet (as OLSR's); one overwritten before its
 //!   packet is heard is lost.
 
-use super::control::ControlQueues;
 use super::{Event, Iface, World};
 use crate::ids::NodeId;
 use crate::medium::wifi::BROADCAST;
+use crate::net::control::ControlQueues;
 use crate::net::TransportHeader;
 use crate::qdisc::backpressure::{BpControlMsg, ControlWhen, QueueReport};
 use crate::qdisc::Backpressure;

@@ -153,8 +153,7 @@ impl World {
                 )
             }
             Event::Sample => "the time-series sampler (outputs.bin)".to_string(),
-            Event::Aodv(n, _) => format!("AODV at node {n}"),
-            Event::Olsr(n, _) => format!("OLSR at node {n}"),
+            Event::Routing(n, _) => format!("the routing protocol at node {n}"),
             Event::BpIdle(n) => format!("backpressure control packets at node {n}"),
             Event::RateChange(k) => format!("rate_change[{k}]"),
         }

@@ -8,18 +8,20 @@
 //!   link breaks and route errors (6.11), and, as an option, local repair (6.12);
 //! * `buffer.rs`: the packets a source holds while it looks for a route.
 //!
-//! The world (`world/aodv.rs`) carries the messages over the 802.11 MAC and detects link
-//! breaks either from MAC feedback (the default) or from hello messages (6.9,
+//! `protocol.rs` runs them as the world's routing protocol: it carries the messages over
+//! the 802.11 MAC and detects link breaks either from MAC feedback (the default) or from hello messages (6.9,
 //! [`LinkDetection::Hello`]). What is left out (gratuitous RREPs, blacklists, parts of
 //! local repair) is listed in `docs/routing.md`.
 
 pub mod buffer;
 pub mod node;
+pub mod protocol;
 pub mod table;
 pub mod wire;
 
 pub use buffer::Buffer;
 pub use node::{Action, AodvNode, AodvStats, AodvTimer};
+pub use protocol::AodvNet;
 pub use wire::{AodvMsg, Rerr, Rrep, Rreq};
 
 use airqueue_kernel::Time;

@@ -13,19 +13,21 @@
 //!
 //! OLSR is proactive: each node rewrites its row of the world's dense `RoutingTable`
 //! when it recomputes its routes, so forwarding and the queue disciplines that read the
-//! table need nothing else. The world (`world/olsr.rs`) sends the periodic HELLOs and
-//! TCs over the 802.11 MAC. What is left out (HNA, MID, multiple interfaces,
+//! table need nothing else. `protocol.rs` runs the nodes as the world's routing protocol:
+//! it sends the periodic HELLOs and TCs over the 802.11 MAC. What is left out (HNA, MID, multiple interfaces,
 //! willingness, RFC 3626 link hysteresis, fisheye) is listed in `docs/routing.md`.
 
 pub mod link;
 pub mod mpr;
 pub mod node;
+pub mod protocol;
 pub mod route;
 pub mod topology;
 pub mod wire;
 
 pub use link::{LqAlgorithm, Metric};
 pub use node::{warm_start, OlsrNode, OlsrStats};
+pub use protocol::{OlsrNet, OlsrSetup, OlsrTimer};
 pub use route::RouteScratch;
 pub use topology::{tc_dests, TcDests};
 pub use wire::{Bodies, MsgKind, OlsrMsg};
