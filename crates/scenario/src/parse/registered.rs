@@ -119,9 +119,13 @@ pub(super) fn read(
     (fine && params.is_complete()).then_some(params)
 }
 
-/// Reads `keys` from `f` into `params`, marking the refused ones invalid (reported).
+/// Reads `keys` from `f` into `params`, marking the ones written as given and the
+/// refused ones invalid (reported).
 fn read_keys(f: &mut Fields, errs: &mut Errs, keys: &'static [Key], params: &mut Params) {
     for key in keys {
+        if f.has(key.name) {
+            params.set_given(key.name);
+        }
         let value = match key.value {
             KeyValue::Seconds { default_s, max_s } => f
                 .interval(
@@ -173,6 +177,27 @@ fn read_keys(f: &mut Fields, errs: &mut Errs, keys: &'static [Key], params: &mut
                 .choice(errs, key.name, Some(default), names, &[])
                 .and_then(|name| names.iter().position(|n| *n == name))
                 .map(|i| Some(i as f64)),
+            KeyValue::Duration {
+                default,
+                max_s,
+                zero_is_off,
+                expected,
+            } => {
+                let in_range = |x: f64| (x > 0.0 || (zero_is_off && x == 0.0)) && x <= max_s;
+                match default {
+                    Fallback::Value(d) => f
+                        .interval(errs, key.name, Some(d), expected, in_range)
+                        .map(Some),
+                    _ if f.has(key.name) => f
+                        .interval(errs, key.name, None, expected, in_range)
+                        .map(Some),
+                    _ => {
+                        // Absent, or a JSON null: off or derived.
+                        let _ = f.take(key.name);
+                        Some(None)
+                    }
+                }
+            }
         };
         match value {
             Some(Some(x)) => {
