@@ -6,25 +6,21 @@
 use airqueue_sim::qdisc::registry::{Fallback, Key, KeyValue, Params, Scheme, Setting, SCHEMES};
 
 use super::fields::{short, Errs, Fields};
-use super::QUEUE_KEYS;
 use crate::error::ConfigError;
 
-/// Every `queue.kind`: the registered ones (the default, drop-tail, first), then the
-/// built-in ones.
-pub(super) fn queue_kinds(builtin: &[&'static str]) -> Vec<&'static str> {
-    let registered = SCHEMES.iter().map(|s| s.name);
-    registered.chain(builtin.iter().copied()).collect()
+/// Every `queue.kind`, the default (drop-tail) first.
+pub(super) fn queue_kinds() -> Vec<&'static str> {
+    SCHEMES.iter().map(|s| s.name).collect()
 }
 
-/// `QUEUE_KEYS` with the registered schemes' keys: which kinds take which key, each
-/// key's kinds in the order of `kinds`.
+/// The registered schemes' `[queue]` keys: which kinds take which key, each key's kinds
+/// in the order of `kinds`.
 pub(super) fn keys_by_kind(kinds: &[&'static str]) -> Vec<(&'static str, Vec<&'static str>)> {
     let mut table: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
     let registered = SCHEMES
         .iter()
         .flat_map(|s| s.keys.iter().map(|k| (k.name, s.name)));
-    let builtin = (QUEUE_KEYS.iter()).flat_map(|(k, kinds)| kinds.iter().map(|kind| (*k, *kind)));
-    for (key, kind) in builtin.chain(registered) {
+    for (key, kind) in registered {
         match table.iter_mut().find(|(k, _)| *k == key) {
             Some((_, kinds)) => kinds.push(kind),
             None => table.push((key, vec![kind])),

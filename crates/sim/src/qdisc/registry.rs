@@ -21,6 +21,7 @@ pub static SCHEMES: &[&Scheme] = &[
     &super::codel::SCHEME,
     &super::fq_codel::SCHEME,
     &super::diffq::SCHEME,
+    &super::backpressure::SCHEME,
 ];
 
 /// The scheme named `kind`, if it is registered.
