@@ -7,8 +7,10 @@
    messages must be quoted from the core's tests. Blocks marked ``# sweep file`` load as
    sweeps (their ``base`` taken from ``examples/``).
 2. Drift guard: every key the scenario reader knows, taken from the Rust source with
-   simple regexes (the const key arrays such as TOPOLOGY_KEYS, FLOW_KEYS, QUEUE_KEYS, and
-   the key names passed to the field getters), is named in the page as `key`.
+   simple regexes (the const key arrays such as TOPOLOGY_KEYS, FLOW_KEYS, ROUTING_KEYS,
+   and the key names passed to the field getters), is named in the page as `key`. Every
+   queue kind declares its keys in its module (airqueue_sim::qdisc::registry);
+   crates/scenario/tests/registered_docs.rs checks those against this page.
 3. The extraction itself is checked: non-empty, and it finds keys known to exist.
 """
 
@@ -42,7 +44,6 @@ EXAMPLES = ROOT / "examples"
 EXPECTED_ARRAYS = {
     "TOPOLOGY_KEYS": PARSE,
     "FLOW_KEYS": PARSE,
-    "QUEUE_KEYS": PARSE,
     "ROUTING_KEYS": PARSE,
     "MEDIUM_KEYS": PARSE_DIR / "wifi.rs",
     "PROPAGATION_KEYS": PARSE_DIR / "wifi.rs",
@@ -127,9 +128,8 @@ def test_key_arrays_are_found_and_hold_known_keys():
         assert arrays[name][1], f"{name} parsed as empty"
     assert {"spacing", "nodes", "stations", "wire_capacity"} <= set(arrays["TOPOLOGY_KEYS"][1])
     assert {"rate", "cc", "ecn"} <= set(arrays["FLOW_KEYS"][1])
-    # Registered queue kinds (droptail, fq, red, pi, ...) declare their keys in their modules;
-    # crates/scenario/tests/registered_docs.rs checks those against this page.
-    assert {"report_lifetime", "link_estimate"} <= set(arrays["QUEUE_KEYS"][1])
+    # Every queue kind declares its keys in its module (registered_docs.rs checks them).
+    assert "QUEUE_KEYS" not in arrays
     assert arrays["OWN_KEYS"][1] == ["random", "start", "min_hops", "max_hops"]
     getters = _getter_keys()
     assert {"capacity", "utility", "spacing", "duration", "tx_buffer"} <= getters

@@ -3,11 +3,10 @@
 
 use crate::parse::wifi::DEFAULT_TDMA_PAYLOAD_BYTES;
 use crate::schema::{
-    AodvLinkDetection, BackpressureVariantKind, CcKind, ControlWhenKind, DiffqUtilityKind,
-    FadingKind, FlowKind, FlowSpec, LateCaptureKind, Level, LinkEstimateKind, LossCountKind, Mac,
-    MacKind, Medium, OlsrLqAlgorithm, PreambleKind, QueueKind, Radio, Rate, RateControlKind,
+    AodvLinkDetection, CcKind, DiffqUtilityKind, FadingKind, FlowKind, FlowSpec, LateCaptureKind,
+    Level, Mac, MacKind, Medium, OlsrLqAlgorithm, PreambleKind, Radio, Rate, RateControlKind,
     RateUpdateKind, RoutingKind, RoutingMetric, Scenario, SensedFramesKind, TcpVariantKind,
-    Topology, UnknownNeighbourKind,
+    Topology,
 };
 use crate::topology::adjacency;
 use airqueue_kernel::Time;
@@ -22,12 +21,10 @@ use airqueue_sim::net::more::{self, MoreFlowConfig, MorePlan};
 use airqueue_sim::net::olsr::{LqAlgorithm, OlsrConfig, TcRedundancy};
 use airqueue_sim::net::routing::{etx, GraphEdge};
 use airqueue_sim::net::RoutingTable;
-use airqueue_sim::qdisc::registry::Params;
 use airqueue_sim::{
-    BackpressureConfig, BackpressureVariant, CodingConfig, ControlWhen, DiffqRateConfig,
-    DiffqUtility, FlowCc, FlowConfig, FlowKindConfig, LinkEstimate, LossCount, MediumConfig,
-    NodeId, OlsrSetup, QdiscConfig, RateUpdate, RegisteredQdisc, TcpFlowConfig, TcpVariant,
-    TfrcFlowConfig, UnknownNeighbour, WiresConfig, WorldConfig,
+    CodingConfig, DiffqRateConfig, DiffqUtility, FlowCc, FlowConfig, FlowKindConfig, MediumConfig,
+    NodeId, OlsrSetup, RateUpdate, RegisteredQdisc, TcpFlowConfig, TcpVariant, TfrcFlowConfig,
+    WiresConfig, WorldConfig,
 };
 
 /// Erasure probability configured for the directed pair (a, b) by `[[link]]`.
@@ -303,41 +300,9 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
             }
         }
     };
-    let qdisc = match s.queue.kind {
-        QueueKind::Registered(scheme) => QdiscConfig::Registered(RegisteredQdisc {
-            scheme,
-            params: (s.queue.scheme.clone()).unwrap_or_else(|| Params::defaults(scheme)),
-        }),
-        QueueKind::Backpressure => QdiscConfig::Backpressure(BackpressureConfig {
-            capacity_pkts: s.queue.capacity_pkts,
-            variant: match s.queue.variant {
-                BackpressureVariantKind::Classical => BackpressureVariant::Classical,
-                BackpressureVariantKind::TcpAware => BackpressureVariant::TcpAware,
-            },
-            report_lifetime: Time::from_secs_f64(s.queue.report_lifetime_s),
-            link_estimate: match s.queue.link_estimate {
-                LinkEstimateKind::Configured => LinkEstimate::Configured,
-                LinkEstimateKind::Measured => LinkEstimate::Measured {
-                    interval: Time::from_secs_f64(s.queue.estimate_interval_s),
-                    count: match s.queue.loss_count {
-                        LossCountKind::Packets => LossCount::Packets,
-                        LossCountKind::Attempts => LossCount::Attempts,
-                    },
-                },
-            },
-            control_interval: (s.queue.control_interval_s > 0.0)
-                .then(|| Time::from_secs_f64(s.queue.control_interval_s)),
-            control_when: match s.queue.control_when {
-                ControlWhenKind::Idle => ControlWhen::Idle,
-                ControlWhenKind::Changed => ControlWhen::Changed,
-            },
-            avoid_overflow: s.queue.avoid_overflow,
-            unknown_neighbour: match s.queue.unknown_neighbour {
-                UnknownNeighbourKind::Zero => UnknownNeighbour::Zero,
-                UnknownNeighbourKind::Exclude => UnknownNeighbour::Exclude,
-                UnknownNeighbourKind::K => UnknownNeighbour::AtK,
-            },
-        }),
+    let qdisc = RegisteredQdisc {
+        scheme: s.queue.kind,
+        params: s.queue.params.clone(),
     };
     let flows = s
         .flows
@@ -689,7 +654,6 @@ mod tests {
                 mean_pkt_time: Time::from_nanos(363_637),
             }
             .qdisc()
-            .into()
         );
         let (s, pos) = placed("[queue]\nkind = \"pi\"\nq_ref = 20\nsample_hz = 200\necn = true\n");
         assert_eq!(
@@ -701,7 +665,6 @@ mod tests {
                 ..PiConfig::hollot(50)
             }
             .qdisc()
-            .into()
         );
     }
 

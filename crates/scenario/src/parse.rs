@@ -36,14 +36,13 @@ use serde_json::Value;
 use crate::error::{ConfigError, ConfigErrors};
 use crate::schema::RandomFlows;
 use crate::schema::{
-    AodvLinkDetection, AodvSpec, BackpressureSpec, BackpressureVariantKind, CcKind,
-    ControlWhenKind, DiffqSpec, DiffqUtilityKind, FlowKind, FlowSpec, LinkEstimateKind, LinkSpec,
-    LossCountKind, MacKind, Medium, OlsrLqAlgorithm, OlsrSpec, Outputs, QueueKind, QueueSpec, Rate,
+    AodvLinkDetection, AodvSpec, BackpressureSpec, CcKind, DiffqSpec, DiffqUtilityKind, FlowKind,
+    FlowSpec, LinkSpec, MacKind, Medium, OlsrLqAlgorithm, OlsrSpec, Outputs, QueueSpec, Rate,
     RateUpdateKind, Routing, RoutingKind, RoutingMetric, Scenario, TcpSpec, TcpVariantKind,
-    Topology, UnknownNeighbourKind,
+    Topology,
 };
 use airqueue_sim::medium::wifi::tdma::SLOT_HEADROOM_BYTES;
-use airqueue_sim::qdisc::{diffq, droptail, fq, registry};
+use airqueue_sim::qdisc::{backpressure, diffq, droptail, fq, registry};
 use fields::{describe, number, short, within, Errs, Fields};
 
 /// Largest topology accepted. Placement and neighbour search are set up for the few
@@ -130,20 +129,6 @@ const FLOW_KEYS: [(&str, &[&str]); 6] = [
     ("cc", &["udp", "tcp", "more"]),
     ("ecn", &["tfrc"]),
     ("batch", &["more"]),
-];
-
-/// `[queue]` keys that only some built-in queue kinds take; the registered kinds declare
-/// theirs in their modules.
-const QUEUE_KEYS: [(&str, &[&str]); 9] = [
-    ("report_lifetime", &["backpressure"]),
-    ("variant", &["backpressure"]),
-    ("link_estimate", &["backpressure"]),
-    ("estimate_interval", &["backpressure"]),
-    ("loss_count", &["backpressure"]),
-    ("control_interval", &["backpressure"]),
-    ("unknown_neighbour", &["backpressure"]),
-    ("control_when", &["backpressure"]),
-    ("avoid_overflow", &["backpressure"]),
 ];
 
 /// Parses a scenario from TOML text.
@@ -369,7 +354,7 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         ));
     }
     // DQM splits an access point's downlink buffer by what it sends and receives.
-    if let (Some(t), Some(QueueKind::Registered(s))) = (&topology, queue.as_ref().map(|q| q.kind)) {
+    if let (Some(t), Some(s)) = (&topology, queue.as_ref().map(|q| q.kind)) {
         if s.runs_at_access_point && !matches!(t, Topology::Bss { .. }) {
             errs.push(ConfigError::new(
                 "queue.kind",
@@ -436,12 +421,8 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         if let Some(q) = &queue {
             // AODV re-routes the packets queued for a broken link, which the discipline
             // must hand back.
-            let hands_back = match q.kind {
-                QueueKind::Registered(scheme) => scheme.moves_packets_on_link_break,
-                _ => false,
-            };
-            if !hands_back {
-                let name = q.kind.name();
+            if !q.kind.moves_packets_on_link_break {
+                let name = q.kind.name;
                 errs.push(ConfigError::new(
                     "routing.kind",
                     format!(
@@ -457,13 +438,12 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
     // its neighbours' reports; DiffQ rate control reads the source's DiffQ destination
     // queue.
     if let (Some(q), Some(m)) = (&queue, &medium) {
-        let kind = match q.kind {
-            QueueKind::Registered(s) if *s == diffq::SCHEME => Some("diffq"),
-            QueueKind::Backpressure => Some("backpressure"),
-            _ => None,
-        };
-        let fq_exact = matches!(q.kind, QueueKind::Registered(s) if *s == fq::SCHEME)
-            && (q.scheme.as_ref()).is_some_and(|p| p.choice("backpressure_view") == Some("exact"));
+        let kind = [&diffq::SCHEME, &backpressure::SCHEME]
+            .into_iter()
+            .find(|s| *s == q.kind)
+            .map(|s| s.name);
+        let fq_exact =
+            *q.kind == fq::SCHEME && q.params.choice("backpressure_view") == Some("exact");
         if fq_exact && !matches!(m, Medium::Wifi) {
             errs.push(ConfigError::new(
                 "queue.backpressure_view",
@@ -488,10 +468,7 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         let drawn = random_flows.iter().flatten();
         let drawn = drawn.map(|r| ("flows".to_string(), &r.template));
         let mut rate_controlled = false;
-        let aqm = match q.kind {
-            QueueKind::Registered(s) if s.refuses_saturating_source => Some(s.name),
-            _ => None,
-        };
+        let aqm = q.kind.refuses_saturating_source.then_some(q.kind.name);
         for (path, f) in listed.chain(drawn) {
             // A saturating source keeps its first queue full; an AQM there refuses
             // arrivals before it is full, so the source would offer packets without end.
@@ -508,8 +485,7 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
             // MORE sends from each node's FIFO (seed 000, section 2); DiffQ-MORE from
             // DiffQ's destination queues, paced by DiffQ (section 6.2).
             match (f.kind, f.cc, q.kind) {
-                (FlowKind::More, CcKind::None, QueueKind::Registered(s))
-                    if *s == droptail::SCHEME => {}
+                (FlowKind::More, CcKind::None, s) if *s == droptail::SCHEME => {}
                 (FlowKind::More, CcKind::None, _) => errs.push(ConfigError::new(
                     format!("{path}.kind"),
                     "\"more\" broadcasts its coded packets from each node's FIFO (seed 000, \
@@ -519,14 +495,14 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
                 _ => {}
             }
             rate_controlled |= f.cc == CcKind::Diffq;
-            if f.cc == CcKind::Backpressure && q.kind != QueueKind::Backpressure {
+            if f.cc == CcKind::Backpressure && *q.kind != backpressure::SCHEME {
                 errs.push(ConfigError::new(
                     format!("{path}.cc"),
                     "\"backpressure\" flow control reads the source's backpressure queue for \
                      the flow (seed 002, eq. (5)); set queue.kind = \"backpressure\"",
                 ));
             }
-            if f.cc == CcKind::Diffq && q.kind != QueueKind::Registered(&diffq::SCHEME) {
+            if f.cc == CcKind::Diffq && *q.kind != diffq::SCHEME {
                 errs.push(ConfigError::new(
                     format!("{path}.cc"),
                     "\"diffq\" rate control reads the source's DiffQ queue; set queue.kind = \"diffq\"",
@@ -535,12 +511,9 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         }
         // AIMD decreases only above the threshold; a destination queue that can never
         // exceed it (D <= threshold) leaves the rate growing until the source drops.
-        let per_dest = match (q.kind, &q.scheme) {
-            (QueueKind::Registered(s), Some(p)) if *s == diffq::SCHEME => {
-                p.packets("per_dest_capacity")
-            }
-            _ => None,
-        };
+        let per_dest = (*q.kind == diffq::SCHEME)
+            .then(|| q.params.packets("per_dest_capacity"))
+            .flatten();
         if let (true, Some(per_dest), Some(d)) = (rate_controlled, per_dest, &diffq) {
             if d.utility == DiffqUtilityKind::Aimd && d.queue_threshold_pkts >= per_dest {
                 errs.push(ConfigError::new(
@@ -1338,16 +1311,12 @@ fn read_queue(
     rate_bps: Option<f64>,
     errs: &mut Errs,
 ) -> Option<QueueSpec> {
-    let kinds = registered::queue_kinds(&["backpressure"]);
+    let kinds = registered::queue_kinds();
     let kind = f.choice(errs, "kind", Some("droptail"), &kinds, &[]);
     let scheme = kind.and_then(registry::scheme);
-    // A registered scheme's own default; seed 002's node buffer for backpressure,
-    // ns-2's interface queue else.
-    let default_capacity = match (kind, scheme) {
-        (_, Some(s)) => s.default_capacity_pkts,
-        (Some("backpressure"), _) => 100,
-        _ => 50,
-    };
+    let default_capacity = scheme.map_or(droptail::SCHEME.default_capacity_pkts, |s| {
+        s.default_capacity_pkts
+    });
     let capacity = f.packets(errs, "capacity", Some(default_capacity));
     let given = f.has("kind");
     let keys_by_kind = registered::keys_by_kind(&kinds);
@@ -1361,159 +1330,11 @@ fn read_queue(
     };
     let scheme_params = scheme.map(|s| registered::read(&mut f, scheme_tables, errs, s, &setting));
     scheme_tables.check_unselected(errs, scheme);
-    let bp = kind == Some("backpressure");
-    let variant = if bp {
-        f.choice(
-            errs,
-            "variant",
-            Some("tcp_aware"),
-            &["tcp_aware", "classical"],
-            &[],
-        )
-    } else {
-        Some("tcp_aware")
-    };
-    let lifetime = if bp {
-        f.interval(
-            errs,
-            "report_lifetime",
-            Some(0.05),
-            "a number of seconds in (0, 3600]",
-            |x| x > 0.0 && x <= 3600.0,
-        )
-    } else {
-        Some(0.05)
-    };
-    let link_estimate = if bp {
-        f.choice(
-            errs,
-            "link_estimate",
-            Some("measured"),
-            &["measured", "configured"],
-            &[],
-        )
-    } else {
-        Some("measured")
-    };
-    let loss_count = if bp {
-        let given = f.has("loss_count");
-        let c = f.choice(
-            errs,
-            "loss_count",
-            Some("packets"),
-            &["packets", "attempts"],
-            &[],
-        );
-        if given && link_estimate == Some("configured") {
-            errs.push(ConfigError::new(
-                f.path("loss_count"),
-                "applies only to measured estimates: drop it, or set link_estimate = \
-                 \"measured\"",
-            ));
-        }
-        c
-    } else {
-        Some("packets")
-    };
-    let estimate_interval = if bp {
-        f.interval(
-            errs,
-            "estimate_interval",
-            Some(1.0),
-            "a number of seconds in (0, 3600] (seed 002's T, footnote 2)",
-            |x| x > 0.0 && x <= 3600.0,
-        )
-    } else {
-        Some(1.0)
-    };
-    let control_default = lifetime.map(|l| l / 2.0);
-    let control_interval = if bp {
-        f.interval(
-            errs,
-            "control_interval",
-            control_default.or(Some(0.025)),
-            "a number of seconds in [0, 3600] (0 turns control packets off)",
-            |x| (0.0..=3600.0).contains(&x),
-        )
-    } else {
-        Some(0.025)
-    };
-    let control_when = if bp {
-        let given = f.has("control_when");
-        let c = f.choice(
-            errs,
-            "control_when",
-            Some("idle"),
-            &["idle", "changed"],
-            &[],
-        );
-        if given && control_interval == Some(0.0) {
-            errs.push(ConfigError::new(
-                f.path("control_when"),
-                "control packets are off (control_interval = 0): drop control_when, or set \
-                 control_interval > 0",
-            ));
-        }
-        c
-    } else {
-        Some("idle")
-    };
-    // Seed 002's footnote 5 states the rule as part of the algorithm.
-    let avoid_overflow = if bp {
-        f.boolean(errs, "avoid_overflow", true)
-    } else {
-        Some(true)
-    };
-    let unknown_neighbour = if bp {
-        f.choice(
-            errs,
-            "unknown_neighbour",
-            Some("zero"),
-            &["zero", "exclude", "k"],
-            &[],
-        )
-    } else {
-        Some("zero")
-    };
     f.finish(errs);
-    let kind = match kind? {
-        "backpressure" => QueueKind::Backpressure,
-        other => QueueKind::Registered(registry::scheme(other)?),
-    };
-    let scheme_params = match scheme_params {
-        Some(p) => Some(p?),
-        None => None,
-    };
-    let variant = match variant? {
-        "classical" => BackpressureVariantKind::Classical,
-        _ => BackpressureVariantKind::TcpAware,
-    };
     Some(QueueSpec {
-        kind,
+        kind: scheme?,
         capacity_pkts: capacity?,
-        report_lifetime_s: lifetime?,
-        variant,
-        link_estimate: match link_estimate? {
-            "configured" => LinkEstimateKind::Configured,
-            _ => LinkEstimateKind::Measured,
-        },
-        estimate_interval_s: estimate_interval?,
-        loss_count: match loss_count? {
-            "attempts" => LossCountKind::Attempts,
-            _ => LossCountKind::Packets,
-        },
-        control_interval_s: control_interval?,
-        control_when: match control_when? {
-            "changed" => ControlWhenKind::Changed,
-            _ => ControlWhenKind::Idle,
-        },
-        avoid_overflow: avoid_overflow?,
-        unknown_neighbour: match unknown_neighbour? {
-            "exclude" => UnknownNeighbourKind::Exclude,
-            "k" => UnknownNeighbourKind::K,
-            _ => UnknownNeighbourKind::Zero,
-        },
-        scheme: scheme_params,
+        params: scheme_params??,
     })
 }
 

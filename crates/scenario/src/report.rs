@@ -4,7 +4,7 @@
 //! [`Traces`], so that no trace is held for the whole run or as a JSON value per cell.
 
 use crate::build::{neighbour_graph, static_routes};
-use crate::schema::{FlowKind, Medium, QueueKind, Scenario};
+use crate::schema::{FlowKind, Medium, Scenario};
 use airqueue_kernel::Time;
 use airqueue_phy::Dbm;
 use airqueue_sim::metrics::{jain_index, log_utility, OverflowCounts, Traces};
@@ -97,7 +97,7 @@ pub fn summary(s: &Scenario, out: &RunOutcome, wall_seconds: f64) -> Value {
             "holds": c.holds(),
         },
     });
-    if s.queue.kind == QueueKind::Registered(&diffq::SCHEME) {
+    if *s.queue.kind == diffq::SCHEME {
         let o = &m.diffq_overflows;
         summary["diffq_overflows"] = json!({
             "first_relay": overflow_counts(&o.first_relay),

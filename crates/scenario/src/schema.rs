@@ -33,9 +33,10 @@ pub struct Scenario {
     /// `[tcp]`: settings shared by every TCP flow.
     pub tcp: TcpSpec,
     /// `[diffq]`: DiffQ source rate control (the table's scheduler switches are the
-    /// queue's keys, in `queue.scheme`).
+    /// queue's keys, in `queue.params`).
     pub diffq: DiffqSpec,
-    /// `[backpressure]`: flow control of non-TCP flows under backpressure (seed 002).
+    /// `[backpressure]`: flow control of non-TCP flows under backpressure (seed 002); the
+    /// discipline's own keys are in `[queue]`.
     pub backpressure: BackpressureSpec,
     /// `[[flow]]`, then (once placed, see `topology::validate_and_place`) the flows drawn
     /// by `[flows]`.
@@ -453,127 +454,26 @@ pub enum RoutingMetric {
     Etx,
 }
 
-/// `[queue]`.
+/// `[queue]`: a discipline that declares its own keys (`airqueue_sim::qdisc::registry`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct QueueSpec {
-    pub kind: QueueKind,
+    /// `kind`, by its name: "droptail" (default), "fq", "red", "pi", "dqm", "codel",
+    /// "fq_codel", "diffq" or "backpressure".
+    #[serde(serialize_with = "scheme_name")]
+    pub kind: &'static Scheme,
     /// `capacity` in packets, >= 1: the interface queue (drop-tail; RED's and PI's hard
     /// limit) or the node buffer over all destinations (diffq) or flows (backpressure).
-    /// Default: a registered kind's `default_capacity_pkts` (100 for dqm, seed 004's
-    /// Table II; 50, ns-2's interface queue, for most), 100 for backpressure (seed
-    /// 002's buffer).
+    /// Default: the kind's `default_capacity_pkts` (100 for dqm, seed 004's Table II,
+    /// and for backpressure, seed 002's buffer; 50, ns-2's interface queue, for most).
     pub capacity_pkts: u32,
-    /// `report_lifetime` (backpressure; fq declares its own): seconds an overheard queue
-    /// report counts as the neighbour's backlog; default 0.05, in (0, 3600].
-    pub report_lifetime_s: f64,
-    /// `variant` (backpressure only): the backlog difference of seed 002's eq. (2),
-    /// "tcp_aware" (default, `max(K, U_i) - U_j`) or "classical" (`U_i - U_j`).
-    pub variant: BackpressureVariantKind,
-    /// `link_estimate` (backpressure only): where the link weight `R_ij (1 - p_ij)`
-    /// comes from (seed 002, 4.1.1): "measured" (default, footnote 2: each node's own
-    /// transmissions over the last `estimate_interval`, see `loss_count`) or "configured" (the data rate
-    /// and `[[link]] loss`, an oracle).
-    pub link_estimate: LinkEstimateKind,
-    /// `estimate_interval` (backpressure only): footnote 2's `T`, seconds, in
-    /// (0, 3600]; default 1 (about 100 frames of a busy 2 Mb/s link, the fewest that
-    /// can tell a 1% loss from none).
-    pub estimate_interval_s: f64,
-    /// `loss_count` (backpressure, measured estimates): what footnote 2's "transmitted
-    /// packets" are: "packets" (default: a packet fails when the MAC drops it at the
-    /// retry limit, the footnote's words and what a network layer sees) or "attempts"
-    /// (every frame on the air, retries included: the per-transmission loss).
-    pub loss_count: LossCountKind,
-    /// `control_interval` (backpressure only): a node that has sent no data frame for
-    /// this many seconds broadcasts its queue sizes (seed 002, 4.1.2), in [0, 3600];
-    /// 0 turns control packets off; default half of `report_lifetime`, so an idle node
-    /// refreshes its reports before they expire.
-    pub control_interval_s: f64,
-    /// `control_when` (backpressure only): when an idle node sends its control packets
-    /// (seed 002, 4.1.2): "idle" (default, every `control_interval` while it sends no
-    /// data) or "changed" (only when a queue size differs from its last report).
-    pub control_when: ControlWhenKind,
-    /// `avoid_overflow` (backpressure only): seed 002's footnote 5, "a node does not
-    /// transmit packets to a next hop if there is possibility of overflow in the next
-    /// hop": no packet goes to a neighbour whose live reports, over every flow and with
-    /// the packets handed to it since, reach `capacity`; default true.
-    pub avoid_overflow: bool,
-    /// `unknown_neighbour` (backpressure only): what a neighbour's queue counts as in
-    /// eq. (2) while no live report of it was heard (seed 002, 4.1.2): "zero" (default,
-    /// empty), "exclude" (no candidate until it reports) or "k" (a queue of `K`); the
-    /// routing next hop counts as empty until it reports, whatever the value.
-    pub unknown_neighbour: UnknownNeighbourKind,
-    /// The keys of a registered kind ("droptail", "fq", "red", "pi", "dqm", "codel",
-    /// "fq_codel", "diffq"), as its module declares them (with those it keeps in its own
-    /// table, such as `[diffq] scheduling`), derived defaults filled; `None` for
-    /// backpressure.
+    /// The kind's keys, as its module declares them (with those it keeps in its own
+    /// table, such as `[diffq] scheduling`), derived defaults filled.
     #[serde(flatten)]
-    pub scheme: Option<Params>,
+    pub params: Params,
 }
 
-/// `[queue] loss_count` of kind = "backpressure" (seed 002, 4.1.1, footnote 2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LossCountKind {
-    Packets,
-    Attempts,
-}
-
-/// `[queue] control_when` of kind = "backpressure" (seed 002, 4.1.2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ControlWhenKind {
-    Idle,
-    Changed,
-}
-
-/// `[queue] unknown_neighbour` of kind = "backpressure" (seed 002, 4.1.2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum UnknownNeighbourKind {
-    Zero,
-    Exclude,
-    K,
-}
-
-/// `[queue] link_estimate` of kind = "backpressure" (seed 002, 4.1.1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LinkEstimateKind {
-    Measured,
-    Configured,
-}
-
-/// `[queue] variant` of kind = "backpressure" (seed 002, eq. (2)).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BackpressureVariantKind {
-    Classical,
-    TcpAware,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum QueueKind {
-    /// Classical or TCP-aware backpressure routing and scheduling (seed 002).
-    Backpressure,
-    /// A discipline that declares its own keys (`airqueue_sim::qdisc::registry`), by
-    /// its `queue.kind`.
-    Registered(&'static Scheme),
-}
-
-impl QueueKind {
-    /// Its `queue.kind`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            QueueKind::Backpressure => "backpressure",
-            QueueKind::Registered(scheme) => scheme.name,
-        }
-    }
-}
-
-impl Serialize for QueueKind {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.name())
-    }
+fn scheme_name<S: serde::Serializer>(scheme: &&'static Scheme, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(scheme.name)
 }
 
 /// `[tcp]`.

@@ -21,7 +21,6 @@ pub use transport::{
     TcpFlowStats, TcpVariant, TfrcFlowConfig, TfrcFlowStats,
 };
 pub use world::{
-    DiffqView, FlowCc, FlowConfig, FlowKindConfig, MediumConfig, OlsrSetup, QdiscConfig,
-    RegisteredQdisc, RunOutcome, SpinError, WiresConfig, World, WorldConfig,
-    MAX_EVENTS_PER_INSTANT,
+    DiffqView, FlowCc, FlowConfig, FlowKindConfig, MediumConfig, OlsrSetup, RegisteredQdisc,
+    RunOutcome, SpinError, WiresConfig, World, WorldConfig, MAX_EVENTS_PER_INSTANT,
 };

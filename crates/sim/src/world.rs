@@ -22,7 +22,7 @@ use crate::net::{
 };
 use crate::qdisc::registry::BuildContext;
 pub use crate::qdisc::registry::RegisteredQdisc;
-use crate::qdisc::{Backpressure, BackpressureConfig, DropTail, Qdisc, Queued};
+use crate::qdisc::{backpressure, Backpressure, BackpressureConfig, DropTail, Qdisc, Queued};
 use crate::transport::coding::CodingFeedback;
 use crate::transport::diffq::{DiffqRate, DiffqRateConfig, RateUpdate};
 use crate::transport::tcp::{CodingEnds, TcpFlow, TcpFlowConfig, TcpFlowStats, TimerOwner};
@@ -54,65 +54,32 @@ pub use spin::{SpinError, MAX_EVENTS_PER_INSTANT};
 
 pub use diffq::DiffqView;
 
-/// Queue discipline settings, instantiated per interface: one per node on the wifi
-/// medium, one per link direction on wired links (except the wires beside an 802.11
-/// channel, which are drop-tail: see `MediumConfig::WifiAndWires`).
-#[derive(Clone, Debug, PartialEq)]
-pub enum QdiscConfig {
-    /// Backpressure routing and scheduling (seed 002). Meant for the wifi medium, where
-    /// it picks the neighbour each packet goes to; on a wired link it can only send over
-    /// that link.
-    Backpressure(BackpressureConfig),
-    /// A discipline that declares its own keys ([`crate::qdisc::registry`]).
-    Registered(RegisteredQdisc),
-}
-
-impl From<RegisteredQdisc> for QdiscConfig {
-    fn from(r: RegisteredQdisc) -> Self {
-        QdiscConfig::Registered(r)
-    }
-}
-
-impl QdiscConfig {
-    /// The discipline of `node`'s interface (`link_to`: the far end of a wired link;
-    /// `radio`: the rates and framing of an 802.11 interface, `mac_levels` its MAC's
-    /// priority levels). Random streams are keyed by (seed, node, component):
-    /// backpressure's "qdisc.backpressure", a registered scheme's "qdisc.<name>"; per
-    /// link direction on wired media.
-    fn build(
-        &self,
-        seed: u64,
-        node: NodeId,
-        link_to: Option<NodeId>,
-        radio: Option<Link>,
-        mac_levels: usize,
-        node_count: usize,
-    ) -> Qdisc {
-        let stream = |component: &str| {
-            let key = StreamKey::new(seed, node.0, component);
-            RngStream::new(match link_to {
-                Some(to) => key.sub(to.0 as u64),
-                None => key,
-            })
-        };
-        match self {
-            QdiscConfig::Backpressure(cfg) => {
-                let rng = stream("qdisc.backpressure");
-                Box::new(Backpressure::new(cfg.clone(), node, node_count, rng))
-            }
-            QdiscConfig::Registered(r) => {
-                let mut ctx = BuildContext {
-                    node,
-                    link_to,
-                    node_count,
-                    radio,
-                    mac_levels,
-                    rng: stream(&format!("qdisc.{}", r.scheme.name)),
-                };
-                (r.scheme.build)(&r.params, &mut ctx)
-            }
-        }
-    }
+/// The discipline of `node`'s interface from its settings `qdisc` (`link_to`: the far
+/// end of a wired link; `radio`: the rates and framing of an 802.11 interface,
+/// `mac_levels` its MAC's priority levels). Random streams are keyed by (seed, node,
+/// "qdisc.<name>"), per link direction on wired media.
+fn build_qdisc(
+    qdisc: &RegisteredQdisc,
+    seed: u64,
+    node: NodeId,
+    link_to: Option<NodeId>,
+    radio: Option<Link>,
+    mac_levels: usize,
+    node_count: usize,
+) -> Qdisc {
+    let key = StreamKey::new(seed, node.0, &format!("qdisc.{}", qdisc.scheme.name));
+    let mut ctx = BuildContext {
+        node,
+        link_to,
+        node_count,
+        radio,
+        mac_levels,
+        rng: RngStream::new(match link_to {
+            Some(to) => key.sub(to.0 as u64),
+            None => key,
+        }),
+    };
+    (qdisc.scheme.build)(&qdisc.params, &mut ctx)
 }
 
 /// The medium and its links.
@@ -198,7 +165,7 @@ pub enum FlowCc {
     /// [`DiffqRateConfig::flow_control`]), reading `U_i^s`, its backpressure queue for
     /// the flow's commodity (flow, destination), instead of a destination queue. Its
     /// packets carry no header of their own: backpressure writes its report when it
-    /// hands a packet to the MAC. Meant for UDP flows under `QdiscConfig::Backpressure`;
+    /// hands a packet to the MAC. Meant for UDP flows under the backpressure discipline;
     /// a TCP flow with it is paced like DiffQ-TCP.
     Backpressure(DiffqRateConfig),
     /// A source rate controller the caller installs before the run
@@ -277,7 +244,10 @@ pub struct WorldConfig {
     /// row of `routing` up to date (`net/olsr/protocol.rs`); the table given here is replaced
     /// (by the warm start's routes, or by none). Ignored when `aodv` is set.
     pub olsr: Option<OlsrSetup>,
-    pub qdisc: QdiscConfig,
+    /// Queue discipline settings, instantiated per interface: one per node on the wifi
+    /// medium, one per link direction on wired links (except the wires beside an 802.11
+    /// channel, which are drop-tail: see `MediumConfig::WifiAndWires`).
+    pub qdisc: RegisteredQdisc,
     pub flows: Vec<FlowConfig>,
 }
 
@@ -391,7 +361,8 @@ impl WifiMedium {
                 .map(|i| {
                     let node = NodeId(i as u32);
                     let levels = wifi.levels.len();
-                    let mut q = cfg.qdisc.build(cfg.seed, node, None, Some(link), levels, n);
+                    let mut q =
+                        build_qdisc(&cfg.qdisc, cfg.seed, node, None, Some(link), levels, n);
                     // Backpressure's link weight R_ij (1 - p_ij) with the static model:
                     // the configured data rate and `[[link]]` loss (seed 002, 4.1.1).
                     if let Some(b) = q.downcast_mut::<Backpressure>() {
@@ -556,7 +527,15 @@ impl World {
                 for &(a, b) in links {
                     wires.add_duplex(a, b, *bandwidth_bps, *delay);
                     for (from, to) in [(a, b), (b, a)] {
-                        link_qdiscs.push(cfg.qdisc.build(cfg.seed, from, Some(to), None, 1, n));
+                        link_qdiscs.push(build_qdisc(
+                            &cfg.qdisc,
+                            cfg.seed,
+                            from,
+                            Some(to),
+                            None,
+                            1,
+                            n,
+                        ));
                     }
                 }
                 None
@@ -679,9 +658,11 @@ impl World {
         let routing = cfg.routing;
         // Backpressure's idle control packets (seed 002, 4.1.2), on the 802.11 medium.
         let bp_control = match (&cfg.qdisc, &wifi) {
-            (QdiscConfig::Backpressure(b), Some(_)) => b
-                .control_interval
-                .map(|t| Box::new(BpControlNet::new(n, cfg.seed, t))),
+            (q, Some(_)) if *q.scheme == backpressure::SCHEME => {
+                BackpressureConfig::from_params(&q.params)
+                    .control_interval
+                    .map(|t| Box::new(BpControlNet::new(n, cfg.seed, t)))
+            }
             _ => None,
         };
         let mut world = World {

@@ -15,8 +15,8 @@ use airqueue_kernel::Time;
 use airqueue_sim::net::DropReason;
 use airqueue_sim::qdisc::droptail;
 use airqueue_sim::{
-    FlowConfig, NodeId, PiConfig, QdiscConfig, RedConfig, RunOutcome, TcpFlowConfig, TcpVariant,
-    WorldConfig,
+    FlowConfig, NodeId, PiConfig, RedConfig, RegisteredQdisc, RunOutcome, TcpFlowConfig,
+    TcpVariant, WorldConfig,
 };
 
 mod common;
@@ -36,7 +36,7 @@ const SETTLED: Time = Time::from_secs(50);
 /// The star above with `qdisc` on every interface; TCP SACK with a window of 64
 /// (five windows exceed the ~50-packet path plus a 100-packet buffer, so the senders are
 /// never window-limited) and ECN as given. Queue samples every 10 ms.
-fn bottleneck(qdisc: QdiscConfig, ecn: bool) -> WorldConfig {
+fn bottleneck(qdisc: RegisteredQdisc, ecn: bool) -> WorldConfig {
     let links = (1..=RECEIVER).map(|i| (ROUTER, NodeId(i))).collect();
     let tcp = TcpFlowConfig {
         ecn,
@@ -97,7 +97,7 @@ fn measure(out: &RunOutcome) -> Bottleneck {
 /// Runs twice (conservation and determinism as in the other whole-run tests) and
 /// measures the bottleneck.
 #[track_caller]
-fn run(name: &str, qdisc: QdiscConfig, ecn: bool) -> Bottleneck {
+fn run(name: &str, qdisc: RegisteredQdisc, ecn: bool) -> Bottleneck {
     let out = run_twice_by(bottleneck(qdisc, ecn), events_and_delivered);
     let b = measure(&out);
     eprintln!("{name}: {b:?}");
@@ -108,20 +108,19 @@ fn run(name: &str, qdisc: QdiscConfig, ecn: bool) -> Bottleneck {
     b
 }
 
-fn pi(q_ref: f64, ecn: bool) -> QdiscConfig {
+fn pi(q_ref: f64, ecn: bool) -> RegisteredQdisc {
     PiConfig {
         q_ref,
         ecn,
         ..PiConfig::hollot(CAPACITY)
     }
     .qdisc()
-    .into()
 }
 
 /// Thresholds 10 and 30 with max_p 0.02 (Floyd & Jacobson's 1/50): five flows over a
 /// ~60 ms round trip need a loss rate of about 0.5%, which RED's line puts mid-way
 /// between the thresholds.
-fn red(ecn: bool) -> QdiscConfig {
+fn red(ecn: bool) -> RegisteredQdisc {
     RedConfig {
         min_th: 10.0,
         max_th: 30.0,
@@ -130,7 +129,6 @@ fn red(ecn: bool) -> QdiscConfig {
         ..RedConfig::ns2(CAPACITY, BANDWIDTH_BPS)
     }
     .qdisc()
-    .into()
 }
 
 #[test]
@@ -162,7 +160,7 @@ fn red_holds_the_mean_queue_between_its_thresholds() {
 
 #[test]
 fn drop_tail_sits_near_its_capacity() {
-    let b = run("droptail", droptail::config(CAPACITY, None).into(), false);
+    let b = run("droptail", droptail::config(CAPACITY, None), false);
     assert!(b.mean_queue > 0.75 * CAPACITY as f64, "{b:?}");
     assert!(b.overflow_drops > 0 && b.aqm_drops == 0, "{b:?}");
 }

@@ -41,7 +41,7 @@ fn chain(duration: Time, seed: u64, update: RateUpdate) -> WorldConfig {
         ..saturating_udp(0, 3, PAYLOAD, duration)
     };
     WorldConfig {
-        qdisc: diffq_queue().into(),
+        qdisc: diffq_queue(),
         ..wifi_world(
             diffq8_wifi(),
             chain_positions(4, SPACING_M),

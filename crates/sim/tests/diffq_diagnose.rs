@@ -16,8 +16,8 @@ use airqueue_sim::net::routing::GraphEdge;
 use airqueue_sim::net::{DropReason, RoutingTable};
 use airqueue_sim::qdisc::{diffq, droptail};
 use airqueue_sim::{
-    DiffqRateConfig, FlowCc, FlowConfig, FlowId, FlowKindConfig, MediumConfig, NodeId, QdiscConfig,
-    RateUpdate, RunOutcome, World, WorldConfig,
+    DiffqRateConfig, FlowCc, FlowConfig, FlowId, FlowKindConfig, MediumConfig, NodeId, RateUpdate,
+    RegisteredQdisc, RunOutcome, World, WorldConfig,
 };
 
 const PAYLOAD: u32 = 1400;
@@ -58,7 +58,12 @@ fn udp(src: u32, dst: u32, rate: UdpRate, cc: FlowCc, stop: Time) -> FlowConfig 
     }
 }
 
-fn world(wifi: WifiConfig, qdisc: QdiscConfig, flows: Vec<FlowConfig>, secs: u64) -> RunOutcome {
+fn world(
+    wifi: WifiConfig,
+    qdisc: RegisteredQdisc,
+    flows: Vec<FlowConfig>,
+    secs: u64,
+) -> RunOutcome {
     let positions = chain(5);
     let out = World::new(WorldConfig {
         seed: 1,
@@ -98,7 +103,7 @@ fn sum(out: &RunOutcome, pick: impl Fn(&FlowDropKey) -> bool) -> u64 {
 fn flow_drops_tell_relay_overflows_from_drops_at_the_source() {
     let mut wifi = WifiConfig::dsss_default();
     wifi.levels = airqueue_phy::edca::diffq8().to_vec();
-    let qdisc = diffq::config(1000, 10).into();
+    let qdisc = diffq::config(1000, 10);
     let stop = Time::from_secs(20);
     let cc = FlowCc::DiffQ(DiffqRateConfig {
         queue_threshold_pkts: 5,
@@ -157,7 +162,7 @@ fn flow_drops_at_an_overloaded_source_are_at_the_origin() {
     let stop = Time::from_secs(5);
     let out = world(
         WifiConfig::dsss_default(),
-        droptail::config(50, None).into(),
+        droptail::config(50, None),
         vec![udp(
             0,
             1,

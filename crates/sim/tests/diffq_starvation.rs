@@ -73,12 +73,12 @@ fn scenario_with(scheme: Scheme, seed: u64, delayed_ack: bool) -> WorldConfig {
     let (wifi, qdisc, cc) = match scheme {
         Scheme::TcpSack => (
             WifiConfig::dsss_default(),
-            droptail::config(50, None).into(),
+            droptail::config(50, None),
             FlowCc::None,
         ),
         Scheme::DiffqTcp => (
             diffq8_wifi(),
-            diffq_queue().into(),
+            diffq_queue(),
             FlowCc::DiffQ(DiffqRateConfig::aimd()),
         ),
     };

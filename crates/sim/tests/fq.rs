@@ -13,7 +13,7 @@ use airqueue_sim::medium::wifi::WifiConfig;
 use airqueue_sim::qdisc::droptail;
 use airqueue_sim::qdisc::{HeldPackets, ReportView};
 use airqueue_sim::{
-    Classify, FlowId, FlowKindConfig, FqConfig, NodeId, QdiscConfig, RunOutcome, TcpFlowConfig,
+    Classify, FlowId, FlowKindConfig, FqConfig, NodeId, RegisteredQdisc, RunOutcome, TcpFlowConfig,
     TcpVariant, WorldConfig,
 };
 
@@ -26,7 +26,7 @@ use common::{
 const MSS: u32 = 1000;
 const SECS: u64 = 30;
 
-fn fq(classify: Classify, backpressure_threshold: Option<u32>) -> QdiscConfig {
+fn fq(classify: Classify, backpressure_threshold: Option<u32>) -> RegisteredQdisc {
     fq_seen(classify, backpressure_threshold, ReportView::Overheard)
 }
 
@@ -34,7 +34,7 @@ fn fq_seen(
     classify: Classify,
     backpressure_threshold: Option<u32>,
     view: ReportView,
-) -> QdiscConfig {
+) -> RegisteredQdisc {
     FqConfig {
         capacity_pkts: 50,
         per_flow_capacity: 10,
@@ -45,10 +45,9 @@ fn fq_seen(
         held: HeldPackets::All,
     }
     .qdisc()
-    .into()
 }
 
-fn chain(qdisc: QdiscConfig, with_udp: bool) -> WorldConfig {
+fn chain(qdisc: RegisteredQdisc, with_udp: bool) -> WorldConfig {
     let duration = Time::from_secs(SECS);
     let mut flows = vec![tcp_flow(
         0,
@@ -73,7 +72,7 @@ fn chain(qdisc: QdiscConfig, with_udp: bool) -> WorldConfig {
 }
 
 /// (TCP goodput, UDP goodput) in kb/s of the mixed run, run twice.
-fn mixed(qdisc: QdiscConfig) -> (f64, f64, RunOutcome) {
+fn mixed(qdisc: RegisteredQdisc) -> (f64, f64, RunOutcome) {
     let o = run_twice_by(chain(qdisc, true), events_and_delivered);
     let kbps = |i: usize| o.metrics.flows[i].goodput_bps() / 1e3;
     (kbps(0), kbps(1), o)
@@ -83,7 +82,7 @@ fn mixed(qdisc: QdiscConfig) -> (f64, f64, RunOutcome) {
 fn fair_queuing_protects_tcp_and_backpressure_protects_it_more() {
     let alone = run_checked(chain(fq(Classify::Source, None), false));
     let alone = alone.metrics.flows[0].goodput_bps() / 1e3;
-    let droptail = droptail::config(50, None).into();
+    let droptail = droptail::config(50, None);
     let cases = [
         ("droptail", droptail),
         ("fq source", fq(Classify::Source, None)),
@@ -150,8 +149,7 @@ fn backpressure_threshold_and_report_lifetime_sweep() {
             view: ReportView::Overheard,
             held: HeldPackets::All,
         }
-        .qdisc()
-        .into();
+        .qdisc();
         let (tcp, udp, o) = mixed(q);
         eprintln!("threshold {t}, lifetime {life_ms:3} ms: TCP {tcp:4.0} kb/s, UDP {udp:4.0} kb/s");
         assert!(o.conservation.holds());
@@ -177,7 +175,7 @@ fn relay_max_queue(o: &RunOutcome) -> u32 {
 /// back-pressure the same relay holds more, so the sampling does catch a longer queue.
 #[test]
 fn exact_view_keeps_a_relay_at_the_threshold_per_class() {
-    let fine = |q: QdiscConfig| WorldConfig {
+    let fine = |q: RegisteredQdisc| WorldConfig {
         bin: Time::from_millis(5),
         ..chain(q, true)
     };

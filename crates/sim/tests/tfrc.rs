@@ -35,7 +35,7 @@ fn chain(
 ) -> airqueue_sim::WorldConfig {
     let positions = chain_positions(nodes, SPACING_M);
     let mut cfg = wifi_world(WifiConfig::dsss_default(), positions, flows, duration, 1);
-    cfg.qdisc = droptail::config(50, ecn_mark_fraction).into();
+    cfg.qdisc = droptail::config(50, ecn_mark_fraction);
     cfg
 }
 

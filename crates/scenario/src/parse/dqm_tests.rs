@@ -4,11 +4,10 @@
 use super::tests::{base_with, errors, ok, one_error};
 use super::toml_to_json;
 use crate::build::world_config;
-use crate::schema::*;
 use crate::topology::validate_and_place;
 use airqueue_kernel::Time;
 use airqueue_sim::qdisc::dqm::{Link, SCHEME};
-use airqueue_sim::{DqmConfig, QdiscConfig};
+use airqueue_sim::DqmConfig;
 
 /// BASE on a BSS of four stations, with `[queue]` keys `queue`.
 fn bss_queue(queue: &str) -> String {
@@ -22,11 +21,11 @@ fn bss_queue(queue: &str) -> String {
 #[test]
 fn dqm_defaults_are_table_ii() {
     let s = ok(&bss_queue("kind = \"dqm\"\n"));
-    assert_eq!(s.queue.kind, QueueKind::Registered(&SCHEME));
+    assert_eq!(*s.queue.kind, SCHEME);
     assert_eq!(s.queue.capacity_pkts, 100);
     let link = Link::default();
     assert_eq!(
-        DqmConfig::from_params(s.queue.scheme.as_ref().unwrap(), link),
+        DqmConfig::from_params(&s.queue.params, link),
         DqmConfig::table_ii(link)
     );
 }
@@ -39,9 +38,7 @@ fn dqm_every_key_reaches_the_world() {
     );
     let (s, pos) = validate_and_place(&toml_to_json(&text).unwrap()).unwrap();
     let cfg = world_config(&s, &pos);
-    let QdiscConfig::Registered(r) = &cfg.qdisc else {
-        panic!("not registered")
-    };
+    let r = &cfg.qdisc;
     assert_eq!(r.scheme.name, "dqm");
     let cfg = DqmConfig::from_params(&r.params, Link::default());
     assert_eq!(cfg.capacity_pkts, 60);

@@ -126,7 +126,7 @@ fn links_distances_and_powers_have_physical_ranges() {
         "[[flow]]",
         "[queue]\nkind = \"backpressure\"\ncontrol_interval = 0\n[[flow]]",
     );
-    assert_eq!(ok(&off).queue.control_interval_s, 0.0);
+    assert_eq!(ok(&off).queue.params.duration("control_interval"), None);
     // At most 10^8 time-series bins; the default bin counts too, and says so.
     let fine = base_with("duration = 60", "duration = 1000\n[outputs]\nbin = 1e-6");
     assert_eq!(

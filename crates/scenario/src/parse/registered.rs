@@ -6,25 +6,21 @@
 use airqueue_sim::qdisc::registry::{Fallback, Key, KeyValue, Params, Scheme, Setting, SCHEMES};
 
 use super::fields::{short, Errs, Fields};
-use super::QUEUE_KEYS;
 use crate::error::ConfigError;
 
-/// Every `queue.kind`: the registered ones (the default, drop-tail, first), then the
-/// built-in ones.
-pub(super) fn queue_kinds(builtin: &[&'static str]) -> Vec<&'static str> {
-    let registered = SCHEMES.iter().map(|s| s.name);
-    registered.chain(builtin.iter().copied()).collect()
+/// Every `queue.kind`, the default (drop-tail) first.
+pub(super) fn queue_kinds() -> Vec<&'static str> {
+    SCHEMES.iter().map(|s| s.name).collect()
 }
 
-/// `QUEUE_KEYS` with the registered schemes' keys: which kinds take which key, each
-/// key's kinds in the order of `kinds`.
+/// The registered schemes' `[queue]` keys: which kinds take which key, each key's kinds
+/// in the order of `kinds`.
 pub(super) fn keys_by_kind(kinds: &[&'static str]) -> Vec<(&'static str, Vec<&'static str>)> {
     let mut table: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
     let registered = SCHEMES
         .iter()
         .flat_map(|s| s.keys.iter().map(|k| (k.name, s.name)));
-    let builtin = (QUEUE_KEYS.iter()).flat_map(|(k, kinds)| kinds.iter().map(|kind| (*k, *kind)));
-    for (key, kind) in builtin.chain(registered) {
+    for (key, kind) in registered {
         match table.iter_mut().find(|(k, _)| *k == key) {
             Some((_, kinds)) => kinds.push(kind),
             None => table.push((key, vec![kind])),
@@ -119,9 +115,13 @@ pub(super) fn read(
     (fine && params.is_complete()).then_some(params)
 }
 
-/// Reads `keys` from `f` into `params`, marking the refused ones invalid (reported).
+/// Reads `keys` from `f` into `params`, marking the ones written as given and the
+/// refused ones invalid (reported).
 fn read_keys(f: &mut Fields, errs: &mut Errs, keys: &'static [Key], params: &mut Params) {
     for key in keys {
+        if f.has(key.name) {
+            params.set_given(key.name);
+        }
         let value = match key.value {
             KeyValue::Seconds { default_s, max_s } => f
                 .interval(
@@ -173,6 +173,27 @@ fn read_keys(f: &mut Fields, errs: &mut Errs, keys: &'static [Key], params: &mut
                 .choice(errs, key.name, Some(default), names, &[])
                 .and_then(|name| names.iter().position(|n| *n == name))
                 .map(|i| Some(i as f64)),
+            KeyValue::Duration {
+                default,
+                max_s,
+                zero_is_off,
+                expected,
+            } => {
+                let in_range = |x: f64| (x > 0.0 || (zero_is_off && x == 0.0)) && x <= max_s;
+                match default {
+                    Fallback::Value(d) => f
+                        .interval(errs, key.name, Some(d), expected, in_range)
+                        .map(Some),
+                    _ if f.has(key.name) => f
+                        .interval(errs, key.name, None, expected, in_range)
+                        .map(Some),
+                    _ => {
+                        // Absent, or a JSON null: off or derived.
+                        let _ = f.take(key.name);
+                        Some(None)
+                    }
+                }
+            }
         };
         match value {
             Some(Some(x)) => {

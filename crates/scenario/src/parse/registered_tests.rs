@@ -4,11 +4,9 @@
 use super::tests::{errors, ok, one_error, BASE};
 use super::toml_to_json;
 use crate::build::world_config;
-use crate::schema::*;
 use crate::topology::validate_and_place;
 use airqueue_kernel::Time;
 use airqueue_sim::qdisc::registry;
-use airqueue_sim::QdiscConfig;
 
 fn with_queue(queue: &str) -> String {
     format!("{BASE}[queue]\n{queue}\n")
@@ -18,9 +16,9 @@ fn with_queue(queue: &str) -> String {
 fn codel_defaults_come_from_its_module() {
     let s = ok(&with_queue("kind = \"codel\""));
     let codel = registry::scheme("codel").unwrap();
-    assert_eq!(s.queue.kind, QueueKind::Registered(codel));
+    assert_eq!(s.queue.kind, codel);
     assert_eq!(s.queue.capacity_pkts, codel.default_capacity_pkts);
-    let p = s.queue.scheme.clone().unwrap();
+    let p = s.queue.params;
     assert_eq!(p.seconds("target"), Time::from_millis(5));
     assert_eq!(p.seconds("interval"), Time::from_millis(100));
     assert!(!p.flag("ecn"));
@@ -33,9 +31,7 @@ fn every_key_reaches_the_world() {
          ecn = false\nflows = 64\nquantum = 300",
     );
     let (s, pos) = validate_and_place(&toml_to_json(&text).unwrap()).unwrap();
-    let QdiscConfig::Registered(r) = world_config(&s, &pos).qdisc else {
-        panic!("not registered")
-    };
+    let r = world_config(&s, &pos).qdisc;
     assert_eq!(r.scheme.name, "fq_codel");
     let p = r.params;
     assert_eq!(p.capacity_pkts, 500);
@@ -80,8 +76,7 @@ fn keys_of_other_kinds_are_refused_with_the_kinds_that_take_them() {
     // "ecn" is shared with RED and PI.
     assert!(ok(&with_queue("kind = \"codel\"\necn = true"))
         .queue
-        .scheme
-        .unwrap()
+        .params
         .flag("ecn"));
 }
 
@@ -123,8 +118,6 @@ fn droptail_s_ecn_mark_is_null_when_off_and_reaches_the_world() {
     let text = with_queue("capacity = 20\necn_mark = 0.75");
     let (s, pos) = validate_and_place(&toml_to_json(&text).unwrap()).unwrap();
     assert_eq!(serde_json::to_value(&s.queue).unwrap()["ecn_mark"], 0.75);
-    let QdiscConfig::Registered(r) = world_config(&s, &pos).qdisc else {
-        panic!("not registered")
-    };
+    let r = world_config(&s, &pos).qdisc;
     assert_eq!(r, airqueue_sim::qdisc::droptail::config(20, Some(0.75)));
 }

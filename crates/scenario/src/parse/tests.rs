@@ -4,6 +4,10 @@
 use super::*;
 use crate::schema::*;
 use crate::topology::validate_and_place;
+use airqueue_kernel::Time;
+use airqueue_sim::qdisc::backpressure::{
+    BackpressureConfig, BackpressureVariant, ControlWhen, LinkEstimate, LossCount, UnknownNeighbour,
+};
 
 /// A valid five-node chain with one flow; tests append or replace lines.
 pub(super) const BASE: &str = r#"
@@ -48,14 +52,14 @@ pub(super) fn base_with(from: &str, to: &str) -> String {
 
 /// The RED settings a scenario of kind = "red" reads as.
 fn red_of(s: &Scenario) -> airqueue_sim::RedConfig {
-    assert_eq!(s.queue.kind.name(), "red");
-    airqueue_sim::RedConfig::from_params(s.queue.scheme.as_ref().unwrap())
+    assert_eq!(s.queue.kind.name, "red");
+    airqueue_sim::RedConfig::from_params(&s.queue.params)
 }
 
 /// The PI settings a scenario of kind = "pi" reads as.
 fn pi_of(s: &Scenario) -> airqueue_sim::PiConfig {
-    assert_eq!(s.queue.kind.name(), "pi");
-    airqueue_sim::PiConfig::from_params(s.queue.scheme.as_ref().unwrap())
+    assert_eq!(s.queue.kind.name, "pi");
+    airqueue_sim::PiConfig::from_params(&s.queue.params)
 }
 
 // ---- valid scenarios -------------------------------------------------------------------
@@ -98,18 +102,9 @@ fn defaults_fill_every_optional_section() {
     assert_eq!(
         s.queue,
         QueueSpec {
-            kind: QueueKind::Registered(&droptail::SCHEME),
+            kind: &droptail::SCHEME,
             capacity_pkts: 50,
-            report_lifetime_s: 0.05,
-            variant: BackpressureVariantKind::TcpAware,
-            link_estimate: LinkEstimateKind::Measured,
-            estimate_interval_s: 1.0,
-            loss_count: LossCountKind::Packets,
-            control_interval_s: 0.025,
-            control_when: ControlWhenKind::Idle,
-            avoid_overflow: true,
-            unknown_neighbour: UnknownNeighbourKind::Zero,
-            scheme: Some(droptail::config(50, None).params),
+            params: droptail::config(50, None).params,
         }
     );
     assert_eq!(
@@ -775,11 +770,11 @@ fn diffq_queue_and_rate_control_keys() {
          [[flow]]\nkind = \"tcp\"\nsrc = 0\ndst = 2\nvariant = \"sack\"\ncc = \"diffq\"\n"
     ))
     .unwrap();
-    assert_eq!(s.queue.kind, QueueKind::Registered(&diffq::SCHEME));
+    assert_eq!(*s.queue.kind, diffq::SCHEME);
     let mut expected = diffq::config(100, 30).params;
     expected.set("scheduling", 0.0);
-    assert_eq!(s.queue.scheme, Some(expected));
-    let p = s.queue.scheme.as_ref().unwrap();
+    assert_eq!(s.queue.params, expected);
+    let p = &s.queue.params;
     assert!(!p.flag("scheduling") && p.flag("mac_priority"));
     assert_eq!(
         (s.diffq.utility, s.diffq.beta),
@@ -865,8 +860,8 @@ fn tfrc_flows_read_ecn_and_droptail_marking() {
          [[flow]]\nkind = \"tfrc\"\nsrc = 2\ndst = 0\npacket_size = 500\n"
     ))
     .unwrap();
-    assert_eq!(s.queue.kind, QueueKind::Registered(&droptail::SCHEME));
-    let params = s.queue.scheme.as_ref().unwrap();
+    assert_eq!(*s.queue.kind, droptail::SCHEME);
+    let params = &s.queue.params;
     assert_eq!(params.optional_real("ecn_mark"), Some(0.75));
     let (a, b) = (&s.flows[0], &s.flows[1]);
     assert_eq!((a.kind, a.ecn, a.cc), (FlowKind::Tfrc, true, CcKind::None));
@@ -916,8 +911,8 @@ fn fq_queue_keys() {
     use airqueue_sim::qdisc::{HeldPackets, ReportView};
     use airqueue_sim::{Classify, FqConfig};
     let fq_of = |s: &Scenario| {
-        assert_eq!(s.queue.kind, QueueKind::Registered(&fq::SCHEME));
-        FqConfig::from_params(s.queue.scheme.as_ref().unwrap())
+        assert_eq!(*s.queue.kind, fq::SCHEME);
+        FqConfig::from_params(&s.queue.params)
     };
     let s = from_toml_str(&format!(
         "{TWO_NODES}[queue]\nkind = \"fq\"\ncapacity = 40\nclassify = \"destination\"\n\
@@ -943,11 +938,8 @@ fn fq_queue_keys() {
         held: HeldPackets::Udp,
         ..fq_of(&udp)
     };
-    assert_eq!(
-        expected_udp.qdisc().params,
-        *udp.queue.scheme.as_ref().unwrap()
-    );
-    assert_eq!(expected.qdisc().params, *s.queue.scheme.as_ref().unwrap());
+    assert_eq!(expected_udp.qdisc().params, udp.queue.params);
+    assert_eq!(expected.qdisc().params, s.queue.params);
     let v = serde_json::to_value(&s.queue).unwrap();
     assert_eq!(
         (
@@ -1193,30 +1185,33 @@ fn red_and_pi_mistakes_are_named() {
     );
 }
 
+/// The backpressure settings the world gets from a two-node scenario with `queue`.
+fn bp_of(queue: &str) -> BackpressureConfig {
+    let s = from_toml_str(&format!(
+        "{TWO_NODES}[queue]\nkind = \"backpressure\"\n{queue}\n"
+    ))
+    .unwrap();
+    assert_eq!(*s.queue.kind, backpressure::SCHEME);
+    assert_eq!(s.queue.params.capacity_pkts, s.queue.capacity_pkts);
+    BackpressureConfig::from_params(&s.queue.params)
+}
+
 #[test]
 fn backpressure_queue_keys() {
-    let s = from_toml_str(&format!(
-        "{TWO_NODES}[queue]\nkind = \"backpressure\"\nvariant = \"classical\"\nreport_lifetime = 0.2\n"
-    ))
-    .unwrap();
+    let cfg = bp_of("variant = \"classical\"\nreport_lifetime = 0.2");
     assert_eq!(
-        (s.queue.kind, s.queue.variant, s.queue.capacity_pkts),
-        (
-            QueueKind::Backpressure,
-            BackpressureVariantKind::Classical,
-            100
-        ),
+        (cfg.variant, cfg.capacity_pkts),
+        (BackpressureVariant::Classical, 100),
         "seed 002's 100-packet buffer by default"
     );
-    assert_eq!(s.queue.report_lifetime_s, 0.2);
-    let s = from_toml_str(&format!(
-        "{TWO_NODES}[queue]\nkind = \"backpressure\"\ncapacity = 40\n"
-    ))
-    .unwrap();
+    assert_eq!(cfg.report_lifetime, Time::from_millis(200));
+    let cfg = bp_of("capacity = 40");
     assert_eq!(
-        (s.queue.variant, s.queue.capacity_pkts),
-        (BackpressureVariantKind::TcpAware, 40)
+        (cfg.variant, cfg.capacity_pkts),
+        (BackpressureVariant::TcpAware, 40)
     );
+    let defaults = BackpressureConfig::from_params(&backpressure::config(40).params);
+    assert_eq!(cfg, defaults);
 }
 
 #[test]
@@ -1232,6 +1227,26 @@ fn backpressure_mistakes_are_named() {
         errors_of("[queue]\nvariant = \"classical\"\n"),
         vec!["queue.variant: not used by kind \"droptail\" (the default); variant applies only to kind backpressure"]
     );
+    // Its keys come from its scheme: a misspelling is matched against them, and the
+    // intervals keep their own wording.
+    assert_eq!(
+        errors_of(
+            "[queue]\nkind = \"backpressure\"\ncontol_interval = 0.1\nestimate_interval = 0\n"
+        ),
+        vec![
+            "queue.estimate_interval: expected a number of seconds in (0, 3600] (seed 002's T, \
+             footnote 2), got 0",
+            "queue.contol_interval: unknown key; did you mean \"control_interval\"?",
+        ]
+    );
+    assert_eq!(
+        errors_of("[queue]\nkind = \"backpressure\"\ncontrol_interval = 1e-9\n"),
+        vec![
+            "queue.control_interval: 1e-9 s is below 1e-6 s, the shortest period or timeout \
+              accepted (the clock ticks in nanoseconds, and a timer rounded to 0 ns would fire \
+              without end at one instant); use at least 1e-6 s"
+        ]
+    );
     assert_eq!(
         errors_of("[medium]\nkind = \"wired\"\n[queue]\nkind = \"backpressure\"\n"),
         vec!["queue.kind: \"backpressure\" needs the 802.11 medium (medium.kind = \"wifi\"), where neighbours overhear each other's queue reports"]
@@ -1240,15 +1255,17 @@ fn backpressure_mistakes_are_named() {
 
 #[test]
 fn backpressure_link_estimate_and_control_keys() {
-    let s = from_toml_str(&format!(
-        "{TWO_NODES}[queue]\nkind = \"backpressure\"\nlink_estimate = \"configured\"\n\
-         estimate_interval = 0.5\nreport_lifetime = 0.2\n"
-    ))
-    .unwrap();
-    assert_eq!(s.queue.link_estimate, LinkEstimateKind::Configured);
-    assert_eq!(s.queue.estimate_interval_s, 0.5);
+    let cfg = bp_of("link_estimate = \"configured\"\nreport_lifetime = 0.2");
+    assert_eq!(cfg.link_estimate, LinkEstimate::Configured);
     // Default: half the report lifetime.
-    assert_eq!(s.queue.control_interval_s, 0.1);
+    assert_eq!(cfg.control_interval, Some(Time::from_millis(100)));
+    assert_eq!(
+        bp_of("estimate_interval = 0.5").link_estimate,
+        LinkEstimate::Measured {
+            interval: Time::from_millis(500),
+            count: LossCount::Packets
+        }
+    );
     let bad = |body: &str, key: &str| {
         let text = errors_of(&format!("[queue]\n{body}\n")).join("\n");
         assert!(text.contains(key), "{text}");
@@ -1269,18 +1286,15 @@ fn backpressure_link_estimate_and_control_keys() {
         "kind = \"droptail\"\ncontrol_interval = 0.1",
         "queue.control_interval",
     );
-    let s = from_toml_str(&format!(
-        "{TWO_NODES}[queue]\nkind = \"backpressure\"\nloss_count = \"attempts\"\n"
-    ))
-    .unwrap();
-    assert_eq!(s.queue.loss_count, LossCountKind::Attempts);
-    let s = from_toml_str(&format!("{TWO_NODES}[queue]\nkind = \"backpressure\"\n")).unwrap();
-    assert!(s.queue.avoid_overflow, "footnote 5's rule by default");
-    let s = from_toml_str(&format!(
-        "{TWO_NODES}[queue]\nkind = \"backpressure\"\navoid_overflow = false\n"
-    ))
-    .unwrap();
-    assert!(!s.queue.avoid_overflow);
+    assert_eq!(
+        bp_of("loss_count = \"attempts\"").link_estimate,
+        LinkEstimate::Measured {
+            interval: Time::from_secs(1),
+            count: LossCount::Attempts
+        }
+    );
+    assert!(bp_of("").avoid_overflow, "footnote 5's rule by default");
+    assert!(!bp_of("avoid_overflow = false").avoid_overflow);
     bad(
         "kind = \"backpressure\"\navoid_overflow = \"yes\"",
         "queue.avoid_overflow",
@@ -1289,11 +1303,10 @@ fn backpressure_link_estimate_and_control_keys() {
         "kind = \"fq\"\navoid_overflow = true",
         "queue.avoid_overflow",
     );
-    let s = from_toml_str(&format!(
-        "{TWO_NODES}[queue]\nkind = \"backpressure\"\ncontrol_when = \"changed\"\n"
-    ))
-    .unwrap();
-    assert_eq!(s.queue.control_when, ControlWhenKind::Changed);
+    assert_eq!(
+        bp_of("control_when = \"changed\"").control_when,
+        ControlWhen::Changed
+    );
     bad(
         "kind = \"backpressure\"\ncontrol_when = \"always\"",
         "queue.control_when: unknown control_when \"always\"",
@@ -1303,15 +1316,12 @@ fn backpressure_link_estimate_and_control_keys() {
         "queue.control_when: control packets are off (control_interval = 0)",
     );
     for (value, kind) in [
-        ("zero", UnknownNeighbourKind::Zero),
-        ("exclude", UnknownNeighbourKind::Exclude),
-        ("k", UnknownNeighbourKind::K),
+        ("zero", UnknownNeighbour::Zero),
+        ("exclude", UnknownNeighbour::Exclude),
+        ("k", UnknownNeighbour::AtK),
     ] {
-        let s = from_toml_str(&format!(
-            "{TWO_NODES}[queue]\nkind = \"backpressure\"\nunknown_neighbour = \"{value}\"\n"
-        ))
-        .unwrap();
-        assert_eq!(s.queue.unknown_neighbour, kind);
+        let cfg = bp_of(&format!("unknown_neighbour = \"{value}\""));
+        assert_eq!(cfg.unknown_neighbour, kind);
     }
     bad(
         "kind = \"backpressure\"\nunknown_neighbour = \"ignore\"",

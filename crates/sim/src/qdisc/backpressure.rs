@@ -30,6 +30,9 @@
 //! * **Forwarding**: the packet joins the chosen neighbour's queue, routing next hop or
 //!   not; loops end on the TTL (`DEFAULT_TTL`).
 //!
+//! Its `[queue]` keys are its registry [`Scheme`](super::registry::Scheme) ([`SCHEME`],
+//! `backpressure/scheme.rs`).
+//!
 //! Tables are dense and indexed (as DiffQ's, `qdisc/reports.rs`): a row per flow seen,
 //! a slot per destination, and the commodities with packets listed in (flow, destination)
 //! order, which fixes the order of the random tie-breaks.
@@ -45,7 +48,9 @@ use std::cell::Cell;
 use std::collections::VecDeque;
 
 mod estimate;
+mod scheme;
 pub use estimate::LinkEstimates;
+pub use scheme::{config, SCHEME};
 
 /// The backlog difference of eq. (2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

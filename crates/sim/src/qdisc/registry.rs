@@ -21,6 +21,7 @@ pub static SCHEMES: &[&Scheme] = &[
     &super::codel::SCHEME,
     &super::fq_codel::SCHEME,
     &super::diffq::SCHEME,
+    &super::backpressure::SCHEME,
 ];
 
 /// The scheme named `kind`, if it is registered.
@@ -115,6 +116,16 @@ pub enum KeyValue {
     Choice {
         default: &'static str,
         names: &'static [&'static str],
+    },
+    /// A duration in seconds in `(0, max_s]`, or in `[0, max_s]` with `zero_is_off` (0
+    /// turns off what it times), any other value at least the reader's shortest period
+    /// (as [`KeyValue::Seconds`]). `expected` is what an error message asks for, as for
+    /// [`KeyValue::Real`]: it names the quantity and shows the interval.
+    Duration {
+        default: Fallback,
+        max_s: f64,
+        zero_is_off: bool,
+        expected: &'static str,
     },
 }
 
@@ -215,7 +226,7 @@ impl KeyValue {
             KeyValue::Seconds { default_s, .. } => Some(default_s),
             KeyValue::Integer { default, .. } => Some(default as f64),
             KeyValue::Bool { default } => Some(f64::from(u8::from(default))),
-            KeyValue::Real { default, .. } => match default {
+            KeyValue::Real { default, .. } | KeyValue::Duration { default, .. } => match default {
                 Fallback::Value(x) => Some(x),
                 Fallback::Off | Fallback::Derived => None,
             },
@@ -231,6 +242,9 @@ impl KeyValue {
         matches!(
             self,
             KeyValue::Real {
+                default: Fallback::Off,
+                ..
+            } | KeyValue::Duration {
                 default: Fallback::Off,
                 ..
             } | KeyValue::Packets { default: None }
@@ -267,7 +281,7 @@ impl Problem {
 
 /// The values of a scheme's keys and the queue's capacity, as read from a scenario (or
 /// the defaults).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Params {
     pub capacity_pkts: u32,
     /// The scheme's `[queue]` keys, then its table keys.
@@ -277,6 +291,22 @@ pub struct Params {
     values: Vec<Option<f64>>,
     /// One per key: the scenario gave it a value that was refused (reported).
     invalid: Vec<bool>,
+    /// One per key: the scenario wrote it (set by the reader through
+    /// [`Params::set_given`]; not part of equality or of the resolved scenario).
+    given: Vec<bool>,
+}
+
+/// Equal when they hold the same values, whether the scenario wrote them or not.
+impl PartialEq for Params {
+    fn eq(&self, other: &Self) -> bool {
+        (self.capacity_pkts, &self.keys, &self.values, &self.invalid)
+            == (
+                other.capacity_pkts,
+                &other.keys,
+                &other.values,
+                &other.invalid,
+            )
+    }
 }
 
 impl Params {
@@ -288,6 +318,7 @@ impl Params {
             capacity_pkts: scheme.default_capacity_pkts,
             values: keys.iter().map(|k| k.value.default_number()).collect(),
             invalid: vec![false; keys.len()],
+            given: vec![false; keys.len()],
             keys,
         }
     }
@@ -341,6 +372,18 @@ impl Params {
         self.invalid[self.index(key)]
     }
 
+    /// Records that the scenario wrote `key` (the reader, before reading it).
+    pub fn set_given(&mut self, key: &str) {
+        let i = self.index(key);
+        self.given[i] = true;
+    }
+
+    /// Whether the scenario wrote `key`, valid or not: a check may refuse a key that
+    /// has no effect beside the others' values, default or not.
+    pub fn given(&self, key: &str) -> bool {
+        self.given[self.index(key)]
+    }
+
     /// `key`'s value: `None` when it is off, not derived yet, or was invalid.
     pub fn value(&self, key: &str) -> Option<f64> {
         self.values[self.index(key)]
@@ -391,6 +434,12 @@ impl Params {
         self.value(key)
     }
 
+    /// A [`KeyValue::Duration`] key: `None` when 0 (off).
+    pub fn duration(&self, key: &str) -> Option<Time> {
+        let s = self.get(key);
+        (s > 0.0).then(|| Time::from_secs_f64(s))
+    }
+
     /// A [`KeyValue::Packets`] key: `None` when off.
     pub fn packets(&self, key: &str) -> Option<u32> {
         self.value(key).map(|x| x as u32)
@@ -427,7 +476,7 @@ impl Serialize for Params {
                 KeyValue::Seconds { .. } => map.serialize_entry(k.name, &v)?,
                 KeyValue::Integer { .. } => map.serialize_entry(k.name, &(v as u64))?,
                 KeyValue::Bool { .. } => map.serialize_entry(k.name, &(v != 0.0))?,
-                KeyValue::Real { .. } => {
+                KeyValue::Real { .. } | KeyValue::Duration { .. } => {
                     map.serialize_entry(k.name, &v.is_finite().then_some(v))?
                 }
                 KeyValue::Packets { .. } => {
@@ -532,6 +581,21 @@ mod tests {
                     KeyValue::Choice { default, names } => {
                         assert!(names.contains(&default), "{}", k.name)
                     }
+                    KeyValue::Duration {
+                        default,
+                        max_s,
+                        zero_is_off,
+                        expected,
+                    } => {
+                        let range = Range {
+                            min_inclusive: zero_is_off,
+                            ..Range::closed(0.0, max_s)
+                        };
+                        if let Fallback::Value(x) = default {
+                            assert!(range.contains(x), "{}", k.name)
+                        }
+                        assert!(expected.contains(&range.describe()), "{}", k.name)
+                    }
                 }
                 assert!(!k.doc.is_empty());
             }
@@ -589,6 +653,7 @@ mod tests {
             keys: KEYS.iter().collect(),
             values: vec![None, None],
             invalid: vec![false, false],
+            given: vec![false, false],
         };
         assert!(!p.is_complete());
         assert!(p.fill("derived", 2.0));
@@ -597,5 +662,46 @@ mod tests {
         assert_eq!((p.optional_real("off"), p.real("derived")), (None, 2.0));
         p.set_invalid("derived");
         assert!(!p.fill("derived", 2.0) && !p.is_complete() && p.is_invalid("derived"));
+    }
+
+    #[test]
+    fn a_zero_duration_is_off_and_what_was_written_is_not_part_of_the_values() {
+        static KEYS: [Key; 1] = [Key {
+            name: "period",
+            doc: "x",
+            value: KeyValue::Duration {
+                default: Fallback::Value(0.5),
+                max_s: 10.0,
+                zero_is_off: true,
+                expected: "a number of seconds in [0, 10]",
+            },
+        }];
+        let scheme = Scheme {
+            keys: &KEYS,
+            ..droptail_like()
+        };
+        let defaults = Params::defaults(&scheme);
+        let mut p = defaults.clone();
+        assert_eq!(p.duration("period"), Some(Time::from_millis(500)));
+        p.set_given("period");
+        assert!(p.given("period") && !defaults.given("period"));
+        assert_eq!(p, defaults, "same values");
+        p.set("period", 0.0);
+        assert_eq!(p.duration("period"), None);
+    }
+
+    fn droptail_like() -> Scheme {
+        Scheme {
+            name: "test",
+            summary: "x",
+            default_capacity_pkts: 1,
+            keys: &[],
+            table_keys: &[],
+            moves_packets_on_link_break: false,
+            refuses_saturating_source: false,
+            runs_at_access_point: false,
+            check: no_checks,
+            build: super::super::droptail::SCHEME.build,
+        }
     }
 }

@@ -70,7 +70,7 @@ pub fn wifi_world(
         positions,
         link_loss: vec![],
         medium: MediumConfig::Wifi(wifi),
-        qdisc: droptail::config(50, None).into(),
+        qdisc: droptail::config(50, None),
         flows,
     }
 }
@@ -121,7 +121,7 @@ pub fn wired_world(
         routing: RoutingTable::shortest_paths(&graph),
         aodv: None,
         olsr: None,
-        qdisc: droptail::config(50, None).into(),
+        qdisc: droptail::config(50, None),
         flows,
     }
 }
