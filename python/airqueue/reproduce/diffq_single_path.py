@@ -19,7 +19,12 @@ response off; drop-tail queues of 199 mark CE above 75% of their capacity and ma
 an RTT are one congestion event; DCF), compared against DiffQ-UDP as in Fig. 13. Delayed
 ACKs are on for every TCP scheme (Linux default, the paper's testbed). The driver's
 constants are MadWiFi's (``MADWIFI_TX_ATTEMPTS``, ``MADWIFI_IFQ_PACKETS``): 11 transmit
-attempts per frame at a fixed rate, and an interface queue of 199 packets.
+attempts per frame at a fixed rate, an interface queue of 199 packets, and behind it
+the driver's 200 transmit buffers in per-level FIFOs (``driver_buffer``; 1 is the
+counterfactual of a MAC that pulls each packet at the last moment). Every pair of nodes
+loses each frame with probability ``link_loss``, 0.04 by default: the one value that fits
+Table 2's single-flow TCP throughput over 1-4 hops (``diffq-tcp-chain``), fixed before
+any mesh run; 0 is the loss-free counterfactual.
 
 Metrics per flow count and scheme, mean and 95% interval over scenarios: Jain's index,
 log utility (sum of ln per-flow goodput in bit/s), aggregate goodput, starved fraction
@@ -94,15 +99,16 @@ MADWIFI_TX_ATTEMPTS = 11
 MADWIFI_IFQ_PACKETS = 199
 MADWIFI_TXBUF_FRAMES = 200
 
-#: Frames the MAC holds behind the queue discipline by default (``[mac] tx_buffer``): one,
-#: pulled when the last has left, so DiffQ's scheduler picks each packet and its level
-#: at the last moment (section 5.4: "Given that some packets can be transmitted, the
-#: scheduler ... schedules the destination with the highest queue differential").
+#: Frames the MAC holds behind the queue discipline at the core's default (``[mac]
+#: tx_buffer``): one, pulled when the last has left, so DiffQ's scheduler picks each
+#: packet and its level at the last moment (section 5.4: "Given that some packets can be
+#: transmitted, the scheduler ... schedules the destination with the highest queue
+#: differential"); the ``driver_buffer = 1`` counterfactual.
 DRIVER_BUFFER_FRAMES = 1
 
 #: Frame erasure probability of every link (``[[link]] loss`` on each pair, both
 #: directions) calibrated on Table 2's TCP row alone (``diffq-tcp-chain``; the procedure
-#: is in docs/reproductions/diffq.md, "Link loss"). The default is loss-free links.
+#: is in docs/reproductions/diffq.md, "Link loss"). The core's default is loss-free.
 TABLE2_LINK_LOSS = 0.04
 
 #: The testbed's OLSR is olsrd with ETX (section 6.1; docs/routing.md): its TCs advertise
@@ -147,11 +153,14 @@ class Config:
     #: its mesh (one run per starved flow).
     alone: bool = True
     #: Frames the MAC holds behind the queue discipline (``[mac] tx_buffer``), shared by
-    #: its per-level FIFOs: 1 (the default) or MadWiFi's 200 (``MADWIFI_TXBUF_FRAMES``).
-    driver_buffer: int = DRIVER_BUFFER_FRAMES
-    #: Frame erasure probability of every pair of nodes (``[[link]] loss``); 0, the
-    #: default, is loss-free; ``TABLE2_LINK_LOSS`` is the Table 2 calibration.
-    link_loss: float = 0.0
+    #: its per-level FIFOs: MadWiFi's 200 (``MADWIFI_TXBUF_FRAMES``), the default, as
+    #: section 5.1 describes the testbed's driver; 1 hands each packet down at the last
+    #: moment (``DRIVER_BUFFER_FRAMES``, the core's default).
+    driver_buffer: int = MADWIFI_TXBUF_FRAMES
+    #: Frame erasure probability of every pair of nodes (``[[link]] loss``): the Table 2
+    #: calibration ``TABLE2_LINK_LOSS``, the default (the testbed's paths run through a
+    #: building and OLSR routes them by ETX, section 6.1); 0 is loss-free.
+    link_loss: float = TABLE2_LINK_LOSS
 
     @classmethod
     def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
