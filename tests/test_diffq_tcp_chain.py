@@ -53,9 +53,53 @@ def test_scenario_runs_the_flow_over_the_asked_hops():
     assert dq["mac"]["levels"] == "diffq8"
 
 
+def test_driver_buffer_and_link_loss_reach_the_scenario():
+    """The options set ``[mac] tx_buffer`` and one ``[[link]]`` per pair of the chain;
+    at their defaults neither key appears, so the default scenarios are unchanged."""
+    config = chain.Config.make(True, {"driver_buffer": 200, "link_loss": 0.04})
+    sc = chain.scenario(config, "DiffQ-TCP", 2)
+    assert sc["mac"]["tx_buffer"] == 200
+    assert sc["link"] == [
+        {"a": 0, "b": 1, "loss": 0.04},
+        {"a": 0, "b": 2, "loss": 0.04},
+        {"a": 1, "b": 2, "loss": 0.04},
+    ]
+    default = chain.scenario(chain.Config.make(True, None), "DiffQ-TCP", 2)
+    assert "tx_buffer" not in default["mac"] and "link" not in default
+
+
+def test_link_loss_costs_a_lone_flow_airtime(tmp_path):
+    """The Table 2 calibration's lever: lost frames (and lost ACKs) are sent again, so
+    one flow over one hop carries less with link loss 0.04 than without (the MAC's 11
+    attempts leave TCP nearly no losses, so the cost is airtime and backoff). The full
+    calibration's numbers are in docs/reproductions/diffq.md, "Link loss"."""
+    base = {"schemes": ["TCP-SACK"], "hops": [1], "seeds": 1, "duration": 10.0}
+    goodput = []
+    for loss in (0.0, 0.04):
+        res = airqueue.reproduce(
+            "diffq-tcp-chain",
+            quick=True,
+            out=tmp_path / str(loss),
+            serial=True,
+            params={**base, "link_loss": loss},
+        )
+        goodput.append(res.row("TCP-SACK, 1 hop: goodput, Mb/s (Table 2)").ours)
+    clean, lossy = goodput
+    assert lossy < 0.97 * clean, goodput
+    assert lossy > 0.8 * clean, goodput
+
+
 @pytest.mark.parametrize(
     "params, needle",
-    [({"hops": [0, 2]}, "hops"), ({"hops": []}, "hops"), ({"schemes": ["TCP-Reno"]}, "scheme")],
+    [
+        ({"hops": [0, 2]}, "hops"),
+        ({"hops": []}, "hops"),
+        ({"schemes": ["TCP-Reno"]}, "scheme"),
+        ({"driver_buffer": 0}, "driver_buffer"),
+        ({"driver_buffer": 513}, "driver_buffer"),
+        ({"link_loss": 1.0}, "link_loss"),
+        ({"link_loss": -0.1}, "link_loss"),
+    ],
 )
 def test_bad_parameters_are_named(tmp_path, params, needle):
     with pytest.raises(ConfigError, match=needle):

@@ -129,6 +129,37 @@ def test_olsr_tc_redundancy_is_olsrds_and_a_wrong_value_is_refused(tmp_path, nam
         airqueue.reproduce(name, quick=True, out=tmp_path, serial=True, params={"tc_redundancy": 3})
 
 
+def test_driver_buffer_and_link_loss_options_of_the_mesh(tmp_path):
+    """``driver_buffer`` sets ``[mac] tx_buffer`` and ``link_loss`` one ``[[link]]`` per
+    pair of the 46 nodes, for every scheme and for the reruns alone; at the defaults
+    neither key appears (the scenarios, and so the runs, are those of before); a value
+    the core would refuse is refused before any run, naming the parameter."""
+    from airqueue.reproduce import diffq_single_path as sp
+
+    config = sp.Config.make(
+        False, {"driver_buffer": sp.MADWIFI_TXBUF_FRAMES, "link_loss": sp.TABLE2_LINK_LOSS}
+    )
+    alone = sp.alone_scenario(config, 3, 7, 0.5)
+    assert alone["mac"]["tx_buffer"] == 200
+    assert len(alone["link"]) == 46 * 45 // 2
+    assert {(lk["a"], lk["b"]) for lk in alone["link"]} == {
+        (a, b) for a in range(46) for b in range(a + 1, 46)
+    }
+    assert all(lk["loss"] == sp.TABLE2_LINK_LOSS for lk in alone["link"])
+    assert sp.Config().driver_buffer == 200 and sp.Config().link_loss == 0.04
+    plain = sp.alone_scenario(sp.Config(driver_buffer=1, link_loss=0.0), 3, 7, 0.5)
+    assert plain["mac"] == {"kind": "dcf", "short_retry_limit": 11}
+    assert "link" not in plain
+    for params, needle in [
+        ({"driver_buffer": 0}, r"driver_buffer must be .*1..=512.*--param driver_buffer=200"),
+        ({"link_loss": 1.0}, r"link_loss must be a probability in \[0, 1\).*--param link_loss"),
+    ]:
+        with pytest.raises(ValueError, match=needle):
+            airqueue.reproduce(
+                "diffq-single-path", quick=True, out=tmp_path, serial=True, params=params
+            )
+
+
 def test_cli_json_rows_resume_from_the_store(starvation, starvation_dir):
     result = CliRunner().invoke(
         app,
@@ -425,13 +456,15 @@ def test_alone_scenario_is_the_same_mesh_with_one_flow():
         delayed_ack=config.delayed_ack,
         routing=config.routing,
         tc_redundancy=config.tc_redundancy,
+        driver_buffer=config.driver_buffer,
+        link_loss=config.link_loss,
     )
     alone = sp.alone_scenario(config, 14, 22, 0.93)
     assert "flows" not in alone
     assert alone["flow"] == [
         {"kind": "tcp", "variant": "sack", "packet_size": 1400, "src": 14, "dst": 22, "start": 0.93}
     ]
-    for key in ("topology", "radio", "mac", "routing", "queue", "tcp", "duration"):
+    for key in ("topology", "radio", "mac", "routing", "queue", "tcp", "duration", "link"):
         assert alone[key] == mixed[key], key
 
 
@@ -441,7 +474,16 @@ def test_single_path_reruns_the_starved_tcp_flows_alone(tmp_path):
     builds, run on that seed."""
     from airqueue.reproduce import diffq_single_path as sp
 
-    params = {"seeds": 2, "flow_counts": [8], "duration": 10.0, "schemes": ["TCP-SACK"]}
+    # The loss-free one-frame MAC starves a flow in these two short scenarios; the
+    # rerun's mechanism does not depend on the driver or the links.
+    params = {
+        "seeds": 2,
+        "flow_counts": [8],
+        "duration": 10.0,
+        "schemes": ["TCP-SACK"],
+        "driver_buffer": 1,
+        "link_loss": 0.0,
+    }
     res = airqueue.reproduce("diffq-single-path", out=tmp_path, serial=True, params=params)
     mixed = airqueue.load(tmp_path / "store", table="flows")
     starved = sp.starved_tcp_flows(mixed.assign(scheme="TCP-SACK"), 8)

@@ -19,7 +19,12 @@ response off; drop-tail queues of 199 mark CE above 75% of their capacity and ma
 an RTT are one congestion event; DCF), compared against DiffQ-UDP as in Fig. 13. Delayed
 ACKs are on for every TCP scheme (Linux default, the paper's testbed). The driver's
 constants are MadWiFi's (``MADWIFI_TX_ATTEMPTS``, ``MADWIFI_IFQ_PACKETS``): 11 transmit
-attempts per frame at a fixed rate, and an interface queue of 199 packets.
+attempts per frame at a fixed rate, an interface queue of 199 packets, and behind it
+the driver's 200 transmit buffers in per-level FIFOs (``driver_buffer``; 1 is the
+counterfactual of a MAC that pulls each packet at the last moment). Every pair of nodes
+loses each frame with probability ``link_loss``, 0.04 by default: the one value that fits
+Table 2's single-flow TCP throughput over 1-4 hops (``diffq-tcp-chain``), fixed before
+any mesh run; 0 is the loss-free counterfactual.
 
 Metrics per flow count and scheme, mean and 95% interval over scenarios: Jain's index,
 log utility (sum of ln per-flow goodput in bit/s), aggregate goodput, starved fraction
@@ -86,9 +91,25 @@ RATE_UPDATES = ("interval", "packet")
 #: ``ATH_TXMAXTRY = 11`` transmit attempts (the standard's dot11ShortRetryLimit is 7);
 #: its interface queue, the Linux qdisc in front of the driver, holds
 #: ``tx_queue_len = ATH_TXBUF - 1 = 199`` packets (ns-2's 50 has no basis in the
-#: testbed). The driver's own 200 transmit buffers behind that queue are not modelled.
+#: testbed). Behind that queue the driver holds up to ``ATH_TXBUF = 200`` frames in
+#: per-AC hardware queues (section 5.1: the driver puts each packet "into appropriate
+#: priority queues" and "outputs packets into the air interface in the order of priority
+#: using the queues"): ``MADWIFI_TXBUF_FRAMES``, the ``driver_buffer`` option.
 MADWIFI_TX_ATTEMPTS = 11
 MADWIFI_IFQ_PACKETS = 199
+MADWIFI_TXBUF_FRAMES = 200
+
+#: Frames the MAC holds behind the queue discipline at the core's default (``[mac]
+#: tx_buffer``): one, pulled when the last has left, so DiffQ's scheduler picks each
+#: packet and its level at the last moment (section 5.4: "Given that some packets can be
+#: transmitted, the scheduler ... schedules the destination with the highest queue
+#: differential"); the ``driver_buffer = 1`` counterfactual.
+DRIVER_BUFFER_FRAMES = 1
+
+#: Frame erasure probability of every link (``[[link]] loss`` on each pair, both
+#: directions) calibrated on Table 2's TCP row alone (``diffq-tcp-chain``; the procedure
+#: is in docs/reproductions/diffq.md, "Link loss"). The core's default is loss-free.
+TABLE2_LINK_LOSS = 0.04
 
 #: The testbed's OLSR is olsrd with ETX (section 6.1; docs/routing.md): its TCs advertise
 #: every symmetric neighbour, ``TC_REDUNDANCY`` 2 in olsrd's ``src/olsr_protocol.h`` from
@@ -131,6 +152,15 @@ class Config:
     #: Section 6.3: rerun each TCP-SACK flow starved at the largest flow count alone on
     #: its mesh (one run per starved flow).
     alone: bool = True
+    #: Frames the MAC holds behind the queue discipline (``[mac] tx_buffer``), shared by
+    #: its per-level FIFOs: MadWiFi's 200 (``MADWIFI_TXBUF_FRAMES``), the default, as
+    #: section 5.1 describes the testbed's driver; 1 hands each packet down at the last
+    #: moment (``DRIVER_BUFFER_FRAMES``, the core's default).
+    driver_buffer: int = MADWIFI_TXBUF_FRAMES
+    #: Frame erasure probability of every pair of nodes (``[[link]] loss``): the Table 2
+    #: calibration ``TABLE2_LINK_LOSS``, the default (the testbed's paths run through a
+    #: building and OLSR routes them by ETX, section 6.1); 0 is loss-free.
+    link_loss: float = TABLE2_LINK_LOSS
 
     @classmethod
     def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
@@ -178,12 +208,54 @@ def check_routing(name: str, routing: str, tc_redundancy: int = OLSRD_TC_REDUNDA
         )
 
 
-def mac_section(diffq: bool, retry_limit: int) -> dict[str, Any]:
+def mac_section(
+    diffq: bool, retry_limit: int, driver_buffer: int = DRIVER_BUFFER_FRAMES
+) -> dict[str, Any]:
     """``[mac]`` of a scheme: EDCA with DiffQ's eight levels (Table 1) or plain DCF, both
-    without RTS/CTS and with ``retry_limit`` transmit attempts per data frame."""
+    without RTS/CTS, with ``retry_limit`` transmit attempts per data frame and
+    ``driver_buffer`` frames held behind the queue discipline (the key is left out at
+    the core's default of 1, so those scenarios stay as they were)."""
     mac: dict[str, Any] = {"kind": "edca", "levels": "diffq8"} if diffq else {"kind": "dcf"}
     mac["short_retry_limit"] = retry_limit
+    if driver_buffer != DRIVER_BUFFER_FRAMES:
+        mac["tx_buffer"] = driver_buffer
     return mac
+
+
+def check_driver(name: str, driver_buffer: int, link_loss: float) -> None:
+    """Refuses a ``driver_buffer`` or ``link_loss`` the core would, before any run,
+    naming the parameter and the fix."""
+    if (
+        isinstance(driver_buffer, bool)
+        or not isinstance(driver_buffer, int)
+        or not (1 <= driver_buffer <= 512)
+    ):
+        raise ValueError(
+            f"{name}: driver_buffer must be an integer number of frames in 1..=512, got "
+            f"{driver_buffer!r}; e.g. --param driver_buffer={MADWIFI_TXBUF_FRAMES} "
+            "(MadWiFi's ATH_TXBUF)"
+        )
+    if (
+        isinstance(link_loss, bool)
+        or not isinstance(link_loss, (int, float))
+        or not (0.0 <= link_loss < 1.0)
+    ):
+        raise ValueError(
+            f"{name}: link_loss must be a probability in [0, 1), got {link_loss!r}; "
+            f"e.g. --param link_loss={TABLE2_LINK_LOSS} (the Table 2 calibration)"
+        )
+
+
+def lossy_links(nodes: int, link_loss: float) -> list[dict[str, Any]]:
+    """``[[link]]`` entries giving every pair of ``nodes`` the erasure probability
+    ``link_loss`` (none when it is 0); pairs out of range never exchange frames."""
+    if link_loss == 0.0:
+        return []
+    return [
+        {"a": a, "b": b, "loss": float(link_loss)}
+        for a in range(nodes)
+        for b in range(a + 1, nodes)
+    ]
 
 
 def scheme_scenario(
@@ -205,10 +277,13 @@ def scheme_scenario(
     routing: str = "static",
     rate_update: str = RATE_UPDATE,
     tc_redundancy: int = OLSRD_TC_REDUNDANCY,
+    driver_buffer: int = DRIVER_BUFFER_FRAMES,
+    link_loss: float = 0.0,
 ) -> dict[str, Any]:
     """The scenario of one scheme on the random mesh (shared with ``diffq-ablation``);
     ``routing`` is the ``[routing] kind``, with the ETX metric and, under OLSR,
-    ``tc_redundancy``."""
+    ``tc_redundancy``; ``driver_buffer`` frames behind the queue and ``link_loss`` on
+    every pair."""
     diffq = scheme.startswith("DiffQ")
     template: dict[str, Any] = {
         "random": flows,
@@ -231,7 +306,7 @@ def scheme_scenario(
         "seed": 1,
         "topology": {"kind": "random", "nodes": nodes, "area": list(area), "connected": True},
         "radio": {"data_rate": 11e6},
-        "mac": mac_section(diffq, retry_limit),
+        "mac": mac_section(diffq, retry_limit, driver_buffer),
         "routing": {"kind": routing, "metric": "etx"},
         "queue": queue,
         "tcp": {"delayed_ack": delayed_ack, "timestamps": timestamps, "max_window": max_window},
@@ -239,6 +314,8 @@ def scheme_scenario(
     }
     if routing == "olsr":
         sc["routing"]["tc_redundancy"] = tc_redundancy
+    if link_loss:
+        sc["link"] = lossy_links(nodes, link_loss)
     if diffq:
         sc.update(diffq_sections(nodes, diffq_d, queue_threshold, rate_update))
     return sc
@@ -259,6 +336,7 @@ def run(
     if unknown:
         raise ValueError(f"{NAME}: unknown scheme(s) {unknown}; known: {list(SCHEMES)}")
     check_routing(NAME, config.routing, config.tc_redundancy)
+    check_driver(NAME, config.driver_buffer, config.link_loss)
     seeds = list(range(1, config.seeds + 1))
     grid = {"flows.random": list(config.flow_counts)}
     with Runner(out, workers=workers, serial=serial, progress=progress, client=client) as runner:
@@ -282,6 +360,8 @@ def run(
                 routing=config.routing,
                 rate_update=config.rate_update,
                 tc_redundancy=config.tc_redundancy,
+                driver_buffer=config.driver_buffer,
+                link_loss=config.link_loss,
             )
             frames.append(runner.sweep(s, base, seeds=seeds, grid=grid))
         flows = pd.concat(frames, ignore_index=True)
@@ -373,11 +453,19 @@ def run(
         f"Topology: {config.nodes} nodes uniformly in {config.area[0]:g} x {config.area[1]:g} m, "
         "connected under 250 m range; "
         + (
-            "static ETX routes (ETX 1 per link: no link loss)."
+            f"static ETX routes (ETX {1 / (1 - config.link_loss) ** 2:.3g} per link)."
             if config.routing == "static"
             else "OLSR-ETX routes (RFC 3626 with olsrd's etx_ff link quality), warm-started "
             "from the idle network. The flow path lengths under topology are shortest "
             "routes; OLSR's paths are at least as long and change during a run."
+        ),
+        f"Driver: {config.driver_buffer} frame(s) held by the MAC behind the queue "
+        "discipline in per-level FIFOs (MadWiFi's ATH_TXBUF is 200); links: frame "
+        f"erasure probability {config.link_loss:g} on every pair "
+        + (
+            "(loss-free)."
+            if config.link_loss == 0
+            else f"(the Table 2 calibration is {TABLE2_LINK_LOSS:g})."
         ),
         "Paper values: Table 3 ratios are numbers in the paper; Jain and log-utility ratios "
         "are the text's 'about two times higher' and 'about 20% better' (section 6.3, over "
@@ -568,6 +656,8 @@ def alone_scenario(config: Config, src: int, dst: int, start_s: float) -> dict[s
         retry_limit=config.retry_limit,
         routing=config.routing,
         tc_redundancy=config.tc_redundancy,
+        driver_buffer=config.driver_buffer,
+        link_loss=config.link_loss,
     )
     del sc["flows"]
     sc["flow"] = [_alone_flow(config, src, dst, start_s)]

@@ -32,7 +32,9 @@ from airqueue.reproduce.diffq_single_path import (
     MADWIFI_TX_ATTEMPTS,
     QUEUE_THRESHOLD,
     RATE_UPDATE,
+    check_driver,
     diffq_sections,
+    lossy_links,
     mac_section,
 )
 from airqueue.reproduce.params import apply_params, as_params
@@ -67,6 +69,11 @@ class Config:
     #: DiffQ's rate-control clock, ``"interval"`` or ``"packet"`` (``RATE_UPDATE``).
     rate_update: str = RATE_UPDATE
     schemes: tuple[str, ...] = SCHEMES
+    #: Frames the MAC holds behind the queue discipline (``diffq-single-path``'s option).
+    driver_buffer: int = 1
+    #: Frame erasure probability of every pair of nodes of the chain (``[[link]] loss``):
+    #: 0 is loss-free; the calibration against Table 2 scans it (diffq.md, "Link loss").
+    link_loss: float = 0.0
 
     @classmethod
     def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
@@ -84,6 +91,7 @@ class Config:
         unknown = [s for s in config.schemes if s not in SCHEMES]
         if unknown:
             raise ValueError(f"{NAME}: unknown scheme(s) {unknown}; known: {list(SCHEMES)}")
+        check_driver(NAME, config.driver_buffer, config.link_loss)
         return config
 
 
@@ -106,7 +114,7 @@ def scenario(config: Config, scheme: str, hops: int) -> dict[str, Any]:
         "seed": 1,
         "topology": {"kind": "chain", "nodes": hops + 1, "spacing": config.spacing},
         "radio": {"data_rate": 11e6},
-        "mac": mac_section(diffq, config.retry_limit),
+        "mac": mac_section(diffq, config.retry_limit, config.driver_buffer),
         "routing": {"kind": "static", "metric": "etx"},
         "queue": {"kind": "droptail", "capacity": config.queue_capacity},
         "tcp": {
@@ -116,6 +124,8 @@ def scenario(config: Config, scheme: str, hops: int) -> dict[str, Any]:
         },
         "flow": [flow],
     }
+    if config.link_loss:
+        sc["link"] = lossy_links(hops + 1, config.link_loss)
     if diffq:
         sc.update(
             diffq_sections(hops + 1, config.diffq_d, config.queue_threshold, config.rate_update)
@@ -186,7 +196,9 @@ def run(
         f"RTS/CTS, {config.retry_limit} transmit attempts, drop-tail interface queue of "
         f"{config.queue_capacity}, {config.packet_size}-byte packets, delayed ACKs "
         f"{'on' if config.delayed_ack else 'off'}, window {config.max_window}; "
-        f"{len(seeds)} seeds of {config.duration:g} s ({'quick' if quick else 'full'}).",
+        f"{len(seeds)} seeds of {config.duration:g} s ({'quick' if quick else 'full'}); "
+        f"{config.driver_buffer} frame(s) held by the MAC, frame erasure probability "
+        f"{config.link_loss:g} on every link.",
         "The testbed's paths run through a building (walls, floors, links of unequal "
         "quality), ours along a straight loss-free chain: compare the fall with hop count "
         "(the ratio rows) more than each absolute number.",

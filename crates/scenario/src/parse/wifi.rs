@@ -61,8 +61,11 @@ const LEVEL_PRESETS: [(&str, &[EdcaLevel]); 2] = [("dcf", &edca::DCF), ("diffq8"
 pub const MAX_CW: u16 = 32_767;
 
 /// Largest `mac.tx_buffer`, frames. The MAC is meant to hold "a small transmit buffer"
-/// (DESIGN.md) so that queue disciplines decide at the last moment.
-pub const MAX_TX_BUFFER_FRAMES: u64 = 64;
+/// (DESIGN.md) so that queue disciplines decide at the last moment; the bound admits a
+/// driver's descriptor pool behind the queue discipline as well, such as MadWiFi's
+/// `ATH_TXBUF` (200 transmit buffers shared by its per-AC hardware queues, if_athvar.h)
+/// or later Atheros drivers' 512.
+pub const MAX_TX_BUFFER_FRAMES: u64 = 512;
 /// Largest `mac.tdma_slot_bytes`: an IP packet of 65535 bytes.
 pub const MAX_TDMA_SLOT_BYTES: u32 = 65_535;
 /// The payload a TDMA slot is sized for in a scenario without flows: a 1460-byte TCP

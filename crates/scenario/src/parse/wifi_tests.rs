@@ -259,7 +259,7 @@ fn every_mac_key_given() {
     let s = ok(&with(
         "[mac]\nkind = \"dcf\"\nshort_retry_limit = 1\nlong_retry_limit = 255\n\
          rts_threshold = 2346\nnav_reset_after_rts = true\nrate_control = \"aarf\"\n\
-         tx_buffer = 64\n",
+         tx_buffer = 200\n",
     ));
     assert_eq!(
         s.mac,
@@ -271,7 +271,7 @@ fn every_mac_key_given() {
             rts_threshold_bytes: Some(2346),
             nav_reset_after_rts: true,
             rate_control: RateControlKind::Aarf,
-            tx_buffer_frames: 64,
+            tx_buffer_frames: 200,
             tdma_slot_bytes: None,
         }
     );
@@ -624,11 +624,11 @@ fn bad_mac_values() {
         ),
         (
             "tx_buffer = 0",
-            "mac.tx_buffer: expected an integer number of frames in 1..=64, got 0",
+            "mac.tx_buffer: expected an integer number of frames in 1..=512, got 0",
         ),
         (
-            "tx_buffer = 65",
-            "mac.tx_buffer: expected an integer number of frames in 1..=64, got 65",
+            "tx_buffer = 513",
+            "mac.tx_buffer: expected an integer number of frames in 1..=512, got 513",
         ),
         (
             "retry_limit = 3",
@@ -657,7 +657,7 @@ fn link_layer_problems_are_reported_together() {
             "duration = 60",
             "duration = 60\n[medium]\nkind = \"wifi\"\ndelay = 1\n\
              [radio]\npropagation = \"range\"\npath_loss_exponent = 2\ncapture_db = -3\n\
-             [mac]\nlevels = \"dcf\"\ntx_buffer = 100\n"
+             [mac]\nlevels = \"dcf\"\ntx_buffer = 1000\n"
         )),
         vec![
             "medium.delay: not used by kind \"wifi\"; delay applies only to kind wired",
@@ -666,7 +666,7 @@ fn link_layer_problems_are_reported_together() {
             "radio.capture_db: expected a power ratio in dB >= 0, got -3",
             "mac.levels: not used by kind \"dcf\" (the default), which is one level (aifsn 2, \
              cw_min 31, cw_max 1023); set kind = \"edca\" to give levels",
-            "mac.tx_buffer: expected an integer number of frames in 1..=64, got 100",
+            "mac.tx_buffer: expected an integer number of frames in 1..=512, got 1000",
         ]
     );
 }

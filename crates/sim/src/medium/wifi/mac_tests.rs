@@ -124,3 +124,74 @@ fn a_reception_that_starts_within_the_timeout_keeps_the_nav() {
     assert_eq!(net.stats(NodeId(1)).rx_ok, 2, "RTS and DATA");
     assert_eq!(net.stats(NodeId(0)).data_tx, 1);
 }
+
+/// A driver's pool of transmit descriptors behind the queue discipline (MadWiFi's
+/// `ATH_TXBUF`, 200, shared by its per-AC hardware queues): the station takes frames
+/// until the pool is full, whatever their levels, keeps each level's frames in order,
+/// sends a higher level's backlog ahead of a lower one's, and asks for more only once a
+/// frame has left.
+#[test]
+fn a_driver_pool_of_200_frames_holds_per_level_fifos() {
+    let cfg = WifiConfig {
+        levels: airqueue_phy::edca::DIFFQ8.to_vec(),
+        tx_buffer_frames: 200,
+        ..WifiConfig::dsss_default()
+    };
+    let mut net = WifiNet::new(cfg, &[[0.0, 0.0], [100.0, 0.0]], 1, |_, _| 0.0);
+    let mut q = EventQueue::new();
+    // 100 frames at level 0, then 100 at level 7, handed down at the same instant.
+    for i in 0..200u64 {
+        assert!(net.wants_frame(NodeId(0)), "room for frame {i}");
+        let mut pkt = packet(NodeId(0), NodeId(1));
+        pkt.seq = i;
+        let priority = if i < 100 { 0 } else { 7 };
+        net.push_frame(
+            NodeId(0),
+            Dequeued {
+                pkt,
+                next_hop: NodeId(1),
+                priority,
+            },
+            &mut q,
+        );
+    }
+    assert!(!net.wants_frame(NodeId(0)), "the pool is full at 200");
+    assert_eq!(net.buffered_packets().count(), 200);
+    let mut received = Vec::new();
+    let mut wants = 0;
+    while let Some((_, ev)) = q.pop() {
+        net.handle(ev, &mut q);
+        for out in net.out.drain(..) {
+            match out {
+                WifiOutput::Received { pkt, .. } => received.push(pkt.seq),
+                WifiOutput::WantFrame(n) => {
+                    assert_eq!(n, NodeId(0));
+                    wants += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+    assert_eq!(received.len(), 200, "every frame delivered on a clean link");
+    assert_eq!(wants, 200, "one request for a frame per frame that left");
+    assert!(net.wants_frame(NodeId(0)));
+    let level = |s: u64| usize::from(s >= 100);
+    for l in 0..2 {
+        let order: Vec<u64> = received
+            .iter()
+            .copied()
+            .filter(|&s| level(s) == l)
+            .collect();
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "level {l} is a FIFO");
+    }
+    // Level 7 (AIFSN 2, CW 1) wins nearly every round against level 0 (AIFSN 7, CW 31):
+    // its 100 frames are through before half of level 0's.
+    let last_high = received
+        .iter()
+        .rposition(|&s| s >= 100)
+        .expect("level 7 sent");
+    assert!(
+        last_high < 150,
+        "level 7's backlog ends at position {last_high}"
+    );
+}
