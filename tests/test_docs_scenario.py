@@ -9,8 +9,9 @@
 2. Drift guard: every key the scenario reader knows, taken from the Rust source with
    simple regexes (the const key arrays such as TOPOLOGY_KEYS, FLOW_KEYS, ROUTING_KEYS,
    and the key names passed to the field getters), is named in the page as `key`. Every
-   queue kind declares its keys in its module (airqueue_sim::qdisc::registry);
-   crates/scenario/tests/registered_docs.rs checks those against this page.
+   queue kind declares its keys in its module (airqueue_sim::qdisc::registry), and so does
+   every source rate controller (`[diffq]`, `[backpressure]`: airqueue_sim::transport::
+   RATE_SCHEMES); crates/scenario/tests/registered_docs.rs checks those against this page.
 3. The extraction itself is checked: non-empty, and it finds keys known to exist.
 """
 
@@ -132,7 +133,9 @@ def test_key_arrays_are_found_and_hold_known_keys():
     assert "QUEUE_KEYS" not in arrays
     assert arrays["OWN_KEYS"][1] == ["random", "start", "min_hops", "max_hops"]
     getters = _getter_keys()
-    assert {"capacity", "utility", "spacing", "duration", "tx_buffer"} <= getters
+    assert {"capacity", "variant", "spacing", "duration", "tx_buffer"} <= getters
+    # So does every source rate controller: `[diffq] utility` is no longer a getter call.
+    assert "utility" not in getters
     assert {"short_retry_limit", "cw_min", "min_hops", "net_diameter"} <= getters
 
 

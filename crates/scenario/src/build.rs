@@ -3,10 +3,9 @@
 
 use crate::parse::wifi::DEFAULT_TDMA_PAYLOAD_BYTES;
 use crate::schema::{
-    AodvLinkDetection, CcKind, DiffqUtilityKind, FadingKind, FlowKind, FlowSpec, LateCaptureKind,
-    Level, Mac, MacKind, Medium, OlsrLqAlgorithm, PreambleKind, Radio, Rate, RateControlKind,
-    RateUpdateKind, RoutingKind, RoutingMetric, Scenario, SensedFramesKind, TcpVariantKind,
-    Topology,
+    AodvLinkDetection, FadingKind, FlowKind, FlowSpec, LateCaptureKind, Level, Mac, MacKind,
+    Medium, OlsrLqAlgorithm, PreambleKind, Radio, Rate, RateControlKind, RoutingKind,
+    RoutingMetric, Scenario, SensedFramesKind, TcpVariantKind, Topology,
 };
 use crate::topology::adjacency;
 use airqueue_kernel::Time;
@@ -22,9 +21,8 @@ use airqueue_sim::net::olsr::{LqAlgorithm, OlsrConfig, TcRedundancy};
 use airqueue_sim::net::routing::{etx, GraphEdge};
 use airqueue_sim::net::RoutingTable;
 use airqueue_sim::{
-    CodingConfig, DiffqRateConfig, DiffqUtility, FlowCc, FlowConfig, FlowKindConfig, MediumConfig,
-    NodeId, OlsrSetup, RateUpdate, RegisteredQdisc, TcpFlowConfig, TcpVariant, TfrcFlowConfig,
-    WiresConfig, WorldConfig,
+    CodingConfig, FlowConfig, FlowKindConfig, MediumConfig, NodeId, OlsrSetup, RegisteredQdisc,
+    TcpFlowConfig, TcpVariant, TfrcFlowConfig, WiresConfig, WorldConfig,
 };
 
 /// Erasure probability configured for the directed pair (a, b) by `[[link]]`.
@@ -314,16 +312,7 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
             stop: Time::from_secs_f64(f.stop_s),
             payload_bytes: f.packet_size_bytes,
             priority: f.priority,
-            cc: match f.cc {
-                CcKind::None => FlowCc::None,
-                CcKind::Diffq => FlowCc::DiffQ(diffq_rate(s)),
-                CcKind::External => FlowCc::External,
-                CcKind::Backpressure => FlowCc::Backpressure(DiffqRateConfig::flow_control(
-                    s.backpressure.log_weight,
-                    s.backpressure.r_max_bps,
-                    s.backpressure.min_bps,
-                )),
-            },
+            cc: f.cc.map(|scheme| s.rate_control(scheme)),
             kind: match f.kind {
                 FlowKind::Udp => FlowKindConfig::Udp(match f.rate {
                     Rate::Bps(r) => UdpRate::Cbr { rate_bps: r },
@@ -447,28 +436,6 @@ fn tcp_flow(s: &Scenario, f: &FlowSpec) -> TcpFlowConfig {
             repair_delay: Time::from_secs_f64(s.tcp.coding_repair_delay_s),
         }),
         ..TcpFlowConfig::new(variant)
-    }
-}
-
-/// DiffQ source rate control from `[diffq]`.
-fn diffq_rate(s: &Scenario) -> DiffqRateConfig {
-    let d = &s.diffq;
-    DiffqRateConfig {
-        utility: match d.utility {
-            DiffqUtilityKind::Aimd => DiffqUtility::Aimd,
-            DiffqUtilityKind::Log => DiffqUtility::Log,
-        },
-        update: match d.rate_update {
-            RateUpdateKind::Packet => RateUpdate::PerPacket,
-            RateUpdateKind::Interval => RateUpdate::Every(Time::from_secs_f64(d.update_interval_s)),
-        },
-        alpha_bps: d.alpha_bps,
-        beta: d.beta,
-        queue_threshold_pkts: d.queue_threshold_pkts,
-        log_weight_bps: d.log_weight_bps,
-        initial_bps: d.initial_bps,
-        min_bps: d.min_bps,
-        max_bps: d.max_bps,
     }
 }
 

@@ -36,13 +36,13 @@ use serde_json::Value;
 use crate::error::{ConfigError, ConfigErrors};
 use crate::schema::RandomFlows;
 use crate::schema::{
-    AodvLinkDetection, AodvSpec, BackpressureSpec, CcKind, DiffqSpec, DiffqUtilityKind, FlowKind,
-    FlowSpec, LinkSpec, MacKind, Medium, OlsrLqAlgorithm, OlsrSpec, Outputs, QueueSpec, Rate,
-    RateUpdateKind, Routing, RoutingKind, RoutingMetric, Scenario, TcpSpec, TcpVariantKind,
-    Topology,
+    AodvLinkDetection, AodvSpec, FlowKind, FlowSpec, LinkSpec, MacKind, Medium, OlsrLqAlgorithm,
+    OlsrSpec, Outputs, QueueSpec, Rate, Routing, RoutingKind, RoutingMetric, Scenario, TcpSpec,
+    TcpVariantKind, Topology,
 };
 use airqueue_sim::medium::wifi::tdma::SLOT_HEADROOM_BYTES;
 use airqueue_sim::qdisc::{backpressure, diffq, droptail, fq, registry};
+use airqueue_sim::transport::{rate_scheme, RateScheme, RateSetting, RegisteredRate, RATE_SCHEMES};
 use fields::{describe, number, short, within, Errs, Fields};
 
 /// Largest topology accepted. Placement and neighbour search are set up for the few
@@ -295,12 +295,14 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
     let fastest_bps = fastest_link(&medium, &topology);
     let max_offered_bps = fastest_bps.map(|f| (MAX_OVERLOAD * f, f));
     let tcp = read_tcp(tcp_table, errs);
-    let data_rate = radio.as_ref().map(|r| r.data_rate_bps);
+    let rate_setting = RateSetting {
+        data_rate_bps: radio.as_ref().map(|r| r.data_rate_bps),
+    };
     // `[diffq]` holds DiffQ's scheduler switches (read with the queue) and its sources'
     // rate control.
-    let diffq = read_diffq(scheme_tables.remove(&diffq::SCHEME), data_rate, errs);
+    let rate_control =
+        registered::read_rate_tables(&mut top, &mut scheme_tables, &rate_setting, errs);
     scheme_tables.finish(errs);
-    let backpressure = read_backpressure(top.section("backpressure", errs), data_rate, errs);
     let flows = read_flows(
         top.tables(errs, "flow"),
         nodes,
@@ -467,7 +469,7 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         let listed = listed.map(|(i, f)| (format!("flow[{i}]"), f));
         let drawn = random_flows.iter().flatten();
         let drawn = drawn.map(|r| ("flows".to_string(), &r.template));
-        let mut rate_controlled = false;
+        let mut used: Vec<&'static RateScheme> = Vec::new();
         let aqm = q.kind.refuses_saturating_source.then_some(q.kind.name);
         for (path, f) in listed.chain(drawn) {
             // A saturating source keeps its first queue full; an AQM there refuses
@@ -485,8 +487,8 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
             // MORE sends from each node's FIFO (seed 000, section 2); DiffQ-MORE from
             // DiffQ's destination queues, paced by DiffQ (section 6.2).
             match (f.kind, f.cc, q.kind) {
-                (FlowKind::More, CcKind::None, s) if *s == droptail::SCHEME => {}
-                (FlowKind::More, CcKind::None, _) => errs.push(ConfigError::new(
+                (FlowKind::More, None, s) if *s == droptail::SCHEME => {}
+                (FlowKind::More, None, _) => errs.push(ConfigError::new(
                     format!("{path}.kind"),
                     "\"more\" broadcasts its coded packets from each node's FIFO (seed 000, \
                      section 2); set queue.kind = \"droptail\", or cc = \"diffq\" with \
@@ -494,39 +496,31 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
                 )),
                 _ => {}
             }
-            rate_controlled |= f.cc == CcKind::Diffq;
-            if f.cc == CcKind::Backpressure && *q.kind != backpressure::SCHEME {
-                errs.push(ConfigError::new(
-                    format!("{path}.cc"),
-                    "\"backpressure\" flow control reads the source's backpressure queue for \
-                     the flow (seed 002, eq. (5)); set queue.kind = \"backpressure\"",
-                ));
+            // A controller reads its source's queue of the discipline it needs.
+            let Some(cc) = f.cc else { continue };
+            if !used.contains(&cc) {
+                used.push(cc);
             }
-            if f.cc == CcKind::Diffq && *q.kind != diffq::SCHEME {
-                errs.push(ConfigError::new(
-                    format!("{path}.cc"),
-                    "\"diffq\" rate control reads the source's DiffQ queue; set queue.kind = \"diffq\"",
-                ));
+            if let Some((kind, message)) = cc.needs_queue {
+                if q.kind != kind {
+                    errs.push(ConfigError::new(format!("{path}.cc"), message));
+                }
             }
         }
-        // AIMD decreases only above the threshold; a destination queue that can never
-        // exceed it (D <= threshold) leaves the rate growing until the source drops.
-        let per_dest = (*q.kind == diffq::SCHEME)
-            .then(|| q.params.packets("per_dest_capacity"))
-            .flatten();
-        if let (true, Some(per_dest), Some(d)) = (rate_controlled, per_dest, &diffq) {
-            if d.utility == DiffqUtilityKind::Aimd && d.queue_threshold_pkts >= per_dest {
-                errs.push(ConfigError::new(
-                    "diffq.queue_threshold",
-                    format!(
-                        "must be below queue.per_dest_capacity ({per_dest} packets), got {}: the \
-                         source's queue can never exceed it, so the rate would never decrease",
-                        d.queue_threshold_pkts
-                    ),
-                ));
+        // What a controller some flow uses checks against the queue's keys (DiffQ's AIMD
+        // threshold below the destination queue's capacity).
+        for (scheme, params) in &rate_control {
+            if let (true, Some(p)) = (used.contains(scheme), params) {
+                for problem in (scheme.check_with_queue)(p, q.kind, &q.params) {
+                    let path = fields::join(scheme.name, problem.key);
+                    errs.push(ConfigError::new(path, problem.message));
+                }
             }
         }
     }
+    let rate_control: Option<Vec<_>> = (rate_control.into_iter())
+        .map(|(scheme, params)| params.map(|params| RegisteredRate { scheme, params }))
+        .collect();
 
     // A TDMA slot carries one packet of the scenario's flows (seed 001, 3.3: "a MAC frame
     // carrying single TCP packet"), unless `mac.tdma_slot_bytes` sizes it.
@@ -558,8 +552,7 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         routing: routing?,
         queue: queue?,
         tcp: tcp?,
-        diffq: diffq?,
-        backpressure: backpressure?,
+        rate_control: rate_control?,
         flows: flows?,
         random_flows: random_flows?,
         outputs: outputs?,
@@ -616,18 +609,6 @@ pub(crate) fn offered_rate(
             short(MAX_OVERLOAD),
             short(link_bps)
         ),
-    )
-}
-
-/// A utility weight of at most [`MAX_LOG_WEIGHT`].
-fn log_weight_in_range(errs: &mut Errs, path: &str, x: Option<f64>) -> Option<f64> {
-    within(
-        errs,
-        path,
-        x,
-        (0.0, MAX_LOG_WEIGHT),
-        "bit/s",
-        "the rates it yields are capped by the source's maximum rate anyway",
     )
 }
 
@@ -1384,140 +1365,6 @@ fn read_tcp(mut f: Fields, errs: &mut Errs) -> Option<TcpSpec> {
     })
 }
 
-/// Largest `log_weight` of DiffQ's log utility and of backpressure flow control, bit/s
-/// (x packets): the rates it yields are capped by `max_rate` / `r_max` anyway, and the
-/// bound keeps their arithmetic finite.
-pub const MAX_LOG_WEIGHT: f64 = 1e15;
-
-fn read_diffq(mut f: Fields, data_rate_bps: Option<f64>, errs: &mut Errs) -> Option<DiffqSpec> {
-    let positive = |x: f64| x > 0.0;
-    let utility = f.choice(errs, "utility", Some("aimd"), &["aimd", "log"], &[]);
-    let rate_update = f.choice(
-        errs,
-        "rate_update",
-        Some("interval"),
-        &["interval", "packet"],
-        &[],
-    );
-    let update_interval = f.interval(
-        errs,
-        "update_interval",
-        Some(0.01),
-        "a number of seconds in (0, 10]",
-        |x| x > 0.0 && x <= 10.0,
-    );
-    let alpha = f.number(errs, "alpha", Some(10e3), "bit/s > 0", positive);
-    let beta = f.number(errs, "beta", Some(0.5), "a factor in (0, 1)", |x| {
-        x > 0.0 && x < 1.0
-    });
-    let threshold = to_u32(f.integer(
-        errs,
-        "queue_threshold",
-        Some(10),
-        "an integer number of packets >= 0",
-        0..=u64::from(u32::MAX),
-    ));
-    let alpha = offered_rate(errs, &f.path("alpha"), alpha, None);
-    let log_weight = f.number(errs, "log_weight", Some(4e6), "bit/s > 0", positive);
-    let log_weight = log_weight_in_range(errs, &f.path("log_weight"), log_weight);
-    let initial = f.number(errs, "initial_rate", Some(100e3), "bit/s > 0", positive);
-    let initial = offered_rate(errs, &f.path("initial_rate"), initial, None);
-    let min = f.number(errs, "min_rate", Some(10e3), "bit/s > 0", positive);
-    let min = offered_rate(errs, &f.path("min_rate"), min, None);
-    let max = f.number(
-        errs,
-        "max_rate",
-        data_rate_bps.or(Some(11e6)),
-        "bit/s > 0",
-        positive,
-    );
-    let max = offered_rate(errs, &f.path("max_rate"), max, None);
-    if let (Some(lo), Some(hi)) = (min, max) {
-        if lo > hi {
-            errs.push(ConfigError::new(
-                f.path("min_rate"),
-                format!("must be at most max_rate ({hi} bit/s), got {lo}"),
-            ));
-        } else if let Some(x) = initial.filter(|x| !(lo..=hi).contains(x)) {
-            // The controller would clamp it silently; a start outside the bounds is
-            // almost certainly a unit slip (kb/s for bit/s).
-            errs.push(ConfigError::new(
-                f.path("initial_rate"),
-                format!("must lie in [min_rate, max_rate] = [{lo}, {hi}] bit/s, got {x}"),
-            ));
-        }
-    }
-    f.finish(errs);
-    Some(DiffqSpec {
-        utility: match utility? {
-            "log" => DiffqUtilityKind::Log,
-            _ => DiffqUtilityKind::Aimd,
-        },
-        rate_update: match rate_update? {
-            "packet" => RateUpdateKind::Packet,
-            _ => RateUpdateKind::Interval,
-        },
-        update_interval_s: update_interval?,
-        alpha_bps: alpha?,
-        beta: beta?,
-        queue_threshold_pkts: threshold?,
-        log_weight_bps: log_weight?,
-        initial_bps: initial?,
-        min_bps: min?,
-        max_bps: max?,
-    })
-}
-
-/// Default `M` of backpressure flow control (`[backpressure] log_weight`), bit/s x
-/// packets, from seed 002's eq. (6) (section 4.3): `M = U x`, `x` the TCP-friendly rate
-/// `sqrt((1 - q) / (T^3 beta q))` of a TCP flow at the same source. In the diamond of
-/// `airqueue reproduce bp-tcp-aware` (2 Mb/s, 1000-byte packets) TCP-SACK under TCP-aware
-/// backpressure sees `T ~ 0.5 s` and `q ~ 0.01`; with `beta = 0.5`, `x ~ 40` packets/s
-/// (320 kb/s); a backlog of `U = 12` packets (a quarter of `K = 50`, what TCP-aware
-/// backpressure grants each of two flows) gives `M ~ 3.8e6`, rounded to 4e6.
-pub const DEFAULT_BP_LOG_WEIGHT: f64 = 4e6;
-
-/// `[backpressure]`: seed 002's flow control for non-TCP flows (eq. (5), `g = log`).
-fn read_backpressure(
-    mut f: Fields,
-    data_rate_bps: Option<f64>,
-    errs: &mut Errs,
-) -> Option<BackpressureSpec> {
-    let positive = |x: f64| x > 0.0;
-    let m = f.number(
-        errs,
-        "log_weight",
-        Some(DEFAULT_BP_LOG_WEIGHT),
-        "bit/s x packets > 0",
-        positive,
-    );
-    let m = log_weight_in_range(errs, &f.path("log_weight"), m);
-    let r_max = f.number(
-        errs,
-        "r_max",
-        data_rate_bps.or(Some(11e6)),
-        "bit/s > 0",
-        positive,
-    );
-    let r_max = offered_rate(errs, &f.path("r_max"), r_max, None);
-    let min = f.number(errs, "min_rate", Some(10e3), "bit/s > 0", positive);
-    let min = offered_rate(errs, &f.path("min_rate"), min, None);
-    if let (Some(lo), Some(hi)) = (min, r_max) {
-        if lo > hi {
-            errs.push(ConfigError::new(
-                f.path("min_rate"),
-                format!("must be at most r_max ({hi} bit/s), got {lo}"),
-            ));
-        }
-    }
-    f.finish(errs);
-    Some(BackpressureSpec {
-        log_weight: m?,
-        r_max_bps: r_max?,
-        min_bps: min?,
-    })
-}
-
 fn read_flows(
     items: &[Value],
     nodes: Option<u32>,
@@ -1637,34 +1484,8 @@ fn read_flow(
         }
     };
     let cc = match kind {
-        Some("udp") => f.choice(
-            errs,
-            "cc",
-            Some("none"),
-            &["none", "diffq", "backpressure", "external"],
-            &[],
-        ),
-        Some("tcp") => {
-            let cc = f.choice(
-                errs,
-                "cc",
-                Some("none"),
-                &["none", "diffq", "backpressure", "external"],
-                &[],
-            );
-            if cc == Some("backpressure") {
-                errs.push(ConfigError::new(
-                    f.path("cc"),
-                    "\"backpressure\" flow control is for non-TCP flows (seed 002, eq. (5)); \
-                     a TCP flow keeps its own window control: use kind = \"udp\" or cc = \"none\"",
-                ));
-                None
-            } else {
-                cc
-            }
-        }
-        Some("more") => f.choice(errs, "cc", Some("none"), &["none", "diffq"], &[]),
-        _ => Some("none"),
+        Some(kind @ ("udp" | "tcp" | "more")) => read_cc(&mut f, kind, errs),
+        _ => Some(None),
     };
     let ecn = match kind {
         Some("tfrc") => f.boolean(errs, "ecn", false),
@@ -1702,12 +1523,7 @@ fn read_flow(
         "few" => TcpVariantKind::Few,
         _ => TcpVariantKind::Newreno,
     };
-    let cc = match cc? {
-        "diffq" => CcKind::Diffq,
-        "backpressure" => CcKind::Backpressure,
-        "external" => CcKind::External,
-        _ => CcKind::None,
-    };
+    let cc = cc?;
     match (src, dst) {
         (Some(s), Some(d)) if s == d => None,
         (src, dst) => Some(FlowSpec {
@@ -1725,6 +1541,28 @@ fn read_flow(
             ecn: ecn?,
             batch: batch? as u8,
         }),
+    }
+}
+
+/// `cc` of a flow of `kind`: "none" (the transport's own control, the default) or a
+/// registered source rate controller that paces that kind; one that refuses the kind
+/// says why (`RateScheme::refused_kinds`).
+fn read_cc(f: &mut Fields, kind: &str, errs: &mut Errs) -> Option<Option<&'static RateScheme>> {
+    let offered = RATE_SCHEMES.iter().filter(|s| {
+        s.flow_kinds.contains(&kind) || s.refused_kinds.iter().any(|(k, _)| *k == kind)
+    });
+    let names: Vec<&'static str> = std::iter::once("none")
+        .chain(offered.map(|s| s.name))
+        .collect();
+    let Some(scheme) = rate_scheme(f.choice(errs, "cc", Some("none"), &names, &[])?) else {
+        return Some(None); // "none"
+    };
+    match scheme.refused_kinds.iter().find(|(k, _)| *k == kind) {
+        Some((_, why)) => {
+            errs.push(ConfigError::new(f.path("cc"), *why));
+            None
+        }
+        None => Some(Some(scheme)),
     }
 }
 

@@ -7,6 +7,8 @@
 
 use airqueue_phy::Propagation;
 use airqueue_sim::qdisc::registry::{Params, Scheme};
+use airqueue_sim::transport::{RateScheme, RegisteredRate};
+use serde::ser::SerializeMap;
 use serde::Serialize;
 
 /// A whole scenario, validated.
@@ -32,12 +34,12 @@ pub struct Scenario {
     pub queue: QueueSpec,
     /// `[tcp]`: settings shared by every TCP flow.
     pub tcp: TcpSpec,
-    /// `[diffq]`: DiffQ source rate control (the table's scheduler switches are the
-    /// queue's keys, in `queue.params`).
-    pub diffq: DiffqSpec,
-    /// `[backpressure]`: flow control of non-TCP flows under backpressure (seed 002); the
-    /// discipline's own keys are in `[queue]`.
-    pub backpressure: BackpressureSpec,
+    /// Every registered source rate controller (`airqueue_sim::transport::RATE_SCHEMES`,
+    /// in that order) with the keys of its table (`[diffq]`, `[backpressure]`), read
+    /// whatever the flows' `cc`; DiffQ's scheduler switches in `[diffq]` are the
+    /// queue's keys, in `queue.params`.
+    #[serde(serialize_with = "rate_tables")]
+    pub rate_control: Vec<RegisteredRate>,
     /// `[[flow]]`, then (once placed, see `topology::validate_and_place`) the flows drawn
     /// by `[flows]`.
     pub flows: Vec<FlowSpec>,
@@ -476,6 +478,37 @@ fn scheme_name<S: serde::Serializer>(scheme: &&'static Scheme, s: S) -> Result<S
     s.serialize_str(scheme.name)
 }
 
+fn cc_name<S: serde::Serializer>(
+    cc: &Option<&'static RateScheme>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.serialize_str(cc.map_or("none", |c| c.name))
+}
+
+/// As a map of each table (a scheme with keys) to its keys.
+fn rate_tables<S: serde::Serializer>(rates: &[RegisteredRate], s: S) -> Result<S::Ok, S::Error> {
+    let with_keys = rates.iter().filter(|r| !r.scheme.keys.is_empty());
+    let mut map = s.serialize_map(None)?;
+    for r in with_keys {
+        map.serialize_entry(r.scheme.name, &r.params)?;
+    }
+    map.end()
+}
+
+impl Scenario {
+    /// The source rate controller `scheme` as this scenario configures it (its table's
+    /// keys).
+    pub fn rate_control(&self, scheme: &'static RateScheme) -> RegisteredRate {
+        match self.rate_control.iter().find(|r| r.scheme == scheme) {
+            Some(r) => r.clone(),
+            None => RegisteredRate {
+                scheme,
+                params: Params::of_keys(scheme.keys.iter().collect()),
+            },
+        }
+    }
+}
+
 /// `[tcp]`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TcpSpec {
@@ -497,67 +530,6 @@ pub struct TcpSpec {
     pub coding_repair_delay_s: f64,
 }
 
-/// `[diffq]`: the source rate controller of seed 000 section 4.1 (units: bit/s of
-/// application payload, updated every `update_interval` or once per packet the source
-/// sends). The table's ablation switches of section 6.4, `scheduling` and
-/// `mac_priority`, belong to the queue discipline (`airqueue_sim::qdisc::diffq`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct DiffqSpec {
-    /// `utility` = "aimd" (default) | "log".
-    pub utility: DiffqUtilityKind,
-    /// `rate_update` = "interval" (default: every `update_interval`) | "packet" (once per
-    /// packet the source sends).
-    pub rate_update: RateUpdateKind,
-    /// `update_interval` seconds, in (0, 10]; default 0.01. Read with "interval" only.
-    pub update_interval_s: f64,
-    /// `alpha`: additive increase per update, bit/s; default 10e3 (the paper's 0.01
-    /// read as Mb/s).
-    pub alpha_bps: f64,
-    /// `beta`: multiplicative decrease factor in (0, 1); default 0.5.
-    pub beta: f64,
-    /// `queue_threshold`: packets in the source's own destination queue above which the
-    /// rate decreases; default 10.
-    pub queue_threshold_pkts: u32,
-    /// `log_weight`: M of rate = M / max(qlen, 1), bit/s; default 4e6.
-    pub log_weight_bps: f64,
-    /// `initial_rate`, `min_rate`, `max_rate` bit/s; defaults 100e3, 10e3 and the radio's
-    /// data rate.
-    pub initial_bps: f64,
-    pub min_bps: f64,
-    pub max_bps: f64,
-}
-
-/// `[backpressure]`: the flow control that complements backpressure for non-TCP flows
-/// (seed 002, section 3, eq. (5), with `g = log`): a source admits flow `s` at
-/// `M / max(U, 1)` bit/s of payload, `U` its own queue for the flow, clipped to
-/// `[min_rate, r_max]`, updated once per packet it sends. Read by flows with
-/// `cc = "backpressure"`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct BackpressureSpec {
-    /// `log_weight`: eq. (5)'s `M`, bit/s x packets, > 0; default
-    /// `DEFAULT_BP_LOG_WEIGHT` in parse.rs (section 4.3, eq. (6)).
-    pub log_weight: f64,
-    /// `r_max`: eq. (5)'s `R_i^max`, bit/s, > 0; default the radio's data rate.
-    pub r_max_bps: f64,
-    /// `min_rate`: floor, bit/s, > 0 and at most `r_max`; default 10e3.
-    pub min_bps: f64,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DiffqUtilityKind {
-    Aimd,
-    Log,
-}
-
-/// `[diffq] rate_update`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RateUpdateKind {
-    Interval,
-    Packet,
-}
-
 /// `[[flow]] variant`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -566,22 +538,6 @@ pub enum TcpVariantKind {
     Sack,
     Vegas,
     Few,
-}
-
-/// `[[flow]] cc`: congestion control on top of the transport.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CcKind {
-    /// The transport's own (none for UDP, the variant's for TCP).
-    None,
-    /// DiffQ source rate control (DiffQ-UDP, DiffQ-TCP); needs queue.kind = "diffq".
-    Diffq,
-    /// Backpressure flow control of a non-TCP (UDP) flow, seed 002's eq. (5) with the
-    /// settings of `[backpressure]`; needs queue.kind = "backpressure".
-    Backpressure,
-    /// A source rate controller given through the API (`aq.run(scenario, cc=...)`, a
-    /// Python `airqueue.RateController`): any queue kind, udp and tcp flows.
-    External,
 }
 
 /// `[[flow]]`.
@@ -606,8 +562,10 @@ pub struct FlowSpec {
     pub variant: TcpVariantKind,
     /// `packets` (tcp only): segments to transfer; default unlimited (bulk).
     pub transfer_pkts: Option<u32>,
-    /// `cc`: default none (tcp and udp only).
-    pub cc: CcKind,
+    /// `cc`: a registered source rate controller on top of the transport; `None`
+    /// ("none", the default) for the transport's own control.
+    #[serde(serialize_with = "cc_name")]
+    pub cc: Option<&'static RateScheme>,
     /// `ecn` (tfrc only): TFRC-ECN (seed 000) when true: CE marks, not losses, are
     /// congestion events. Default false.
     pub ecn: bool,

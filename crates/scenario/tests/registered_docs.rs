@@ -1,9 +1,11 @@
 //! Every registered queue discipline is documented: its kind and each of its keys are
 //! named in docs/scenario.md's `[queue]` table (its table keys in the table of its own
 //! section), and it has a scheme page (the one whose opening `[queue] kind = ...` line
-//! names it) that names them too.
+//! names it) that names them too. So is every registered source rate controller with keys:
+//! each key in the table of its own section.
 
 use airqueue_sim::qdisc::registry::SCHEMES;
+use airqueue_sim::transport::RATE_SCHEMES;
 use std::path::Path;
 
 fn doc(rel: &str) -> String {
@@ -72,6 +74,25 @@ fn every_registered_kind_has_a_scheme_page_naming_its_keys() {
             assert!(
                 page.contains(&format!("`{}`", k.name)),
                 "{}: `{}`",
+                s.name,
+                k.name
+            );
+        }
+    }
+}
+
+#[test]
+fn every_registered_rate_controller_table_is_in_the_scenario_reference() {
+    let scenario = doc("scenario.md");
+    for s in RATE_SCHEMES.iter().filter(|s| !s.keys.is_empty()) {
+        let heading = format!("## `[{}]`", s.name);
+        let table = &scenario[scenario.find(&heading).expect(&heading)..];
+        let table = &table[..table[1..].find("\n## ").unwrap()];
+        for k in s.keys {
+            let row = format!("| `{}` |", k.name);
+            assert!(
+                table.lines().any(|l| l.starts_with(&row)),
+                "{}: no row for `{}` in {heading}",
                 s.name,
                 k.name
             );

@@ -17,10 +17,10 @@ pub use qdisc::{
     FqConfig, LinkEstimate, LossCount, PiConfig, RedConfig, UnknownNeighbour,
 };
 pub use transport::{
-    CodingConfig, CodingStats, DiffqRateConfig, DiffqUtility, RateUpdate, TcpFlowConfig,
-    TcpFlowStats, TcpVariant, TfrcFlowConfig, TfrcFlowStats,
+    CodingConfig, CodingStats, DiffqRateConfig, DiffqUtility, RateUpdate, RegisteredRate,
+    TcpFlowConfig, TcpFlowStats, TcpVariant, TfrcFlowConfig, TfrcFlowStats,
 };
 pub use world::{
-    DiffqView, FlowCc, FlowConfig, FlowKindConfig, MediumConfig, OlsrSetup, RegisteredQdisc,
-    RunOutcome, SpinError, WiresConfig, World, WorldConfig, MAX_EVENTS_PER_INSTANT,
+    DiffqView, FlowConfig, FlowKindConfig, MediumConfig, OlsrSetup, RegisteredQdisc, RunOutcome,
+    SpinError, WiresConfig, World, WorldConfig, MAX_EVENTS_PER_INSTANT,
 };

@@ -144,24 +144,20 @@ pub struct CwndRow {
 /// Which controller a [`RateRow`] reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RateKind {
-    /// DiffQ's source rate control (seed 000, section 4.1).
-    Diffq,
-    /// Backpressure flow control (seed 002, eq. (5)).
-    FlowControl,
+    /// A paced flow's source rate controller, by its scheme's `rates_kind`
+    /// (`transport::RateScheme`): "diffq" (seed 000, 4.1), "flow_control" (backpressure,
+    /// seed 002, eq. (5)), "external" (installed by the caller).
+    Paced(&'static str),
     /// TFRC's allowed rate X (RFC 5348 4.3).
     Tfrc,
-    /// A controller installed by the caller (`FlowCc::External`).
-    External,
 }
 
 impl RateKind {
     /// The `kind` column's spelling.
     pub fn name(self) -> &'static str {
         match self {
-            RateKind::Diffq => "diffq",
-            RateKind::FlowControl => "flow_control",
+            RateKind::Paced(kind) => kind,
             RateKind::Tfrc => "tfrc",
-            RateKind::External => "external",
         }
     }
 }

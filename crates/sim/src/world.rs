@@ -24,7 +24,8 @@ use crate::qdisc::registry::BuildContext;
 pub use crate::qdisc::registry::RegisteredQdisc;
 use crate::qdisc::{backpressure, Backpressure, BackpressureConfig, DropTail, Qdisc, Queued};
 use crate::transport::coding::CodingFeedback;
-use crate::transport::diffq::{DiffqRate, DiffqRateConfig, RateUpdate};
+use crate::transport::diffq::RateUpdate;
+use crate::transport::rate::{RateScheme, RegisteredRate};
 use crate::transport::tcp::{CodingEnds, TcpFlow, TcpFlowConfig, TcpFlowStats, TimerOwner};
 use crate::transport::tfrc::{TfrcFlow, TfrcFlowConfig, TfrcFlowStats};
 use crate::transport::{RateController, RateSummary};
@@ -128,51 +129,21 @@ pub struct FlowConfig {
     /// MAC priority level the flow's packets ask for (see `Packet::priority`).
     pub priority: u8,
     pub kind: FlowKindConfig,
-    /// Congestion control on top of the transport.
-    pub cc: FlowCc,
-}
-
-/// Congestion control a flow runs on top of its transport.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub enum FlowCc {
-    /// The transport's own: none for UDP, the variant's window control for TCP.
-    #[default]
-    None,
-    /// DiffQ source rate control (seed 000, section 4.1). The flow's packets carry a DiffQ
-    /// header, TCP ACKs included, and the source is paced at the controller's rate,
-    /// updated on its own queue for the destination every interval or once per emitted
-    /// packet ([`RateUpdate`]).
-    /// DiffQ-UDP: a UDP source sending one packet per tick; a CBR rate caps the pace (the
-    /// application offers no more), `Saturate` leaves it to the controller alone.
-    /// DiffQ-TCP: the TCP sender with its congestion control off
-    /// (`airqueue_tcp::SenderConfig::congestion_control`); the variant's loss recovery
-    /// (use `TcpVariant::Sack`, the paper's DiffQ-TCP) decides what is sent, and the
-    /// sender transmits one data segment, retransmissions included, per tick
-    /// (`airqueue_tcp::SenderConfig::paced`, `world/diffq.rs`). From the flow's stop on,
-    /// pacing ends and recovery is unpaced.
-    ///
-    /// Why the ACKs of DiffQ-TCP carry the header too: under the `diffq8` EDCA table
-    /// legacy traffic goes at level 0 (AIFSN 7), behind every DiffQ frame of the forward
-    /// path it shares the channel with, and a TCP whose ACKs starve stalls on RTOs. As
-    /// DiffQ packets, the ACKs wait in the queue of their own destination (the TCP
-    /// source), are scheduled by their own differential, and their reports tell the
-    /// neighbours about the reverse path. The paper's Netfilter implementation
-    /// encapsulates what the DiffQ socket sends, and leaves this point open.
-    DiffQ(DiffqRateConfig),
-    /// Backpressure flow control for a non-TCP flow (seed 002, section 3, eq. (5) with
-    /// `g = log`, section 4.3): a UDP source paced like DiffQ-UDP by the same controller
-    /// (a [`DiffqUtility::Log`](crate::transport::DiffqUtility::Log) config, see
-    /// [`DiffqRateConfig::flow_control`]), reading `U_i^s`, its backpressure queue for
-    /// the flow's commodity (flow, destination), instead of a destination queue. Its
-    /// packets carry no header of their own: backpressure writes its report when it
-    /// hands a packet to the MAC. Meant for UDP flows under the backpressure discipline;
-    /// a TCP flow with it is paced like DiffQ-TCP.
-    Backpressure(DiffqRateConfig),
-    /// A source rate controller the caller installs before the run
-    /// ([`World::set_pacer`]; the Python bindings' `RateController`): the flow is paced
-    /// like DiffQ-UDP or DiffQ-TCP, reading its source's queue for the destination, and
-    /// its packets carry no header of their own. A UDP or TCP flow only.
-    External,
+    /// Source rate control on top of the transport (`[[flow]] cc`); `None`: the
+    /// transport's own (none for UDP, the variant's window control for TCP). A paced
+    /// flow sends one packet per tick at its controller's rate, updated on its source's
+    /// queue ([`RateScheme::reads`]) every interval or once per emitted packet
+    /// ([`RateUpdate`]). A UDP source sends one packet per tick (a CBR rate caps the
+    /// pace: the application offers no more; `Saturate` leaves it to the controller
+    /// alone). A TCP sender runs with its congestion control off
+    /// (`airqueue_tcp::SenderConfig::congestion_control`): the variant's loss recovery
+    /// decides what is sent, one data segment, retransmissions included, per tick
+    /// (`airqueue_tcp::SenderConfig::paced`, `world/diffq.rs`); from the flow's stop on,
+    /// pacing ends and recovery is unpaced. A MORE source is paced the same way, and
+    /// with a scheme whose packets carry the DiffQ header it is DiffQ-MORE. TFRC sets
+    /// its own rate and ignores it. A scheme without a `build` (`cc = "external"`) takes
+    /// its controller from [`World::set_pacer`].
+    pub cc: Option<RegisteredRate>,
 }
 
 /// A paced source's tick times, for rate updates that fall between two ticks.
@@ -187,19 +158,6 @@ struct PaceClock {
     held: bool,
 }
 
-/// Which of its source's queues a paced flow's controller reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum PacedBy {
-    /// DiffQ: `|Q_src(dst)|`, the destination queue (seed 000, section 4.1).
-    Destination,
-    /// Backpressure flow control: `U_src^s`, the (flow, destination) commodity's queue
-    /// (seed 002, eq. (5)).
-    Commodity,
-    /// A controller installed through [`World::set_pacer`] (`FlowCc::External`): the
-    /// source's queue for the destination, with no DiffQ header on the packets.
-    External,
-}
-
 #[derive(Clone, Debug, PartialEq)]
 pub enum FlowKindConfig {
     Udp(UdpRate),
@@ -211,10 +169,10 @@ pub enum FlowKindConfig {
     /// DiffQ rate control (`FlowConfig::cc` is ignored).
     Tfrc(TfrcFlowConfig),
     /// A MORE flow (MORE, SIGCOMM 2007; seed 000, section 2) on the wifi medium: coded
-    /// broadcasts in batches, forwarders by TX credit (`world/more.rs`). With
-    /// `FlowCc::DiffQ` it is DiffQ-MORE (seed 000, 4.2 and 6.2): its packets carry the
-    /// DiffQ header, DiffQ schedules them by eq. (2) and the source is paced by DiffQ's
-    /// rate control; `FlowCc::Backpressure` is ignored.
+    /// broadcasts in batches, forwarders by TX credit (`world/more.rs`). With DiffQ's
+    /// rate control (`FlowConfig::cc`) it is DiffQ-MORE (seed 000, 4.2 and 6.2): its
+    /// packets carry the DiffQ header, DiffQ schedules them by eq. (2) and the source is
+    /// paced by DiffQ's rate control.
     More(MoreFlowConfig),
 }
 
@@ -297,11 +255,11 @@ struct FlowState {
     stop: Time,
     payload_bytes: u32,
     app: FlowApp,
-    /// Source rate control: DiffQ's, whose packets carry a DiffQ header, or
-    /// backpressure flow control's (`paced_by`).
+    /// Source rate control (`FlowConfig::cc`): its controller, `None` until the caller
+    /// installs one for a scheme without a `build`.
     pacer: Option<Box<dyn RateController>>,
-    /// The queue the pacer reads.
-    paced_by: PacedBy,
+    /// Its scheme: the queue the pacer reads, whether packets carry the DiffQ header.
+    cc: Option<&'static RateScheme>,
     /// When the pacer last sent and sends next (periodic rate updates re-time it).
     clock: PaceClock,
 }
@@ -310,8 +268,8 @@ impl FlowState {
     /// The DiffQ header a new packet of this flow carries (DiffQ-paced flows only).
     #[inline]
     fn diffq_header(&self) -> Option<DiffqHeader> {
-        match (&self.pacer, self.paced_by) {
-            (Some(_), PacedBy::Destination) => Some(DiffqHeader::default()),
+        match (&self.pacer, self.cc) {
+            (Some(_), Some(cc)) if cc.diffq_header => Some(DiffqHeader::default()),
             _ => None,
         }
     }
@@ -407,7 +365,8 @@ impl WifiMedium {
 /// flow under DiffQ learns the flow's forwarders among its neighbours (`F_ip`).
 fn register_multipath(flows: &[FlowConfig], qdiscs: &mut [Qdisc]) {
     for (i, f) in flows.iter().enumerate() {
-        if let (FlowKindConfig::More(m), FlowCc::DiffQ(_)) = (&f.kind, f.cc) {
+        let diffq = f.cc.as_ref().is_some_and(|cc| cc.scheme.diffq_header);
+        if let (FlowKindConfig::More(m), true) = (&f.kind, diffq) {
             for (node, list) in &m.plan.neighbour_forwarders {
                 if let Some(q) = qdiscs.get_mut(node.index()) {
                     q.set_multipath(FlowId(i as u32), list.clone());
@@ -568,22 +527,11 @@ impl World {
             .iter()
             .enumerate()
             .map(|(i, f)| {
-                let (pacer, paced_by) = match (f.cc, &f.kind) {
-                    (FlowCc::None, _)
-                    | (_, FlowKindConfig::Tfrc(_))
-                    | (FlowCc::Backpressure(_), FlowKindConfig::More(_)) => {
-                        (None, PacedBy::Destination)
-                    }
-                    (FlowCc::DiffQ(rate), _) => {
-                        let c: Box<dyn RateController> = Box::new(DiffqRate::new(rate));
-                        (Some(c), PacedBy::Destination)
-                    }
-                    (FlowCc::Backpressure(rate), _) => {
-                        let c: Box<dyn RateController> = Box::new(DiffqRate::new(rate));
-                        (Some(c), PacedBy::Commodity)
-                    }
-                    (FlowCc::External, _) => (None, PacedBy::External),
+                let cc = match (&f.cc, &f.kind) {
+                    (_, FlowKindConfig::Tfrc(_)) => None,
+                    (cc, _) => cc.as_ref(),
                 };
+                let pacer = cc.and_then(RegisteredRate::build);
                 let app = match &f.kind {
                     FlowKindConfig::Udp(rate) => {
                         FlowApp::Udp(UdpSource::new(*rate, f.payload_bytes, f.start, f.stop))
@@ -592,7 +540,7 @@ impl World {
                         let id = FlowId(i as u32);
                         let rto = timers.create(TimerOwner::Rto(id));
                         let delack = timers.create(TimerOwner::DelayedAck(id));
-                        let paced = pacer.is_some() || paced_by == PacedBy::External;
+                        let paced = cc.is_some();
                         let coding = tcp.coding.map(|c| {
                             let timer = timers.create(TimerOwner::CodingRepair(id));
                             CodingEnds::new(&c, tcp.transfer_pkts, timer)
@@ -632,7 +580,7 @@ impl World {
                     payload_bytes: f.payload_bytes,
                     app,
                     pacer,
-                    paced_by,
+                    cc: cc.map(|cc| cc.scheme),
                     clock: PaceClock::default(),
                 }
             })

@@ -21,7 +21,7 @@
 
 use airqueue_kernel::Time;
 use airqueue_sim::{
-    DiffqRateConfig, FlowCc, FlowConfig, NodeId, RateUpdate, RunOutcome, World, WorldConfig,
+    DiffqRateConfig, FlowConfig, NodeId, RateUpdate, RunOutcome, World, WorldConfig,
 };
 
 mod common;
@@ -34,10 +34,13 @@ const SPACING_M: f64 = 200.0;
 
 fn chain(duration: Time, seed: u64, update: RateUpdate) -> WorldConfig {
     let flow = FlowConfig {
-        cc: FlowCc::DiffQ(DiffqRateConfig {
-            update,
-            ..DiffqRateConfig::aimd()
-        }),
+        cc: Some(
+            DiffqRateConfig {
+                update,
+                ..DiffqRateConfig::aimd()
+            }
+            .registered(),
+        ),
         ..saturating_udp(0, 3, PAYLOAD, duration)
     };
     WorldConfig {

@@ -16,8 +16,8 @@ use airqueue_sim::net::routing::GraphEdge;
 use airqueue_sim::net::{DropReason, RoutingTable};
 use airqueue_sim::qdisc::{diffq, droptail};
 use airqueue_sim::{
-    DiffqRateConfig, FlowCc, FlowConfig, FlowId, FlowKindConfig, MediumConfig, NodeId, RateUpdate,
-    RegisteredQdisc, RunOutcome, World, WorldConfig,
+    DiffqRateConfig, FlowConfig, FlowId, FlowKindConfig, MediumConfig, NodeId, RateUpdate,
+    RegisteredQdisc, RegisteredRate, RunOutcome, World, WorldConfig,
 };
 
 const PAYLOAD: u32 = 1400;
@@ -45,7 +45,7 @@ fn routing(positions: &[[f64; 2]]) -> RoutingTable {
     RoutingTable::shortest_paths(&graph)
 }
 
-fn udp(src: u32, dst: u32, rate: UdpRate, cc: FlowCc, stop: Time) -> FlowConfig {
+fn udp(src: u32, dst: u32, rate: UdpRate, cc: Option<RegisteredRate>, stop: Time) -> FlowConfig {
     FlowConfig {
         src: NodeId(src),
         dst: NodeId(dst),
@@ -105,11 +105,14 @@ fn flow_drops_tell_relay_overflows_from_drops_at_the_source() {
     wifi.levels = airqueue_phy::edca::diffq8().to_vec();
     let qdisc = diffq::config(1000, 10);
     let stop = Time::from_secs(20);
-    let cc = FlowCc::DiffQ(DiffqRateConfig {
-        queue_threshold_pkts: 5,
-        update: RateUpdate::PerPacket,
-        ..DiffqRateConfig::aimd()
-    });
+    let cc = Some(
+        DiffqRateConfig {
+            queue_threshold_pkts: 5,
+            update: RateUpdate::PerPacket,
+            ..DiffqRateConfig::aimd()
+        }
+        .registered(),
+    );
     let out = world(
         wifi,
         qdisc,
@@ -163,13 +166,7 @@ fn flow_drops_at_an_overloaded_source_are_at_the_origin() {
     let out = world(
         WifiConfig::dsss_default(),
         droptail::config(50, None),
-        vec![udp(
-            0,
-            1,
-            UdpRate::Cbr { rate_bps: 12e6 },
-            FlowCc::None,
-            stop,
-        )],
+        vec![udp(0, 1, UdpRate::Cbr { rate_bps: 12e6 }, None, stop)],
         5,
     );
     let at_src = sum(&out, |k| {

@@ -30,7 +30,7 @@ use airqueue_kernel::Time;
 use airqueue_sim::medium::wifi::WifiConfig;
 use airqueue_sim::qdisc::droptail;
 use airqueue_sim::{
-    DiffqRateConfig, FlowCc, FlowConfig, RunOutcome, TcpFlowConfig, TcpVariant, WorldConfig,
+    DiffqRateConfig, FlowConfig, RunOutcome, TcpFlowConfig, TcpVariant, WorldConfig,
 };
 
 mod common;
@@ -71,15 +71,11 @@ fn scenario(scheme: Scheme, seed: u64) -> WorldConfig {
 fn scenario_with(scheme: Scheme, seed: u64, delayed_ack: bool) -> WorldConfig {
     let duration = Time::from_secs(DURATION_S);
     let (wifi, qdisc, cc) = match scheme {
-        Scheme::TcpSack => (
-            WifiConfig::dsss_default(),
-            droptail::config(50, None),
-            FlowCc::None,
-        ),
+        Scheme::TcpSack => (WifiConfig::dsss_default(), droptail::config(50, None), None),
         Scheme::DiffqTcp => (
             diffq8_wifi(),
             diffq_queue(),
-            FlowCc::DiffQ(DiffqRateConfig::aimd()),
+            Some(DiffqRateConfig::aimd().registered()),
         ),
     };
     let tcp = TcpFlowConfig {
@@ -88,7 +84,7 @@ fn scenario_with(scheme: Scheme, seed: u64, delayed_ack: bool) -> WorldConfig {
     };
     let flow = |src: u32, dst: u32, start_s: u64| FlowConfig {
         start: Time::from_secs(start_s),
-        cc,
+        cc: cc.clone(),
         ..tcp_flow(src, dst, PAYLOAD, tcp.clone(), duration)
     };
     let flows = vec![flow(0, 4, 0), flow(5, 6, 10), flow(7, 8, 20)];

@@ -2,11 +2,12 @@
 //! non-TCP flows (eq. (5)), its defaults, its exact messages, and what the world gets.
 
 use super::tests::{base_with, errors, ok, one_error};
-use super::{toml_to_json, DEFAULT_BP_LOG_WEIGHT};
+use super::toml_to_json;
 use crate::build::world_config;
-use crate::schema::*;
 use crate::topology::validate_and_place;
-use airqueue_sim::{DiffqRateConfig, DiffqUtility, FlowCc};
+use airqueue_sim::transport::flow_control::{DEFAULT_LOG_WEIGHT, SCHEME};
+use airqueue_sim::transport::{DiffqRate, RateController};
+use airqueue_sim::{DiffqRateConfig, DiffqUtility};
 
 /// BASE (a five-node chain, one UDP flow 0 -> 4 at 1 Mb/s) with flow control on the
 /// flow, `queue` as the `[queue]` body and `extra` appended.
@@ -18,30 +19,42 @@ fn controlled(queue: &str, extra: &str) -> String {
 #[test]
 fn defaults_and_what_the_world_gets() {
     let s = ok(&controlled("kind = \"backpressure\"", ""));
-    assert_eq!(s.flows[0].cc, CcKind::Backpressure);
+    assert_eq!(s.flows[0].cc, Some(&SCHEME));
+    let p = s.rate_control(&SCHEME).params;
     assert_eq!(
-        s.backpressure,
-        BackpressureSpec {
-            log_weight: DEFAULT_BP_LOG_WEIGHT,
-            r_max_bps: 11e6, // the radio's default data rate
-            min_bps: 10e3,
-        }
+        ["log_weight", "r_max", "min_rate"].map(|k| p.value(k)),
+        [Some(DEFAULT_LOG_WEIGHT), Some(11e6), Some(10e3)], // r_max: the radio's default data rate
     );
     let text = controlled(
         "kind = \"backpressure\"",
         "[radio]\ndata_rate = 2e6\n[backpressure]\nlog_weight = 3e6\nmin_rate = 5e3\n",
     );
     let (s, pos) = validate_and_place(&toml_to_json(&text).unwrap()).unwrap();
+    let p = s.rate_control(&SCHEME).params;
     assert_eq!(
-        (s.backpressure.log_weight, s.backpressure.r_max_bps),
-        (3e6, 2e6),
+        (p.value("log_weight"), p.value("r_max")),
+        (Some(3e6), Some(2e6)),
         "r_max defaults to radio.data_rate"
     );
-    let FlowCc::Backpressure(rate) = world_config(&s, &pos).flows[0].cc else {
-        panic!("not backpressure flow control")
+    let Some(cc) = world_config(&s, &pos).flows[0].cc.clone() else {
+        panic!("no flow control")
     };
-    assert_eq!(rate, DiffqRateConfig::flow_control(3e6, 2e6, 5e3));
-    assert_eq!(rate.utility, DiffqUtility::Log);
+    assert_eq!(cc.scheme, &SCHEME);
+    // The controller the world builds: eq. (5) with M = 3e6, R_max = 2e6, floor 5e3.
+    let mut rate = cc.build().unwrap();
+    let mut expected = DiffqRate::new(DiffqRateConfig::flow_control(3e6, 2e6, 5e3));
+    assert_eq!(
+        DiffqRateConfig::flow_control(3e6, 2e6, 5e3).utility,
+        DiffqUtility::Log
+    );
+    assert_eq!(rate.update_clock(), expected.update_clock());
+    for qlen in [0, 1, 3, 40, 1000] {
+        assert_eq!(
+            rate.on_update(qlen, true),
+            expected.on_update(qlen, true),
+            "{qlen}"
+        );
+    }
 }
 
 #[test]

@@ -1,11 +1,14 @@
 //! The `[queue]` keys of the disciplines that declare their own
-//! (`airqueue_sim::qdisc::registry`), and the keys some keep in a top-level table named
-//! after them: each key is read by the type, default and range its scheme gives, and the
-//! scheme's checks between keys run once all are in range.
+//! (`airqueue_sim::qdisc::registry`), the keys some keep in a top-level table named
+//! after them, and the tables of the source rate controllers
+//! (`airqueue_sim::transport::RATE_SCHEMES`): each key is read by the type, default and
+//! range its scheme gives, and the scheme's checks between keys run once all are read.
 
 use airqueue_sim::qdisc::registry::{Fallback, Key, KeyValue, Params, Scheme, Setting, SCHEMES};
+use airqueue_sim::transport::{RateScheme, RateSetting, RATE_SCHEMES};
 
-use super::fields::{short, Errs, Fields};
+use super::fields::{short, within, Errs, Fields};
+use super::offered_rate;
 use crate::error::ConfigError;
 
 /// Every `queue.kind`, the default (drop-tail) first.
@@ -65,12 +68,10 @@ impl<'a> SchemeTables<'a> {
         }
     }
 
-    /// The table of `scheme`, to read its other keys and finish.
-    pub(super) fn remove(&mut self, scheme: &Scheme) -> Fields<'a> {
-        match self.tables.iter().position(|(s, _)| *s == scheme) {
-            Some(i) => self.tables.remove(i).1,
-            None => Fields::absent(scheme.name),
-        }
+    /// The table named `name`, if a scheme keeps keys there, to read its other keys.
+    fn remove_named(&mut self, name: &str) -> Option<Fields<'a>> {
+        let i = self.tables.iter().position(|(s, _)| s.name == name)?;
+        Some(self.tables.remove(i).1)
     }
 
     /// Reports the unknown keys of the tables not removed.
@@ -113,6 +114,40 @@ pub(super) fn read(
     }
     setting.capacity_pkts?;
     (fine && params.is_complete()).then_some(params)
+}
+
+/// Reads the table of every registered source rate controller with keys, in the order
+/// of [`RATE_SCHEMES`] (a table a queue discipline shares, `[diffq]`, from `tables`; the
+/// others from `top`), runs each scheme's check and reports the table's unknown keys.
+/// Each scheme comes with its keys, `None` when one was invalid or the check found a
+/// mistake (reported); a scheme without keys takes no table.
+pub(super) fn read_rate_tables(
+    top: &mut Fields,
+    tables: &mut SchemeTables,
+    setting: &RateSetting,
+    errs: &mut Errs,
+) -> Vec<(&'static RateScheme, Option<Params>)> {
+    let mut out = Vec::with_capacity(RATE_SCHEMES.len());
+    for &scheme in RATE_SCHEMES {
+        let mut params = Params::of_keys(scheme.keys.iter().collect());
+        if scheme.keys.is_empty() {
+            out.push((scheme, Some(params)));
+            continue;
+        }
+        let mut f = match tables.remove_named(scheme.name) {
+            Some(f) => f,
+            None => top.section(scheme.name, errs),
+        };
+        read_keys(&mut f, errs, scheme.keys, &mut params);
+        let problems = (scheme.check)(&mut params, setting);
+        let fine = problems.is_empty();
+        for p in problems {
+            errs.push(ConfigError::new(f.path(p.key), p.message));
+        }
+        f.finish(errs);
+        out.push((scheme, (fine && params.is_complete()).then_some(params)));
+    }
+    out
 }
 
 /// Reads `keys` from `f` into `params`, marking the ones written as given and the
@@ -173,6 +208,39 @@ fn read_keys(f: &mut Fields, errs: &mut Errs, keys: &'static [Key], params: &mut
                 .choice(errs, key.name, Some(default), names, &[])
                 .and_then(|name| names.iter().position(|n| *n == name))
                 .map(|i| Some(i as f64)),
+            KeyValue::BitRate { default } => {
+                let default = match default {
+                    Fallback::Value(d) => Some(d),
+                    _ => None,
+                };
+                if default.is_some() || f.has(key.name) {
+                    let x = f.number(errs, key.name, default, "bit/s > 0", |x| x > 0.0);
+                    offered_rate(errs, &f.path(key.name), x, None).map(Some)
+                } else {
+                    // Absent, or a JSON null: off or derived.
+                    let _ = f.take(key.name);
+                    Some(None)
+                }
+            }
+            KeyValue::Capped {
+                default,
+                max,
+                expected,
+                unit,
+                why,
+            } => {
+                let x = f.number(errs, key.name, Some(default), expected, |x| x > 0.0);
+                within(errs, &f.path(key.name), x, (0.0, max), unit, why).map(Some)
+            }
+            KeyValue::Count { default, expected } => f
+                .integer(
+                    errs,
+                    key.name,
+                    Some(u64::from(default)),
+                    expected,
+                    0..=u64::from(u32::MAX),
+                )
+                .map(|x| Some(x as f64)),
             KeyValue::Duration {
                 default,
                 max_s,

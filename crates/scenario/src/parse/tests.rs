@@ -8,6 +8,7 @@ use airqueue_kernel::Time;
 use airqueue_sim::qdisc::backpressure::{
     BackpressureConfig, BackpressureVariant, ControlWhen, LinkEstimate, LossCount, UnknownNeighbour,
 };
+use airqueue_sim::transport::diffq as dq_rate;
 
 /// A valid five-node chain with one flow; tests append or replace lines.
 pub(super) const BASE: &str = r#"
@@ -120,7 +121,7 @@ fn defaults_fill_every_optional_section() {
             priority: 0,
             variant: TcpVariantKind::Newreno,
             transfer_pkts: None,
-            cc: CcKind::None,
+            cc: None,
             ecn: false,
             batch: 32,
         }]
@@ -140,7 +141,8 @@ fn defaults_fill_every_optional_section() {
         }
     );
     assert_eq!(
-        s.diffq.max_bps, 11e6,
+        s.rate_control(&dq_rate::SCHEME).params.value("max_rate"),
+        Some(11e6),
         "max_rate defaults to the radio's data rate"
     );
 }
@@ -776,11 +778,12 @@ fn diffq_queue_and_rate_control_keys() {
     assert_eq!(s.queue.params, expected);
     let p = &s.queue.params;
     assert!(!p.flag("scheduling") && p.flag("mac_priority"));
+    let rate = s.rate_control(&dq_rate::SCHEME).params;
     assert_eq!(
-        (s.diffq.utility, s.diffq.beta),
-        (DiffqUtilityKind::Log, 0.7)
+        (rate.choice("utility"), rate.value("beta")),
+        (Some("log"), Some(0.7))
     );
-    assert_eq!(s.flows[0].cc, CcKind::Diffq);
+    assert_eq!(s.flows[0].cc, Some(&dq_rate::SCHEME));
 }
 
 #[test]
@@ -864,7 +867,7 @@ fn tfrc_flows_read_ecn_and_droptail_marking() {
     let params = &s.queue.params;
     assert_eq!(params.optional_real("ecn_mark"), Some(0.75));
     let (a, b) = (&s.flows[0], &s.flows[1]);
-    assert_eq!((a.kind, a.ecn, a.cc), (FlowKind::Tfrc, true, CcKind::None));
+    assert_eq!((a.kind, a.ecn, a.cc), (FlowKind::Tfrc, true, None));
     assert_eq!(
         (b.kind, b.ecn, b.packet_size_bytes),
         (FlowKind::Tfrc, false, 500)

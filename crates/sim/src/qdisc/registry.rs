@@ -127,6 +127,25 @@ pub enum KeyValue {
         zero_is_off: bool,
         expected: &'static str,
     },
+    /// An offered bit rate, bit/s: > 0, from the reader's slowest to its fastest rate
+    /// (a source rate controller's bounds and steps).
+    BitRate {
+        default: Fallback,
+    },
+    /// A number > 0 (`expected` names it) and at most `max`: beyond it an error message
+    /// gives the bound in `unit` and `why` it is there.
+    Capped {
+        default: f64,
+        max: f64,
+        expected: &'static str,
+        unit: &'static str,
+        why: &'static str,
+    },
+    /// An integer in `0..=u32::MAX`; `expected` is what an error message asks for.
+    Count {
+        default: u32,
+        expected: &'static str,
+    },
 }
 
 /// What a [`KeyValue::Real`] key is when absent.
@@ -226,10 +245,14 @@ impl KeyValue {
             KeyValue::Seconds { default_s, .. } => Some(default_s),
             KeyValue::Integer { default, .. } => Some(default as f64),
             KeyValue::Bool { default } => Some(f64::from(u8::from(default))),
-            KeyValue::Real { default, .. } | KeyValue::Duration { default, .. } => match default {
+            KeyValue::Real { default, .. }
+            | KeyValue::Duration { default, .. }
+            | KeyValue::BitRate { default } => match default {
                 Fallback::Value(x) => Some(x),
                 Fallback::Off | Fallback::Derived => None,
             },
+            KeyValue::Capped { default, .. } => Some(default),
+            KeyValue::Count { default, .. } => Some(f64::from(default)),
             KeyValue::Packets { default } => default.map(f64::from),
             KeyValue::Choice { default, names } => {
                 names.iter().position(|n| *n == default).map(|i| i as f64)
@@ -247,6 +270,8 @@ impl KeyValue {
             } | KeyValue::Duration {
                 default: Fallback::Off,
                 ..
+            } | KeyValue::BitRate {
+                default: Fallback::Off
             } | KeyValue::Packets { default: None }
         )
     }
@@ -316,6 +341,15 @@ impl Params {
         let keys: Vec<&'static Key> = scheme.keys.iter().chain(scheme.table_keys).collect();
         Params {
             capacity_pkts: scheme.default_capacity_pkts,
+            ..Params::of_keys(keys)
+        }
+    }
+
+    /// `keys` at their defaults, with no queue capacity (the keys of something other
+    /// than a queue: a source rate controller's table).
+    pub fn of_keys(keys: Vec<&'static Key>) -> Self {
+        Params {
+            capacity_pkts: 0,
             values: keys.iter().map(|k| k.value.default_number()).collect(),
             invalid: vec![false; keys.len()],
             given: vec![false; keys.len()],
@@ -343,7 +377,7 @@ impl Params {
             Some(i) => i,
             // A scheme reads only the keys it declares; its own tests build from
             // `Params::defaults`, so a misspelt read fails there.
-            None => panic!("queue key {key:?} is not declared by its scheme"),
+            None => panic!("key {key:?} is not declared by its scheme"),
         }
     }
 
@@ -409,7 +443,7 @@ impl Params {
     fn get(&self, key: &str) -> f64 {
         match self.value(key) {
             Some(x) => x,
-            None => panic!("queue key {key:?} has no value"),
+            None => panic!("key {key:?} has no value"),
         }
     }
 
@@ -476,9 +510,13 @@ impl Serialize for Params {
                 KeyValue::Seconds { .. } => map.serialize_entry(k.name, &v)?,
                 KeyValue::Integer { .. } => map.serialize_entry(k.name, &(v as u64))?,
                 KeyValue::Bool { .. } => map.serialize_entry(k.name, &(v != 0.0))?,
-                KeyValue::Real { .. } | KeyValue::Duration { .. } => {
+                KeyValue::Real { .. }
+                | KeyValue::Duration { .. }
+                | KeyValue::BitRate { .. }
+                | KeyValue::Capped { .. } => {
                     map.serialize_entry(k.name, &v.is_finite().then_some(v))?
                 }
+                KeyValue::Count { .. } => map.serialize_entry(k.name, &(v as u64))?,
                 KeyValue::Packets { .. } => {
                     map.serialize_entry(k.name, &v.is_finite().then_some(v as u32))?
                 }
@@ -521,6 +559,66 @@ pub fn no_checks(_: &mut Params, _: &Setting) -> Vec<Problem> {
     Vec::new()
 }
 
+/// Panics unless `k`'s default lies in its range, its error wording shows that range and
+/// it is documented (the registries' tests).
+#[cfg(test)]
+#[track_caller]
+pub(crate) fn assert_sound(k: &Key) {
+    match k.value {
+        KeyValue::Seconds { default_s, max_s } => {
+            assert!(default_s > 0.0 && default_s <= max_s, "{}", k.name)
+        }
+        KeyValue::Integer { default, min, max } => {
+            assert!((min..=max).contains(&default), "{}", k.name)
+        }
+        KeyValue::Bool { .. } | KeyValue::Count { .. } => {}
+        KeyValue::Real {
+            default,
+            range,
+            expected,
+        } => {
+            if let Fallback::Value(x) = default {
+                assert!(range.contains(x), "{}", k.name)
+            }
+            assert!(expected.contains(&range.describe()), "{}", k.name)
+        }
+        KeyValue::Packets { default } => {
+            assert!(default.is_none_or(|d| d >= 1), "{}", k.name)
+        }
+        KeyValue::Choice { default, names } => {
+            assert!(names.contains(&default), "{}", k.name)
+        }
+        KeyValue::Duration {
+            default,
+            max_s,
+            zero_is_off,
+            expected,
+        } => {
+            let range = Range {
+                min_inclusive: zero_is_off,
+                ..Range::closed(0.0, max_s)
+            };
+            if let Fallback::Value(x) = default {
+                assert!(range.contains(x), "{}", k.name)
+            }
+            assert!(expected.contains(&range.describe()), "{}", k.name)
+        }
+        KeyValue::BitRate { default } => {
+            if let Fallback::Value(x) = default {
+                assert!(x >= 1.0, "{}", k.name)
+            }
+        }
+        KeyValue::Capped {
+            default, max, why, ..
+        } => assert!(
+            default > 0.0 && default <= max && !why.is_empty(),
+            "{}",
+            k.name
+        ),
+    }
+    assert!(!k.doc.is_empty(), "{}", k.name);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -556,49 +654,7 @@ mod tests {
     #[test]
     fn keys_have_defaults_inside_their_ranges() {
         for s in SCHEMES {
-            for k in s.keys.iter().chain(s.table_keys) {
-                match k.value {
-                    KeyValue::Seconds { default_s, max_s } => {
-                        assert!(default_s > 0.0 && default_s <= max_s, "{}", k.name)
-                    }
-                    KeyValue::Integer { default, min, max } => {
-                        assert!((min..=max).contains(&default), "{}", k.name)
-                    }
-                    KeyValue::Bool { .. } => {}
-                    KeyValue::Real {
-                        default,
-                        range,
-                        expected,
-                    } => {
-                        if let Fallback::Value(x) = default {
-                            assert!(range.contains(x), "{}", k.name)
-                        }
-                        assert!(expected.contains(&range.describe()), "{}", k.name)
-                    }
-                    KeyValue::Packets { default } => {
-                        assert!(default.is_none_or(|d| d >= 1), "{}", k.name)
-                    }
-                    KeyValue::Choice { default, names } => {
-                        assert!(names.contains(&default), "{}", k.name)
-                    }
-                    KeyValue::Duration {
-                        default,
-                        max_s,
-                        zero_is_off,
-                        expected,
-                    } => {
-                        let range = Range {
-                            min_inclusive: zero_is_off,
-                            ..Range::closed(0.0, max_s)
-                        };
-                        if let Fallback::Value(x) = default {
-                            assert!(range.contains(x), "{}", k.name)
-                        }
-                        assert!(expected.contains(&range.describe()), "{}", k.name)
-                    }
-                }
-                assert!(!k.doc.is_empty());
-            }
+            s.keys.iter().chain(s.table_keys).for_each(assert_sound);
         }
     }
 

@@ -22,9 +22,185 @@
 //! non-TCP flows (seed 002, section 3, eq. (5), `g = log` as in 4.3), reading the flow's
 //! own backpressure queue with `max_bps` as `R_i^max` ([`DiffqRateConfig::flow_control`]).
 //! Both rules clip the rate to `[min_bps, max_bps]`; `world/diffq.rs` paces the sources.
+//! `cc = "diffq"` and its `[diffq]` keys are this module's [`SCHEME`].
 
-use super::rate::RateController;
+use super::rate::{RateController, RateScheme, RateSetting, RegisteredRate, SourceQueue};
+use crate::qdisc::registry::{Fallback, Key, KeyValue, Params, Problem, Range, Scheme};
 use airqueue_kernel::Time;
+
+/// DiffQ source rate control (seed 000, 4.1): DiffQ-UDP, DiffQ-TCP and DiffQ-MORE. Its
+/// packets, TCP ACKs included, carry the DiffQ header: under the `diffq8` EDCA table
+/// legacy traffic goes at level 0, behind every DiffQ frame, and a TCP whose ACKs starve
+/// stalls on RTOs; as DiffQ packets the ACKs wait in their own destination's queue and
+/// report the reverse path (the paper leaves this point open).
+pub static SCHEME: RateScheme = RateScheme {
+    name: "diffq",
+    summary: "DiffQ source rate control, AIMD or log utility on the source's destination \
+              queue (seed 000, 4.1)",
+    keys: &KEYS,
+    flow_kinds: &["udp", "tcp", "more"],
+    refused_kinds: &[],
+    reads: SourceQueue::Destination,
+    needs_queue: Some((
+        &crate::qdisc::diffq::SCHEME,
+        "\"diffq\" rate control reads the source's DiffQ queue; set queue.kind = \"diffq\"",
+    )),
+    diffq_header: true,
+    rates_kind: "diffq",
+    check,
+    check_with_queue,
+    build: Some(|p| Box::new(DiffqRate::new(DiffqRateConfig::from_params(p)))),
+};
+
+/// `[diffq]`'s rate keys, in the order they are read (after the queue's switches).
+static KEYS: [Key; 10] = [
+    Key {
+        name: "utility",
+        doc: "\"aimd\" (default) or \"log\" (rate = log_weight / max(qlen, 1))",
+        value: KeyValue::Choice {
+            default: "aimd",
+            names: &["aimd", "log"],
+        },
+    },
+    Key {
+        name: "rate_update",
+        doc: "when the rate is updated: \"interval\" (default, every update_interval) or \
+              \"packet\" (once per packet the source sends)",
+        value: KeyValue::Choice {
+            default: "interval",
+            names: &["interval", "packet"],
+        },
+    },
+    Key {
+        name: "update_interval",
+        doc: "period of \"interval\" updates, seconds; default 0.01",
+        value: KeyValue::Seconds {
+            default_s: 0.01,
+            max_s: 10.0,
+        },
+    },
+    Key {
+        name: "alpha",
+        doc: "AIMD additive increase per update, bit/s; default 10e3 (the paper's 0.01 read \
+              as Mb/s)",
+        value: KeyValue::BitRate {
+            default: Fallback::Value(10e3),
+        },
+    },
+    Key {
+        name: "beta",
+        doc: "AIMD multiplicative decrease factor; default 0.5 (section 6.1)",
+        value: KeyValue::Real {
+            default: Fallback::Value(0.5),
+            range: Range {
+                max_inclusive: false,
+                ..Range::above_to(0.0, 1.0)
+            },
+            expected: "a factor in (0, 1)",
+        },
+    },
+    Key {
+        name: "queue_threshold",
+        doc: "packets in the source's own destination queue above which the AIMD rate \
+              decreases; default 10",
+        value: KeyValue::Count {
+            default: 10,
+            expected: "an integer number of packets >= 0",
+        },
+    },
+    Key {
+        name: "log_weight",
+        doc: "M of the log utility's rate = M / max(qlen, 1), bit/s; default 4e6",
+        value: KeyValue::Capped {
+            default: 4e6,
+            max: MAX_LOG_WEIGHT,
+            expected: "bit/s > 0",
+            unit: "bit/s",
+            why: LOG_WEIGHT_CAP,
+        },
+    },
+    Key {
+        name: "initial_rate",
+        doc: "rate at the flow's start, bit/s, in [min_rate, max_rate]; default 100e3",
+        value: KeyValue::BitRate {
+            default: Fallback::Value(100e3),
+        },
+    },
+    Key {
+        name: "min_rate",
+        doc: "floor, bit/s, at most max_rate; default 10e3",
+        value: KeyValue::BitRate {
+            default: Fallback::Value(10e3),
+        },
+    },
+    Key {
+        name: "max_rate",
+        doc: "ceiling, bit/s; default radio.data_rate",
+        value: KeyValue::BitRate {
+            default: Fallback::Derived,
+        },
+    },
+];
+
+/// Largest `log_weight` of a log utility (DiffQ's, backpressure flow control's), bit/s
+/// (x packets): the rates it yields are capped by the source's maximum rate anyway, and
+/// the bound keeps their arithmetic finite.
+pub const MAX_LOG_WEIGHT: f64 = 1e15;
+
+/// Why a log weight is capped at [`MAX_LOG_WEIGHT`] (the error message's words).
+pub const LOG_WEIGHT_CAP: &str =
+    "the rates it yields are capped by the source's maximum rate anyway";
+
+/// A ceiling that follows the radio: its data rate, 802.11b's top rate (IEEE 802.11-2016
+/// 16.1.1) when that was invalid.
+pub fn radio_rate_bps(setting: &RateSetting) -> f64 {
+    setting.data_rate_bps.unwrap_or(11e6)
+}
+
+/// `max_rate` defaults to the radio's data rate; `min_rate <= max_rate`, and
+/// `initial_rate` within them (the controller would clamp it silently, and a start
+/// outside the bounds is almost certainly a unit slip, kb/s for bit/s).
+fn check(p: &mut Params, setting: &RateSetting) -> Vec<Problem> {
+    p.fill("max_rate", radio_rate_bps(setting));
+    let mut problems = Vec::new();
+    if let (Some(lo), Some(hi)) = (p.value("min_rate"), p.value("max_rate")) {
+        if lo > hi {
+            problems.push(Problem::new(
+                "min_rate",
+                format!("must be at most max_rate ({hi} bit/s), got {lo}"),
+            ));
+        } else if let Some(x) = p.value("initial_rate").filter(|x| !(lo..=hi).contains(x)) {
+            problems.push(Problem::new(
+                "initial_rate",
+                format!("must lie in [min_rate, max_rate] = [{lo}, {hi}] bit/s, got {x}"),
+            ));
+        }
+    }
+    problems
+}
+
+/// AIMD decreases only above the threshold; a destination queue that can never exceed it
+/// (`per_dest_capacity <= queue_threshold`) leaves the rate growing until the source
+/// drops.
+fn check_with_queue(p: &Params, queue: &Scheme, queue_params: &Params) -> Vec<Problem> {
+    let per_dest = (*queue == crate::qdisc::diffq::SCHEME)
+        .then(|| queue_params.packets("per_dest_capacity"))
+        .flatten();
+    let aimd = p.choice("utility") == Some("aimd");
+    match (per_dest, p.value("queue_threshold")) {
+        (Some(per_dest), Some(threshold)) if aimd && threshold >= f64::from(per_dest) => {
+            vec![Problem::new(
+                "queue_threshold",
+                format!(
+                    "must be below queue.per_dest_capacity ({per_dest} packets), got {}: the \
+                     source's queue can never exceed it, so the rate would never decrease",
+                    threshold as u32
+                ),
+            )]
+        }
+        _ => Vec::new(),
+    }
+}
 
 /// When a DiffQ source's controller updates its rate (module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -119,6 +295,58 @@ impl DiffqRateConfig {
     }
 }
 
+impl DiffqRateConfig {
+    /// From [`SCHEME`]'s keys.
+    pub fn from_params(p: &Params) -> Self {
+        DiffqRateConfig {
+            utility: match p.choice("utility") {
+                Some("log") => DiffqUtility::Log,
+                _ => DiffqUtility::Aimd,
+            },
+            update: match p.choice("rate_update") {
+                Some("packet") => RateUpdate::PerPacket,
+                _ => RateUpdate::Every(p.seconds("update_interval")),
+            },
+            alpha_bps: p.real("alpha"),
+            beta: p.real("beta"),
+            queue_threshold_pkts: p.integer("queue_threshold") as u32,
+            log_weight_bps: p.real("log_weight"),
+            initial_bps: p.real("initial_rate"),
+            min_bps: p.real("min_rate"),
+            max_bps: p.real("max_rate"),
+        }
+    }
+
+    /// As [`SCHEME`]'s keys, for a world built in code (`FlowConfig::cc`).
+    pub fn registered(&self) -> RegisteredRate {
+        let mut params = Params::of_keys(SCHEME.keys.iter().collect());
+        let utility = match self.utility {
+            DiffqUtility::Aimd => "aimd",
+            DiffqUtility::Log => "log",
+        };
+        params.set_choice("utility", utility);
+        match self.update {
+            RateUpdate::PerPacket => {
+                params.set_choice("rate_update", "packet");
+            }
+            RateUpdate::Every(t) => {
+                params.set("update_interval", t.as_secs_f64());
+            }
+        }
+        params.set("alpha", self.alpha_bps);
+        params.set("beta", self.beta);
+        params.set("queue_threshold", f64::from(self.queue_threshold_pkts));
+        params.set("log_weight", self.log_weight_bps);
+        params.set("initial_rate", self.initial_bps);
+        params.set("min_rate", self.min_bps);
+        params.set("max_rate", self.max_bps);
+        RegisteredRate {
+            scheme: &SCHEME,
+            params,
+        }
+    }
+}
+
 impl Default for DiffqRateConfig {
     fn default() -> Self {
         DiffqRateConfig::aimd()
@@ -196,6 +424,59 @@ impl RateController for DiffqRate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_keys_give_back_the_config_they_were_made_from() {
+        let setting = RateSetting {
+            data_rate_bps: Some(2e6),
+        };
+        let defaults = RegisteredRate::resolved(&SCHEME, &setting).unwrap();
+        let expected = DiffqRateConfig {
+            max_bps: 2e6,
+            ..DiffqRateConfig::aimd()
+        };
+        assert_eq!(DiffqRateConfig::from_params(&defaults.params), expected);
+        for cfg in [
+            expected,
+            DiffqRateConfig {
+                update: RateUpdate::PerPacket,
+                queue_threshold_pkts: 3,
+                ..DiffqRateConfig::log()
+            },
+            DiffqRateConfig::flow_control(3e6, 1e6, 5e3),
+        ] {
+            let r = cfg.registered();
+            assert_eq!(DiffqRateConfig::from_params(&r.params), cfg);
+            assert!(r.params.is_complete());
+        }
+    }
+
+    #[test]
+    fn rate_bounds_are_checked_between_keys() {
+        let setting = RateSetting {
+            data_rate_bps: None,
+        };
+        let mut p = Params::of_keys(SCHEME.keys.iter().collect());
+        p.set("min_rate", 2e6);
+        p.set("max_rate", 1e6);
+        let problems = check(&mut p, &setting);
+        assert_eq!(problems.len(), 1);
+        assert_eq!(
+            problems[0].message,
+            "must be at most max_rate (1000000 bit/s), got 2000000"
+        );
+        let mut p = Params::of_keys(SCHEME.keys.iter().collect());
+        p.set("initial_rate", 100.0);
+        let problems = check(&mut p, &setting);
+        assert_eq!(p.value("max_rate"), Some(11e6), "802.11b's top rate");
+        assert_eq!(problems[0].key, "initial_rate");
+        // An AIMD threshold the destination queue cannot exceed; none for the log rule.
+        let queue = crate::qdisc::diffq::config(100, 8);
+        let problems = check_with_queue(&p, queue.scheme, &queue.params);
+        assert_eq!(problems[0].key, "queue_threshold");
+        p.set_choice("utility", "log");
+        assert!(check_with_queue(&p, queue.scheme, &queue.params).is_empty());
+    }
 
     fn aimd() -> DiffqRate {
         DiffqRate::new(DiffqRateConfig {

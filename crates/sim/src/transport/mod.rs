@@ -1,15 +1,20 @@
 //! Transports in the world: the glue between the pure state machines of `airqueue-tcp`
 //! and the simulator's packets, timers and metrics, and the rate controllers that pace
-//! sources (DiffQ).
+//! sources (DiffQ's, backpressure's flow control), each a registered `cc` value
+//! (`rate.rs`).
 
 pub mod coding;
 pub mod diffq;
+pub mod flow_control;
 pub mod rate;
 pub mod tcp;
 pub mod tfrc;
 
 pub use coding::{CodingConfig, CodingStats};
 pub use diffq::{DiffqRate, DiffqRateConfig, DiffqUtility, RateUpdate};
-pub use rate::{RateController, RateSummary, SourceView};
+pub use rate::{
+    rate_scheme, RateController, RateScheme, RateSetting, RateSummary, RegisteredRate, SourceQueue,
+    SourceView, RATE_SCHEMES,
+};
 pub use tcp::{TcpFlowConfig, TcpFlowStats, TcpVariant};
 pub use tfrc::{TfrcFlowConfig, TfrcFlowStats, TfrcPacketCounts};

@@ -9,19 +9,19 @@
 //!   source's queue at every tick (`RateUpdate::PerPacket`) or at its own interval event
 //!   (`RateUpdate::Every`), which re-times the pending tick so the source always sends at
 //!   the current rate. Backpressure flow control (seed 002, eq. (5)) paces on the
-//!   per-flow queue `U_i^s` instead (`PacedBy`).
+//!   per-flow queue `U_i^s` instead (`RateScheme::reads`).
 //! * **DiffQ-TCP** paces every segment, retransmissions included (6.1: "the TCP source
 //!   transmits packets at the rate dictated by the DiffQ source rate control"): the TCP
 //!   sender in paced mode sends one segment per tick, so a segment's send time, RTT
 //!   sample and RTO start when it leaves the source, not when TCP chose it.
 
-use super::{Event, FlowApp, PacedBy, RateUpdate, World};
+use super::{Event, FlowApp, RateUpdate, World};
 use crate::app::UdpRate;
 use crate::ids::{FlowId, NodeId};
 use crate::metrics::{RateKind, RateRow};
 use crate::net::Packet;
 use crate::qdisc::DiffQ;
-use crate::transport::SourceView;
+use crate::transport::{SourceQueue, SourceView};
 use airqueue_kernel::Time;
 
 /// What a node believes about a neighbour's queue for a destination, next to the truth
@@ -215,15 +215,13 @@ impl World {
     pub(super) fn pace_sample(&mut self, now: Time) {
         for i in 0..self.flows.len() {
             let fl = &self.flows[i];
-            let Some(pacer) = &fl.pacer else { continue };
+            let (Some(pacer), Some(cc)) = (&fl.pacer, fl.cc) else {
+                continue;
+            };
             if now < fl.start {
                 continue;
             }
-            let kind = match fl.paced_by {
-                PacedBy::Destination => RateKind::Diffq,
-                PacedBy::Commodity => RateKind::FlowControl,
-                PacedBy::External => RateKind::External,
-            };
+            let kind = RateKind::Paced(cc.rates_kind);
             let row = RateRow {
                 flow: FlowId(i as u32),
                 at: now,
@@ -265,9 +263,9 @@ impl World {
             .next_hop(fl.src, fl.dst)
             .and_then(|next| self.iface_towards(fl.src, next))
             .map(|iface| self.qdisc(iface));
-        match fl.paced_by {
-            PacedBy::Destination | PacedBy::External => q.map_or(0, |q| q.queue_len_for(fl.dst)),
-            PacedBy::Commodity => q.map_or(0, |q| q.commodity_len(f, fl.dst)),
+        match fl.cc.map(|cc| cc.reads) {
+            Some(SourceQueue::Commodity) => q.map_or(0, |q| q.commodity_len(f, fl.dst)),
+            _ => q.map_or(0, |q| q.queue_len_for(fl.dst)),
         }
     }
 }

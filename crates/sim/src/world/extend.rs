@@ -3,7 +3,7 @@
 //! has one. The Python bindings (`crates/py`) put Python-written schemes there; the
 //! world itself never knows where a discipline or controller comes from.
 
-use super::{PacedBy, World};
+use super::World;
 use crate::ids::{FlowId, NodeId};
 use crate::qdisc::Qdisc;
 use crate::transport::RateController;
@@ -32,10 +32,12 @@ impl World {
         }
     }
 
-    /// Whether flow `f` takes its rate controller from the caller
-    /// ([`FlowCc::External`](super::FlowCc::External)).
+    /// Whether flow `f` takes its rate controller from the caller: its scheme has no
+    /// `build` (`cc = "external"`, [`crate::transport::rate::EXTERNAL`]).
     pub fn wants_pacer(&self, f: FlowId) -> bool {
-        (self.flows.get(f.index())).is_some_and(|fl| fl.paced_by == PacedBy::External)
+        (self.flows.get(f.index()))
+            .and_then(|fl| fl.cc)
+            .is_some_and(|cc| cc.build.is_none())
     }
 
     /// The flows that want a controller from the caller and have none yet.

@@ -15,8 +15,7 @@ use airqueue_sim::net::RoutingTable;
 use airqueue_sim::qdisc::registry::RegisteredQdisc;
 use airqueue_sim::qdisc::{diffq, droptail};
 use airqueue_sim::{
-    FlowCc, FlowConfig, FlowKindConfig, MediumConfig, NodeId, RunOutcome, TcpFlowConfig, World,
-    WorldConfig,
+    FlowConfig, FlowKindConfig, MediumConfig, NodeId, RunOutcome, TcpFlowConfig, World, WorldConfig,
 };
 
 /// The 802.11 decode range the wifi tests route over, in metres.
@@ -156,7 +155,7 @@ pub fn flow(
         payload_bytes,
         priority: 0,
         kind,
-        cc: FlowCc::None,
+        cc: None,
     }
 }
 

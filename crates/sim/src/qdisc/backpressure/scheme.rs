@@ -1,6 +1,6 @@
 //! `queue.kind = "backpressure"`: its `[queue]` keys and their checks, as a registry
 //! [`Scheme`]. Source flow control of non-TCP flows (`[backpressure]`, seed 002 eq. (5))
-//! is not the queue's: it belongs to the sources (`transport/diffq.rs`), read with
+//! is not the queue's: it belongs to the sources (`transport/flow_control.rs`), read with
 //! `[[flow]] cc = "backpressure"`.
 
 use super::{
