@@ -238,7 +238,10 @@ impl Channel {
         for list in &mut hearers {
             list.sort_unstable_by_key(|h: &Hearer| h.node);
         }
-        let on_air = hearers.iter().map(|h| Vec::with_capacity(h.len())).collect();
+        let on_air = hearers
+            .iter()
+            .map(|h| Vec::with_capacity(h.len()))
+            .collect();
         Channel {
             on_channel,
             hearers,
@@ -590,7 +593,13 @@ mod tests {
         let cfg = WifiConfig::dsss_default();
         let loss = |a: NodeId, b: NodeId| f64::from(a.0 * 10 + b.0) / 1000.0;
         let radio = |n: NodeId| n.0 != 4;
-        let before = [[0.0, 0.0], [100.0, 0.0], [300.0, 50.0], [700.0, 0.0], [5.0, 5.0]];
+        let before = [
+            [0.0, 0.0],
+            [100.0, 0.0],
+            [300.0, 50.0],
+            [700.0, 0.0],
+            [5.0, 5.0],
+        ];
         // Node 3 comes into range of everyone, then node 1 leaves everyone's range.
         for (node, to) in [(3, [150.0, 40.0]), (1, [2000.0, -900.0])] {
             let mut ch = Channel::with_radios(&cfg, &before, radio, 1, loss);
