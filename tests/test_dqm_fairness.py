@@ -138,15 +138,47 @@ def test_quick_rate_change_rows(quick):
         assert after.ours < 0.6 * before.ours, scheme
 
 
-def test_rate_scenario_drops_the_uplink_stations():
+def test_rate_scenario_moves_the_uplink_stations_under_aarf_by_default():
+    # Section IV-B: the uplink stations "move far away from the AP at the time of t0",
+    # AARF (section III) finds their rate.
     config = dqm.Config.make(False, None)
     assert (config.rate_stations, config.rate_time, config.low_rate) == (8, 100.0, 2e6)
+    assert config.rate_model == "move"
     sc = dqm.rate_scenario(config, "DQM")
     assert sc["duration"] == 200.0
-    assert sc["rate_change"] == [{"at": 100.0, "nodes": [5, 6, 7, 8], "data_rate": 2e6}]
+    assert sc["mac"] == {"rate_control": "aarf"}
+    assert "rate_change" not in sc
+    [move] = sc["move"]
+    assert (move["at"], move["nodes"], move["away_from"]) == (100.0, [5, 6, 7, 8], 0)
+    # Between where 5.5 Mb/s stops decoding and where 2 Mb/s does.
+    fast, slow = _core.dsss_decode_range_m(5.5e6), _core.dsss_decode_range_m(2e6)
+    assert fast < move["distance"] < slow
+    assert move["distance"] == pytest.approx(math.sqrt(fast * slow))
+    # The receive threshold reaches the 1 Mb/s range, carrier sense 2.2 times farther.
+    assert sc["radio"]["tx_range"] == _core.dsss_decode_range_m(1e6)
+    assert sc["radio"]["cs_range"] == pytest.approx(2.2 * sc["radio"]["tx_range"])
     # Uplink flows are the ones from stations 5-8 to the wired host (node 9).
     assert [(f["src"], f["dst"]) for f in sc["flow"][4:]] == [(s, 9) for s in range(5, 9)]
     airqueue.Scenario.from_dict(sc).validate()
+
+
+def test_rate_scenario_drop_keeps_the_stations_in_place():
+    config = dqm.Config.make(False, {"rate_model": "drop"})
+    sc = dqm.rate_scenario(config, "DQM")
+    assert sc["rate_change"] == [{"at": 100.0, "nodes": [5, 6, 7, 8], "data_rate": 2e6}]
+    assert "move" not in sc and "mac" not in sc
+    assert sc["radio"] == {"data_rate": 11e6, "basic_rate": 1e6}
+    airqueue.Scenario.from_dict(sc).validate()
+
+
+def test_decode_ranges_shrink_with_the_rate():
+    # Two-ray ground beyond its crossover: 40 log10 d, so the 4.40 dB between the 5.5 and
+    # 2 Mb/s SINR thresholds (5.95, 1.55 dB) is a factor 10^(4.40 / 40) in distance.
+    ranges = [_core.dsss_decode_range_m(r) for r in (11e6, 5.5e6, 2e6, 1e6)]
+    assert ranges == sorted(ranges)
+    assert ranges[2] / ranges[1] == pytest.approx(10 ** (4.40 / 40), rel=1e-3)
+    with pytest.raises(ValueError, match="not an 802.11b rate"):
+        _core.dsss_decode_range_m(3e6)
 
 
 def test_dqm_t_pkt_is_the_queues_estimate():
@@ -165,6 +197,11 @@ def test_bad_rate_parameters_are_refused():
         dqm.Config.make(True, {"rate_time": 40.0})
     with pytest.raises(ValueError, match="low_rate"):
         dqm.Config.make(True, {"low_rate": 3e6})
+    with pytest.raises(ValueError, match="low_rate: under rate_model = move"):
+        dqm.Config.make(True, {"low_rate": 11e6})
+    dqm.Config.make(True, {"low_rate": 11e6, "rate_model": "drop"})
+    with pytest.raises(ValueError, match="rate_model: one of move, drop"):
+        dqm.Config.make(True, {"rate_model": "walk"})
 
 
 def test_quick_queue_trace_rows(quick):

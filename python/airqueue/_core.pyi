@@ -32,6 +32,10 @@ def dqm_t_pkt(msdu_bytes: int, data_rate: float, basic_rate: float = 1e6) -> flo
     """DQM's T_pkt (one 802.11b channel access) of an MSDU, seconds; ValueError for a
     rate that is not 1e6, 2e6, 5.5e6 or 11e6."""
 
+def dsss_decode_range_m(data_rate: float) -> float:
+    """Farthest distance (m) at which a lone frame at ``data_rate`` clears its SINR
+    threshold over the default radio's noise (two-ray ground, 20 dBm, thermal noise)."""
+
 def version() -> str:
     """The crate version."""
 

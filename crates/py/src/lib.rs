@@ -278,6 +278,30 @@ mod _core {
         Ok(t_pkt_on(msdu_bytes, &link).as_secs_f64())
     }
 
+    /// The farthest distance, metres, at which a lone frame at `data_rate` (bit/s, an
+    /// 802.11b rate) clears that rate's SINR threshold over the noise floor with the
+    /// scenario's default radio (two-ray ground, 20 dBm, thermal noise): the rate's
+    /// decode range when the receive threshold does not cut it shorter. Reproductions
+    /// place stations where a given rate is the fastest that works.
+    #[pyfunction]
+    fn dsss_decode_range_m(data_rate: f64) -> PyResult<f64> {
+        use airqueue_phy::{dsss, Dbm, DsssRate};
+        use airqueue_sim::medium::wifi::WifiConfig;
+        let rate = DsssRate::ALL
+            .into_iter()
+            .find(|r| r.bps() as f64 == data_rate)
+            .ok_or_else(|| {
+                pyo3::exceptions::PyValueError::new_err(format!(
+                    "{data_rate} b/s is not an 802.11b rate; use 1e6, 2e6, 5.5e6 or 11e6"
+                ))
+            })?;
+        let radio = WifiConfig::dsss_default();
+        let weakest = Dbm(radio.noise_dbm + dsss::sinr_threshold(rate).0);
+        Ok(radio
+            .propagation
+            .range_for_threshold(Dbm(radio.tx_power_dbm), weakest))
+    }
+
     /// The crate version, e.g. "0.1.0".
     #[pyfunction]
     fn version() -> &'static str {

@@ -231,9 +231,12 @@ pub fn routing_table(s: &Scenario, positions: &[[f64; 2]], adjacency: &[Vec<u32>
     RoutingTable::shortest_paths(&routing_graph(s, positions, adjacency))
 }
 
-/// The 802.11 medium of scenario `s`: [`wifi_config`] plus its `[[rate_change]]`s.
-fn wifi_medium(s: &Scenario) -> WifiConfig {
+/// The 802.11 medium of scenario `s` placed at `positions`: [`wifi_config`] plus its
+/// `[[rate_change]]`s and `[[move]]`s (a move without a direction, which validation
+/// refuses, is left out).
+fn wifi_medium(s: &Scenario, positions: &[[f64; 2]]) -> WifiConfig {
     WifiConfig {
+        moves: crate::parse::moves::resolve(&s.moves, positions, &mut Vec::new()),
         rate_changes: s
             .rate_changes
             .iter()
@@ -263,7 +266,7 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
         ) => {
             let radios = s.topology.radio_nodes() as usize;
             MediumConfig::WifiAndWires {
-                wifi: wifi_medium(s),
+                wifi: wifi_medium(s, positions),
                 radio: (0..positions.len()).map(|i| i < radios).collect(),
                 wires: WiresConfig {
                     bandwidth_bps: wire_bandwidth_bps,
@@ -275,7 +278,7 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
                 },
             }
         }
-        (Medium::Wifi, _) => MediumConfig::Wifi(wifi_medium(s)),
+        (Medium::Wifi, _) => MediumConfig::Wifi(wifi_medium(s, positions)),
         (
             Medium::Wired {
                 bandwidth_bps,

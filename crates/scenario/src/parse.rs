@@ -12,6 +12,9 @@ mod bss_tests;
 #[cfg(test)]
 mod dqm_tests;
 mod fields;
+pub(crate) mod moves;
+#[cfg(test)]
+mod moves_tests;
 mod random_flows;
 #[cfg(test)]
 mod random_flows_tests;
@@ -318,6 +321,13 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         (medium.as_ref(), mac.as_ref()),
         errs,
     );
+    let moves = moves::read_and_check(
+        top.tables(errs, "move"),
+        topology.as_ref(),
+        duration,
+        medium.as_ref(),
+        errs,
+    );
 
     let random_flows = random_flows::read(top.take("flows"), duration, max_offered_bps, errs);
     top.finish(errs);
@@ -546,6 +556,7 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         topology: topology?,
         links: links?,
         rate_changes: rate_changes?,
+        moves: moves?,
         medium: medium?,
         radio: radio?,
         mac: mac?,

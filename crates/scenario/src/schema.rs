@@ -27,6 +27,8 @@ pub struct Scenario {
     pub links: Vec<LinkSpec>,
     /// `[[rate_change]]`: scheduled data-rate changes of 802.11 links, in file order.
     pub rate_changes: Vec<RateChangeSpec>,
+    /// `[[move]]`: scheduled jumps of 802.11 nodes, in file order.
+    pub moves: Vec<MoveSpec>,
     pub medium: Medium,
     pub radio: Radio,
     pub mac: Mac,
@@ -97,6 +99,21 @@ pub struct LinkSpec {
     pub b: u32,
     /// `loss`: frame erasure probability in [0, 1), both directions.
     pub loss: f64,
+}
+
+/// `[[move]]`: at `at` each of `nodes` jumps to `distance` metres from node `away_from`,
+/// along the line from it through the node (seed 004, section IV-B: uplink stations that
+/// "move far away from the AP"); the channel recomputes their link budgets.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MoveSpec {
+    /// `at` seconds, in [0, duration).
+    pub at_s: f64,
+    /// `nodes`: distinct ids of nodes with a radio, at least one.
+    pub nodes: Vec<u32>,
+    /// `away_from`: a node with a radio, not in `nodes`.
+    pub away_from: u32,
+    /// `distance` metres, in (0, 1e6].
+    pub distance_m: f64,
 }
 
 /// `[[rate_change]]`: from `at` on, every unicast data frame to or from one of `nodes`

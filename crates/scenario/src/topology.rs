@@ -362,6 +362,7 @@ pub fn validate_and_place(v: &Value) -> Result<(Scenario, Vec<[f64; 2]>), Config
     let adj = adjacency(&scenario.topology, &pos, range);
     let label = components(&adj);
     let mut errs = Vec::new();
+    crate::parse::moves::resolve(&scenario.moves, &pos, &mut errs);
     for (i, flow) in scenario.flows.iter().enumerate() {
         let (Some(a), Some(b)) = (label.get(flow.src as usize), label.get(flow.dst as usize))
         else {

@@ -39,6 +39,7 @@ mod control;
 mod diffq;
 mod extend;
 mod more;
+mod moves;
 mod rates;
 mod routing;
 mod spin;
@@ -237,6 +238,8 @@ enum Event {
     BpIdle(NodeId),
     /// The wifi medium's scheduled rate change number `k` takes effect (`world/rates.rs`).
     RateChange(u32),
+    /// The wifi medium's scheduled move number `k` takes effect (`world/moves.rs`).
+    Move(u32),
 }
 
 impl From<WifiEvent> for Event {
@@ -293,6 +296,8 @@ struct WifiMedium {
     /// at their last pull waiting for this node's queue to shrink. This node's next
     /// dequeue wakes them (the paper's "stimulus" for a passive queue), and only them.
     waiters: Vec<Vec<NodeId>>,
+    /// `[[link]] loss` of the world, for the pairs a scheduled move creates.
+    link_loss: Vec<(NodeId, NodeId, f64)>,
 }
 
 impl WifiMedium {
@@ -333,6 +338,7 @@ impl WifiMedium {
                 })
                 .collect(),
             waiters: vec![Vec::new(); n],
+            link_loss: cfg.link_loss.clone(),
         }
     }
 
@@ -591,6 +597,7 @@ impl World {
         }
         let mut events = EventQueue::with_capacity(1024);
         rates::schedule(&cfg, &mut events);
+        moves::schedule(&cfg, &mut events);
         for (i, f) in cfg.flows.iter().enumerate() {
             let tcp = matches!(f.kind, FlowKindConfig::Tcp(_) | FlowKindConfig::Tfrc(_));
             if f.start < cfg.duration && !(tcp && f.stop <= f.start) {
@@ -796,6 +803,7 @@ impl World {
                 }
             }
             Event::RateChange(k) => self.rate_change(k),
+            Event::Move(k) => self.move_node(k),
             Event::Sample => {
                 self.metrics.close_bins_before(now);
                 self.sample_queues(now);

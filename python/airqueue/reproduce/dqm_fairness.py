@@ -27,10 +27,14 @@ Experiments:
   means over seeds with a bootstrap interval, since a starved downlink makes one seed's
   ratio unbounded), Jain's index over all flows, the aggregate goodput ``R_total``; and
   DQM / BASE aggregate goodput (paired bootstrap over seeds).
-- Section IV-B (Fig. 4a): ``rate_stations`` stations, half each way, all at 11 Mb/s
-  until ``rate_time`` (t0 = 100 s), when the uplink stations "move far away from the
-  AP" and their links drop to 2 Mb/s: a scenario ``[[rate_change]]`` on both directions
-  of their links (positions and radio ranges stay: the stations remain associated).
+- Section IV-B (Fig. 4a): ``rate_stations`` stations, half each way, all 10 m from the
+  AP until ``rate_time`` (t0 = 100 s), when the uplink stations "move far away from the
+  AP at the time of t0 [...], hence their bit-rates change from 11 Mbps to 2 Mbps", with
+  "AARF [6] rate adaptation [...] at the MAC layer" (section III). ``rate_model``:
+  ``"move"`` (the default, the paper's words) jumps them (``[[move]]``) to
+  ``move_distance``, where 2 Mb/s is the fastest rate that decodes, with AARF at every
+  station and the AP from the start; ``"drop"`` keeps them in place at constant rate
+  control and drops both directions of their links to ``low_rate`` (``[[rate_change]]``).
   DQM then plans with the real rates: ``T_pkt`` of each packet at its link's rate, and
   the faster head first while both classes are within their share (III-B.2). Rows per
   scheme: R_up and R_dn before and after t0, gamma before and after, the aggregate
@@ -90,6 +94,13 @@ CASES = (1, 2)
 #: Section IV-A: with BASE, Jain's index falls "around 0.203" as N grows (both cases).
 PAPER_BASE_JAIN = 0.203
 
+#: 802.11b's data rates, bit/s, slowest first.
+DSSS_RATES = (1e6, 2e6, 5.5e6, 11e6)
+#: Section IV-B's readings (``Config.rate_model``).
+RATE_MODELS = ("move", "drop")
+#: Carrier-sense range over decode range of the scenario's default radio (550 m / 250 m).
+CS_OVER_DECODE = 2.2
+
 
 @dataclass(frozen=True)
 class Config:
@@ -131,6 +142,9 @@ class Config:
     rate_time: float = 100.0
     rate_duration: float = 200.0
     low_rate: float = 2e6
+    #: How the uplink stations reach ``low_rate``: "move" (they jump away, AARF finds
+    #: the rate) or "drop" (a scheduled rate change in place, constant rate control).
+    rate_model: str = "move"
     #: After the drop, goodputs are measured from ``rate_time + rate_settle``.
     rate_settle: float = 20.0
     bin: float = 1.0
@@ -193,8 +207,15 @@ def _check(config: Config) -> None:
         problems.append(
             "rate change: need warmup < rate_time < rate_time + rate_settle < rate_duration"
         )
-    if config.low_rate not in (1e6, 2e6, 5.5e6, 11e6):
+    if config.low_rate not in DSSS_RATES:
         problems.append(f"low_rate: one of 1e6, 2e6, 5.5e6, 11e6 (bit/s), got {config.low_rate:g}")
+    elif config.rate_model == "move" and config.low_rate == DSSS_RATES[-1]:
+        problems.append(
+            "low_rate: under rate_model = move the stations move to where low_rate is the "
+            "fastest rate that decodes; give a rate below 11e6 or rate_model=drop"
+        )
+    if config.rate_model not in RATE_MODELS:
+        problems.append(f"rate_model: one of {', '.join(RATE_MODELS)}, got {config.rate_model!r}")
     if problems:
         raise ValueError("; ".join(problems))
 
@@ -263,9 +284,34 @@ def scenario(
     return sc
 
 
+def move_distance(config: Config) -> float:
+    """Where the uplink stations move under ``rate_model = "move"``, metres from the AP:
+    between the default radio's decode ranges of the next faster rate and of
+    ``low_rate`` (``_core.dsss_decode_range_m``, the SINR thresholds over thermal noise),
+    at their geometric mean, so the signal clears ``low_rate``'s threshold and misses the
+    faster one's by the same margin in dB (two-ray ground: 40 log10 d)."""
+    faster = DSSS_RATES[DSSS_RATES.index(config.low_rate) + 1]
+    return math.sqrt(_core.dsss_decode_range_m(faster) * _core.dsss_decode_range_m(config.low_rate))
+
+
+def move_radio(config: Config) -> dict[str, Any]:
+    """The radio of ``rate_model = "move"``: the receive threshold at the 1 Mb/s decode
+    range, so each rate's SINR threshold, not the receive threshold, says where it works
+    (by default every rate decodes to 250 m and nothing beyond); carrier sense at the
+    default radio's ratio of ranges."""
+    decode = _core.dsss_decode_range_m(DSSS_RATES[0])
+    return {
+        "data_rate": config.data_rate,
+        "basic_rate": config.basic_rate,
+        "tx_range": decode,
+        "cs_range": CS_OVER_DECODE * decode,
+    }
+
+
 def rate_scenario(config: Config, scheme: str) -> dict[str, Any]:
-    """Section IV-B: ``rate_stations`` stations, half down and half up; from
-    ``rate_time`` the uplink stations' links (both directions) run at ``low_rate``."""
+    """Section IV-B: ``rate_stations`` stations, half down and half up; at ``rate_time``
+    the uplink stations move to ``move_distance`` under AARF (``rate_model = "move"``)
+    or their links (both directions) drop to ``low_rate`` in place (``"drop"``)."""
     half = config.rate_stations // 2
     sc = scenario(
         config,
@@ -276,9 +322,21 @@ def rate_scenario(config: Config, scheme: str) -> dict[str, Any]:
         name=f"{NAME}-rate-{scheme.lower()}-{half}dn-{half}up",
     )
     up_stations = list(range(half + 1, 2 * half + 1))
-    sc["rate_change"] = [
-        {"at": config.rate_time, "nodes": up_stations, "data_rate": config.low_rate}
-    ]
+    if config.rate_model == "move":
+        sc["radio"] = move_radio(config)
+        sc["mac"] = {"rate_control": "aarf"}
+        sc["move"] = [
+            {
+                "at": config.rate_time,
+                "nodes": up_stations,
+                "away_from": 0,
+                "distance": move_distance(config),
+            }
+        ]
+    else:
+        sc["rate_change"] = [
+            {"at": config.rate_time, "nodes": up_stations, "data_rate": config.low_rate}
+        ]
     return sc
 
 
@@ -846,6 +904,23 @@ def _throughput_figure(
     return save(fig, out / "throughput.png")
 
 
+def _rate_model_note(config: Config) -> str:
+    if config.rate_model == "move":
+        return (
+            f"uplink stations move from {config.radius:g} m to {move_distance(config):.0f} m "
+            f"from the AP, where {config.low_rate / 1e6:g} Mb/s is the fastest rate that "
+            "decodes (between the SINR-threshold ranges of the next faster rate and of it); "
+            "AARF at every station and the AP from the start; receive threshold at the "
+            "1 Mb/s range, carrier sense at 2.2 times it (the default radio's ratio)."
+        )
+    return (
+        f"uplink stations' links drop from {config.data_rate / 1e6:g} to "
+        f"{config.low_rate / 1e6:g} Mb/s in both directions (rate_model = drop: a "
+        "scheduled rate change at a fixed position, where the paper moves the stations "
+        "and lets AARF find the rate; MAC ACKs stay at the basic rate)."
+    )
+
+
 def _notes(
     config: Config,
     quick: bool,
@@ -896,10 +971,8 @@ def _notes(
         notes.append(
             f"Section IV-B: {half} downlink and {half} uplink stations (the paper does not "
             f"give the counts), {config.rate_duration:g} s runs; at {config.rate_time:g} s the "
-            f"uplink stations' links drop from {config.data_rate / 1e6:g} to "
-            f"{config.low_rate / 1e6:g} Mb/s in both directions (a scheduled rate change at a "
-            "fixed position, where the paper moves the stations and lets AARF find the rate; "
-            "MAC ACKs stay at the basic rate). 'Before' is "
+            + _rate_model_note(config)
+            + " 'Before' is "
             f"{config.warmup:g}-{config.rate_time:g} s, 'after' "
             f"{config.rate_time + config.rate_settle:g}-{config.rate_duration:g} s. The AP's "
             "DQM knows each link's current rate (III-B), as the paper assumes. The uplink "

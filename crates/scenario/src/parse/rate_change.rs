@@ -38,7 +38,7 @@ fn read(
             }
             _ => true,
         });
-        let listed = read_nodes(&mut f, nodes, radios, errs);
+        let listed = read_nodes(&mut f, nodes, radios, "a rate change", errs);
         let expected = "an 802.11b rate in bit/s, one of 1e6, 2e6, 5.5e6, 11e6";
         let rate = f.number(errs, "data_rate", None, expected, |x| {
             DSSS_RATES_BPS.contains(&x)
@@ -56,11 +56,13 @@ fn read(
     all_ok.then_some(changes)
 }
 
-/// `nodes`: a non-empty array of distinct ids of nodes with a radio.
-fn read_nodes(
+/// `nodes`: a non-empty array of distinct ids of nodes with a radio; `what` names the
+/// entry in the message about a wired host ("a rate change").
+pub(super) fn read_nodes(
     f: &mut Fields,
     nodes: Option<u32>,
     radios: Option<u32>,
+    what: &str,
     errs: &mut Errs,
 ) -> Option<Vec<u32>> {
     let path = f.path("nodes");
@@ -97,7 +99,7 @@ fn read_nodes(
             errs.push(ConfigError::new(
                 at,
                 format!(
-                    "node {id} is a wired host, not on the 802.11 channel; a rate change \
+                    "node {id} is a wired host, not on the 802.11 channel; {what} \
                      applies to nodes with a radio (0..={})",
                     r - 1
                 ),

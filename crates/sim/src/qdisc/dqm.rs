@@ -13,7 +13,8 @@
 //!   `DIFS + CWmin/2 slots + DATA + SIFS + ACK`
 //!   ([`airqueue_phy::access::access_time`]), DATA at the rate of the
 //!   packet's link (the AP "is also aware of the bit-rates"; [`Dqm::set_link_rates`]
-//!   follows scheduled rate changes, not AARF). The paper's estimate for incoming packets
+//!   follows scheduled rate changes, and each transmit status the rate the MAC's rate
+//!   control, AARF included, picked for that peer's next frame). The paper's estimate for incoming packets
 //!   is used for outgoing ones too, since the queue cannot see the MAC's retries.
 //! * **Enqueue** (Algorithm 1, lines 1-13, 31-47): drop-tail at `capacity`; else, with
 //!   the PI probability `p` ([`super::pi`], Table II gains at 160 Hz), signal the head of
@@ -34,6 +35,7 @@ use super::pi::{self, PiController};
 use super::registry::{BuildContext, Key, KeyValue, Params, Problem, Scheme, Setting};
 use super::{Dequeued, Qdisc, QueueCounters, QueueDiscipline, QueueSample, Queued, Routes};
 use crate::ids::NodeId;
+use crate::medium::wifi::TxStatus;
 use crate::net::{DropReason, Packet, TransportHeader};
 use airqueue_kernel::{RngStream, Time};
 use airqueue_phy::access::access_time;
@@ -553,6 +555,14 @@ impl QueueDiscipline for Dqm {
     fn on_received(&mut self, from: NodeId, pkt: &Packet, now: Time) {
         Dqm::on_received(self, from, pkt, now)
     }
+    /// The MAC's rate towards the frame's peer after this exchange (under AARF, what
+    /// rate control learnt from it): the AP "is also aware of the bit-rates towards
+    /// different destinations" (III-B).
+    fn on_tx_status(&mut self, status: &TxStatus, _now: Time) {
+        if let Some(r) = self.rates.get_mut(status.next_hop.index()) {
+            *r = status.rate;
+        }
+    }
     /// DQM plans with link rates (III-B).
     fn on_link_rates(&mut self, nodes: &[NodeId], rate: DsssRate) {
         self.set_link_rates(nodes, rate)
@@ -791,6 +801,28 @@ mod tests {
         (0..n)
             .map(|_| Dqm::is_ack(&q.dequeue(at).unwrap().pkt))
             .collect()
+    }
+
+    /// Under AARF the MAC reports, with each exchange, the rate of the peer's next frame:
+    /// that is the link rate DQM plans with from then on (III-B).
+    #[test]
+    fn the_rate_a_transmit_status_reports_is_the_links_rate() {
+        let mut q = dqm(DqmConfig::table_ii(link()));
+        let slow = NodeId(2);
+        let status = TxStatus {
+            node: AP,
+            next_hop: slow,
+            success: false,
+            attempts: 2,
+            rate: DsssRate::Mbps2,
+            airtime: Time::ZERO,
+            aired: 2,
+            aired_half_mbps: 11,
+        };
+        QueueDiscipline::on_tx_status(&mut q, &status, Time::ZERO);
+        assert_eq!(q.link_rate(slow), DsssRate::Mbps2);
+        assert_eq!(q.link_rate(STA), DsssRate::Mbps11);
+        assert_eq!(q.t_pkt(&data(0, 0).pkt, slow), Time::from_micros(5170));
     }
 
     /// Section III-B.1: T_pkt at the rate of the packet's link; 2 Mb/s costs more.

@@ -156,6 +156,7 @@ impl World {
             Event::Routing(n, _) => format!("the routing protocol at node {n}"),
             Event::BpIdle(n) => format!("backpressure control packets at node {n}"),
             Event::RateChange(k) => format!("rate_change[{k}]"),
+            Event::Move(k) => format!("scheduled node move {k}"),
         }
     }
 }

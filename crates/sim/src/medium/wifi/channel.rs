@@ -4,7 +4,9 @@
 //! * **Link budgets** are computed once per transmitter: the radios its mean power reaches
 //!   at the carrier-sense threshold (10 dB below it under Rayleigh fading), so a
 //!   transmission costs its neighbours, not the network size. Propagation delay is zero
-//!   (a fraction of a slot at these ranges).
+//!   (a fraction of a slot at these ranges). A node that moves ([`Channel::move_node`])
+//!   has its pairs recomputed both ways; frames already on the air keep the power they
+//!   started with.
 //! * **Reception** is SINR with cumulative interference: an idle radio locks onto a frame
 //!   above the receive threshold, decoded iff `S / (N + I_max)` reaches the rate's
 //!   threshold and, if anything overlapped, `S / I_max` the capture threshold. Under the
@@ -132,9 +134,16 @@ pub struct Channel {
     /// Whether each node has a radio on this channel.
     on_channel: Vec<bool>,
     hearers: Vec<Vec<Hearer>>,
-    /// Power each hearer gets from the transmitter's current frame (same order as
-    /// `hearers`), kept so the end of the frame removes exactly what its start added.
-    active_mw: Vec<Vec<f64>>,
+    /// Each hearer of the transmitter's current frame with the power it gets, kept so the
+    /// end of the frame removes exactly what its start added, from exactly those radios,
+    /// even if a node moved meanwhile.
+    on_air: Vec<Vec<(NodeId, f64)>>,
+    /// Where each node is, metres (read by [`Channel::move_node`]).
+    positions: Vec<[f64; 2]>,
+    propagation: Propagation,
+    tx_power: Dbm,
+    /// Weakest mean power that makes a radio a hearer.
+    floor_mw: f64,
     radios: Vec<Radio>,
     rx_threshold_mw: f64,
     cs_threshold_mw: f64,
@@ -212,8 +221,7 @@ impl Channel {
                 if pb[0] - pa[0] > reach_m {
                     break;
                 }
-                let d = ((pa[0] - pb[0]).powi(2) + (pa[1] - pb[1]).powi(2)).sqrt();
-                let p = cfg.propagation.rx_power(tx, d).to_mw().0;
+                let p = mean_rx_mw(&cfg.propagation, tx, pa, pb);
                 if p >= floor_mw && p > 0.0 {
                     let (a, b) = (NodeId(a as u32), NodeId(b as u32));
                     for (from, to) in [(a, b), (b, a)] {
@@ -230,11 +238,18 @@ impl Channel {
         for list in &mut hearers {
             list.sort_unstable_by_key(|h: &Hearer| h.node);
         }
-        let active_mw = hearers.iter().map(|h| vec![0.0; h.len()]).collect();
+        let on_air = hearers
+            .iter()
+            .map(|h| Vec::with_capacity(h.len()))
+            .collect();
         Channel {
             on_channel,
             hearers,
-            active_mw,
+            on_air,
+            positions: positions.to_vec(),
+            propagation: cfg.propagation,
+            tx_power: tx,
+            floor_mw,
             radios: vec![Radio::default(); n],
             rx_threshold_mw: Dbm(cfg.rx_threshold_dbm).to_mw().0,
             cs_threshold_mw,
@@ -259,6 +274,53 @@ impl Channel {
             collided: 0,
             undetected: 0,
         }
+    }
+
+    /// `node` jumps to `to` (metres): its link budgets towards every other radio are
+    /// recomputed in both directions, as [`Channel::with_radios`] would with it there,
+    /// `loss(a, b)` giving each pair's erasure probability. Costs one budget per radio on
+    /// the channel. Frames on the air keep the power they started with; reception
+    /// state is untouched. A node without a radio only has its position updated.
+    pub fn move_node(&mut self, node: NodeId, to: [f64; 2], loss: impl Fn(NodeId, NodeId) -> f64) {
+        self.positions[node.index()] = to;
+        if !self.has_radio(node) {
+            return;
+        }
+        let mut own = std::mem::take(&mut self.hearers[node.index()]);
+        own.clear();
+        for i in 0..self.positions.len() {
+            let other = NodeId(i as u32);
+            if other == node || !self.on_channel[i] {
+                continue;
+            }
+            let p = mean_rx_mw(&self.propagation, self.tx_power, to, self.positions[i]);
+            let heard = p >= self.floor_mw && p > 0.0;
+            let theirs = &mut self.hearers[i];
+            let at = theirs.binary_search_by_key(&node, |h| h.node);
+            match (heard, at) {
+                (true, Ok(k)) => theirs[k].mean_rx_mw = p,
+                (true, Err(k)) => theirs.insert(
+                    k,
+                    Hearer {
+                        node,
+                        mean_rx_mw: p,
+                        loss: loss(other, node),
+                    },
+                ),
+                (false, Ok(k)) => {
+                    theirs.remove(k);
+                }
+                (false, Err(_)) => {}
+            }
+            if heard {
+                own.push(Hearer {
+                    node: other,
+                    mean_rx_mw: p,
+                    loss: loss(node, other),
+                });
+            }
+        }
+        self.hearers[node.index()] = own;
     }
 
     /// Whether `node` has a radio on this channel.
@@ -325,13 +387,14 @@ impl Channel {
             }
         }
         self.update_cca(from, out);
+        self.on_air[from.index()].clear();
         for i in 0..self.hearers[from.index()].len() {
             let h = self.hearers[from.index()][i];
             let p = match self.fading {
                 Fading::None => h.mean_rx_mw,
                 Fading::Rayleigh => h.mean_rx_mw * self.fading_rng[h.node.index()].exponential(1.0),
             };
-            self.active_mw[from.index()][i] = p;
+            self.on_air[from.index()].push((h.node, p));
             let erased = h.loss > 0.0 && self.erasure_rng[h.node.index()].bernoulli(h.loss);
             let r = &mut self.radios[h.node.index()];
             let others = r.energy_mw;
@@ -429,9 +492,8 @@ impl Channel {
     pub fn end_tx(&mut self, from: NodeId, out: &mut Vec<RadioEvent>) {
         self.radios[from.index()].transmitting = false;
         self.update_cca(from, out);
-        for i in 0..self.hearers[from.index()].len() {
-            let node = self.hearers[from.index()][i].node;
-            let p = self.active_mw[from.index()][i];
+        for i in 0..self.on_air[from.index()].len() {
+            let (node, p) = self.on_air[from.index()][i];
             let r = &mut self.radios[node.index()];
             r.signals -= 1;
             // Exact zero when the air is silent, so rounding never leaves phantom energy.
@@ -497,6 +559,14 @@ impl Channel {
     }
 }
 
+/// Mean power (mW) a radio at `b` receives from one at `a`; symmetric to the bit, as both
+/// squared differences are.
+#[inline]
+fn mean_rx_mw(model: &Propagation, tx: Dbm, a: [f64; 2], b: [f64; 2]) -> f64 {
+    let d = ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt();
+    model.rx_power(tx, d).to_mw().0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -504,6 +574,79 @@ mod tests {
     fn line(xs: &[f64], cfg: &WifiConfig) -> Channel {
         let pos: Vec<[f64; 2]> = xs.iter().map(|&x| [x, 0.0]).collect();
         Channel::new(cfg, &pos, 1, |_, _| 0.0)
+    }
+
+    /// Every node's hearers, as (hearer, mean power bits, loss bits).
+    fn budgets(ch: &Channel) -> Vec<Vec<(u32, u64, u64)>> {
+        (0..ch.positions.len() as u32)
+            .map(|n| {
+                ch.hearers(NodeId(n))
+                    .iter()
+                    .map(|h| (h.node.0, h.mean_rx_mw.to_bits(), h.loss.to_bits()))
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn budgets_after_a_move_equal_those_of_a_channel_built_with_the_node_there() {
+        let cfg = WifiConfig::dsss_default();
+        let loss = |a: NodeId, b: NodeId| f64::from(a.0 * 10 + b.0) / 1000.0;
+        let radio = |n: NodeId| n.0 != 4;
+        let before = [
+            [0.0, 0.0],
+            [100.0, 0.0],
+            [300.0, 50.0],
+            [700.0, 0.0],
+            [5.0, 5.0],
+        ];
+        // Node 3 comes into range of everyone, then node 1 leaves everyone's range.
+        for (node, to) in [(3, [150.0, 40.0]), (1, [2000.0, -900.0])] {
+            let mut ch = Channel::with_radios(&cfg, &before, radio, 1, loss);
+            ch.move_node(NodeId(node), to, loss);
+            let mut after = before;
+            after[node as usize] = to;
+            let built = Channel::with_radios(&cfg, &after, radio, 1, loss);
+            assert_eq!(budgets(&ch), budgets(&built), "node {node} to {to:?}");
+        }
+        // A node without a radio stays off the channel wherever it goes.
+        let mut ch = Channel::with_radios(&cfg, &before, radio, 1, loss);
+        ch.move_node(NodeId(4), [1.0, 1.0], loss);
+        assert!(budgets(&ch)[4].is_empty());
+        assert!(budgets(&ch).iter().flatten().all(|h| h.0 != 4));
+    }
+
+    #[test]
+    fn frames_to_a_node_moved_out_of_range_fail_and_one_on_the_air_ends_cleanly() {
+        let cfg = WifiConfig::dsss_default(); // 250 m decode, 550 m sense
+        let mut ch = line(&[0.0, 100.0], &cfg);
+        let mut out = vec![];
+        // Node 1 leaves during node 0's frame: that frame keeps the power it started with.
+        ch.start_tx(NodeId(0), DsssRate::Mbps11, Time::ZERO, &mut out);
+        ch.move_node(NodeId(1), [1000.0, 0.0], |_, _| 0.0);
+        out.clear();
+        ch.end_tx(NodeId(0), &mut out);
+        assert_eq!(ends_at(&out, 1), vec![(0, true, false)]);
+        assert!(!ch.is_busy(NodeId(1)));
+        // From then on node 1 neither hears node 0 nor is heard by it.
+        out.clear();
+        ch.start_tx(NodeId(0), DsssRate::Mbps11, Time::ZERO, &mut out);
+        assert!(!ch.is_busy(NodeId(1)) && !ch.is_receiving(NodeId(1)));
+        ch.end_tx(NodeId(0), &mut out);
+        ch.start_tx(NodeId(1), DsssRate::Mbps11, Time::ZERO, &mut out);
+        assert!(!ch.is_busy(NodeId(0)));
+        ch.end_tx(NodeId(1), &mut out);
+        assert!(ends_at(&out, 1).is_empty() && ends_at(&out, 0).is_empty());
+        // Between decode and sense range the frame is only sensed; back in range, decoded.
+        ch.move_node(NodeId(1), [400.0, 0.0], |_, _| 0.0);
+        ch.start_tx(NodeId(0), DsssRate::Mbps11, Time::ZERO, &mut out);
+        ch.end_tx(NodeId(0), &mut out);
+        assert_eq!(ends_at(&out, 1), vec![(0, false, true)]);
+        out.clear();
+        ch.move_node(NodeId(1), [0.0, 200.0], |_, _| 0.0);
+        ch.start_tx(NodeId(0), DsssRate::Mbps11, Time::ZERO, &mut out);
+        ch.end_tx(NodeId(0), &mut out);
+        assert_eq!(ends_at(&out, 1), vec![(0, true, false)]);
     }
 
     #[test]

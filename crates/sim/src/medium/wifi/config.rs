@@ -37,6 +37,17 @@ pub struct RateChange {
     pub rate: DsssRate,
 }
 
+/// A scheduled jump of one node (seed 004, section IV-B: the uplink stations "move far
+/// away from the AP at the time of t0"). At `at` the node is at `to` (metres) and the
+/// channel recomputes its link budgets both ways; rate control, routes and queues are
+/// left to find out from the frames that follow.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeMove {
+    pub at: Time,
+    pub node: NodeId,
+    pub to_m: [f64; 2],
+}
+
 /// What a radio does with a frame it senses (above the carrier-sense threshold) but cannot
 /// decode (below the receive threshold).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,6 +143,9 @@ pub struct WifiConfig {
     /// Scheduled per-link data-rate changes, applied by the world in time order (ties
     /// in list order).
     pub rate_changes: Vec<RateChange>,
+    /// Scheduled node moves, applied by the world in time order (ties in list order,
+    /// after the rate changes of the same instant).
+    pub moves: Vec<NodeMove>,
     /// Contention (DCF/EDCA) or a TDMA schedule.
     pub access: Access,
 }
@@ -170,6 +184,7 @@ impl WifiConfig {
             data_overhead_bytes: airqueue_phy::dsss::DATA_OVERHEAD_BYTES
                 + airqueue_phy::dsss::LLC_SNAP_BYTES,
             rate_changes: Vec::new(),
+            moves: Vec::new(),
             access: Access::Contention,
         }
     }

@@ -3,6 +3,7 @@
 //! pushes through it (`wants_frame`, `push_frame`), hands it the medium's events
 //! (`handle`) and drains what it reports (`out_mut`, a list of [`WifiOutput`]s).
 
+use super::channel::Channel;
 use super::config::{Access, WifiConfig};
 use super::mac::{MacStats, WifiEvent, WifiNet, WifiOutput};
 use super::tdma::TdmaNet;
@@ -68,6 +69,11 @@ impl Mac {
 
     pub fn set_link_rates(&mut self, nodes: &[NodeId], rate: DsssRate) {
         each!(self, n => n.set_link_rates(nodes, rate))
+    }
+
+    /// The channel both MACs share (scheduled moves change its link budgets).
+    pub fn channel_mut(&mut self) -> &mut Channel {
+        each!(self, n => &mut n.channel)
     }
 
     #[inline]

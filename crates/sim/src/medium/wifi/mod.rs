@@ -11,7 +11,9 @@ pub mod mac_port;
 pub mod rate;
 pub mod tdma;
 
-pub use config::{Access, Fading, LateCapture, RateChange, RateControl, SensedFrames, WifiConfig};
+pub use config::{
+    Access, Fading, LateCapture, NodeMove, RateChange, RateControl, SensedFrames, WifiConfig,
+};
 pub use frame::BROADCAST;
 pub use mac::{LevelStats, MacStats, TxStatus, WifiEvent, WifiNet, WifiOutput, STATS_LEVELS};
 pub use mac_port::Mac;
