@@ -147,6 +147,39 @@ impl OlsrNet {
         });
     }
 
+    /// A message `node` originates now: message and HELLO sequence numbers `seqs`, its
+    /// body `body` of `bytes` on the air (the packet sequence number comes at sending).
+    fn originated(kind: MsgKind, node: NodeId, seqs: (u16, u16), body: u64, bytes: u32) -> OlsrMsg {
+        OlsrMsg {
+            kind,
+            originator: node,
+            seq: seqs.0,
+            hello_seq: seqs.1,
+            pkt_seq: 0,
+            hop_count: 0,
+            body,
+            bytes,
+        }
+    }
+
+    /// Arms `node`'s periodic `timer` one `interval` from now less a jitter of up to
+    /// `max_jitter` (RFC 5148 5.4).
+    fn rearm(
+        &mut self,
+        node: NodeId,
+        timer: OlsrTimer,
+        interval: Time,
+        now: Time,
+        out: &mut Vec<RoutingAction>,
+    ) {
+        let jitter = self.uniform(node, self.cfg.max_jitter);
+        out.push(RoutingAction::Arm {
+            node,
+            at: now + interval.saturating_sub(jitter),
+            timer: timer.into(),
+        });
+    }
+
     /// Sends `msg` from `node` to every neighbour with IP TTL `ttl`, ready after `delay`.
     fn send(node: NodeId, msg: OlsrMsg, ttl: u8, delay: Time, out: &mut Vec<RoutingAction>) {
         out.push(RoutingAction::Send {
@@ -271,24 +304,10 @@ impl RoutingProtocol for OlsrNet {
                 let (id, body) = self.bodies.alloc();
                 let (seq, hello_seq) = self.nodes[node.index()].hello(now, &mut body.hello);
                 let bytes = hello_bytes(&body.hello, etx);
-                let msg = OlsrMsg {
-                    kind: MsgKind::Hello,
-                    originator: node,
-                    seq,
-                    hello_seq,
-                    pkt_seq: 0,
-                    hop_count: 0,
-                    body: id,
-                    bytes,
-                };
+                let msg = Self::originated(MsgKind::Hello, node, (seq, hello_seq), id, bytes);
                 // HELLOs are never forwarded (6.2): TTL 1.
                 Self::send(node, msg, 1, Time::ZERO, out);
-                let jitter = self.uniform(node, self.cfg.max_jitter);
-                out.push(RoutingAction::Arm {
-                    node,
-                    at: now + self.cfg.hello_interval.saturating_sub(jitter),
-                    timer: OlsrTimer::Hello.into(),
-                });
+                self.rearm(node, OlsrTimer::Hello, self.cfg.hello_interval, now, out);
                 // Housekeeping: expired tuples leave the routes.
                 out.push(RoutingAction::UpdateRoutes(node));
             }
@@ -300,24 +319,10 @@ impl RoutingProtocol for OlsrNet {
                     body.ansn = ansn;
                     body.tc_dests = Some(tc_dests(self.nodes[node.index()].metric(), &body.tc));
                     let bytes = tc_bytes(body.tc.len(), etx);
-                    let msg = OlsrMsg {
-                        kind: MsgKind::Tc,
-                        originator: node,
-                        seq,
-                        hello_seq: 0,
-                        pkt_seq: 0,
-                        hop_count: 0,
-                        body: id,
-                        bytes,
-                    };
+                    let msg = Self::originated(MsgKind::Tc, node, (seq, 0), id, bytes);
                     Self::send(node, msg, 255, Time::ZERO, out);
                 }
-                let jitter = self.uniform(node, self.cfg.max_jitter);
-                out.push(RoutingAction::Arm {
-                    node,
-                    at: now + self.cfg.tc_interval.saturating_sub(jitter),
-                    timer: OlsrTimer::Tc.into(),
-                });
+                self.rearm(node, OlsrTimer::Tc, self.cfg.tc_interval, now, out);
             }
             OlsrTimer::Routes => {
                 self.pending[node.index()] = false;
