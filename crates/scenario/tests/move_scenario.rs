@@ -3,78 +3,35 @@
 //! 2 Mb/s decodes is served at 2 Mb/s once AARF has found it; determinism and packet
 //! conservation hold across the move.
 
-use airqueue_scenario::api::{run_value, Run};
-use airqueue_scenario::parse::toml_to_json;
-use airqueue_sim::FlowId;
+mod common;
 
-/// An AP (node 0) with stations 1-3 and a wired host (node 4): stations 1 and 2 send
-/// saturating UDP to the host, the host sends saturating UDP to station 3. `extra` is
-/// appended (the move, the radio).
-fn scenario(extra: &str) -> String {
-    format!(
-        r#"
-duration = 20
-[topology]
-kind = "bss"
-stations = 3
-radius = 10
-[outputs]
-bin = 1.0
-[[flow]]
-kind = "udp"
-src = 1
-dst = 4
-rate = "saturate"
-[[flow]]
-kind = "udp"
-src = 2
-dst = 4
-rate = "saturate"
-[[flow]]
-kind = "udp"
-src = 4
-dst = 3
-rate = "saturate"
-{extra}"#
-    )
-}
-
-#[track_caller]
-fn run(text: &str) -> Run {
-    let r = run_value(toml_to_json(text).unwrap(), None, None).unwrap_or_else(|e| panic!("{e:?}"));
-    let c = r.outcome.conservation;
-    assert!(c.holds(), "{c:?}");
-    r
-}
-
-/// Mean goodput of `flow` over 1-s bins `from..to`, b/s.
-fn goodput(r: &Run, flow: usize, from: usize, to: usize) -> f64 {
-    let bins = &r.outcome.traces.bin_bytes(FlowId(flow as u32))[from..to];
-    bins.iter().sum::<u64>() as f64 * 8.0 / (to - from) as f64
-}
+use common::{bin_goodput, bss_three_stations, run_conserved};
 
 /// Stations 2 and 3 leave at 10 s for 1000 m, beyond the default 550 m carrier sense.
 const GONE: &str = "[[move]]\nat = 10.0\nnodes = [2, 3]\naway_from = 0\ndistance = 1000\n";
 
 #[test]
 fn frames_to_and_from_a_station_moved_out_of_range_fail() {
-    let r = run(&scenario(GONE));
+    let r = run_conserved(&bss_three_stations(GONE));
     for flow in [1, 2] {
-        assert!(goodput(&r, flow, 2, 10) > 5e5, "flow {flow} before");
-        assert_eq!(goodput(&r, flow, 11, 20), 0.0, "flow {flow} after");
+        assert!(bin_goodput(&r, flow, 2, 10) > 5e5, "flow {flow} before");
+        assert_eq!(bin_goodput(&r, flow, 11, 20), 0.0, "flow {flow} after");
     }
     // Station 1 has the channel to itself from then on.
-    assert!(goodput(&r, 0, 11, 20) > 1.5 * goodput(&r, 0, 2, 10));
+    assert!(bin_goodput(&r, 0, 11, 20) > 1.5 * bin_goodput(&r, 0, 2, 10));
     // The AP keeps trying station 3 and gives up on each frame; station 2 on its own.
     assert!(r.outcome.mac[0].retry_limit_drops > 30);
     assert!(r.outcome.mac[2].retry_limit_drops > 100);
-    let still = run(&scenario(""));
+    let still = run_conserved(&bss_three_stations(""));
     assert_eq!(still.outcome.mac[0].retry_limit_drops, 0);
 }
 
 #[test]
 fn deterministic_across_the_move() {
-    let (a, b) = (run(&scenario(GONE)), run(&scenario(GONE)));
+    let (a, b) = (
+        run_conserved(&bss_three_stations(GONE)),
+        run_conserved(&bss_three_stations(GONE)),
+    );
     assert_eq!(a.outcome.events, b.outcome.events);
     assert_eq!(a.outcome.mac, b.outcome.mac);
     assert_eq!(a.outcome.traces.bins, b.outcome.traces.bins);
@@ -90,8 +47,8 @@ const AARF_AT_2: &str = "[radio]\ntx_range = 1200\ncs_range = 2640\n[mac]\n\
 
 #[test]
 fn aarf_settles_at_the_fastest_rate_that_decodes_after_a_move() {
-    let r = run(&scenario(AARF_AT_2));
-    let still = run(&scenario(
+    let r = run_conserved(&bss_three_stations(AARF_AT_2));
+    let still = run_conserved(&bss_three_stations(
         &AARF_AT_2.replace("distance = 840", "distance = 10"),
     ));
     // [1, 2, 5.5, 11] Mb/s data frames of station 2. AARF also steps down after
@@ -106,6 +63,6 @@ fn aarf_settles_at_the_fastest_rate_that_decodes_after_a_move() {
         10 * at11 < 7 * stay11,
         "{at11} frames at 11 Mb/s, {stay11} staying"
     );
-    assert!(goodput(&r, 1, 12, 20) < 0.6 * goodput(&r, 1, 2, 10));
-    assert!(goodput(&r, 1, 12, 20) > 1e5);
+    assert!(bin_goodput(&r, 1, 12, 20) < 0.6 * bin_goodput(&r, 1, 2, 10));
+    assert!(bin_goodput(&r, 1, 12, 20) > 1e5);
 }

@@ -3,62 +3,17 @@
 //! 802.11's equal access, everybody else's (the "performance anomaly" the paper
 //! mentions); determinism and packet conservation hold across the change.
 
-use airqueue_scenario::api::{run_value, Run};
-use airqueue_scenario::parse::toml_to_json;
-use airqueue_sim::FlowId;
+mod common;
 
-/// An AP (node 0) with stations 1-3 and a wired host (node 4): stations 1 and 2 send
-/// saturating UDP to the host, the host sends saturating UDP to station 3. `extra` is
-/// appended (the rate change).
-fn scenario(extra: &str) -> String {
-    format!(
-        r#"
-duration = 20
-[topology]
-kind = "bss"
-stations = 3
-radius = 10
-[outputs]
-bin = 1.0
-[[flow]]
-kind = "udp"
-src = 1
-dst = 4
-rate = "saturate"
-[[flow]]
-kind = "udp"
-src = 2
-dst = 4
-rate = "saturate"
-[[flow]]
-kind = "udp"
-src = 4
-dst = 3
-rate = "saturate"
-{extra}"#
-    )
-}
+use airqueue_scenario::api::Run;
+use common::{bin_goodput, bss_three_stations, run_conserved};
 
 const DROP: &str = "[[rate_change]]\nat = 10.0\nnodes = [2, 3]\ndata_rate = 2e6\n";
-
-#[track_caller]
-fn run(text: &str) -> Run {
-    let r = run_value(toml_to_json(text).unwrap(), None, None).unwrap_or_else(|e| panic!("{e:?}"));
-    let c = r.outcome.conservation;
-    assert!(c.holds(), "{c:?}");
-    r
-}
-
-/// Mean goodput of `flow` over 1-s bins `from..to`, b/s.
-fn goodput(r: &Run, flow: usize, from: usize, to: usize) -> f64 {
-    let bins = &r.outcome.traces.bin_bytes(FlowId(flow as u32))[from..to];
-    bins.iter().sum::<u64>() as f64 * 8.0 / (to - from) as f64
-}
 
 /// (before, after) goodput of each flow: bins 2..10 and 12..20.
 fn before_after(r: &Run) -> Vec<(f64, f64)> {
     (0..3)
-        .map(|f| (goodput(r, f, 2, 10), goodput(r, f, 12, 20)))
+        .map(|f| (bin_goodput(r, f, 2, 10), bin_goodput(r, f, 12, 20)))
         .collect()
 }
 
@@ -70,7 +25,7 @@ fn frames(r: &Run, node: usize) -> (u64, u64) {
 
 #[test]
 fn listed_links_switch_rate_at_the_given_time() {
-    let r = run(&scenario(DROP));
+    let r = run_conserved(&bss_three_stations(DROP));
     // Station 2 and the AP (towards station 3) sent at both rates; station 1, unlisted
     // and talking only to the AP, never at 2 Mb/s; station 3 sends no data.
     let (s2_slow, s2_fast) = frames(&r, 2);
@@ -96,7 +51,7 @@ fn listed_links_switch_rate_at_the_given_time() {
 
 #[test]
 fn without_the_change_nothing_moves() {
-    let r = run(&scenario(""));
+    let r = run_conserved(&bss_three_stations(""));
     for node in 0..4 {
         assert_eq!(frames(&r, node).0, 0, "node {node}");
     }
@@ -112,14 +67,14 @@ fn without_the_change_nothing_moves() {
 
 #[test]
 fn deterministic_across_the_change() {
-    let a = run(&scenario(DROP));
-    let b = run(&scenario(DROP));
+    let a = run_conserved(&bss_three_stations(DROP));
+    let b = run_conserved(&bss_three_stations(DROP));
     assert_eq!(a.outcome.events, b.outcome.events);
     assert_eq!(a.outcome.mac, b.outcome.mac);
     assert_eq!(a.outcome.traces.bins, b.outcome.traces.bins);
     // A change at the end of the run (within it, but too late to matter) is harmless.
     let late = "[[rate_change]]\nat = 19.999\nnodes = [0]\ndata_rate = 1e6\n";
-    run(&scenario(late));
+    run_conserved(&bss_three_stations(late));
 }
 
 /// Seed 004's setting with two downlink stations (1, 2) and two uplink ones (3, 4),
@@ -141,8 +96,8 @@ fn tcp_bss(queue: &str) -> String {
 
 /// R_up/R_dn over bins 20..30 (after the drop).
 fn gamma_after(r: &Run) -> f64 {
-    let dn = goodput(r, 0, 20, 30) + goodput(r, 1, 20, 30);
-    let up = goodput(r, 2, 20, 30) + goodput(r, 3, 20, 30);
+    let dn = bin_goodput(r, 0, 20, 30) + bin_goodput(r, 1, 20, 30);
+    let up = bin_goodput(r, 2, 20, 30) + bin_goodput(r, 3, 20, 30);
     up / dn.max(1.0)
 }
 
@@ -152,13 +107,13 @@ fn gamma_after(r: &Run) -> f64 {
 /// 11 and at 2 Mb/s). Drop-tail keeps favouring the uplink.
 #[test]
 fn dqm_gives_the_slow_uplink_its_time_share() {
-    let dqm = run(&tcp_bss("kind = \"dqm\""));
-    let base = run(&tcp_bss("kind = \"droptail\"\ncapacity = 100"));
+    let dqm = run_conserved(&tcp_bss("kind = \"dqm\""));
+    let base = run_conserved(&tcp_bss("kind = \"droptail\"\ncapacity = 100"));
     let (g_dqm, g_base) = (gamma_after(&dqm), gamma_after(&base));
     eprintln!("R_up/R_dn after the drop: DQM {g_dqm:.3}, drop-tail {g_base:.3}");
     assert!((0.3..0.55).contains(&g_dqm), "{g_dqm}");
     assert!(g_base > 1.0, "{g_base}");
-    let again = run(&tcp_bss("kind = \"dqm\""));
+    let again = run_conserved(&tcp_bss("kind = \"dqm\""));
     assert_eq!(dqm.outcome.events, again.outcome.events);
     assert_eq!(dqm.outcome.mac, again.outcome.mac);
 }

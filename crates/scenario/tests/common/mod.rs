@@ -3,6 +3,7 @@
 
 use airqueue_scenario::api::{run_value, Run};
 use airqueue_scenario::parse::toml_to_json;
+use airqueue_sim::FlowId;
 
 /// Per-flow goodputs (bit/s) of a scenario file's run, after checking conservation and
 /// that a second run of the same file gives the same goodputs and event count.
@@ -38,4 +39,51 @@ pub fn congested_grid(duration: f64, routing: &str, queue: &str, flow_extra: &st
         );
     }
     s
+}
+
+/// An AP (node 0) with stations 1-3 and a wired host (node 4): stations 1 and 2 send
+/// saturating UDP to the host, the host sends saturating UDP to station 3; 20 s in 1-s
+/// bins. `extra` is appended (a move, a rate change, a radio).
+pub fn bss_three_stations(extra: &str) -> String {
+    format!(
+        r#"
+duration = 20
+[topology]
+kind = "bss"
+stations = 3
+radius = 10
+[outputs]
+bin = 1.0
+[[flow]]
+kind = "udp"
+src = 1
+dst = 4
+rate = "saturate"
+[[flow]]
+kind = "udp"
+src = 2
+dst = 4
+rate = "saturate"
+[[flow]]
+kind = "udp"
+src = 4
+dst = 3
+rate = "saturate"
+{extra}"#
+    )
+}
+
+/// Runs a scenario file and checks packet conservation.
+#[track_caller]
+pub fn run_conserved(text: &str) -> Run {
+    let r = run_value(toml_to_json(text).unwrap(), None, None).unwrap_or_else(|e| panic!("{e:?}"));
+    let c = r.outcome.conservation;
+    assert!(c.holds(), "{c:?}");
+    r
+}
+
+/// Mean goodput of `flow` over 1-s bins `from..to`, b/s.
+pub fn bin_goodput(r: &Run, flow: usize, from: usize, to: usize) -> f64 {
+    let bins = &r.outcome.traces.bin_bytes(FlowId(flow as u32))[from..to];
+    bins.iter().sum::<u64>() as f64 * 8.0 / (to - from) as f64
 }
