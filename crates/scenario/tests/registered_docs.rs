@@ -4,7 +4,7 @@
 //! names it) that names them too. So is every registered source rate controller with keys:
 //! each key in the table of its own section.
 
-use airqueue_sim::qdisc::registry::SCHEMES;
+use airqueue_sim::qdisc::registry::{Key, SCHEMES};
 use airqueue_sim::transport::RATE_SCHEMES;
 use std::path::Path;
 
@@ -15,11 +15,31 @@ fn doc(rel: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// The section of docs/scenario.md headed `[name]`, up to the next section.
+fn section<'a>(scenario: &'a str, name: &str) -> &'a str {
+    let heading = format!("## `[{name}]`");
+    let table = &scenario[scenario.find(&heading).expect(&heading)..];
+    &table[..table[1..].find("\n## ").unwrap()]
+}
+
+/// Checks that the `[name]` section of docs/scenario.md has a row for each of `keys`.
+#[track_caller]
+fn assert_rows(scenario: &str, name: &str, keys: &[Key]) {
+    let table = section(scenario, name);
+    for k in keys {
+        let row = format!("| `{}` |", k.name);
+        assert!(
+            table.lines().any(|l| l.starts_with(&row)),
+            "no row for `{}` in `[{name}]`",
+            k.name
+        );
+    }
+}
+
 #[test]
 fn every_registered_kind_and_key_is_in_the_scenario_reference() {
     let scenario = doc("scenario.md");
-    let queue = &scenario[scenario.find("## `[queue]`").unwrap()..];
-    let queue = &queue[..queue[1..].find("\n## ").unwrap()];
+    let queue = section(&scenario, "queue");
     for s in SCHEMES {
         assert!(
             queue.contains(&format!("`\"{}\"`", s.name)),
@@ -38,18 +58,7 @@ fn every_registered_kind_and_key_is_in_the_scenario_reference() {
             );
         }
         if !s.table_keys.is_empty() {
-            let heading = format!("## `[{}]`", s.name);
-            let table = &scenario[scenario.find(&heading).expect(&heading)..];
-            let table = &table[..table[1..].find("\n## ").unwrap()];
-            for k in s.table_keys {
-                let row = format!("| `{}` |", k.name);
-                assert!(
-                    table.lines().any(|l| l.starts_with(&row)),
-                    "{}: no row for `{}` in {heading}",
-                    s.name,
-                    k.name
-                );
-            }
+            assert_rows(&scenario, s.name, s.table_keys);
         }
     }
 }
@@ -85,17 +94,6 @@ fn every_registered_kind_has_a_scheme_page_naming_its_keys() {
 fn every_registered_rate_controller_table_is_in_the_scenario_reference() {
     let scenario = doc("scenario.md");
     for s in RATE_SCHEMES.iter().filter(|s| !s.keys.is_empty()) {
-        let heading = format!("## `[{}]`", s.name);
-        let table = &scenario[scenario.find(&heading).expect(&heading)..];
-        let table = &table[..table[1..].find("\n## ").unwrap()];
-        for k in s.keys {
-            let row = format!("| `{}` |", k.name);
-            assert!(
-                table.lines().any(|l| l.starts_with(&row)),
-                "{}: no row for `{}` in {heading}",
-                s.name,
-                k.name
-            );
-        }
+        assert_rows(&scenario, s.name, s.keys);
     }
 }
