@@ -11,8 +11,13 @@ fn cfg(variant: BackpressureVariant) -> BackpressureConfig {
 
 /// Node 1 with loss-free 2 Mb/s links to every other node of 10.
 fn bp(variant: BackpressureVariant) -> Backpressure {
+    bp_with(cfg(variant))
+}
+
+/// [`bp`] under the configuration `c`.
+fn bp_with(c: BackpressureConfig) -> Backpressure {
     let rng = RngStream::new(StreamKey::new(1, 1, "qdisc.backpressure"));
-    let mut b = Backpressure::new(cfg(variant), NodeId(1), 10, rng);
+    let mut b = Backpressure::new(c, NodeId(1), 10, rng);
     for j in 0..10 {
         b.set_link(NodeId(j), RATE, 0.0);
     }
@@ -466,13 +471,9 @@ fn a_commodity_emptied_twice_is_advertised_once() {
 /// Node 1 (TCP-aware, `B` = 20) holding 4 packets towards 5, which it reaches through 2
 /// (`via2`); 3 and 4 are unheard neighbours, 2 reports 3 packets, `unknown` as given.
 fn unknown_case(unknown: UnknownNeighbour) -> Backpressure {
-    let rng = RngStream::new(StreamKey::new(1, 1, "qdisc.backpressure"));
     let mut c = cfg(BackpressureVariant::TcpAware);
     c.unknown_neighbour = unknown;
-    let mut b = Backpressure::new(c, NodeId(1), 10, rng);
-    for j in 0..10 {
-        b.set_link(NodeId(j), RATE, 0.0);
-    }
+    let mut b = bp_with(c);
     fill(&mut b, 0, 5, 4);
     b.on_report(NodeId(2), &report(0, 5, 3), T0);
     b
@@ -523,13 +524,9 @@ fn unknown_neighbours_count_as_empty_are_excluded_or_count_at_k() {
 #[test]
 fn an_unheard_routing_next_hop_and_the_destination_stay_candidates() {
     for unknown in [UnknownNeighbour::Exclude, UnknownNeighbour::AtK] {
-        let rng = RngStream::new(StreamKey::new(1, 1, "qdisc.backpressure"));
         let mut c = cfg(BackpressureVariant::TcpAware);
         c.unknown_neighbour = unknown;
-        let mut b = Backpressure::new(c, NodeId(1), 10, rng);
-        for j in 0..10 {
-            b.set_link(NodeId(j), RATE, 0.0);
-        }
+        let mut b = bp_with(c);
         fill(&mut b, 0, 5, 2);
         let n = [NodeId(2), NodeId(3), NodeId(6)];
         for _ in 0..2 {
@@ -582,13 +579,9 @@ fn queue_sizes_changed_since_the_last_report() {
 fn no_packet_goes_to_a_neighbour_believed_full() {
     let n = [NodeId(2)];
     let make = |avoid: bool| {
-        let rng = RngStream::new(StreamKey::new(1, 1, "qdisc.backpressure"));
         let mut c = cfg(BackpressureVariant::TcpAware);
         c.avoid_overflow = avoid;
-        let mut b = Backpressure::new(c, NodeId(1), 10, rng);
-        for j in 0..10 {
-            b.set_link(NodeId(j), RATE, 0.0);
-        }
+        let mut b = bp_with(c);
         fill(&mut b, 0, 5, 15);
         // 2 holds 3 of this flow and 17 of another: 20, full.
         b.on_report(NodeId(2), &report(0, 5, 3), T0);
