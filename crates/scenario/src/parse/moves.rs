@@ -29,19 +29,7 @@ pub(super) fn read_and_check(
     let mut all_ok = true;
     for (i, item) in items.iter().enumerate() {
         let mut f = Fields::table(item, format!("move[{i}]"), errs);
-        let at = f.number(errs, "at", None, "a time in seconds >= 0", |x| x >= 0.0);
-        let at = at.filter(|&t| match duration {
-            Some(d) if t >= d => {
-                errs.push(ConfigError::new(
-                    f.path("at"),
-                    format!(
-                        "{t} s is not within the run; give a time in [0, {d}) (duration = {d} s)"
-                    ),
-                ));
-                false
-            }
-            _ => true,
-        });
+        let at = super::rate_change::read_at(&mut f, duration, errs);
         let listed = super::rate_change::read_nodes(&mut f, nodes, radios, "a move", errs);
         let from = read_away_from(&mut f, nodes, radios, listed.as_deref(), errs);
         let expected = "a distance in metres > 0";

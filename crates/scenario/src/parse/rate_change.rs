@@ -25,19 +25,7 @@ fn read(
     for (i, item) in items.iter().enumerate() {
         let path = format!("rate_change[{i}]");
         let mut f = Fields::table(item, path, errs);
-        let at = f.number(errs, "at", None, "a time in seconds >= 0", |x| x >= 0.0);
-        let at = at.filter(|&t| match duration {
-            Some(d) if t >= d => {
-                errs.push(ConfigError::new(
-                    f.path("at"),
-                    format!(
-                        "{t} s is not within the run; give a time in [0, {d}) (duration = {d} s)"
-                    ),
-                ));
-                false
-            }
-            _ => true,
-        });
+        let at = read_at(&mut f, duration, errs);
         let listed = read_nodes(&mut f, nodes, radios, "a rate change", errs);
         let expected = "an 802.11b rate in bit/s, one of 1e6, 2e6, 5.5e6, 11e6";
         let rate = f.number(errs, "data_rate", None, expected, |x| {
@@ -54,6 +42,21 @@ fn read(
         }
     }
     all_ok.then_some(changes)
+}
+
+/// `at`: a time in seconds within the run (`duration`, when it is known).
+pub(super) fn read_at(f: &mut Fields, duration: Option<f64>, errs: &mut Errs) -> Option<f64> {
+    let at = f.number(errs, "at", None, "a time in seconds >= 0", |x| x >= 0.0);
+    at.filter(|&t| match duration {
+        Some(d) if t >= d => {
+            errs.push(ConfigError::new(
+                f.path("at"),
+                format!("{t} s is not within the run; give a time in [0, {d}) (duration = {d} s)"),
+            ));
+            false
+        }
+        _ => true,
+    })
 }
 
 /// `nodes`: a non-empty array of distinct ids of nodes with a radio; `what` names the
