@@ -301,9 +301,16 @@ def test_starvation_issue_25_layout_beside_the_first_and_third_relays():
     assert sensed(e) == {0, 1, 2, 3, f} and sensed(g) == {1, 2, 3, 4, h}
     assert sensed(f) == {e} and sensed(h) == {g}
     assert diffq_starvation.who_senses(config).startswith("E senses A, B, C, D, F;")
-    # The default stays both senders beside B (section 2's "node B").
+    # The default stays both senders beside B (section 2's "node B"), on either side.
     default = diffq_starvation.Config.make(False, None)
-    assert default.beside == (1, 1) and default.hops == 3
+    assert default.beside == (1, 1) and default.hops == 3 and not default.one_side
+    # one_side mirrors G and H onto E's side: E and G then sense each other.
+    one = diffq_starvation.Config.make(False, {"hops": 4, "beside": [1, 3], "one_side": True})
+    pos_one = diffq_starvation.positions_m(one)
+    assert pos_one[g] == [600.0, y] and pos_one[h] == [600.0, y + 200.0]
+    assert math.dist(pos_one[e], pos_one[g]) == 400.0
+    with pytest.raises(ValueError, match=r"one_side .* beside different relays.*beside=\[1, 1\]"):
+        diffq_starvation.Config.make(False, {"one_side": True})
 
 
 def test_starvation_hidden_one_hop_senders_cost_diffq_tcp_the_long_flow():

@@ -61,8 +61,9 @@ is not the default: the caption gives flow 1 three hops, and only B is named as 
 flow 1 loses the channel and congests. It also breaks statement 4: G and A, and E and
 flow 1's destination, stand 701 m apart, so each is hidden from a sender of flow 1
 whose receiver hears it (docs/reproductions/diffq.md, "What in the layout decides the
-long flow's share"). ``sender_offset``'s default band is the one derived above for
-both beside B, whatever ``beside``.
+long flow's share"). ``one_side`` puts G on E's side, where they sense each other
+(a counterfactual, against statement 2). ``sender_offset``'s default band is the one
+derived above for both beside B, whatever ``beside``.
 
 Schemes: TCP-SACK (drop-tail interface queue of 199, MadWiFi's, DCF) and DiffQ-TCP
 (TCP-SACK reliability with its congestion control off, paced by DiffQ's source rate
@@ -136,6 +137,10 @@ class Config:
     #: interfere[s] with ... A, C, E and G"; ``(1, 3)`` with ``hops=4``: beside the first
     #: and third relays (issue 25's layout, see the module's docstring).
     beside: tuple[int, int] = (1, 1)
+    #: E and G on the same side of the chain (G mirrored onto E's side), so that they
+    #: sense each other: a counterfactual against section 2's "the second and third
+    #: flows get interference from only the first flow"; needs two different ``beside``.
+    one_side: bool = False
     packet_size: int = 1400
     #: TCP-SACK's drop-tail interface queue, packets (MadWiFi's ``tx_queue_len``).
     queue_capacity: int = MADWIFI_IFQ_PACKETS
@@ -173,6 +178,12 @@ class Config:
                 f"{NAME}: parameter beside must be two relays of flow 1 (chain indices "
                 f"1 to hops - 1 = {config.hops - 1}, A = 0), got {list(beside)!r}; "
                 f"e.g. --param beside=[1,1] or, with --param hops=4, --param beside=[1,3]"
+            )
+        if config.one_side and beside[0] == beside[1]:
+            raise ValueError(
+                f"{NAME}: parameter one_side puts E and G on the same side of the chain, "
+                f"so they must sit beside different relays, got beside={list(beside)!r}; "
+                f"e.g. --param one_side=true --param beside=[1,2]"
             )
         offset = config.sender_offset
         if offset is not None and (
@@ -216,12 +227,14 @@ def sender_offset_m(config: Config) -> float:
 
 def positions_m(config: Config) -> list[list[float]]:
     """The chain A, B, C, D, ... (``hops + 1`` nodes), then E, F beside relay
-    ``beside[0]`` on one side and G, H beside relay ``beside[1]`` on the other."""
+    ``beside[0]`` on one side and G, H beside relay ``beside[1]`` on the other (on the
+    same side with ``one_side``)."""
     s = config.spacing
     y = sender_offset_m(config)
     chain = [[i * s, 0.0] for i in range(config.hops + 1)]
     xe, xg = (i * s for i in config.beside)
-    return chain + [[xe, y], [xe, y + s], [xg, -y], [xg, -(y + s)]]
+    side_g = 1.0 if config.one_side else -1.0
+    return chain + [[xe, y], [xe, y + s], [xg, side_g * y], [xg, side_g * (y + s)]]
 
 
 def node_names(config: Config) -> list[str]:
