@@ -301,6 +301,7 @@ def test_starvation_issue_25_layout_beside_the_first_and_third_relays():
     assert sensed(e) == {0, 1, 2, 3, f} and sensed(g) == {1, 2, 3, 4, h}
     assert sensed(f) == {e} and sensed(h) == {g}
     assert diffq_starvation.who_senses(config).startswith("E senses A, B, C, D, F;")
+    assert diffq_starvation._beside_words(config) == "relays B and D on either side"
     # The default stays both senders beside B (section 2's "node B"), on either side.
     default = diffq_starvation.Config.make(False, None)
     assert default.beside == (1, 1) and default.hops == 3 and not default.one_side

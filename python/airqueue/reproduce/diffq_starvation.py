@@ -245,6 +245,15 @@ def node_names(config: Config) -> list[str]:
     return chain + ["E", "F", "G", "H"]
 
 
+def _beside_words(config: Config) -> str:
+    """Where E and G sit, for the report: "relay B on either side", "relays B and D on
+    either side" or "relays B and C on one side"."""
+    names = node_names(config)
+    e, g = (names[i] for i in config.beside)
+    where = f"relay {e}" if e == g else f"relays {e} and {g}"
+    return f"{where} on {'one side' if config.one_side else 'either side'}"
+
+
 def who_senses(config: Config) -> str:
     """Who is within carrier-sense range of the one-hop flows' nodes, in words (for the
     report, so a changed ``sender_offset``, ``beside`` or ``extra`` radio ``cs_range``
@@ -382,9 +391,9 @@ def run(
         f"{', '.join(f'{t:g}' for t in config.starts)} s; {len(seeds)} seeds "
         f"({'quick' if quick else 'full'}).",
         f"Topology: {config.hops}-hop chain from A at {config.spacing:g} m spacing (Fig. 2: "
-        f"three hops), 1-hop senders E and G {sender_offset_m(config):.0f} m from relays "
-        f"{node_names(config)[config.beside[0]]} and {node_names(config)[config.beside[1]]} "
-        f"on either side, their receivers one spacing further out; {who_senses(config)}.",
+        f"three hops), 1-hop senders E and G {sender_offset_m(config):.0f} m from "
+        f"{_beside_words(config)}, their receivers one spacing further out; "
+        f"{who_senses(config)}.",
         "Delayed ACK applies to both schemes alike; 'on' is the Linux default of the "
         "paper's testbed.",
     ]
