@@ -227,6 +227,8 @@ def test_cli_params_override_the_config(starvation, starvation_dir):
         ("seeds=true", "parameter seeds: expected int like 3, got True"),
         ("sedes=2", "unknown parameter(s) ['sedes']"),
         ("hops=1", "parameter hops must be at least 2"),
+        ("beside=[1,3]", "parameter beside must be two relays of flow 1 (chain indices 1 to"),
+        ("beside=[0,1]", "e.g. --param beside=[1,1] or, with --param hops=4"),
     ],
 )
 def test_cli_bad_params_are_named(tmp_path, param, message):
@@ -274,6 +276,74 @@ def test_starvation_chain_follows_fig2(hops):
     assert [math.dist(old[1], old[n]) for n in (hops + 1, hops + 2)] == [200.0, 400.0]
     report = diffq_starvation.who_senses(diffq_starvation.Config.make(False, params))
     assert report.startswith("E senses A, B, C, D, F; F senses E;")
+
+
+def test_starvation_issue_25_layout_beside_the_first_and_third_relays():
+    """``hops=4, beside=[1,3]``: E beside B and G beside D, on either side of a 4-hop
+    chain; B still senses A, C, E and G, E and G do not sense each other, F and H sense
+    only their sender, and flow 1's last hop (D to node 4) is beyond E's range."""
+    from airqueue.reproduce import diffq_starvation
+
+    config = diffq_starvation.Config.make(False, {"hops": 4, "beside": [1, 3]})
+    sc = diffq_starvation.scenario(config, "DiffQ-TCP")
+    pos = sc["topology"]["positions"]
+    f1, f2, f3 = sc["flow"]
+    assert (f1["src"], f1["dst"]) == (0, 4)
+    e, f, g, h = f2["src"], f2["dst"], f3["src"], f3["dst"]
+    y = diffq_starvation.sender_offset_m(config)
+    assert pos[e] == [200.0, y] and pos[g] == [600.0, -y]
+    assert pos[f] == [200.0, y + 200.0] and pos[h] == [600.0, -y - 200.0]
+
+    def sensed(n):
+        return {m for m in range(len(pos)) if m != n and math.dist(pos[n], pos[m]) <= 550.0}
+
+    assert {0, 2, e, g} <= sensed(1)
+    assert sensed(e) == {0, 1, 2, 3, f} and sensed(g) == {1, 2, 3, 4, h}
+    assert sensed(f) == {e} and sensed(h) == {g}
+    assert diffq_starvation.who_senses(config).startswith("E senses A, B, C, D, F;")
+    assert diffq_starvation._beside_words(config) == "relays B and D on either side"
+    # The default stays both senders beside B (section 2's "node B"), on either side.
+    default = diffq_starvation.Config.make(False, None)
+    assert default.beside == (1, 1) and default.hops == 3 and not default.one_side
+    # one_side mirrors G and H onto E's side: E and G then sense each other.
+    one = diffq_starvation.Config.make(False, {"hops": 4, "beside": [1, 3], "one_side": True})
+    pos_one = diffq_starvation.positions_m(one)
+    assert pos_one[g] == [600.0, y] and pos_one[h] == [600.0, y + 200.0]
+    assert math.dist(pos_one[e], pos_one[g]) == 400.0
+    with pytest.raises(ValueError, match=r"one_side .* beside different relays.*beside=\[1, 1\]"):
+        diffq_starvation.Config.make(False, {"one_side": True})
+
+
+def test_starvation_hidden_one_hop_senders_cost_diffq_tcp_the_long_flow():
+    """On a 4-hop chain, DiffQ-TCP's long flow keeps more of its fair share with E and G
+    beside the middle relay C (every node of flow 1 senses both) than beside the first
+    and third relays (G hidden from the source A, E from the destination): the cause
+    docs/reproductions/diffq.md gives for issue 25's layout. Two quick seeds each."""
+    from airqueue.reproduce import diffq_starvation
+
+    def shares(beside):
+        config = diffq_starvation.Config.make(True, {"hops": 4, "beside": beside})
+        sc = diffq_starvation.scenario(config, "DiffQ-TCP")
+        out = []
+        for seed in (1, 2):
+            ts = airqueue.run(sc, seed=seed, traces=True).table("timeseries")
+            win = diffq_starvation.window_goodputs(ts, config.starts[2], config.duration)
+            goodput = win.set_index("flow")["goodput_bps"]
+            out.append(goodput[0] / (goodput.sum() / 3))
+        return out
+
+    sensed_by_all, hidden = shares([2, 2]), shares([1, 3])
+    assert min(sensed_by_all) > max(hidden), (sensed_by_all, hidden)
+
+
+@pytest.mark.parametrize("bad", [[1], [1, 4], [0, 2], [1.0, 2], [True, 1]])
+def test_starvation_beside_must_name_two_relays(bad):
+    from airqueue.reproduce import diffq_starvation
+
+    with pytest.raises(
+        ValueError, match=r"beside must be two relays of flow 1 \(chain indices 1 to"
+    ):
+        diffq_starvation.Config.make(False, {"hops": 4, "beside": bad})
 
 
 @pytest.mark.parametrize("bad", [0, -5, "far", True])

@@ -51,6 +51,20 @@ senses F and H. ``hops`` (default 3, the caption's) lengthens flow 1 along the c
 (``--param hops=4`` with ``sender_offset=200`` is the layout before that). Fig. 10 runs
 the same three flows on the testbed (flow 1 five hops, flow 2 two).
 
+``beside`` names the relays E and G sit beside (chain index, A = 0; default ``[1, 1]``,
+both beside B). Issue 25's layout, ``--param hops=4 --param beside=[1,3]``, puts them
+beside the first and third relays of a 4-hop chain: it reads "the first flow does so
+[gets interference] from the other two flows as well as its own flow being forwarded in
+different nodes" as the two one-hop flows meeting flow 1 at different relays, as on the
+testbed, where flows 2 and 3 join flow 1's path at different places (section 6.3). It
+is not the default: the caption gives flow 1 three hops, and only B is named as where
+flow 1 loses the channel and congests. It also breaks statement 4: G and A, and E and
+flow 1's destination, stand 701 m apart, so each is hidden from a sender of flow 1
+whose receiver hears it (docs/reproductions/diffq.md, "What in the layout decides the
+long flow's share"). ``one_side`` puts G on E's side, where they sense each other
+(a counterfactual, against statement 2). ``sender_offset``'s default band is the one
+derived above for both beside B, whatever ``beside``.
+
 Schemes: TCP-SACK (drop-tail interface queue of 199, MadWiFi's, DCF) and DiffQ-TCP
 (TCP-SACK reliability with its congestion control off, paced by DiffQ's source rate
 control; DiffQ destination queues of ``diffq_d`` = 40 packets without a binding
@@ -113,10 +127,20 @@ class Config:
     #: Delayed-ACK settings to run; the first is the headline (Linux default: on).
     delayed_ack: tuple[bool, ...] = (True, False)
     spacing: float = 200.0
-    #: Distance of the one-hop senders E and G from B, perpendicular to the chain,
-    #: metres; ``None``: the middle of :func:`sender_offset_band_m` (see the module's
-    #: docstring). Their receivers sit ``spacing`` further out.
+    #: Distance of the one-hop senders E and G from the relays they sit beside,
+    #: perpendicular to the chain, metres; ``None``: the middle of
+    #: :func:`sender_offset_band_m` (see the module's docstring). Their receivers sit
+    #: ``spacing`` further out.
     sender_offset: float | None = None
+    #: The relays of flow 1 (chain index, A = 0) that E and G sit beside, E on one side
+    #: of the chain and G on the other. ``(1, 1)``: both beside B, section 2's "node B
+    #: interfere[s] with ... A, C, E and G"; ``(1, 3)`` with ``hops=4``: beside the first
+    #: and third relays (issue 25's layout, see the module's docstring).
+    beside: tuple[int, int] = (1, 1)
+    #: E and G on the same side of the chain (G mirrored onto E's side), so that they
+    #: sense each other: a counterfactual against section 2's "the second and third
+    #: flows get interference from only the first flow"; needs two different ``beside``.
+    one_side: bool = False
     packet_size: int = 1400
     #: TCP-SACK's drop-tail interface queue, packets (MadWiFi's ``tx_queue_len``).
     queue_capacity: int = MADWIFI_IFQ_PACKETS
@@ -145,6 +169,21 @@ class Config:
             raise ValueError(
                 f"{NAME}: parameter hops must be at least 2 (flow 1 crosses the relay B "
                 f"that flows 2 and 3 sit beside), got {config.hops}; e.g. --param hops=3"
+            )
+        beside = config.beside
+        if len(beside) != 2 or not all(
+            isinstance(i, int) and not isinstance(i, bool) and 1 <= i < config.hops for i in beside
+        ):
+            raise ValueError(
+                f"{NAME}: parameter beside must be two relays of flow 1 (chain indices "
+                f"1 to hops - 1 = {config.hops - 1}, A = 0), got {list(beside)!r}; "
+                f"e.g. --param beside=[1,1] or, with --param hops=4, --param beside=[1,3]"
+            )
+        if config.one_side and beside[0] == beside[1]:
+            raise ValueError(
+                f"{NAME}: parameter one_side puts E and G on the same side of the chain, "
+                f"so they must sit beside different relays, got beside={list(beside)!r}; "
+                f"e.g. --param one_side=true --param beside=[1,2]"
             )
         offset = config.sender_offset
         if offset is not None and (
@@ -187,11 +226,15 @@ def sender_offset_m(config: Config) -> float:
 
 
 def positions_m(config: Config) -> list[list[float]]:
-    """The chain A, B, C, D, ... (``hops + 1`` nodes), then E, F, G, H."""
+    """The chain A, B, C, D, ... (``hops + 1`` nodes), then E, F beside relay
+    ``beside[0]`` on one side and G, H beside relay ``beside[1]`` on the other (on the
+    same side with ``one_side``)."""
     s = config.spacing
     y = sender_offset_m(config)
     chain = [[i * s, 0.0] for i in range(config.hops + 1)]
-    return chain + [[s, y], [s, y + s], [s, -y], [s, -(y + s)]]
+    xe, xg = (i * s for i in config.beside)
+    side_g = 1.0 if config.one_side else -1.0
+    return chain + [[xe, y], [xe, y + s], [xg, side_g * y], [xg, side_g * (y + s)]]
 
 
 def node_names(config: Config) -> list[str]:
@@ -202,23 +245,33 @@ def node_names(config: Config) -> list[str]:
     return chain + ["E", "F", "G", "H"]
 
 
+def _beside_words(config: Config) -> str:
+    """Where E and G sit, for the report: "relay B on either side", "relays B and D on
+    either side" or "relays B and C on one side"."""
+    names = node_names(config)
+    e, g = (names[i] for i in config.beside)
+    where = f"relay {e}" if e == g else f"relays {e} and {g}"
+    return f"{where} on {'one side' if config.one_side else 'either side'}"
+
+
 def who_senses(config: Config) -> str:
     """Who is within carrier-sense range of the one-hop flows' nodes, in words (for the
-    report, so a changed ``sender_offset`` says what it did to section 2's statements)."""
+    report, so a changed ``sender_offset``, ``beside`` or ``extra`` radio ``cs_range``
+    says what it did to section 2's statements)."""
     pos = positions_m(config)
     names = node_names(config)
     h = config.hops
+    radio = config.extra.get("radio")
+    cs_m = radio.get("cs_range", CS_RANGE_M) if isinstance(radio, Mapping) else CS_RANGE_M
 
     def sensed(n: int) -> str:
-        near = [
-            names[m] for m in range(len(pos)) if m != n and math.dist(pos[n], pos[m]) <= CS_RANGE_M
-        ]
+        near = [names[m] for m in range(len(pos)) if m != n and math.dist(pos[n], pos[m]) <= cs_m]
         return ", ".join(near) or "nobody"
 
     return (
         f"E senses {sensed(h + 1)}; F senses {sensed(h + 2)}; "
         f"G senses {sensed(h + 3)}; H senses {sensed(h + 4)} "
-        f"({CS_RANGE_M:g} m carrier sense)"
+        f"({cs_m:g} m carrier sense)"
     )
 
 
@@ -338,8 +391,9 @@ def run(
         f"{', '.join(f'{t:g}' for t in config.starts)} s; {len(seeds)} seeds "
         f"({'quick' if quick else 'full'}).",
         f"Topology: {config.hops}-hop chain from A at {config.spacing:g} m spacing (Fig. 2: "
-        f"three hops), 1-hop senders E and G {sender_offset_m(config):.0f} m from relay B "
-        f"on either side, their receivers one spacing further out; {who_senses(config)}.",
+        f"three hops), 1-hop senders E and G {sender_offset_m(config):.0f} m from "
+        f"{_beside_words(config)}, their receivers one spacing further out; "
+        f"{who_senses(config)}.",
         "Delayed ACK applies to both schemes alike; 'on' is the Linux default of the "
         "paper's testbed.",
     ]
