@@ -28,7 +28,7 @@ const CASES: &[(&str, &[&str])] = &[
     (
         "kind = \"static\"\nhello_interval = 1",
         &[
-            "routing.hello_interval: not used by kind \"static\"; hello_interval applies only to kinds olsr, aodv",
+            "routing.hello_interval: not used by kind \"static\"; hello_interval applies only to kinds aodv, olsr",
         ],
     ),
     (
@@ -58,8 +58,8 @@ const CASES: &[(&str, &[&str])] = &[
     (
         "kind = \"static\"\nmetric = \"etx\"\nlocal_repair = true\nlq_window = 3",
         &[
-            "routing.lq_window: not used by kind \"static\"; lq_window applies only to kind olsr",
             "routing.local_repair: not used by kind \"static\"; local_repair applies only to kind aodv",
+            "routing.lq_window: not used by kind \"static\"; lq_window applies only to kind olsr",
         ],
     ),
     (
