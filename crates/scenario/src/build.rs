@@ -455,6 +455,44 @@ mod tests {
     }
 
     #[test]
+    fn olsr_keys_reach_the_core_and_unset_hold_times_follow_the_intervals() {
+        use airqueue_sim::net::olsr::{LqAlgorithm, TcRedundancy};
+        let (s, pos) = placed(
+            "[routing]\nkind = \"olsr\"\nhello_interval = 1\ntc_interval = 4\n\
+             lq_algorithm = \"hello_window\"\ntc_redundancy = 2\n",
+        );
+        let setup = world_config(&s, &pos).olsr.unwrap();
+        assert_eq!(world_config(&s, &pos).aodv, None);
+        let expected = OlsrConfig {
+            etx: true,
+            hello_interval: Time::from_secs(1),
+            tc_interval: Time::from_secs(4),
+            neighb_hold_time: Time::from_secs(3),
+            top_hold_time: Time::from_secs(12),
+            lq_algorithm: LqAlgorithm::HelloWindow,
+            max_jitter: Time::from_millis(250),
+            tc_redundancy: TcRedundancy::AllNeighbours,
+            ..OlsrConfig::default()
+        };
+        assert_eq!(setup.cfg, expected);
+        assert_eq!(setup.neighbours[1].len(), 2, "node 1 hears 0 and 2");
+        // The resolved scenario names the protocol's keys as the file does.
+        let resolved = serde_json::to_value(&s.routing).unwrap();
+        let expected = serde_json::json!({
+            "kind": "olsr", "metric": "etx", "hello_interval": 1.0, "tc_interval": 4.0,
+            "neighb_hold_time": 3.0, "top_hold_time": 12.0, "lq_algorithm": "hello_window",
+            "lq_window": 10, "jitter": 0.25, "warm_start": true, "tc_redundancy": 2
+        });
+        assert_eq!(resolved, expected);
+        let (s, _) = placed("[routing]\nmetric = \"etx\"\n");
+        let resolved = serde_json::to_value(&s.routing).unwrap();
+        assert_eq!(
+            resolved,
+            serde_json::json!({"kind": "static", "metric": "etx"})
+        );
+    }
+
+    #[test]
     fn defaults_build_the_dsss_default_wifi_config() {
         let (s, pos) = placed("");
         let cfg = world_config(&s, &pos);
