@@ -13,7 +13,7 @@ use airqueue_sim::net::more::MoreFlowStats;
 use airqueue_sim::net::olsr::OlsrStats;
 use airqueue_sim::net::DropReason;
 use airqueue_sim::qdisc::diffq;
-use airqueue_sim::world::BpControlStats;
+use airqueue_sim::world::QueueControlStats;
 use airqueue_sim::{NodeId, RunOutcome};
 use serde_json::{json, Map, Value};
 
@@ -235,9 +235,10 @@ fn routing_totals(s: &Scenario, out: &RunOutcome) -> Value {
         let mut m = Map::new();
         m.insert("kind".into(), json!("static"));
         // Backpressure's control packets (seed 002, 4.1.2), summed over the nodes.
-        if !out.bp_control.is_empty() {
-            let sum =
-                |f: fn(&BpControlStats) -> u64| json!(out.bp_control.iter().map(f).sum::<u64>());
+        if !out.queue_control.is_empty() {
+            let sum = |f: fn(&QueueControlStats) -> u64| {
+                json!(out.queue_control.iter().map(f).sum::<u64>())
+            };
             m.insert("bp_control_sent".into(), sum(|s| s.sent));
             m.insert("bp_control_entries_sent".into(), sum(|s| s.entries_sent));
             m.insert("bp_control_received".into(), sum(|s| s.received));

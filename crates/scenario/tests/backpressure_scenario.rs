@@ -167,7 +167,7 @@ fn control_packets_only_when_idle() {
         );
         let run = run_value(toml_to_json(&text).unwrap(), None, None).unwrap();
         assert!(run.outcome.conservation.holds());
-        run.outcome.bp_control
+        run.outcome.queue_control
     };
     let busy = one_hop("", "");
     assert_eq!(busy[0].sent, 0, "{busy:?}");
@@ -197,7 +197,7 @@ fn control_packets_on_change_only_skip_what_the_last_report_told() {
         let run = run_value(toml_to_json(&text).unwrap(), None, None).unwrap();
         assert!(run.outcome.conservation.holds());
         let delivered = run.outcome.metrics.flows[0].packets_delivered;
-        let sent: u64 = run.outcome.bp_control.iter().map(|s| s.sent).sum();
+        let sent: u64 = run.outcome.queue_control.iter().map(|s| s.sent).sum();
         (delivered, sent)
     };
     let (idle_delivered, idle_sent) = relayed("");

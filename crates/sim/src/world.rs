@@ -22,7 +22,7 @@ use crate::net::{
 };
 use crate::qdisc::registry::BuildContext;
 pub use crate::qdisc::registry::RegisteredQdisc;
-use crate::qdisc::{backpressure, Backpressure, BackpressureConfig, DropTail, Qdisc, Queued};
+use crate::qdisc::{DropTail, Qdisc, Queued};
 use crate::transport::coding::CodingFeedback;
 use crate::transport::diffq::RateUpdate;
 use crate::transport::rate::{RateScheme, RegisteredRate};
@@ -33,22 +33,22 @@ use airqueue_kernel::{EventQueue, RngStream, StreamKey, Time, TimerEvent, Timers
 use airqueue_phy::access::Link;
 use airqueue_tcp::{Outbox, TcpAck, TcpData, TfrcData, TfrcFeedback};
 
-mod bp_control;
 mod coding;
 mod control;
 mod diffq;
 mod extend;
 mod more;
 mod moves;
+mod queue_control;
 mod rates;
 mod routing;
 mod spin;
 mod tcp;
 mod tfrc;
 
-use bp_control::BpControlNet;
-pub use bp_control::BpControlStats;
 use more::{MoreFlow, MoreNet};
+use queue_control::QueueControlNet;
+pub use queue_control::QueueControlStats;
 use routing::RoutingGlue;
 
 pub use crate::net::olsr::OlsrSetup;
@@ -60,12 +60,14 @@ pub use diffq::DiffqView;
 /// end of a wired link; `radio`: the rates and framing of an 802.11 interface,
 /// `mac_levels` its MAC's priority levels). Random streams are keyed by (seed, node,
 /// "qdisc.<name>"), per link direction on wired media.
+#[allow(clippy::too_many_arguments)]
 fn build_qdisc(
     qdisc: &RegisteredQdisc,
     seed: u64,
     node: NodeId,
     link_to: Option<NodeId>,
     radio: Option<Link>,
+    link_loss: &[(NodeId, NodeId, f64)],
     mac_levels: usize,
     node_count: usize,
 ) -> Qdisc {
@@ -75,6 +77,7 @@ fn build_qdisc(
         link_to,
         node_count,
         radio,
+        link_loss,
         mac_levels,
         rng: RngStream::new(match link_to {
             Some(to) => key.sub(to.0 as u64),
@@ -234,8 +237,9 @@ enum Event {
     Sample,
     /// A timer of the routing protocol at a node.
     Routing(NodeId, RoutingTimer),
-    /// A backpressure node's idle check (`world/bp_control.rs`).
-    BpIdle(NodeId),
+    /// A node's idle check for its queue discipline's control broadcasts
+    /// (`world/queue_control.rs`).
+    QueueControl(NodeId),
     /// The wifi medium's scheduled rate change number `k` takes effect (`world/rates.rs`).
     RateChange(u32),
     /// The wifi medium's scheduled move number `k` takes effect (`world/moves.rs`).
@@ -324,17 +328,17 @@ impl WifiMedium {
                 .map(|i| {
                     let node = NodeId(i as u32);
                     let levels = wifi.levels.len();
-                    let mut q =
-                        build_qdisc(&cfg.qdisc, cfg.seed, node, None, Some(link), levels, n);
-                    // Backpressure's link weight R_ij (1 - p_ij) with the static model:
-                    // the configured data rate and `[[link]]` loss (seed 002, 4.1.1).
-                    if let Some(b) = q.downcast_mut::<Backpressure>() {
-                        let rate = wifi.data_rate.bps() as f64;
-                        for j in (0..n as u32).map(NodeId) {
-                            b.set_link(j, rate, loss(node, j));
-                        }
-                    }
-                    q
+                    let loss = &cfg.link_loss;
+                    build_qdisc(
+                        &cfg.qdisc,
+                        cfg.seed,
+                        node,
+                        None,
+                        Some(link),
+                        loss,
+                        levels,
+                        n,
+                    )
                 })
                 .collect(),
             waiters: vec![Vec::new(); n],
@@ -419,8 +423,9 @@ pub struct World {
     tfrc_fb_out: Outbox<TfrcFeedback>,
     /// MORE's code vectors and ACK queues (empty without MORE flows).
     more: MoreNet,
-    /// Backpressure's idle control packets, when on (wifi medium only).
-    bp_control: Option<Box<BpControlNet>>,
+    /// The queue disciplines' idle control broadcasts, when theirs ask for them (wifi
+    /// medium only).
+    queue_control: Option<Box<QueueControlNet>>,
     /// Consecutive events at the current instant (the spin guard, `world/spin.rs`).
     instant: spin::InstantCount,
     /// Set when the spin guard stopped the run.
@@ -453,8 +458,8 @@ pub struct RunOutcome {
     pub olsr: Vec<OlsrStats>,
     /// Per-flow MORE counters, indexed by flow; `None` for non-MORE flows.
     pub more: Vec<Option<MoreFlowStats>>,
-    /// Per-node counters of backpressure's control packets (empty when off).
-    pub bp_control: Vec<BpControlStats>,
+    /// Per-node counters of the queue disciplines' control broadcasts (empty when off).
+    pub queue_control: Vec<QueueControlStats>,
     /// Set when the run stopped early because one component kept the clock from
     /// advancing (`World::spin_error`); the counters then cover the run up to `simulated`.
     pub spin: Option<SpinError>,
@@ -498,6 +503,7 @@ impl World {
                             from,
                             Some(to),
                             None,
+                            &[],
                             1,
                             n,
                         ));
@@ -611,19 +617,15 @@ impl World {
         }
         events.schedule_in(cfg.bin.min(cfg.duration), Event::Sample);
         let routing = cfg.routing;
-        // Backpressure's idle control packets (seed 002, 4.1.2), on the 802.11 medium.
-        let bp_control = match (&cfg.qdisc, &wifi) {
-            (q, Some(_)) if *q.scheme == backpressure::SCHEME => {
-                BackpressureConfig::from_params(&q.params)
-                    .control_interval
-                    .map(|t| Box::new(BpControlNet::new(n, cfg.seed, t)))
-            }
-            _ => None,
-        };
+        // The queue disciplines' idle control broadcasts, on the 802.11 medium.
+        let queue_control = wifi
+            .as_ref()
+            .and_then(|w| w.qdiscs.iter().find_map(|q| q.control_interval()))
+            .map(|t| Box::new(QueueControlNet::new(n, cfg.seed, t)));
         let mut world = World {
             instant: spin::InstantCount::default(),
             spin: None,
-            bp_control,
+            queue_control,
             events,
             duration: cfg.duration,
             bin: cfg.bin,
@@ -653,7 +655,7 @@ impl World {
             },
         };
         world.routing_start();
-        world.bp_control_start();
+        world.queue_control_start();
         world
     }
 
@@ -738,13 +740,13 @@ impl World {
             ProtocolStats::Olsr(o) => (Vec::new(), o),
             ProtocolStats::None => (Vec::new(), Vec::new()),
         };
-        let bp_control = self
-            .bp_control
+        let queue_control = self
+            .queue_control
             .as_ref()
-            .map_or_else(Vec::new, |b| b.stats());
+            .map_or_else(Vec::new, |c| c.stats());
         RunOutcome {
             spin: self.spin.take(),
-            bp_control,
+            queue_control,
             more,
             routing,
             olsr,
@@ -796,7 +798,7 @@ impl World {
             Event::RateUpdate(f) => self.rate_update(f),
             Event::Wake(iface) => self.kick(iface),
             Event::Routing(node, t) => self.routing_timer(node, t),
-            Event::BpIdle(node) => self.bp_idle(node),
+            Event::QueueControl(node) => self.queue_control_check(node),
             Event::Timer(t) => {
                 if let Some(owner) = self.timers.fire(t, &mut self.events, Event::Timer) {
                     self.tcp_timer(owner);
@@ -832,7 +834,9 @@ impl World {
                     WifiOutput::Received { node, from, pkt } if pkt.transport.is_control() => {
                         self.routing_heard(node, from);
                         match pkt.transport {
-                            TransportHeader::BpControl(m) => self.bp_control_receive(node, from, m),
+                            TransportHeader::QueueReports(m) => {
+                                self.queue_control_receive(node, from, m)
+                            }
                             _ => self.routing_control(node, from, pkt),
                         }
                     }
@@ -1043,7 +1047,7 @@ impl World {
             | TransportHeader::Olsr(_)
             | TransportHeader::More(_)
             | TransportHeader::MoreAck(_)
-            | TransportHeader::BpControl(_)
+            | TransportHeader::QueueReports(_)
             | TransportHeader::Control(_) => {}
         }
     }
@@ -1123,9 +1127,9 @@ impl World {
                     Some(p) => p.pop_control(node, now),
                     None => None,
                 };
-                // So do backpressure's control packets (seed 002, 4.1.2).
-                let control = match &mut self.bp_control {
-                    Some(b) if control.is_none() => b.pop_control(node, now),
+                // So do the queue discipline's control broadcasts.
+                let control = match &mut self.queue_control {
+                    Some(c) if control.is_none() => c.pop_control(node, now),
                     _ => control,
                 };
                 // So do MORE's batch ACKs (MORE, 4.2.3).
@@ -1155,8 +1159,8 @@ impl World {
                     self.wake_waiters(node);
                 }
                 let (flow, src) = (d.pkt.flow, d.pkt.src);
-                if let Some(b) = &mut self.bp_control {
-                    b.on_data(node, now);
+                if let Some(c) = &mut self.queue_control {
+                    c.on_data(node, now);
                 }
                 // A MORE packet gets its code vector now, or is dropped if stale.
                 if matches!(d.pkt.transport, TransportHeader::More(_))

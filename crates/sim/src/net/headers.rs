@@ -4,26 +4,30 @@
 use airqueue_kernel::Time;
 use airqueue_tcp::TcpData;
 
-// Backpressure's control packets (seed 002, 4.1.2).
+// A queue discipline's control broadcast: its queue sizes when no data frame carries
+// them (seed 002, 4.1.2, for backpressure).
 
 /// Type, reserved byte and entry count.
-pub const BP_CONTROL_HEADER_BYTES: u32 = 4;
+pub const QUEUE_REPORTS_HEADER_BYTES: u32 = 4;
 /// Flow id, destination address, queue length, two reserved bytes.
-pub const BP_CONTROL_ENTRY_BYTES: u32 = 12;
+pub const QUEUE_REPORT_ENTRY_BYTES: u32 = 12;
 
-/// A backpressure control packet's header as the packet carries it.
+/// One entry of a control broadcast's body: (flow, destination, queue length).
+pub type QueueReport = (crate::ids::FlowId, crate::ids::NodeId, u16);
+
+/// A control broadcast's header as the packet carries it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BpControlMsg {
-    /// Its body in the ring.
+pub struct QueueReportsMsg {
+    /// Its body in the sender's ring.
     pub body: u64,
     pub entries: u16,
 }
 
-impl BpControlMsg {
+impl QueueReportsMsg {
     /// Bytes above UDP.
     #[inline]
     pub fn size_bytes(&self) -> u32 {
-        BP_CONTROL_HEADER_BYTES + BP_CONTROL_ENTRY_BYTES * self.entries as u32
+        QUEUE_REPORTS_HEADER_BYTES + QUEUE_REPORT_ENTRY_BYTES * self.entries as u32
     }
 }
 

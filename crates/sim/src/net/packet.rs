@@ -7,7 +7,7 @@
 
 use crate::ids::{FlowId, NodeId};
 use crate::net::aodv::AodvMsg;
-use crate::net::headers::{BpControlMsg, CodedData, CodingFeedback};
+use crate::net::headers::{CodedData, CodingFeedback, QueueReportsMsg};
 use crate::net::more::{MoreAck, MoreData};
 use crate::net::olsr::OlsrMsg;
 use airqueue_kernel::Time;
@@ -69,9 +69,9 @@ pub enum TransportHeader {
     More(MoreData),
     /// MORE's batch ACK, unicast from the destination to the source (no payload).
     MoreAck(MoreAck),
-    /// Backpressure's control packet of queue sizes (seed 002, 4.1.2), broadcast by an
-    /// idle node over UDP; like AODV's, it belongs to no flow.
-    BpControl(BpControlMsg),
+    /// A queue discipline's control broadcast of queue sizes (backpressure's, seed 002,
+    /// 4.1.2), sent by an idle node over UDP; like AODV's, it belongs to no flow.
+    QueueReports(QueueReportsMsg),
     /// A control message of a routing protocol that has no variant of its own (one
     /// added through `RoutingProtocol`), over UDP; it belongs to no flow.
     Control(ControlMsg),
@@ -107,7 +107,7 @@ impl TransportHeader {
             TransportHeader::CodingFeedback(f) => UDP_HEADER_BYTES + f.size_bytes(),
             TransportHeader::More(d) => d.header_bytes(),
             TransportHeader::MoreAck(a) => a.size_bytes(),
-            TransportHeader::BpControl(m) => UDP_HEADER_BYTES + m.size_bytes(),
+            TransportHeader::QueueReports(m) => UDP_HEADER_BYTES + m.size_bytes(),
             TransportHeader::Control(m) => UDP_HEADER_BYTES + m.bytes,
         }
     }
@@ -120,7 +120,7 @@ impl TransportHeader {
             self,
             TransportHeader::Aodv(_)
                 | TransportHeader::Olsr(_)
-                | TransportHeader::BpControl(_)
+                | TransportHeader::QueueReports(_)
                 | TransportHeader::Control(_)
         )
     }

@@ -15,7 +15,7 @@
 //!   reports again. Reports older than `report_lifetime` (this model's, not the paper's)
 //!   count as empty, so a missed report or a lost packet cannot block a link for ever. A
 //!   node silent for `control_interval` broadcasts its queue sizes in a control packet
-//!   (`world/bp_control.rs`, [`Backpressure::advertised`]), repeatedly or only when they
+//!   ([`QueueDiscipline::control_reports`], [`Backpressure::advertised`]), repeatedly or only when they
 //!   changed since its last report ([`ControlWhen`]).
 //! * **Scheduling** (eq. (2)-(4), 4.1.1): for every commodity with packets and every
 //!   one-hop neighbour `j`, `D = U_i^s - U_j^s` (classical) or `max(K, U_i^s) - U_j^s`
@@ -41,7 +41,9 @@ use super::reports::NeighbourReports;
 use super::{Dequeued, QueueCounters, QueueDiscipline, Queued, Routes};
 use crate::ids::{FlowId, NodeId};
 use crate::medium::wifi::mac::TxStatus;
-pub use crate::net::headers::{BpControlMsg, BP_CONTROL_ENTRY_BYTES, BP_CONTROL_HEADER_BYTES};
+pub use crate::net::headers::{
+    QueueReport, QueueReportsMsg, QUEUE_REPORTS_HEADER_BYTES, QUEUE_REPORT_ENTRY_BYTES,
+};
 use crate::net::{DiffqHeader, DropReason, Packet};
 use airqueue_kernel::{RngStream, Time};
 use std::cell::Cell;
@@ -129,7 +131,8 @@ pub struct BackpressureConfig {
     /// Measured or configured link weights.
     pub link_estimate: LinkEstimate,
     /// Section 4.1.2's control packets: a node that has handed no data frame to its MAC
-    /// for this long broadcasts its queue sizes (`world/bp_control.rs`); `None`: off.
+    /// for this long broadcasts its queue sizes
+    /// ([`QueueDiscipline::control_reports`]); `None`: off.
     pub control_interval: Option<Time>,
     /// What a neighbour without a live report of a commodity counts as.
     pub unknown_neighbour: UnknownNeighbour,
@@ -161,9 +164,6 @@ impl BackpressureConfig {
         }
     }
 }
-
-/// One entry of a control packet's body: (flow, destination, queue length).
-pub type QueueReport = (FlowId, NodeId, u16);
 
 /// A per-flow queue's key: (flow, destination).
 type Commodity = (FlowId, NodeId);
@@ -797,6 +797,19 @@ impl QueueDiscipline for Backpressure {
     }
     fn has_room(&self, _src: NodeId, _dst: NodeId, _next_hop: NodeId, _diffq: bool) -> bool {
         Backpressure::has_room(self)
+    }
+    fn control_interval(&self) -> Option<Time> {
+        self.cfg.control_interval
+    }
+    /// [`ControlWhen::Changed`] sends only when a queue size moved since the last report.
+    fn control_reports(&mut self, now: Time, out: &mut Vec<QueueReport>) {
+        if self.cfg.control_when == ControlWhen::Changed && !self.changed_since_report() {
+            return;
+        }
+        self.advertised(now, out);
+    }
+    fn on_control_reports(&mut self, from: NodeId, reports: &[QueueReport], now: Time) -> bool {
+        self.on_control_report(from, reports, now)
     }
     fn counters(&self) -> QueueCounters {
         Backpressure::counters(self)

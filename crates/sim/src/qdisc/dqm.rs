@@ -601,6 +601,7 @@ mod tests {
                 link_to: None,
                 node_count: 3,
                 radio,
+                link_loss: &[],
                 mac_levels: 1,
                 rng: RngStream::new(StreamKey::new(1, node, "qdisc.dqm")),
             };

@@ -22,9 +22,10 @@ pub mod red;
 pub mod registry;
 pub mod reports;
 
+pub use crate::net::headers::QueueReport;
 pub use backpressure::{
-    Backpressure, BackpressureConfig, BackpressureVariant, BpControlMsg, ControlWhen, LinkEstimate,
-    LossCount, QueueReport, UnknownNeighbour,
+    Backpressure, BackpressureConfig, BackpressureVariant, ControlWhen, LinkEstimate, LossCount,
+    UnknownNeighbour,
 };
 pub use codel::{Codel, CodelConfig};
 pub use diffq::{DiffQ, DiffQConfig};
@@ -160,6 +161,24 @@ pub trait QueueDiscipline: Any + Debug + Send {
 
     /// The MAC's report on a unicast frame this node sent.
     fn on_tx_status(&mut self, _status: &TxStatus, _now: Time) {}
+
+    /// Control broadcasts of the discipline's own, for the queue sizes no data frame
+    /// carries while the node is idle (seed 002, 4.1.2): `Some(interval)` asks for a
+    /// check at each radio node once `interval` has passed without a data frame leaving
+    /// it (`world/queue_control.rs`); `None`, the default, for none.
+    fn control_interval(&self) -> Option<Time> {
+        None
+    }
+
+    /// The idle check at `now`: writes the reports to broadcast into `out`, which comes
+    /// empty (left empty: nothing is sent this time).
+    fn control_reports(&mut self, _now: Time, _out: &mut Vec<QueueReport>) {}
+
+    /// The reports of a neighbour's control broadcast, heard at `now`. Returns whether a
+    /// held-back packet may have been released (the interface should then try to pull).
+    fn on_control_reports(&mut self, _from: NodeId, _reports: &[QueueReport], _now: Time) -> bool {
+        false
+    }
 
     /// A scheduled rate change moved the links of `nodes` to `rate` (both directions).
     fn on_link_rates(&mut self, _nodes: &[NodeId], _rate: airqueue_phy::DsssRate) {}

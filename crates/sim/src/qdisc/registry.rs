@@ -61,7 +61,7 @@ pub struct Scheme {
     /// `None` through [`Params::value`]; checks that need it are skipped.
     pub check: fn(&mut Params, &Setting) -> Vec<Problem>,
     /// One instance for one interface.
-    pub build: fn(&Params, &mut BuildContext) -> Qdisc,
+    pub build: fn(&Params, &mut BuildContext<'_>) -> Qdisc,
 }
 
 /// Schemes are one per name.
@@ -609,7 +609,7 @@ pub struct RegisteredQdisc {
 
 /// What one instance is built for.
 #[derive(Debug)]
-pub struct BuildContext {
+pub struct BuildContext<'a> {
     /// The node whose interface it serves.
     pub node: NodeId,
     /// The far end of a wired link, `None` on the radio.
@@ -617,11 +617,24 @@ pub struct BuildContext {
     pub node_count: usize,
     /// The 802.11 rates and framing of the node's radio; `None` on a wired link.
     pub radio: Option<Link>,
+    /// The configured frame loss of directed radio links, `[[link]] loss` as (from, to,
+    /// probability), a later entry overriding an earlier one; see [`BuildContext::loss_to`].
+    pub link_loss: &'a [(NodeId, NodeId, f64)],
     /// Priority levels of the interface's MAC: its EDCA levels on the 802.11 channel (1
     /// under DCF), 1 on a wired link.
     pub mac_levels: usize,
     /// Its own random stream, keyed by (seed, node, `qdisc.<name>`, link).
     pub rng: RngStream,
+}
+
+impl BuildContext<'_> {
+    /// The configured frame loss of the radio link from this node to `j` (0 unless
+    /// `[[link]] loss` sets it).
+    pub fn loss_to(&self, j: NodeId) -> f64 {
+        (self.link_loss.iter().rev())
+            .find(|(a, b, _)| *a == self.node && *b == j)
+            .map_or(0.0, |l| l.2)
+    }
 }
 
 /// No derived keys, no checks between keys.
@@ -734,6 +747,7 @@ mod tests {
                 link_to: None,
                 node_count: 2,
                 radio: Some(Link::default()),
+                link_loss: &[],
                 mac_levels: 1,
                 rng: RngStream::new(StreamKey::new(1, 0, s.name)),
             };

@@ -154,7 +154,7 @@ impl World {
             }
             Event::Sample => "the time-series sampler (outputs.bin)".to_string(),
             Event::Routing(n, _) => format!("the routing protocol at node {n}"),
-            Event::BpIdle(n) => format!("backpressure control packets at node {n}"),
+            Event::QueueControl(n) => format!("queue discipline control broadcasts at node {n}"),
             Event::RateChange(k) => format!("rate_change[{k}]"),
             Event::Move(k) => format!("scheduled node move {k}"),
         }

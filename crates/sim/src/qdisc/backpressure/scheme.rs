@@ -7,6 +7,7 @@ use super::{
     Backpressure, BackpressureConfig, BackpressureVariant, ControlWhen, LinkEstimate, LossCount,
     UnknownNeighbour,
 };
+use crate::ids::NodeId;
 use crate::qdisc::registry::{
     Fallback, Key, KeyValue, Params, Problem, RegisteredQdisc, Scheme, Setting,
 };
@@ -31,12 +32,16 @@ pub static SCHEME: Scheme = Scheme {
     check,
     build: |p, ctx| -> Qdisc {
         let cfg = BackpressureConfig::from_params(p);
-        Box::new(Backpressure::new(
-            cfg,
-            ctx.node,
-            ctx.node_count,
-            ctx.rng.clone(),
-        ))
+        let mut q = Backpressure::new(cfg, ctx.node, ctx.node_count, ctx.rng.clone());
+        // The static link weight R_ij (1 - p_ij): the radio's configured data rate and
+        // `[[link]]` loss (4.1.1).
+        if let Some(radio) = ctx.radio {
+            let rate = radio.data_rate.bps() as f64;
+            for j in (0..ctx.node_count as u32).map(NodeId) {
+                q.set_link(j, rate, ctx.loss_to(j));
+            }
+        }
+        Box::new(q)
     },
 };
 
