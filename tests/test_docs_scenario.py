@@ -7,11 +7,13 @@
    messages must be quoted from the core's tests. Blocks marked ``# sweep file`` load as
    sweeps (their ``base`` taken from ``examples/``).
 2. Drift guard: every key the scenario reader knows, taken from the Rust source with
-   simple regexes (the const key arrays such as TOPOLOGY_KEYS, FLOW_KEYS, ROUTING_KEYS,
-   and the key names passed to the field getters), is named in the page as `key`. Every
-   queue kind declares its keys in its module (airqueue_sim::qdisc::registry), and so does
-   every source rate controller (`[diffq]`, `[backpressure]`: airqueue_sim::transport::
-   RATE_SCHEMES); crates/scenario/tests/registered_docs.rs checks those against this page.
+   simple regexes (the const key arrays such as TOPOLOGY_KEYS and FLOW_KEYS, and the key
+   names passed to the field getters), is named in the page as `key`. Every queue kind
+   declares its keys in its module (airqueue_sim::qdisc::registry), and so does every
+   source rate controller (`[diffq]`, `[backpressure]`: airqueue_sim::transport::
+   RATE_SCHEMES) and every routing protocol (`[routing]` of aodv and olsr:
+   airqueue_sim::net::registry); crates/scenario/tests/registered_docs.rs checks those
+   against this page.
 3. The extraction itself is checked: non-empty, and it finds keys known to exist.
 """
 
@@ -45,7 +47,6 @@ EXAMPLES = ROOT / "examples"
 EXPECTED_ARRAYS = {
     "TOPOLOGY_KEYS": PARSE,
     "FLOW_KEYS": PARSE,
-    "ROUTING_KEYS": PARSE,
     "MEDIUM_KEYS": PARSE_DIR / "wifi.rs",
     "PROPAGATION_KEYS": PARSE_DIR / "wifi.rs",
     "OWN_KEYS": PARSE_DIR / "random_flows.rs",
@@ -136,7 +137,10 @@ def test_key_arrays_are_found_and_hold_known_keys():
     assert {"capacity", "variant", "spacing", "duration", "tx_buffer"} <= getters
     # So does every source rate controller: `[diffq] utility` is no longer a getter call.
     assert "utility" not in getters
-    assert {"short_retry_limit", "cw_min", "min_hops", "net_diameter"} <= getters
+    assert {"short_retry_limit", "cw_min", "min_hops", "metric"} <= getters
+    # And every routing protocol: AODV's `net_diameter` is declared in net/aodv/keys.rs.
+    assert "ROUTING_KEYS" not in arrays
+    assert "net_diameter" not in getters
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_ARRAYS))

@@ -3,9 +3,9 @@
 
 use crate::parse::wifi::DEFAULT_TDMA_PAYLOAD_BYTES;
 use crate::schema::{
-    AodvLinkDetection, FadingKind, FlowKind, FlowSpec, LateCaptureKind, Level, Mac, MacKind,
-    Medium, OlsrLqAlgorithm, PreambleKind, Radio, Rate, RateControlKind, RoutingKind,
-    RoutingMetric, Scenario, SensedFramesKind, TcpVariantKind, Topology,
+    FadingKind, FlowKind, FlowSpec, LateCaptureKind, Level, Mac, MacKind, Medium, PreambleKind,
+    Radio, Rate, RateControlKind, RoutingMetric, Scenario, SensedFramesKind, TcpVariantKind,
+    Topology,
 };
 use crate::topology::adjacency;
 use airqueue_kernel::Time;
@@ -15,9 +15,9 @@ use airqueue_sim::medium::wifi::tdma::SLOT_HEADROOM_BYTES;
 use airqueue_sim::medium::wifi::{
     Access, Fading, LateCapture, RateChange, RateControl, SensedFrames, WifiConfig,
 };
-use airqueue_sim::net::aodv::{AodvConfig, LinkDetection};
+use airqueue_sim::net::aodv::{self, AodvConfig};
 use airqueue_sim::net::more::{self, MoreFlowConfig, MorePlan};
-use airqueue_sim::net::olsr::{LqAlgorithm, OlsrConfig, TcRedundancy};
+use airqueue_sim::net::olsr::{self, OlsrConfig};
 use airqueue_sim::net::routing::{etx, GraphEdge};
 use airqueue_sim::net::RoutingTable;
 use airqueue_sim::{
@@ -351,28 +351,8 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
 /// network is the neighbour graph with, for each direction, the delivery ratio of a
 /// broadcast: `[[link]] loss` and fading, as static ETX routing counts them.
 fn olsr_setup(s: &Scenario, positions: &[[f64; 2]], adjacency: &[Vec<u32>]) -> Option<OlsrSetup> {
-    if s.routing.kind != RoutingKind::Olsr {
-        return None;
-    }
-    let o = &s.routing.olsr;
-    let cfg = OlsrConfig {
-        etx: s.routing.metric == RoutingMetric::Etx,
-        hello_interval: Time::from_secs_f64(o.hello_interval_s),
-        tc_interval: Time::from_secs_f64(o.tc_interval_s),
-        neighb_hold_time: Time::from_secs_f64(o.neighb_hold_time_s),
-        top_hold_time: Time::from_secs_f64(o.top_hold_time_s),
-        lq_algorithm: match o.lq_algorithm {
-            OlsrLqAlgorithm::EtxFf => LqAlgorithm::EtxFf,
-            OlsrLqAlgorithm::HelloWindow => LqAlgorithm::HelloWindow,
-        },
-        lq_window: o.lq_window,
-        max_jitter: Time::from_secs_f64(o.jitter_s),
-        warm_start: o.warm_start,
-        // The reader admits only 0..=2.
-        tc_redundancy: TcRedundancy::from_rfc(o.tc_redundancy)
-            .unwrap_or(TcRedundancy::MprSelectors),
-        ..OlsrConfig::default()
-    };
+    let params = s.routing.params_of(&olsr::keys::SCHEME)?;
+    let cfg = OlsrConfig::from_params(params, s.routing.metric == RoutingMetric::Etx);
     // `adjacency[a]` lists the nodes a hears.
     let neighbours = adjacency
         .iter()
@@ -389,33 +369,10 @@ fn olsr_setup(s: &Scenario, positions: &[[f64; 2]], adjacency: &[Vec<u32>]) -> O
     Some(OlsrSetup { cfg, neighbours })
 }
 
-/// AODV's settings from `[routing]`, `None` for static routing. Validation keeps the
-/// hop counts within 1..=255.
+/// AODV's settings from `[routing]`, `None` for the other kinds.
 fn aodv_config(s: &Scenario) -> Option<AodvConfig> {
-    if s.routing.kind != RoutingKind::Aodv {
-        return None;
-    }
-    let a = &s.routing.aodv;
-    let hops = |x: u32| x.min(u8::MAX as u32) as u8;
-    Some(AodvConfig {
-        active_route_timeout: Time::from_secs_f64(a.active_route_timeout_s),
-        net_diameter: hops(a.net_diameter),
-        node_traversal_time: Time::from_secs_f64(a.node_traversal_time_s),
-        rreq_retries: a.rreq_retries,
-        ttl_start: hops(a.ttl_start),
-        ttl_increment: hops(a.ttl_increment),
-        ttl_threshold: hops(a.ttl_threshold),
-        buffer_capacity: a.buffer_capacity_pkts as usize,
-        buffer_timeout: Time::from_secs_f64(a.buffer_timeout_s),
-        link_detection: match a.link_detection {
-            AodvLinkDetection::Mac => LinkDetection::Mac,
-            AodvLinkDetection::Hello => LinkDetection::Hello,
-        },
-        hello_interval: Time::from_secs_f64(a.hello_interval_s),
-        allowed_hello_loss: hops(a.allowed_hello_loss),
-        local_repair: a.local_repair,
-        ..AodvConfig::default()
-    })
+    let params = s.routing.params_of(&aodv::keys::SCHEME)?;
+    Some(AodvConfig::from_params(params))
 }
 
 /// The TCP settings of flow `f`: its variant and transfer size, `[tcp]` for the rest.
@@ -494,6 +451,44 @@ mod tests {
                 buffer_timeout: Time::from_secs(5),
                 ..AodvConfig::default()
             }
+        );
+    }
+
+    #[test]
+    fn olsr_keys_reach_the_core_and_unset_hold_times_follow_the_intervals() {
+        use airqueue_sim::net::olsr::{LqAlgorithm, TcRedundancy};
+        let (s, pos) = placed(
+            "[routing]\nkind = \"olsr\"\nhello_interval = 1\ntc_interval = 4\n\
+             lq_algorithm = \"hello_window\"\ntc_redundancy = 2\n",
+        );
+        let setup = world_config(&s, &pos).olsr.unwrap();
+        assert_eq!(world_config(&s, &pos).aodv, None);
+        let expected = OlsrConfig {
+            etx: true,
+            hello_interval: Time::from_secs(1),
+            tc_interval: Time::from_secs(4),
+            neighb_hold_time: Time::from_secs(3),
+            top_hold_time: Time::from_secs(12),
+            lq_algorithm: LqAlgorithm::HelloWindow,
+            max_jitter: Time::from_millis(250),
+            tc_redundancy: TcRedundancy::AllNeighbours,
+            ..OlsrConfig::default()
+        };
+        assert_eq!(setup.cfg, expected);
+        assert_eq!(setup.neighbours[1].len(), 2, "node 1 hears 0 and 2");
+        // The resolved scenario names the protocol's keys as the file does.
+        let resolved = serde_json::to_value(&s.routing).unwrap();
+        let expected = serde_json::json!({
+            "kind": "olsr", "metric": "etx", "hello_interval": 1.0, "tc_interval": 4.0,
+            "neighb_hold_time": 3.0, "top_hold_time": 12.0, "lq_algorithm": "hello_window",
+            "lq_window": 10, "jitter": 0.25, "warm_start": true, "tc_redundancy": 2
+        });
+        assert_eq!(resolved, expected);
+        let (s, _) = placed("[routing]\nmetric = \"etx\"\n");
+        let resolved = serde_json::to_value(&s.routing).unwrap();
+        assert_eq!(
+            resolved,
+            serde_json::json!({"kind": "static", "metric": "etx"})
         );
     }
 

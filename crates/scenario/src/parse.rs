@@ -39,11 +39,12 @@ use serde_json::Value;
 use crate::error::{ConfigError, ConfigErrors};
 use crate::schema::RandomFlows;
 use crate::schema::{
-    AodvLinkDetection, AodvSpec, FlowKind, FlowSpec, LinkSpec, MacKind, Medium, OlsrLqAlgorithm,
-    OlsrSpec, Outputs, QueueSpec, Rate, Routing, RoutingKind, RoutingMetric, Scenario, TcpSpec,
-    TcpVariantKind, Topology,
+    FlowKind, FlowSpec, LinkSpec, MacKind, Medium, Outputs, QueueSpec, Rate, Routing,
+    RoutingMetric, Scenario, TcpSpec, TcpVariantKind, Topology,
 };
 use airqueue_sim::medium::wifi::tdma::SLOT_HEADROOM_BYTES;
+use airqueue_sim::net::registry::routing_scheme;
+use airqueue_sim::qdisc::registry::Params;
 use airqueue_sim::qdisc::{backpressure, diffq, droptail, fq, registry};
 use airqueue_sim::transport::{rate_scheme, RateScheme, RateSetting, RegisteredRate, RATE_SCHEMES};
 use fields::{describe, number, short, within, Errs, Fields};
@@ -394,22 +395,13 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
             }
         }
     }
-    // AODV's and OLSR's control messages (and AODV's link breaks) come from the 802.11
-    // MAC. AODV's link breaks take packets out of drop-tail and fair queues, and the other
-    // disciplines read the static table for their neighbours; OLSR keeps that table up to
-    // date, so it goes with every discipline.
-    let dynamic = match &routing {
-        Some(Routing {
-            kind: RoutingKind::Aodv,
-            ..
-        }) => Some("aodv"),
-        Some(Routing {
-            kind: RoutingKind::Olsr,
-            ..
-        }) => Some("olsr"),
-        _ => None,
-    };
-    if let Some(kind) = dynamic {
+    // A routing protocol's control messages (and AODV's link breaks) come from the
+    // 802.11 MAC. AODV re-routes the packets queued for a broken link, which the
+    // discipline must hand back (drop-tail and fair queues do; the other disciplines
+    // read the static table for their neighbours). OLSR keeps that table up to date, so
+    // it goes with every discipline.
+    if let Some(p) = routing.as_ref().and_then(|r| r.protocol) {
+        let kind = p.name;
         if let Some(Medium::Wired { .. }) = &medium {
             errs.push(ConfigError::new(
                 "routing.kind",
@@ -428,22 +420,19 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
                 ),
             ));
         }
-    }
-    if dynamic == Some("aodv") {
-        if let Some(q) = &queue {
-            // AODV re-routes the packets queued for a broken link, which the discipline
-            // must hand back.
-            if !q.kind.moves_packets_on_link_break {
+        match &queue {
+            Some(q) if p.reroutes_queued_packets && !q.kind.moves_packets_on_link_break => {
                 let name = q.kind.name;
                 errs.push(ConfigError::new(
                     "routing.kind",
                     format!(
-                        "\"aodv\" does not go with queue.kind = \"{name}\", which reads the \
+                        "\"{kind}\" does not go with queue.kind = \"{name}\", which reads the \
                          static routing table; use queue.kind = \"droptail\" or \"fq\", or \
                          routing.kind = \"static\""
                     ),
                 ));
             }
+            _ => {}
         }
     }
     // DiffQ and backpressure work on the shared channel, where one queue per node hears
@@ -651,7 +640,7 @@ fn check_more_medium(
             ));
         }
         if let Some(r) = routing {
-            if r.kind != RoutingKind::Static {
+            if r.protocol.is_some() {
                 errs.push(ConfigError::new(
                     format!("{path}.kind"),
                     "\"more\" sends its batch ACKs over the static routes (MORE: the \
@@ -1016,284 +1005,41 @@ fn read_links(items: &[Value], nodes: Option<u32>, errs: &mut Errs) -> Option<Ve
     all_ok.then_some(links)
 }
 
-/// `[routing]` keys that only some routing kinds take.
-const ROUTING_KEYS: [(&str, &[&str]); 22] = [
-    ("metric", &["static", "olsr"]),
-    ("hello_interval", &["olsr", "aodv"]),
-    ("tc_interval", &["olsr"]),
-    ("neighb_hold_time", &["olsr"]),
-    ("top_hold_time", &["olsr"]),
-    ("lq_algorithm", &["olsr"]),
-    ("lq_window", &["olsr"]),
-    ("jitter", &["olsr"]),
-    ("warm_start", &["olsr"]),
-    ("tc_redundancy", &["olsr"]),
-    ("active_route_timeout", &["aodv"]),
-    ("net_diameter", &["aodv"]),
-    ("node_traversal_time", &["aodv"]),
-    ("rreq_retries", &["aodv"]),
-    ("ttl_start", &["aodv"]),
-    ("ttl_increment", &["aodv"]),
-    ("ttl_threshold", &["aodv"]),
-    ("buffer_capacity", &["aodv"]),
-    ("buffer_timeout", &["aodv"]),
-    ("link_detection", &["aodv"]),
-    ("allowed_hello_loss", &["aodv"]),
-    ("local_repair", &["aodv"]),
-];
-
+/// `[routing]`: `kind` and `metric` here, a protocol's own keys as its module declares
+/// them (`registered::read_routing`).
 fn read_routing(mut f: Fields, errs: &mut Errs) -> Option<Routing> {
-    let kind = f.choice(
-        errs,
-        "kind",
-        Some("static"),
-        &["static", "aodv", "olsr"],
-        &[],
-    );
+    let kinds = registered::routing_kinds();
+    let kind = f.choice(errs, "kind", Some("static"), &kinds, &[]);
     let given = f.has("kind");
-    f.only_for(errs, "kind", kind, given, &ROUTING_KEYS);
-    let metric = match kind {
-        Some("static") => f.choice(errs, "metric", Some("hops"), &["hops", "etx"], &[]),
-        Some("olsr") => f.choice(errs, "metric", Some("etx"), &["hops", "etx"], &[]),
-        _ => Some("hops"),
+    let keys_by_kind = registered::routing_keys_by_kind();
+    let keys_by_kind: Vec<(&str, &[&str])> = (keys_by_kind.iter())
+        .map(|(k, kinds)| (*k, kinds.as_slice()))
+        .collect();
+    f.only_for(errs, "kind", kind, given, &keys_by_kind);
+    let protocol = kind.and_then(routing_scheme);
+    let default_metric = match (kind, protocol) {
+        (Some("static"), _) => Some("hops"),
+        (_, Some(p)) => p.default_metric,
+        _ => None,
     };
-    let aodv = if kind == Some("aodv") {
-        read_aodv(&mut f, errs)
-    } else {
-        Some(AodvSpec::default())
+    let metric = match default_metric {
+        Some(d) => f.choice(errs, "metric", Some(d), &["hops", "etx"], &[]),
+        None => Some("hops"),
     };
-    let olsr = if kind == Some("olsr") {
-        read_olsr(&mut f, errs)
-    } else {
-        Some(OlsrSpec::default())
+    let params = match protocol {
+        Some(p) => registered::read_routing(&mut f, errs, p),
+        None => Some(Params::of_keys(Vec::new())),
     };
     f.finish(errs);
-    let kind = match kind? {
-        "static" => RoutingKind::Static,
-        "aodv" => RoutingKind::Aodv,
-        "olsr" => RoutingKind::Olsr,
-        _ => return None,
-    };
+    kind?;
     let metric = match metric? {
-        "hops" => RoutingMetric::Hops,
         "etx" => RoutingMetric::Etx,
-        _ => return None,
+        _ => RoutingMetric::Hops,
     };
     Some(Routing {
-        kind,
+        protocol,
         metric,
-        aodv: aodv?,
-        olsr: olsr?,
-    })
-}
-
-/// The OLSR keys of `[routing]` (RFC 3626 section 18 defaults, olsrd's LQ window,
-/// RFC 5148's jitter bound).
-fn read_olsr(f: &mut Fields, errs: &mut Errs) -> Option<OlsrSpec> {
-    let d = OlsrSpec::default();
-    let seconds = |x: f64| x > 0.0 && x <= 3600.0;
-    let hello = f.interval(
-        errs,
-        "hello_interval",
-        Some(d.hello_interval_s),
-        "seconds in (0, 3600]",
-        seconds,
-    );
-    let tc = f.interval(
-        errs,
-        "tc_interval",
-        Some(d.tc_interval_s),
-        "seconds in (0, 3600]",
-        seconds,
-    );
-    // With an invalid interval (already reported), check the rest against the default.
-    let (hello_ok, tc_ok) = (hello, tc);
-    let hello = hello.unwrap_or(d.hello_interval_s);
-    let tc = tc.unwrap_or(d.tc_interval_s);
-    let neighb = f.number(
-        errs,
-        "neighb_hold_time",
-        Some(3.0 * hello),
-        &format!("seconds in ({hello}, 3600], more than hello_interval"),
-        |x| x > hello && x <= 3600.0,
-    );
-    let top = f.number(
-        errs,
-        "top_hold_time",
-        Some(3.0 * tc),
-        &format!("seconds in ({tc}, 3600], more than tc_interval"),
-        |x| x > tc && x <= 3600.0,
-    );
-    let algorithm = f.choice(
-        errs,
-        "lq_algorithm",
-        Some("etx_ff"),
-        &["etx_ff", "hello_window"],
-        &[],
-    );
-    let given = f.has("lq_algorithm");
-    f.only_for(
-        errs,
-        "lq_algorithm",
-        algorithm,
-        given,
-        &[("lq_window", &["hello_window"])],
-    );
-    let window = if algorithm == Some("hello_window") {
-        f.integer(
-            errs,
-            "lq_window",
-            Some(d.lq_window.into()),
-            "an integer number of HELLOs in 1..=64",
-            1..=64,
-        )
-        .map(|x| x as u32)
-    } else {
-        Some(d.lq_window)
-    };
-    let algorithm = algorithm.map(|a| match a {
-        "hello_window" => OlsrLqAlgorithm::HelloWindow,
-        _ => OlsrLqAlgorithm::EtxFf,
-    });
-    let max_jitter = hello.min(tc) / 4.0;
-    let jitter = f.number(
-        errs,
-        "jitter",
-        Some(max_jitter),
-        &format!(
-            "seconds in [0, {max_jitter}], at most a quarter of the shorter of \
-             hello_interval and tc_interval (RFC 5148)"
-        ),
-        |x| (0.0..=max_jitter).contains(&x),
-    );
-    let warm = f.boolean(errs, "warm_start", d.warm_start);
-    let redundancy = f.integer(
-        errs,
-        "tc_redundancy",
-        Some(d.tc_redundancy.into()),
-        "TC_REDUNDANCY of RFC 3626 section 15.1: 0 (MPR selectors), 1 (and MPRs) or 2 \
-         (every symmetric neighbour, olsrd's default)",
-        0..=2,
-    );
-    Some(OlsrSpec {
-        hello_interval_s: hello_ok?,
-        tc_interval_s: tc_ok?,
-        neighb_hold_time_s: neighb?,
-        top_hold_time_s: top?,
-        lq_algorithm: algorithm?,
-        lq_window: window?,
-        jitter_s: jitter?,
-        warm_start: warm?,
-        tc_redundancy: redundancy? as u8,
-    })
-}
-
-/// The AODV keys of `[routing]` (RFC 3561 section 10 defaults).
-fn read_aodv(f: &mut Fields, errs: &mut Errs) -> Option<AodvSpec> {
-    let d = AodvSpec::default();
-    let seconds = |hi: f64| move |x: f64| x > 0.0 && x <= hi;
-    let art = f.interval(
-        errs,
-        "active_route_timeout",
-        Some(d.active_route_timeout_s),
-        "seconds in (0, 3600]",
-        seconds(3600.0),
-    );
-    let hops = |f: &mut Fields, errs: &mut Errs, key: &'static str, default: u32| {
-        f.integer(
-            errs,
-            key,
-            Some(default.into()),
-            "an integer number of hops in 1..=255",
-            1..=255,
-        )
-        .map(|x| x as u32)
-    };
-    let diameter = hops(f, errs, "net_diameter", d.net_diameter);
-    let ntt = f.interval(
-        errs,
-        "node_traversal_time",
-        Some(d.node_traversal_time_s),
-        "seconds in (0, 10]",
-        seconds(10.0),
-    );
-    let retries = f
-        .integer(
-            errs,
-            "rreq_retries",
-            Some(d.rreq_retries.into()),
-            "an integer in 0..=16",
-            0..=16,
-        )
-        .map(|x| x as u32);
-    let ttl_start = hops(f, errs, "ttl_start", d.ttl_start);
-    let ttl_increment = hops(f, errs, "ttl_increment", d.ttl_increment);
-    let ttl_threshold = hops(f, errs, "ttl_threshold", d.ttl_threshold);
-    let buffer = f.packets(errs, "buffer_capacity", Some(d.buffer_capacity_pkts));
-    let buffer_timeout = f.interval(
-        errs,
-        "buffer_timeout",
-        Some(d.buffer_timeout_s),
-        "seconds in (0, 3600]",
-        seconds(3600.0),
-    );
-    let detection = f.choice(errs, "link_detection", Some("mac"), &["mac", "hello"], &[]);
-    let hello_interval = f.interval(
-        errs,
-        "hello_interval",
-        Some(d.hello_interval_s),
-        "seconds in (0, 3600]",
-        seconds(3600.0),
-    );
-    let hello_loss = f
-        .integer(
-            errs,
-            "allowed_hello_loss",
-            Some(d.allowed_hello_loss.into()),
-            "an integer in 1..=255",
-            1..=255,
-        )
-        .map(|x| x as u32);
-    let local_repair = f.boolean(errs, "local_repair", d.local_repair);
-    if let (Some(start), Some(threshold), Some(diameter)) = (ttl_start, ttl_threshold, diameter) {
-        if start > threshold {
-            errs.push(ConfigError::new(
-                f.path("ttl_start"),
-                format!(
-                    "must be at most ttl_threshold ({threshold}), got {start}: the expanding \
-                     ring starts at ttl_start and widens up to ttl_threshold"
-                ),
-            ));
-            return None;
-        }
-        if threshold > diameter {
-            errs.push(ConfigError::new(
-                f.path("ttl_threshold"),
-                format!(
-                    "must be at most net_diameter ({diameter}), got {threshold}: past the \
-                     threshold requests cover the whole network with TTL = net_diameter"
-                ),
-            ));
-            return None;
-        }
-    }
-    Some(AodvSpec {
-        active_route_timeout_s: art?,
-        net_diameter: diameter?,
-        node_traversal_time_s: ntt?,
-        rreq_retries: retries?,
-        ttl_start: ttl_start?,
-        ttl_increment: ttl_increment?,
-        ttl_threshold: ttl_threshold?,
-        buffer_capacity_pkts: buffer?,
-        buffer_timeout_s: buffer_timeout?,
-        link_detection: match detection? {
-            "hello" => AodvLinkDetection::Hello,
-            _ => AodvLinkDetection::Mac,
-        },
-        hello_interval_s: hello_interval?,
-        allowed_hello_loss: hello_loss?,
-        local_repair: local_repair?,
+        params: params?,
     })
 }
 

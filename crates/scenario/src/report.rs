@@ -8,7 +8,7 @@ use crate::schema::{FlowKind, Medium, Scenario};
 use airqueue_kernel::Time;
 use airqueue_phy::Dbm;
 use airqueue_sim::metrics::{jain_index, log_utility, OverflowCounts, Traces};
-use airqueue_sim::net::aodv::AodvStats;
+use airqueue_sim::net::aodv::{AodvConfig, AodvStats};
 use airqueue_sim::net::more::MoreFlowStats;
 use airqueue_sim::net::olsr::OlsrStats;
 use airqueue_sim::net::DropReason;
@@ -121,6 +121,12 @@ fn overflow_counts(c: &OverflowCounts) -> Value {
             "20+": c.stale_by[4],
         },
     })
+}
+
+/// Whether AODV runs with local repair (RFC 3561 6.12), whose counters the report adds.
+fn aodv_local_repair(s: &Scenario) -> bool {
+    let params = s.routing.params_of(&airqueue_sim::net::aodv::keys::SCHEME);
+    params.is_some_and(AodvConfig::local_repair_in)
 }
 
 /// The AODV counters of every node, by name (what the `routing` table has per node);
@@ -243,7 +249,7 @@ fn routing_totals(s: &Scenario, out: &RunOutcome) -> Value {
     let mut m = Map::new();
     m.insert("kind".into(), json!("aodv"));
     for st in &out.routing {
-        for (name, v) in aodv_counters(st, s.routing.aodv.local_repair) {
+        for (name, v) in aodv_counters(st, aodv_local_repair(s)) {
             let e = m.entry(name).or_insert(json!(0u64));
             *e = json!(e.as_u64().unwrap_or(0) + v);
         }
@@ -395,12 +401,12 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
     let mut routing = Columns::default();
     for (node, st) in out.routing.iter().enumerate() {
         routing.push("node", json!(node));
-        for (name, v) in aodv_counters(st, s.routing.aodv.local_repair) {
+        for (name, v) in aodv_counters(st, aodv_local_repair(s)) {
             routing.push(name, json!(v));
         }
     }
     let mut routing_columns: Vec<&str> = std::iter::once("node")
-        .chain(aodv_counters(&AodvStats::default(), s.routing.aodv.local_repair).map(|(n, _)| n))
+        .chain(aodv_counters(&AodvStats::default(), aodv_local_repair(s)).map(|(n, _)| n))
         .collect();
     if !out.olsr.is_empty() {
         for (node, st) in out.olsr.iter().enumerate() {

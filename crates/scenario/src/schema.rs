@@ -6,6 +6,7 @@
 //! Parsing and validation live in `parse.rs`; this file only says what a valid scenario is.
 
 use airqueue_phy::Propagation;
+use airqueue_sim::net::registry::RoutingScheme;
 use airqueue_sim::qdisc::registry::{Params, Scheme};
 use airqueue_sim::transport::{RateScheme, RegisteredRate};
 use serde::ser::SerializeMap;
@@ -321,148 +322,37 @@ pub enum RateControlKind {
 /// `[routing]`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Routing {
-    pub kind: RoutingKind,
-    /// `metric` (static and olsr): default hops for static, etx for olsr.
+    /// `kind`: `None` for "static" (shortest paths computed once before the run), else
+    /// the routing protocol, by its name: "aodv" (RFC 3561) or "olsr" (RFC 3626), each
+    /// declaring its keys in its module (`airqueue_sim::net::registry`). A protocol's
+    /// messages travel over the 802.11 MAC.
+    #[serde(rename = "kind", serialize_with = "routing_kind_name")]
+    pub protocol: Option<&'static RoutingScheme>,
+    /// `metric` (static routing, and a protocol with a default metric: olsr's is etx):
+    /// default hops for static.
     pub metric: RoutingMetric,
-    /// The keys of kind = "aodv" (defaults for the other kinds).
-    pub aodv: AodvSpec,
-    /// The keys of kind = "olsr" (defaults for the other kinds).
-    pub olsr: OlsrSpec,
+    /// The protocol's keys, as its module declares them (none for static routing).
+    #[serde(flatten)]
+    pub params: Params,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RoutingKind {
-    /// Shortest paths computed once before the run.
-    Static,
-    /// AODV (RFC 3561): routes discovered on demand, broken by MAC retry-limit failures.
-    /// Needs medium.kind = "wifi" and queue.kind = "droptail" or "fq".
-    Aodv,
-    /// OLSR (RFC 3626) with olsrd's ETX: periodic HELLOs and TCs keep every node's row
-    /// of the routing table up to date. Needs medium.kind = "wifi"; any queue kind.
-    Olsr,
-}
+impl Routing {
+    /// `routing.kind`.
+    pub fn kind_name(&self) -> &'static str {
+        self.protocol.map_or("static", |p| p.name)
+    }
 
-/// `[routing]` keys of kind = "olsr", RFC 3626 section 18 names in SI seconds.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct OlsrSpec {
-    /// `hello_interval` seconds in (0, 3600]; default 2.
-    pub hello_interval_s: f64,
-    /// `tc_interval` seconds in (0, 3600]; default 5.
-    pub tc_interval_s: f64,
-    /// `neighb_hold_time` seconds, more than hello_interval; default 3 x hello_interval.
-    pub neighb_hold_time_s: f64,
-    /// `top_hold_time` seconds, more than tc_interval; default 3 x tc_interval.
-    pub top_hold_time_s: f64,
-    /// `lq_algorithm`: how link quality is measured; default `"etx_ff"` (olsrd's default
-    /// from 0.5.6 on).
-    pub lq_algorithm: OlsrLqAlgorithm,
-    /// `lq_window` (`lq_algorithm = "hello_window"` only): HELLOs in the link-quality
-    /// window, 1..=64; default 10.
-    pub lq_window: u32,
-    /// `jitter`: MAXJITTER seconds (RFC 5148), in [0, min(hello_interval,
-    /// tc_interval) / 4]; default that bound.
-    pub jitter_s: f64,
-    /// `warm_start`: begin from the converged routes of the idle network; default true.
-    pub warm_start: bool,
-    /// `tc_redundancy`: TC_REDUNDANCY (RFC 3626 section 15.1), 0 (the MPR selectors, the
-    /// RFC's default), 1 (and the MPRs) or 2 (every symmetric neighbour, olsrd's default).
-    pub tc_redundancy: u8,
-}
-
-impl Default for OlsrSpec {
-    fn default() -> Self {
-        OlsrSpec {
-            hello_interval_s: 2.0,
-            tc_interval_s: 5.0,
-            neighb_hold_time_s: 6.0,
-            top_hold_time_s: 15.0,
-            lq_algorithm: OlsrLqAlgorithm::EtxFf,
-            lq_window: 10,
-            jitter_s: 0.5,
-            warm_start: true,
-            tc_redundancy: 0,
-        }
+    /// The protocol's keys when `scheme` is the one that runs.
+    pub fn params_of(&self, scheme: &RoutingScheme) -> Option<&Params> {
+        (self.protocol == Some(scheme)).then_some(&self.params)
     }
 }
 
-/// `[routing] lq_algorithm` of kind = "olsr".
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum OlsrLqAlgorithm {
-    /// olsrd's `etx_ff`: packet sequence-number gaps in 1 s bins over 32 s, aged when
-    /// HELLOs are overdue, published with a 10% hysteresis.
-    EtxFf,
-    /// The fraction of the last `lq_window` HELLOs received, every change used at once
-    /// (airqueue's earlier estimator).
-    HelloWindow,
-}
-
-/// `[routing]` keys of kind = "aodv", RFC 3561 section 10 names in SI seconds.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct AodvSpec {
-    /// `active_route_timeout` seconds in (0, 3600]; default 3.
-    pub active_route_timeout_s: f64,
-    /// `net_diameter` hops in 1..=255; default 35.
-    pub net_diameter: u32,
-    /// `node_traversal_time` seconds in (0, 10]; default 0.04.
-    pub node_traversal_time_s: f64,
-    /// `rreq_retries` in 0..=16; default 2.
-    pub rreq_retries: u32,
-    /// `ttl_start` in 1..=net_diameter; default 1.
-    pub ttl_start: u32,
-    /// `ttl_increment` in 1..=255; default 2.
-    pub ttl_increment: u32,
-    /// `ttl_threshold` in ttl_start..=net_diameter; default 7.
-    pub ttl_threshold: u32,
-    /// `buffer_capacity`: packets a node holds awaiting route discovery, >= 1; default
-    /// 64 (ns-2).
-    pub buffer_capacity_pkts: u32,
-    /// `buffer_timeout` seconds in (0, 3600]; default 30 (ns-2).
-    pub buffer_timeout_s: f64,
-    /// `link_detection`: how link breaks are found; default MAC feedback.
-    pub link_detection: AodvLinkDetection,
-    /// `hello_interval` seconds in (0, 3600] (HELLO_INTERVAL); default 1.
-    pub hello_interval_s: f64,
-    /// `allowed_hello_loss` in 1..=255 (ALLOWED_HELLO_LOSS); default 2.
-    pub allowed_hello_loss: u32,
-    /// `local_repair`: RFC 3561 6.12 local repair of broken links by the relay upstream
-    /// of the break; default false (then left out of the resolved scenario, which stays
-    /// what it was before the key existed).
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub local_repair: bool,
-}
-
-/// `[routing] link_detection` of AODV.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum AodvLinkDetection {
-    /// A unicast frame that reaches the MAC retry limit breaks the link (ns-2).
-    #[default]
-    Mac,
-    /// RFC 3561 6.9 hello messages: a next hop silent for allowed_hello_loss *
-    /// hello_interval is gone.
-    Hello,
-}
-
-impl Default for AodvSpec {
-    fn default() -> Self {
-        AodvSpec {
-            active_route_timeout_s: 3.0,
-            net_diameter: 35,
-            node_traversal_time_s: 0.04,
-            rreq_retries: 2,
-            ttl_start: 1,
-            ttl_increment: 2,
-            ttl_threshold: 7,
-            buffer_capacity_pkts: 64,
-            buffer_timeout_s: 30.0,
-            link_detection: AodvLinkDetection::Mac,
-            hello_interval_s: 1.0,
-            allowed_hello_loss: 2,
-            local_repair: false,
-        }
-    }
+fn routing_kind_name<S: serde::Serializer>(
+    protocol: &Option<&'static RoutingScheme>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.serialize_str(protocol.map_or("static", |p| p.name))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

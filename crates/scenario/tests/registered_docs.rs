@@ -2,9 +2,13 @@
 //! named in docs/scenario.md's `[queue]` table (its table keys in the table of its own
 //! section), and it has a scheme page (the one whose opening `[queue] kind = ...` line
 //! names it) that names them too. So is every registered source rate controller with keys:
-//! each key in the table of its own section.
+//! each key in the table of its own section. And every registered routing protocol: its
+//! kind in the `[routing]` table's `kind` row, each of its keys in a row that names the
+//! kind and shows the declared default, range and choices.
 
-use airqueue_sim::qdisc::registry::{Key, SCHEMES};
+use airqueue_scenario::parse::MAX_QUEUE_PKTS;
+use airqueue_sim::net::registry::ROUTING_SCHEMES;
+use airqueue_sim::qdisc::registry::{short, Fallback, Key, KeyValue, Range, SCHEMES};
 use airqueue_sim::transport::RATE_SCHEMES;
 use std::path::Path;
 
@@ -95,5 +99,87 @@ fn every_registered_rate_controller_table_is_in_the_scenario_reference() {
     let scenario = doc("scenario.md");
     for s in RATE_SCHEMES.iter().filter(|s| !s.keys.is_empty()) {
         assert_rows(&scenario, s.name, s.keys);
+    }
+}
+
+/// What the `[routing]` row of `k` must show: its default in the default column, and in
+/// the meaning column its range and choices.
+fn routing_row_shows(k: &Key) -> (Vec<String>, Vec<String>) {
+    match k.value {
+        KeyValue::Duration {
+            default: Fallback::Value(d),
+            max_s,
+            zero_is_off,
+            ..
+        } => {
+            let range = Range {
+                min_inclusive: zero_is_off,
+                ..Range::closed(0.0, max_s)
+            };
+            (vec![short(d)], vec![range.describe()])
+        }
+        KeyValue::Integer { default, min, max }
+        | KeyValue::Count {
+            default, min, max, ..
+        } => (vec![default.to_string()], vec![format!("{min}..={max}")]),
+        KeyValue::Packets { default: Some(d) } => {
+            (vec![d.to_string()], vec![format!("1..={MAX_QUEUE_PKTS}")])
+        }
+        KeyValue::Bool { default } => (vec![default.to_string()], Vec::new()),
+        KeyValue::Choice { default, names } => (
+            vec![format!("`\"{default}\"`")],
+            names.iter().map(|n| format!("`\"{n}\"`")).collect(),
+        ),
+        KeyValue::MoreThan {
+            than,
+            default_times,
+            max_s,
+            ..
+        } => (
+            vec![format!("{} x `{than}`", short(default_times))],
+            vec![format!("more than `{than}`, at most {}", short(max_s))],
+        ),
+        KeyValue::ShareOf { of, .. } => {
+            let names: Vec<String> = of.iter().map(|k| format!("`{k}`")).collect();
+            (names, Vec::new())
+        }
+        ref other => panic!("{}: add what its row shows for {other:?}", k.name),
+    }
+}
+
+#[test]
+fn every_routing_protocol_and_key_is_in_the_scenario_reference() {
+    let scenario = doc("scenario.md");
+    let routing = section(&scenario, "routing");
+    let row = |key: &str| {
+        let head = format!("| `{key}` |");
+        let line = routing.lines().find(|l| l.starts_with(&head));
+        let line = line.unwrap_or_else(|| panic!("no row for `{key}` in `[routing]`"));
+        line.split(" | ").map(str::to_string).collect::<Vec<_>>()
+    };
+    for s in ROUTING_SCHEMES {
+        let kind = row("kind");
+        assert!(
+            kind[3].contains(&format!("`\"{}\"`", s.name)),
+            "kind {}",
+            s.name
+        );
+        for k in s.keys {
+            let cells = row(k.name);
+            let (default, meaning) = (&cells[2], &cells[3]);
+            assert!(
+                meaning.contains(s.name),
+                "{}: `{}` does not name it",
+                s.name,
+                k.name
+            );
+            let (defaults, shown) = routing_row_shows(k);
+            for d in defaults {
+                assert!(default.contains(&d), "{}.{}: default {d}", s.name, k.name);
+            }
+            for x in shown {
+                assert!(meaning.contains(&x), "{}.{}: {x}", s.name, k.name);
+            }
+        }
     }
 }

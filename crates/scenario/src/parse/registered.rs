@@ -1,10 +1,14 @@
 //! The `[queue]` keys of the disciplines that declare their own
 //! (`airqueue_sim::qdisc::registry`), the keys some keep in a top-level table named
-//! after them, and the tables of the source rate controllers
-//! (`airqueue_sim::transport::RATE_SCHEMES`): each key is read by the type, default and
+//! after them, the tables of the source rate controllers
+//! (`airqueue_sim::transport::RATE_SCHEMES`) and the `[routing]` keys of the routing
+//! protocols (`airqueue_sim::net::registry`): each key is read by the type, default and
 //! range its scheme gives, and the scheme's checks between keys run once all are read.
 
-use airqueue_sim::qdisc::registry::{Fallback, Key, KeyValue, Params, Scheme, Setting, SCHEMES};
+use airqueue_sim::net::registry::{RoutingScheme, ROUTING_SCHEMES};
+use airqueue_sim::qdisc::registry::{
+    Fallback, Key, KeyValue, OnlyWith, Params, Scheme, Setting, SCHEMES,
+};
 use airqueue_sim::transport::{RateScheme, RateSetting, RATE_SCHEMES};
 
 use super::fields::{short, within, Errs, Fields};
@@ -34,6 +38,51 @@ pub(super) fn keys_by_kind(kinds: &[&'static str]) -> Vec<(&'static str, Vec<&'s
         ks.sort_by_key(rank);
     }
     table
+}
+
+/// Every `routing.kind`: `"static"` (the default: no protocol), then the registered
+/// protocols.
+pub(super) fn routing_kinds() -> Vec<&'static str> {
+    let protocols = ROUTING_SCHEMES.iter().map(|s| s.name);
+    std::iter::once("static").chain(protocols).collect()
+}
+
+/// Which routing kinds take which `[routing]` key: `metric` (static routing and the
+/// protocols with a default metric), then the protocols' keys, each key's kinds in
+/// registration order.
+pub(super) fn routing_keys_by_kind() -> Vec<(&'static str, Vec<&'static str>)> {
+    let with_metric = ROUTING_SCHEMES
+        .iter()
+        .filter(|s| s.default_metric.is_some());
+    let metric_kinds = std::iter::once("static").chain(with_metric.map(|s| s.name));
+    let mut table: Vec<(&str, Vec<&str>)> = vec![("metric", metric_kinds.collect())];
+    let registered = ROUTING_SCHEMES
+        .iter()
+        .flat_map(|s| s.keys.iter().map(|k| (k.name, s.name)));
+    for (key, kind) in registered {
+        match table.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, kinds)) => kinds.push(kind),
+            None => table.push((key, vec![kind])),
+        }
+    }
+    table
+}
+
+/// Reads `scheme`'s keys from `[routing]` (`f`) and runs its check; `None` when a key
+/// is invalid or the check found a mistake (reported).
+pub(super) fn read_routing(
+    f: &mut Fields,
+    errs: &mut Errs,
+    scheme: &'static RoutingScheme,
+) -> Option<Params> {
+    let mut params = Params::of_keys(scheme.keys.iter().collect());
+    read_keys_with(f, errs, scheme.keys, scheme.only_with, &mut params);
+    let problems = (scheme.check)(&mut params);
+    let fine = problems.is_empty();
+    for p in problems {
+        errs.push(ConfigError::new(f.path(p.key), p.message));
+    }
+    (fine && params.is_complete()).then_some(params)
 }
 
 /// The top-level tables of the schemes that keep keys there ([`Scheme::table_keys`]),
@@ -153,7 +202,28 @@ pub(super) fn read_rate_tables(
 /// Reads `keys` from `f` into `params`, marking the ones written as given and the
 /// refused ones invalid (reported).
 fn read_keys(f: &mut Fields, errs: &mut Errs, keys: &'static [Key], params: &mut Params) {
+    read_keys_with(f, errs, keys, &[], params);
+}
+
+/// [`read_keys`], where a key of `only_with` is read only beside the values of its
+/// choice key that take it: beside another it is refused as not used (and silently
+/// dropped when that choice was invalid, already reported), and keeps its default.
+fn read_keys_with(
+    f: &mut Fields,
+    errs: &mut Errs,
+    keys: &'static [Key],
+    only_with: &[OnlyWith],
+    params: &mut Params,
+) {
     for key in keys {
+        if let Some(w) = only_with.iter().find(|w| w.key == key.name) {
+            let value = params.choice(w.choice);
+            let given = f.has(w.choice);
+            f.only_for(errs, w.choice, value, given, &[(w.key, w.values)]);
+            if !value.is_some_and(|v| w.values.contains(&v)) {
+                continue;
+            }
+        }
         if f.has(key.name) {
             params.set_given(key.name);
         }
@@ -232,15 +302,44 @@ fn read_keys(f: &mut Fields, errs: &mut Errs, keys: &'static [Key], params: &mut
                 let x = f.number(errs, key.name, Some(default), expected, |x| x > 0.0);
                 within(errs, &f.path(key.name), x, (0.0, max), unit, why).map(Some)
             }
-            KeyValue::Count { default, expected } => f
-                .integer(
-                    errs,
-                    key.name,
-                    Some(u64::from(default)),
-                    expected,
-                    0..=u64::from(u32::MAX),
-                )
+            KeyValue::Count {
+                default,
+                min,
+                max,
+                expected,
+            } => f
+                .integer(errs, key.name, Some(default), expected, min..=max)
                 .map(|x| Some(x as f64)),
+            KeyValue::MoreThan {
+                max_s, expected, ..
+            } => match params.relative(key) {
+                Some((than, default)) => {
+                    let expected =
+                        format!("seconds in ({}, {}], {expected}", short(than), short(max_s));
+                    f.number(errs, key.name, Some(default), &expected, |x| {
+                        x > than && x <= max_s
+                    })
+                    .map(Some)
+                }
+                // Never for a registered key: the keys it depends on have defaults.
+                None => {
+                    let _ = f.take(key.name);
+                    Some(None)
+                }
+            },
+            KeyValue::ShareOf { expected, .. } => match params.relative(key) {
+                Some((bound, default)) => {
+                    let expected = format!("seconds in [0, {}], {expected}", short(bound));
+                    f.number(errs, key.name, Some(default), &expected, |x| {
+                        (0.0..=bound).contains(&x)
+                    })
+                    .map(Some)
+                }
+                None => {
+                    let _ = f.take(key.name);
+                    Some(None)
+                }
+            },
             KeyValue::Duration {
                 default,
                 max_s,

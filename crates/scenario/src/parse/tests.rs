@@ -94,10 +94,9 @@ fn defaults_fill_every_optional_section() {
     assert_eq!(
         s.routing,
         Routing {
-            kind: RoutingKind::Static,
+            protocol: None,
             metric: RoutingMetric::Hops,
-            aodv: AodvSpec::default(),
-            olsr: OlsrSpec::default(),
+            params: airqueue_sim::qdisc::registry::Params::of_keys(Vec::new()),
         }
     );
     assert_eq!(

@@ -1,4 +1,5 @@
-//! Network layer: packets and headers, drop reasons, routing (static tables, AODV, OLSR).
+//! Network layer: packets and headers, drop reasons, routing (static tables, AODV, OLSR,
+//! and the registry of the protocols' `[routing]` keys).
 
 pub mod aodv;
 pub mod control;
@@ -7,6 +8,7 @@ pub mod more;
 pub mod olsr;
 pub mod packet;
 pub mod protocol;
+pub mod registry;
 pub mod routing;
 
 pub use packet::{ControlMsg, DiffqHeader, DropReason, Packet, Report, TransportHeader};

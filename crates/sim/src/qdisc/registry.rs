@@ -141,11 +141,45 @@ pub enum KeyValue {
         unit: &'static str,
         why: &'static str,
     },
-    /// An integer in `0..=u32::MAX`; `expected` is what an error message asks for.
+    /// An integer in `min..=max`; `expected` is what an error message asks for (it
+    /// names the quantity: "an integer number of hops in 1..=255").
     Count {
-        default: u32,
+        default: u64,
+        min: u64,
+        max: u64,
         expected: &'static str,
     },
+    /// A duration in seconds more than the key `than` (declared before it: its value,
+    /// or its default when that value was refused) and at most `max_s`; default
+    /// `default_times` times `than` (RFC 3626's hold times). An error message asks for
+    /// "seconds in (<than>, <max_s>], <expected>".
+    MoreThan {
+        than: &'static str,
+        default_times: f64,
+        max_s: f64,
+        expected: &'static str,
+    },
+    /// A duration in seconds in `[0, share x m]`, `m` the smallest of the keys `of`
+    /// (declared before it, each at its default when its value was refused); default
+    /// that bound (RFC 5148's MAXJITTER). An error message asks for "seconds in [0,
+    /// <bound>], <expected>".
+    ShareOf {
+        of: &'static [&'static str],
+        share: f64,
+        expected: &'static str,
+    },
+}
+
+/// A key that only some values of a [`KeyValue::Choice`] key of the same scheme take
+/// (OLSR's `lq_window`, with `lq_algorithm = "hello_window"` only): written beside
+/// another value it is refused as not used by that value, else it keeps its default.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OnlyWith {
+    pub key: &'static str,
+    /// The choice key, declared before `key`.
+    pub choice: &'static str,
+    /// The values of `choice` that take `key`.
+    pub values: &'static [&'static str],
 }
 
 /// What a [`KeyValue::Real`] key is when absent.
@@ -252,7 +286,9 @@ impl KeyValue {
                 Fallback::Off | Fallback::Derived => None,
             },
             KeyValue::Capped { default, .. } => Some(default),
-            KeyValue::Count { default, .. } => Some(f64::from(default)),
+            KeyValue::Count { default, .. } => Some(default as f64),
+            // Worked out from the keys it depends on ([`Params::relative`]).
+            KeyValue::MoreThan { .. } | KeyValue::ShareOf { .. } => None,
             KeyValue::Packets { default } => default.map(f64::from),
             KeyValue::Choice { default, names } => {
                 names.iter().position(|n| *n == default).map(|i| i as f64)
@@ -346,14 +382,46 @@ impl Params {
     }
 
     /// `keys` at their defaults, with no queue capacity (the keys of something other
-    /// than a queue: a source rate controller's table).
+    /// than a queue: a source rate controller's table, a routing protocol's keys).
     pub fn of_keys(keys: Vec<&'static Key>) -> Self {
-        Params {
+        let mut p = Params {
             capacity_pkts: 0,
             values: keys.iter().map(|k| k.value.default_number()).collect(),
             invalid: vec![false; keys.len()],
             given: vec![false; keys.len()],
             keys,
+        };
+        for i in 0..p.keys.len() {
+            if let Some((_, default)) = p.relative(p.keys[i]) {
+                p.values[i] = Some(default);
+            }
+        }
+        p
+    }
+
+    /// For a [`KeyValue::MoreThan`] or [`KeyValue::ShareOf`] key, the bound the keys it
+    /// depends on set now (each at its default when its value was refused) and its
+    /// default: `(than, default_times x than)` or `(bound, bound)`; `None` for the
+    /// other kinds.
+    pub fn relative(&self, key: &Key) -> Option<(f64, f64)> {
+        let now = |name: &str| {
+            let i = self.index(name);
+            self.values[i].or_else(|| self.keys[i].value.default_number())
+        };
+        match key.value {
+            KeyValue::MoreThan {
+                than,
+                default_times,
+                ..
+            } => now(than).map(|m| (m, default_times * m)),
+            KeyValue::ShareOf { of, share, .. } => {
+                let m = of
+                    .iter()
+                    .map(|k| now(k))
+                    .try_fold(f64::INFINITY, |m, x| x.map(|x| m.min(x)))?;
+                Some((share * m, share * m))
+            }
+            _ => None,
         }
     }
 
@@ -513,7 +581,9 @@ impl Serialize for Params {
                 KeyValue::Real { .. }
                 | KeyValue::Duration { .. }
                 | KeyValue::BitRate { .. }
-                | KeyValue::Capped { .. } => {
+                | KeyValue::Capped { .. }
+                | KeyValue::MoreThan { .. }
+                | KeyValue::ShareOf { .. } => {
                     map.serialize_entry(k.name, &v.is_finite().then_some(v))?
                 }
                 KeyValue::Count { .. } => map.serialize_entry(k.name, &(v as u64))?,
@@ -584,7 +654,7 @@ pub(crate) fn assert_sound(k: &Key) {
         KeyValue::Integer { default, min, max } => {
             assert!((min..=max).contains(&default), "{}", k.name)
         }
-        KeyValue::Bool { .. } | KeyValue::Count { .. } => {}
+        KeyValue::Bool { .. } => {}
         KeyValue::Real {
             default,
             range,
@@ -625,6 +695,28 @@ pub(crate) fn assert_sound(k: &Key) {
             default, max, why, ..
         } => assert!(
             default > 0.0 && default <= max && !why.is_empty(),
+            "{}",
+            k.name
+        ),
+        KeyValue::Count {
+            default, min, max, ..
+        } => assert!((min..=max).contains(&default), "{}", k.name),
+        KeyValue::MoreThan {
+            default_times,
+            max_s,
+            expected,
+            ..
+        } => assert!(
+            default_times > 1.0 && max_s > 0.0 && !expected.is_empty(),
+            "{}",
+            k.name
+        ),
+        KeyValue::ShareOf {
+            of,
+            share,
+            expected,
+        } => assert!(
+            !of.is_empty() && share > 0.0 && share <= 1.0 && !expected.is_empty(),
             "{}",
             k.name
         ),
@@ -758,6 +850,67 @@ mod tests {
         assert_eq!(p, defaults, "same values");
         p.set("period", 0.0);
         assert_eq!(p.duration("period"), None);
+    }
+
+    #[test]
+    fn a_relative_duration_follows_the_keys_it_depends_on_or_their_defaults() {
+        const fn interval(name: &'static str, default_s: f64) -> Key {
+            Key {
+                name,
+                doc: "x",
+                value: KeyValue::Duration {
+                    default: Fallback::Value(default_s),
+                    max_s: 10.0,
+                    zero_is_off: false,
+                    expected: "seconds in (0, 10]",
+                },
+            }
+        }
+        static KEYS: [Key; 4] = [
+            interval("a", 2.0),
+            interval("b", 1.0),
+            Key {
+                name: "hold",
+                doc: "x",
+                value: KeyValue::MoreThan {
+                    than: "a",
+                    default_times: 3.0,
+                    max_s: 10.0,
+                    expected: "more than a",
+                },
+            },
+            Key {
+                name: "jitter",
+                doc: "x",
+                value: KeyValue::ShareOf {
+                    of: &["a", "b"],
+                    share: 0.25,
+                    expected: "at most a quarter of a and b",
+                },
+            },
+        ];
+        KEYS.iter().for_each(assert_sound);
+        let mut p = Params::of_keys(KEYS.iter().collect());
+        assert_eq!(
+            (p.real("hold"), p.real("jitter")),
+            (6.0, 0.25),
+            "from the defaults"
+        );
+        assert!(p.is_complete());
+        p.set("a", 0.5);
+        assert_eq!(p.relative(&KEYS[2]), Some((0.5, 1.5)));
+        assert_eq!(
+            p.relative(&KEYS[3]),
+            Some((0.125, 0.125)),
+            "the smaller of a and b"
+        );
+        p.set_invalid("a");
+        assert_eq!(
+            p.relative(&KEYS[2]),
+            Some((2.0, 6.0)),
+            "a refused counts at its default"
+        );
+        assert_eq!(p.relative(&KEYS[0]), None, "not relative");
     }
 
     fn droptail_like() -> Scheme {

@@ -105,6 +105,8 @@ static KEYS: [Key; 10] = [
               decreases; default 10",
         value: KeyValue::Count {
             default: 10,
+            min: 0,
+            max: u32::MAX as u64,
             expected: "an integer number of packets >= 0",
         },
     },

@@ -14,6 +14,7 @@
 //! local repair) is listed in `docs/routing.md`.
 
 pub mod buffer;
+pub mod keys;
 pub mod node;
 pub mod protocol;
 pub mod table;

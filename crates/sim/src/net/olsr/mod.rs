@@ -17,6 +17,7 @@
 //! it sends the periodic HELLOs and TCs over the 802.11 MAC. What is left out (HNA, MID, multiple interfaces,
 //! willingness, RFC 3626 link hysteresis, fisheye) is listed in `docs/routing.md`.
 
+pub mod keys;
 pub mod link;
 pub mod mpr;
 pub mod node;
