@@ -3,8 +3,8 @@
 
 use crate::parse::wifi::DEFAULT_TDMA_PAYLOAD_BYTES;
 use crate::schema::{
-    AodvLinkDetection, FadingKind, FlowKind, FlowSpec, LateCaptureKind, Level, Mac, MacKind,
-    Medium, OlsrLqAlgorithm, PreambleKind, Radio, Rate, RateControlKind, RoutingKind,
+    AodvLinkDetection, FadingKind, FlowKind, FlowSpec, LateCaptureKind, Level, LinkFading, Mac,
+    MacKind, Medium, OlsrLqAlgorithm, PreambleKind, Radio, Rate, RateControlKind, RoutingKind,
     RoutingMetric, Scenario, SensedFramesKind, TcpVariantKind, Topology,
 };
 use crate::topology::adjacency;
@@ -245,6 +245,12 @@ fn wifi_medium(s: &Scenario, positions: &[[f64; 2]]) -> WifiConfig {
                 nodes: c.nodes.iter().map(|&n| NodeId(n)).collect(),
                 rate: dsss_rate(c.data_rate_bps),
             })
+            .collect(),
+        faded_links: s
+            .links
+            .iter()
+            .filter(|l| l.fading == LinkFading::Rayleigh)
+            .flat_map(|l| [(NodeId(l.a), NodeId(l.b)), (NodeId(l.b), NodeId(l.a))])
             .collect(),
         ..wifi_config(&s.radio, &s.mac)
     }
