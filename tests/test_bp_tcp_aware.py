@@ -179,7 +179,7 @@ def test_nontcp_scenarios_pace_flow_2_only_under_backpressure():
     fc = bpt.nontcp_scenario(config, "tcp_aware_fc", loss=0.3)
     assert fc["queue"]["kind"] == "backpressure" and fc["queue"]["variant"] == "tcp_aware"
     assert fc["backpressure"] == {"log_weight": 4e6}
-    assert fc["link"] == [{"a": 0, "b": 1, "loss": 0.3}]
+    assert fc["link"] == [{"a": 0, "b": 1, "loss": 0.3, "fading": "rayleigh"}]
     tcp, udp = fc["flow"]
     assert (tcp["kind"], tcp["variant"], tcp["dst"]) == ("tcp", "sack", 1)
     assert (udp["kind"], udp["rate"], udp["cc"], udp["src"], udp["dst"]) == (
