@@ -67,7 +67,7 @@ def test_half_the_links_are_lossy_at_positive_loss_and_none_at_zero(config, seed
     lossy = bg.scenario(config, grid, "sack", "tcp_aware", loss=0.3)["link"]
     assert len(lossy) == len(grid.pairs) // 2
     assert {(x["a"], x["b"]) for x in lossy} <= set(grid.pairs)
-    assert all(x["loss"] == 0.3 for x in lossy)
+    assert all(x["loss"] == 0.3 and x["fading"] == "rayleigh" for x in lossy)
     aodv = bg.scenario(config, grid, "sack", "aodv", loss=0.5)["link"]
     assert [(x["a"], x["b"]) for x in aodv] == [(x["a"], x["b"]) for x in lossy]
     assert "link" not in bg.scenario(config, grid, "sack", "tcp_aware", loss=0.0)
@@ -105,7 +105,7 @@ def test_probe_is_one_flow_to_a_gateway_neighbour_over_the_one_lossy_link(config
     (flow,) = sc["flow"]
     assert flow["src"] == 0 and flow["start"] == 0.0 and flow["variant"] == "sack"
     assert (0, flow["dst"]) in grid.pairs
-    assert sc["link"] == [{"a": 0, "b": flow["dst"], "loss": 0.01}]
+    assert sc["link"] == [{"a": 0, "b": flow["dst"], "loss": 0.01, "fading": "rayleigh"}]
     assert "link" not in bg.probe_scenario(config, grid, "aodv", 0.0)
 
 
@@ -123,6 +123,36 @@ def test_one_run_places_the_layout_and_accounts_for_every_packet(config):
     )
     per_bin = results.table("timeseries").groupby("flow")["packets_delivered"].sum()
     assert [int(per_bin.get(i, 0)) for i in flows["id"]] == list(flows["packets_delivered"])
+
+
+def test_lossy_links_fade_by_default_and_erase_with_link_fading_none(config):
+    # Section 5.1: "a Rayleigh fading channel with average loss rates 0, 20, 30, 40, 50
+    # percent"; ``link_fading = "none"`` keeps the earlier independent erasures.
+    grid = bg.layout(config, 1)
+    faded = bg.scenario(config, grid, "sack", "tcp_aware", loss=0.2)
+    erased = bg.scenario(replace(config, link_fading="none"), grid, "sack", "tcp_aware", 0.2)
+    assert all(x.pop("fading") == "rayleigh" for x in faded["link"])
+    assert faded == erased
+
+
+def test_a_faded_link_loses_its_average_loss_on_the_air():
+    # Nothing else on the air: an attempt fails when its data frame or its ACK is lost,
+    # 1 - (1 - p)^2 with both directions fading at average loss p (docs/scenario.md).
+    p = 0.3
+    sc = {
+        "duration": 20.0,
+        "topology": {"kind": "explicit", "positions": [[0, 0], [200, 0]]},
+        "radio": {"data_rate": 2e6, "basic_rate": 1e6},
+        "link": [{"a": 0, "b": 1, "loss": p, "fading": "rayleigh"}],
+        "flow": [{"kind": "udp", "src": 0, "dst": 1, "rate": 2e6, "packet_size": 1000}],
+    }
+    src = airqueue.run(sc).table("mac").set_index("node").loc[0]
+    attempts = int(src["data_tx"])
+    failed = int(src["retries"] + src["retry_limit_drops"])
+    want = 1 - (1 - p) ** 2
+    sd = math.sqrt(want * (1 - want) / attempts)
+    assert attempts > 1000
+    assert abs(failed / attempts - want) < 4 * sd, (failed, attempts, want)
 
 
 def test_surviving_counts_flows_at_a_share_of_the_equal_share():
@@ -201,6 +231,7 @@ def test_classical_backpressure_starves_more_flows_than_aodv(quick):
         ({"nodes": 20}, "nodes"),
         ({"network_coding": "yes"}, "network_coding"),
         ({"coding_block": 0}, "coding_block"),
+        ({"link_fading": "rician"}, "link_fading"),
     ],
 )
 def test_bad_parameters_are_refused_naming_the_key(params, key):

@@ -81,7 +81,11 @@ def test_loss_sweep_scenarios_put_the_loss_on_link_a_b():
     config = bpt.Config.make(True, None)
     aodv = bpt.scenario(config, "diamond", "sack", "aodv", loss=0.3)
     assert aodv["routing"] == {"kind": "aodv"} and aodv["queue"]["kind"] == "droptail"
-    assert aodv["link"] == [{"a": 0, "b": 1, "loss": 0.3}]
+    assert aodv["link"] == [{"a": 0, "b": 1, "loss": 0.3, "fading": "rayleigh"}]
+    erased = bpt.Config.make(True, {"link_fading": "none"})
+    assert bpt.scenario(erased, "diamond", "sack", "aodv", loss=0.3)["link"] == [
+        {"a": 0, "b": 1, "loss": 0.3}
+    ]
     bp = bpt.scenario(config, "diamond", "sack", "tcp_aware", loss=0.3)
     assert bp["queue"]["kind"] == "backpressure" and "routing" not in bp
     assert "link" not in bpt.scenario(config, "diamond", "sack", "tcp_aware")
@@ -175,7 +179,7 @@ def test_nontcp_scenarios_pace_flow_2_only_under_backpressure():
     fc = bpt.nontcp_scenario(config, "tcp_aware_fc", loss=0.3)
     assert fc["queue"]["kind"] == "backpressure" and fc["queue"]["variant"] == "tcp_aware"
     assert fc["backpressure"] == {"log_weight": 4e6}
-    assert fc["link"] == [{"a": 0, "b": 1, "loss": 0.3}]
+    assert fc["link"] == [{"a": 0, "b": 1, "loss": 0.3, "fading": "rayleigh"}]
     tcp, udp = fc["flow"]
     assert (tcp["kind"], tcp["variant"], tcp["dst"]) == ("tcp", "sack", 1)
     assert (udp["kind"], udp["rate"], udp["cc"], udp["src"], udp["dst"]) == (
@@ -253,6 +257,7 @@ def test_scenarios_match_the_rust_test_geometry():
         {"unknown_neighbour": "ignore"},
         {"control_when": "always"},
         {"avoid_overflow": "yes"},
+        {"link_fading": "erasure"},
     ],
 )
 def test_bad_parameters_are_refused(params):

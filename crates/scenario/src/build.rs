@@ -3,9 +3,9 @@
 
 use crate::parse::wifi::DEFAULT_TDMA_PAYLOAD_BYTES;
 use crate::schema::{
-    FadingKind, FlowKind, FlowSpec, LateCaptureKind, Level, Mac, MacKind, Medium, PreambleKind,
-    Radio, Rate, RateControlKind, RoutingMetric, Scenario, SensedFramesKind, TcpVariantKind,
-    Topology,
+    FadingKind, FlowKind, FlowSpec, LateCaptureKind, Level, LinkFading, Mac, MacKind, Medium,
+    PreambleKind, Radio, Rate, RateControlKind, RoutingMetric, Scenario, SensedFramesKind,
+    TcpVariantKind, Topology,
 };
 use crate::topology::adjacency;
 use airqueue_kernel::Time;
@@ -245,6 +245,12 @@ fn wifi_medium(s: &Scenario, positions: &[[f64; 2]]) -> WifiConfig {
                 nodes: c.nodes.iter().map(|&n| NodeId(n)).collect(),
                 rate: dsss_rate(c.data_rate_bps),
             })
+            .collect(),
+        faded_links: s
+            .links
+            .iter()
+            .filter(|l| l.fading == LinkFading::Rayleigh)
+            .flat_map(|l| [(NodeId(l.a), NodeId(l.b)), (NodeId(l.b), NodeId(l.a))])
             .collect(),
         ..wifi_config(&s.radio, &s.mac)
     }

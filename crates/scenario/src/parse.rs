@@ -39,8 +39,8 @@ use serde_json::Value;
 use crate::error::{ConfigError, ConfigErrors};
 use crate::schema::RandomFlows;
 use crate::schema::{
-    FlowKind, FlowSpec, LinkSpec, MacKind, Medium, Outputs, QueueSpec, Rate, Routing,
-    RoutingMetric, Scenario, TcpSpec, TcpVariantKind, Topology,
+    FadingKind, FlowKind, FlowSpec, LinkFading, LinkSpec, MacKind, Medium, Outputs, QueueSpec,
+    Rate, Routing, RoutingMetric, Scenario, TcpSpec, TcpVariantKind, Topology,
 };
 use airqueue_sim::medium::wifi::tdma::SLOT_HEADROOM_BYTES;
 use airqueue_sim::net::registry::routing_scheme;
@@ -393,6 +393,30 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
                     ),
                 ));
             }
+        }
+    }
+    // A faded link is a radio link, and its fading replaces the radio's on that link.
+    for (i, l) in links.iter().flatten().enumerate() {
+        if l.fading != LinkFading::Rayleigh {
+            continue;
+        }
+        if let Some(Medium::Wired { .. }) = &medium {
+            errs.push(ConfigError::new(
+                format!("link[{i}].fading"),
+                "\"rayleigh\" needs medium.kind = \"wifi\": wired links do not fade; remove \
+                 the key",
+            ));
+        }
+        if radio
+            .as_ref()
+            .is_some_and(|r| r.fading == FadingKind::Rayleigh)
+        {
+            errs.push(ConfigError::new(
+                format!("link[{i}].fading"),
+                "\"rayleigh\" gives this link its own fading with average loss `loss`, and \
+                 radio.fading = \"rayleigh\" already fades every link around its path loss; \
+                 use one of the two",
+            ));
         }
     }
     // A routing protocol's control messages (and AODV's link breaks) come from the
@@ -973,9 +997,14 @@ fn read_links(items: &[Value], nodes: Option<u32>, errs: &mut Errs) -> Option<Ve
         let loss = f.number(errs, "loss", None, "a probability in [0, 1)", |p| {
             (0.0..1.0).contains(&p)
         });
+        let fading = match f.choice(errs, "fading", Some("none"), &["none", "rayleigh"], &[]) {
+            Some("rayleigh") => Some(LinkFading::Rayleigh),
+            Some(_) => Some(LinkFading::None),
+            None => None,
+        };
         f.finish(errs);
-        let link = match (a, b, loss) {
-            (Some(a), Some(b), Some(loss)) => Some(LinkSpec { a, b, loss }),
+        let link = match (a, b, loss, fading) {
+            (Some(a), Some(b), Some(loss), Some(fading)) => Some(LinkSpec { a, b, loss, fading }),
             _ => None,
         };
         match link {

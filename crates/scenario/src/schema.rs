@@ -98,8 +98,20 @@ pub enum Topology {
 pub struct LinkSpec {
     pub a: u32,
     pub b: u32,
-    /// `loss`: frame erasure probability in [0, 1), both directions.
+    /// `loss`: frame loss probability in [0, 1), both directions.
     pub loss: f64,
+    /// `fading`: how the link loses `loss` of its frames.
+    pub fading: LinkFading,
+}
+
+/// `[[link]] fading`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LinkFading {
+    /// Each frame is erased independently with probability `loss`.
+    None,
+    /// Rayleigh fading whose average frame loss is `loss` (seed 002, 5.1).
+    Rayleigh,
 }
 
 /// `[[move]]`: at `at` each of `nodes` jumps to `distance` metres from node `away_from`,

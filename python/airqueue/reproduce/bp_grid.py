@@ -25,9 +25,13 @@ Modelling choices where the paper is silent (each seed draws its own layout):
   the same random stream (up to ``MAX_DRAWS`` times) until the gateway reaches every node;
   a ValueError says so if none does.
 - "Links" are the neighbour pairs; half of them (rounded down), drawn at random, are
-  lossy. At average loss ``p`` every lossy link erases each frame independently with
-  probability ``p`` in both directions (``[[link]] loss``; the paper: Rayleigh fading with
-  that average, whose spread it does not give). The lossy set is drawn once per seed, so
+  lossy. At average loss ``p`` every lossy link loses ``p`` of its frames in both
+  directions to Rayleigh fading (section 5.1: "we simulated the two-ray path loss model
+  and a Rayleigh fading channel with average loss rates 0, 20, 30, 40, 50 percent";
+  ``[[link]] fading = "rayleigh"``, whose mean power is set by ``p``); the other links keep
+  two-ray ground's power and do not fade (Fig. 8: "the links are not lossy"). The paper
+  gives no fading speed: frames fade independently. ``link_fading = "none"`` erases each
+  frame independently with probability ``p`` instead. The lossy set is drawn once per seed, so
   every loss point and scheme of a seed runs the same layout, flows and lossy links
   (paired comparisons); ``p = 0`` has no ``[[link]]`` entries.
 - Four destinations drawn without replacement among nodes 1-12; start times uniform in
@@ -76,6 +80,8 @@ from airqueue.reproduce.bp_tcp_aware import (
     coding_problems,
     estimate_problems,
     jain,
+    lossy_link,
+    lossy_link_note,
     per_flow,
     queue_section,
     tcp_section,
@@ -292,8 +298,8 @@ def scenario(
     config: Config, grid: Layout, variant: str, scheme: str, loss: float = 0.0
 ) -> dict[str, Any]:
     """One run on ``grid``: flow ``i`` from the gateway to ``grid.destinations[i]``;
-    ``scheme`` is ``"tcp_aware"``, ``"classical"`` or ``"aodv"``; every lossy link erases
-    a fraction ``loss`` of its frames in each direction."""
+    ``scheme`` is ``"tcp_aware"``, ``"classical"`` or ``"aodv"``; every lossy link loses
+    a fraction ``loss`` of its frames in each direction (``lossy_link``)."""
     flows = [
         {
             "kind": "tcp",
@@ -324,7 +330,7 @@ def scenario(
         if config.local_repair:
             sc["routing"]["local_repair"] = True
     if loss > 0:
-        sc["link"] = [{"a": a, "b": b, "loss": loss} for a, b in grid.lossy]
+        sc["link"] = [lossy_link(config, a, b, loss) for a, b in grid.lossy]
     for k, value in config.extra.items():
         sc[k] = value
     return sc
@@ -395,7 +401,7 @@ def probe_scenario(config: Config, grid: Layout, scheme: str, loss: float) -> di
     sc["flow"] = [{**sc["flow"][0], "dst": dst, "start": 0.0}]
     sc["name"] = f"{NAME}-probe-seed{grid.seed}-{scheme}-loss{loss:g}"
     if loss > 0:
-        sc["link"] = [{"a": GATEWAY, "b": dst, "loss": loss}]
+        sc["link"] = [lossy_link(config, GATEWAY, dst, loss)]
     return sc
 
 
@@ -578,9 +584,9 @@ def _setup_notes(config: Config, quick: bool, layouts: Mapping[int, Layout]) -> 
         f"{max(g.draws for g in grids)} draws until connected.",
         "Choices where the paper is silent (module docstring): one node per cell; the "
         "gateway at the centre; neighbours by radio range, not by cell (a pair two cells "
-        "apart within range is a link); the same loss p on every lossy link, as "
-        "independent frame erasures in both directions (the paper: Rayleigh fading with "
-        "average p); the lossy half drawn once per seed.",
+        "apart within range is a link); the same loss p on every lossy link; the lossy "
+        "half drawn once per seed.",
+        lossy_link_note(config),
         coding_note(config),
         f"A flow survives when its goodput is positive and at least "
         f"{config.survive_share:g} of its equal share (aggregate / {config.flows}); the "

@@ -28,9 +28,12 @@ Scenario (seed 002, section 5 and Figs. 5-7; the text loses Fig. 5's pictures)::
 Metrics: per flow its goodput over the whole run (mean, Student-t 95% interval over
 seeds), Jain's index of the two flows and the aggregate.
 
-Loss sweep (Fig. 9): the diamond with TCP-SACK, link A-B erasing a fraction ``p`` of the
-frames in each direction (``[[link]] loss``; the paper: Rayleigh fading with that
-average loss), p = 0, 0.2, 0.3, 0.4, 0.5; TCP-aware backpressure against AODV (RFC 3561,
+Loss sweep (Fig. 9): the diamond with TCP-SACK, link A-B losing a fraction ``p`` of the
+frames in each direction, p = 0, 0.2, 0.3, 0.4, 0.5, to Rayleigh fading of that average
+loss (section 5.1: "we simulated the two-ray path loss model and a Rayleigh fading
+channel with average loss rates 0, 20, 30, 40, 50 percent"; ``[[link]] fading =
+"rayleigh"``, ``link_fading``; ``"none"``: independent erasures); TCP-aware backpressure
+against AODV (RFC 3561,
 drop-tail queues), the paper's baseline. Rows per p: each flow's goodput, Jain's index,
 and TCP-aware BP over AODV per flow (bootstrap ratio of means).
 
@@ -113,7 +116,8 @@ UNKNOWN_NEIGHBOUR = ("zero", "exclude", "k")
 @dataclass(frozen=True)
 class BackpressureParams:
     """The backpressure settings every seed-002 reproduction passes to ``[queue]``
-    (``queue_section``); their readings are in docs/reproductions/backpressure.md."""
+    (``queue_section``), and how its lossy links lose frames (``lossy_link``); their
+    readings are in docs/reproductions/backpressure.md."""
 
     #: How long an overheard queue report counts (the model's default).
     report_lifetime: float = 0.05
@@ -139,6 +143,10 @@ class BackpressureParams:
     #: (4.1.2): "zero" (the model's default), "exclude" (no candidate until it reports)
     #: or "k" (a queue of K); the routing next hop counts as empty until it reports.
     unknown_neighbour: str = "zero"
+    #: How a lossy link loses its average loss p (``[[link]] fading``): "rayleigh"
+    #: (section 5.1's "Rayleigh fading channel with average loss rates 0, 20, 30, 40, 50
+    #: percent") or "none" (each frame erased independently with probability p).
+    link_fading: str = "rayleigh"
 
 
 @dataclass(frozen=True)
@@ -245,8 +253,8 @@ def scenario(
     config: Config, topology: str, variant: str, scheme: str, loss: float = 0.0
 ) -> dict[str, Any]:
     """One run's scenario; flow ids 0 (A -> B) and 1 (A -> D). ``scheme`` is one of
-    ``SCHEMES`` or ``"aodv"`` (drop-tail with AODV routes); ``loss`` erases that fraction
-    of link A-B's frames in each direction."""
+    ``SCHEMES`` or ``"aodv"`` (drop-tail with AODV routes); link A-B loses ``loss`` of
+    its frames in each direction (``lossy_link``)."""
     queue = queue_section(scheme, config)
     flows = [
         {
@@ -273,11 +281,37 @@ def scenario(
         sc["routing"] = {"kind": "aodv"}
         sc["name"] = f"{NAME}-{topology}-{variant}-aodv"
     if loss > 0:
-        sc["link"] = [{"a": 0, "b": 1, "loss": loss}]
+        sc["link"] = [lossy_link(config, 0, 1, loss)]
         sc["name"] += f"-loss{loss:g}"
     for k, value in config.extra.items():
         sc[k] = value
     return sc
+
+
+def lossy_link(config: BackpressureParams, a: int, b: int, loss: float) -> dict[str, Any]:
+    """The ``[[link]]`` of a lossy pair: average loss ``loss`` both ways, by Rayleigh
+    fading or independent erasures as ``config.link_fading`` says."""
+    link: dict[str, Any] = {"a": a, "b": b, "loss": loss}
+    if config.link_fading == "rayleigh":
+        link["fading"] = "rayleigh"
+    return link
+
+
+def lossy_link_note(config: BackpressureParams) -> str:
+    """How the lossy links lose their frames, for a reproduction's notes."""
+    if config.link_fading == "rayleigh":
+        return (
+            "A lossy link with average loss p fades (section 5.1: 'a Rayleigh fading "
+            "channel with average loss rates'): per frame, its power is exponential around "
+            "the mean at which a frame alone on the air is lost with probability p "
+            "(threshold / -ln(1 - p), docs/scenario.md [[link]]), in both directions; the "
+            "paper gives no fading speed, so frames fade independently. The other links "
+            "keep two-ray ground's power and do not fade."
+        )
+    return (
+        "Lossy links erase each frame independently with probability p in both directions "
+        "(link_fading = none), where the paper has Rayleigh fading with average loss p."
+    )
 
 
 class CodingParams(Protocol):
@@ -300,8 +334,8 @@ def coding_problems(config: CodingParams) -> list[str]:
 
 def estimate_problems(config: BackpressureParams) -> list[str]:
     """What is wrong with the backpressure keys ``link_estimate``, ``loss_count``,
-    ``estimate_interval``, ``control_interval``, ``control_when``, ``avoid_overflow`` and
-    ``unknown_neighbour``, if anything."""
+    ``estimate_interval``, ``control_interval``, ``control_when``, ``avoid_overflow``,
+    ``unknown_neighbour`` and ``link_fading``, if anything."""
     problems = []
     if config.link_estimate not in ("measured", "configured"):
         problems.append(
@@ -323,6 +357,11 @@ def estimate_problems(config: BackpressureParams) -> list[str]:
         problems.append(
             f"unknown_neighbour {config.unknown_neighbour!r}: expected one of "
             + ", ".join(f'"{u}"' for u in UNKNOWN_NEIGHBOUR)
+        )
+    if config.link_fading not in ("rayleigh", "none"):
+        problems.append(
+            f'link_fading {config.link_fading!r}: expected "rayleigh" (Rayleigh fading of '
+            'the average loss) or "none" (independent erasures)'
         )
     return problems
 
@@ -573,9 +612,9 @@ def _nontcp_notes(config: Config, nontcp: Mapping[tuple[str, float], pd.DataFram
         "BP) and beta = 0.5 give x ~ 40 packets/s; times a backlog U = 12 (a quarter of "
         "K = 50) gives 3.8e6, rounded to 4e6. It was not tuned against these results.",
         "Figs. 12-13 deviations: AODV's flow 2 fills its drop-tail queue (100 packets) and is "
-        "refilled as packets leave; the paper's Rayleigh fading on A-B is independent "
-        "frame erasures in both directions; the TCP-aware BP + uncontrolled UDP runs are "
-        "an ablation the paper does not show.",
+        "refilled as packets leave; the TCP-aware BP + uncontrolled UDP runs are an "
+        "ablation the paper does not show.",
+        lossy_link_note(config),
     ]
     for s in NONTCP_SCHEMES:
         g = nontcp[(s, 0.0)]
@@ -792,8 +831,7 @@ def _notes(
         "Figs. 6-7's baseline is drop-tail with static shortest-path routes (ties to the "
         "lowest node id); the Fig. 9 sweep compares against AODV (RFC 3561, link-layer "
         "detection, drop-tail queues), the paper's baseline there.",
-        "Deviation (Fig. 9): link A-B erases each frame independently with probability p "
-        "in both directions, where the paper draws Rayleigh fading with average loss p. "
+        "Fig. 9: " + lossy_link_note(config) + " "
         "The grid topology (Figs. 8, 10, 11) is the reproduction bp-grid"
         + ("." if config.nontcp else "; not run: the non-TCP flow (Figs. 12-13)."),
         coding_note(config),

@@ -204,7 +204,8 @@ bin = 0.5
         vec![LinkSpec {
             a: 0,
             b: 1,
-            loss: 0.25
+            loss: 0.25,
+            fading: LinkFading::None,
         }]
     );
     assert_eq!(
@@ -507,6 +508,37 @@ fn link_problems() {
             "link[0].b: same node as a (2); a link joins two different nodes",
             "link[2]: nodes 0 and 1 already have a link at link[1]; give each pair once",
         ]
+    );
+}
+
+#[test]
+fn link_fading() {
+    let s = from_toml_str(&format!(
+        "{BASE}[[link]]\na = 0\nb = 1\nloss = 0.3\nfading = \"rayleigh\"\n[[link]]\na = 1\nb = 2\nloss = 0.3\n"
+    ))
+    .unwrap();
+    let fading: Vec<_> = s.links.iter().map(|l| l.fading).collect();
+    assert_eq!(fading, [LinkFading::Rayleigh, LinkFading::None]);
+    assert_eq!(
+        one_error(&format!(
+            "{BASE}[[link]]\na = 0\nb = 1\nloss = 0.3\nfading = \"rician\"\n"
+        )),
+        "link[0].fading: unknown fading \"rician\"; expected one of none, rayleigh"
+    );
+    assert_eq!(
+        one_error(&format!(
+            "{BASE}[radio]\nfading = \"rayleigh\"\n[[link]]\na = 0\nb = 1\nloss = 0.3\nfading = \"rayleigh\"\n"
+        )),
+        "link[0].fading: \"rayleigh\" gives this link its own fading with average loss `loss`, \
+         and radio.fading = \"rayleigh\" already fades every link around its path loss; use one \
+         of the two"
+    );
+    assert_eq!(
+        one_error(&format!(
+            "{BASE}[medium]\nkind = \"wired\"\n[[link]]\na = 0\nb = 1\nloss = 0.3\nfading = \"rayleigh\"\n"
+        )),
+        "link[0].fading: \"rayleigh\" needs medium.kind = \"wifi\": wired links do not fade; \
+         remove the key"
     );
 }
 

@@ -28,6 +28,11 @@
 //!   PHY error and no EIFS. Two equal frames starting in the same slot then both vanish
 //!   and their hearers defer DIFS, where a radio that syncs on one defers EIFS
 //!   (10.3.2.3.7).
+//! * **Faded links** ([`WifiConfig::faded_links`]): a listed directed link loses its
+//!   `[[link]] loss` to Rayleigh fading rather than to an erasure: each frame's power at
+//!   the receiver is exponential around the mean [`rayleigh_mean_mw`] derives from that
+//!   loss, and it counts as such for sensing, interference and capture as well (seed 002,
+//!   5.1: "a Rayleigh fading channel with average loss rates 0, 20, 30, 40, 50 percent").
 
 use super::config::{Fading, LateCapture, SensedFrames, WifiConfig};
 use crate::ids::NodeId;
@@ -43,8 +48,64 @@ pub const PREAMBLE_DETECTION: Time = Time::from_nanos(4_000);
 pub struct Hearer {
     pub node: NodeId,
     pub mean_rx_mw: f64,
-    /// Frame erasure probability on this directed link (`[[link]] loss`).
+    /// Frame loss probability on this directed link (`[[link]] loss`): an independent
+    /// erasure per frame, or the average loss of the link's own fading if `faded`.
     pub loss: f64,
+    /// The link fades ([`WifiConfig::faded_links`]): `mean_rx_mw` is
+    /// [`rayleigh_mean_mw`] of `loss`, not the path loss's, and no frame is erased.
+    pub faded: bool,
+}
+
+/// Mean received power (mW) at which Rayleigh fading loses a fraction `loss` of the frames
+/// on a link whose receiver decodes from `threshold_mw` up. Under Rayleigh fading the
+/// received power `S` is exponential around its mean `m`, so a frame alone on the air is
+/// lost with probability `P(S < T) = 1 - exp(-T / m)`; setting that to `loss` gives
+/// `m = T / -ln(1 - loss)`. `loss` in (0, 1).
+pub fn rayleigh_mean_mw(threshold_mw: f64, loss: f64) -> f64 {
+    threshold_mw / -(-loss).ln_1p()
+}
+
+/// The links of [`WifiConfig::faded_links`], with the power they are decoded from.
+#[derive(Clone, Debug)]
+struct FadedLinks {
+    /// Directed (from, to), sorted for binary search.
+    pairs: Vec<(NodeId, NodeId)>,
+    /// Weakest power a frame at the data rate is decoded from with nothing else on the
+    /// air: the receive threshold or the rate's SINR threshold over the noise, the larger.
+    threshold_mw: f64,
+}
+
+impl FadedLinks {
+    fn new(cfg: &WifiConfig) -> Self {
+        let mut pairs = cfg.faded_links.clone();
+        pairs.sort_unstable();
+        pairs.dedup();
+        let sinr = airqueue_phy::dsss::sinr_threshold(cfg.data_rate).to_ratio();
+        let threshold_mw = Dbm(cfg.rx_threshold_dbm)
+            .to_mw()
+            .0
+            .max(Dbm(cfg.noise_dbm).to_mw().0 * sinr);
+        FadedLinks {
+            pairs,
+            threshold_mw,
+        }
+    }
+
+    /// `to` as a hearer of `from` at mean power `path_mw` (the path loss's), with the
+    /// link's `loss`; a faded link with no loss keeps the path loss's power and no fading.
+    fn hearer(&self, from: NodeId, to: NodeId, path_mw: f64, loss: f64) -> Hearer {
+        let faded = loss > 0.0 && self.pairs.binary_search(&(from, to)).is_ok();
+        Hearer {
+            node: to,
+            mean_rx_mw: if faded {
+                rayleigh_mean_mw(self.threshold_mw, loss)
+            } else {
+                path_mw
+            },
+            loss,
+            faded,
+        }
+    }
 }
 
 /// The frame a radio is locked onto.
@@ -144,6 +205,7 @@ pub struct Channel {
     tx_power: Dbm,
     /// Weakest mean power that makes a radio a hearer.
     floor_mw: f64,
+    faded: FadedLinks,
     radios: Vec<Radio>,
     rx_threshold_mw: f64,
     cs_threshold_mw: f64,
@@ -206,6 +268,7 @@ impl Channel {
             Fading::None => cs_threshold_mw,
             Fading::Rayleigh => cs_threshold_mw * 0.1,
         };
+        let faded = FadedLinks::new(cfg);
         let mut hearers = vec![Vec::new(); n];
         // Only pairs closer than where the mean power falls below the floor can hear each
         // other: a sweep over the radios sorted by x compares just those, so a large
@@ -225,11 +288,7 @@ impl Channel {
                 if p >= floor_mw && p > 0.0 {
                     let (a, b) = (NodeId(a as u32), NodeId(b as u32));
                     for (from, to) in [(a, b), (b, a)] {
-                        hearers[from.index()].push(Hearer {
-                            node: to,
-                            mean_rx_mw: p,
-                            loss: loss(from, to),
-                        });
+                        hearers[from.index()].push(faded.hearer(from, to, p, loss(from, to)));
                     }
                 }
             }
@@ -250,6 +309,7 @@ impl Channel {
             propagation: cfg.propagation,
             tx_power: tx,
             floor_mw,
+            faded,
             radios: vec![Radio::default(); n],
             rx_threshold_mw: Dbm(cfg.rx_threshold_dbm).to_mw().0,
             cs_threshold_mw,
@@ -298,26 +358,17 @@ impl Channel {
             let theirs = &mut self.hearers[i];
             let at = theirs.binary_search_by_key(&node, |h| h.node);
             match (heard, at) {
-                (true, Ok(k)) => theirs[k].mean_rx_mw = p,
-                (true, Err(k)) => theirs.insert(
-                    k,
-                    Hearer {
-                        node,
-                        mean_rx_mw: p,
-                        loss: loss(other, node),
-                    },
-                ),
+                (true, Ok(k)) => theirs[k] = self.faded.hearer(other, node, p, theirs[k].loss),
+                (true, Err(k)) => {
+                    theirs.insert(k, self.faded.hearer(other, node, p, loss(other, node)));
+                }
                 (false, Ok(k)) => {
                     theirs.remove(k);
                 }
                 (false, Err(_)) => {}
             }
             if heard {
-                own.push(Hearer {
-                    node: other,
-                    mean_rx_mw: p,
-                    loss: loss(node, other),
-                });
+                own.push(self.faded.hearer(node, other, p, loss(node, other)));
             }
         }
         self.hearers[node.index()] = own;
@@ -391,11 +442,14 @@ impl Channel {
         for i in 0..self.hearers[from.index()].len() {
             let h = self.hearers[from.index()][i];
             let p = match self.fading {
-                Fading::None => h.mean_rx_mw,
-                Fading::Rayleigh => h.mean_rx_mw * self.fading_rng[h.node.index()].exponential(1.0),
+                Fading::None if !h.faded => h.mean_rx_mw,
+                Fading::None | Fading::Rayleigh => {
+                    h.mean_rx_mw * self.fading_rng[h.node.index()].exponential(1.0)
+                }
             };
             self.on_air[from.index()].push((h.node, p));
-            let erased = h.loss > 0.0 && self.erasure_rng[h.node.index()].bernoulli(h.loss);
+            let erased =
+                !h.faded && h.loss > 0.0 && self.erasure_rng[h.node.index()].bernoulli(h.loss);
             let r = &mut self.radios[h.node.index()];
             let others = r.energy_mw;
             r.energy_mw += p;
@@ -576,13 +630,13 @@ mod tests {
         Channel::new(cfg, &pos, 1, |_, _| 0.0)
     }
 
-    /// Every node's hearers, as (hearer, mean power bits, loss bits).
-    fn budgets(ch: &Channel) -> Vec<Vec<(u32, u64, u64)>> {
+    /// Every node's hearers, as (hearer, mean power bits, loss bits, faded).
+    fn budgets(ch: &Channel) -> Vec<Vec<(u32, u64, u64, bool)>> {
         (0..ch.positions.len() as u32)
             .map(|n| {
                 ch.hearers(NodeId(n))
                     .iter()
-                    .map(|h| (h.node.0, h.mean_rx_mw.to_bits(), h.loss.to_bits()))
+                    .map(|h| (h.node.0, h.mean_rx_mw.to_bits(), h.loss.to_bits(), h.faded))
                     .collect()
             })
             .collect()
@@ -590,7 +644,11 @@ mod tests {
 
     #[test]
     fn budgets_after_a_move_equal_those_of_a_channel_built_with_the_node_there() {
-        let cfg = WifiConfig::dsss_default();
+        // Links 0 -> 3 and 3 -> 1 fade: their mean power stays set by their loss.
+        let cfg = WifiConfig {
+            faded_links: vec![(NodeId(0), NodeId(3)), (NodeId(3), NodeId(1))],
+            ..WifiConfig::dsss_default()
+        };
         let loss = |a: NodeId, b: NodeId| f64::from(a.0 * 10 + b.0) / 1000.0;
         let radio = |n: NodeId| n.0 != 4;
         let before = [
@@ -900,6 +958,63 @@ mod tests {
             decoded: false,
             sensed_only: false
         }));
+    }
+
+    #[test]
+    fn rayleigh_mean_gives_the_average_loss_to_a_frame_alone_on_the_air() {
+        for loss in [0.01, 0.2, 0.5, 0.9] {
+            let threshold_mw = 1.3e-7;
+            let mean_mw = rayleigh_mean_mw(threshold_mw, loss);
+            let outage = 1.0 - (-threshold_mw / mean_mw).exp();
+            assert!(
+                (outage - loss).abs() < 1e-12,
+                "loss {loss}: outage {outage}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_faded_link_loses_its_average_loss_in_both_directions_at_both_rates() {
+        // Nodes 200 m apart; the link fades both ways with average loss `loss`, which sets
+        // its mean power, and no frame is erased. Node 2, 100 m from node 0 over a
+        // loss-free link, keeps the path loss's power and decodes every frame.
+        let frames = 20_000;
+        for (rate, loss) in [(DsssRate::Mbps2, 0.2), (DsssRate::Mbps1, 0.5)] {
+            let cfg = WifiConfig {
+                data_rate: DsssRate::Mbps2,
+                faded_links: vec![(NodeId(0), NodeId(1)), (NodeId(1), NodeId(0))],
+                ..WifiConfig::dsss_default()
+            };
+            let pos = [[0.0, 0.0], [200.0, 0.0], [-100.0, 0.0]];
+            let link = |a: NodeId, b: NodeId| if a.0 + b.0 == 1 { loss } else { 0.0 };
+            let mut ch = Channel::new(&cfg, &pos, 7, link);
+            let to_1 = ch.hearers(NodeId(0))[0];
+            assert!(to_1.faded && to_1.node == NodeId(1));
+            let threshold_mw = Dbm(cfg.rx_threshold_dbm).to_mw().0;
+            assert_eq!(to_1.mean_rx_mw, rayleigh_mean_mw(threshold_mw, loss));
+            assert!(!ch.hearers(NodeId(0))[1].faded);
+            for (from, to) in [(0, 1), (1, 0)] {
+                let mut lost = 0;
+                let mut out = vec![];
+                for _ in 0..frames {
+                    out.clear();
+                    ch.start_tx(NodeId(from), rate, Time::ZERO, &mut out);
+                    ch.end_tx(NodeId(from), &mut out);
+                    let decoded = ends_at(&out, to).iter().any(|&(f, ok, _)| f == from && ok);
+                    lost += usize::from(!decoded);
+                    if from == 0 {
+                        assert_eq!(ends_at(&out, 2), vec![(0, true, false)]);
+                    }
+                }
+                // Binomial: within 4 standard deviations of the average loss.
+                let measured = lost as f64 / frames as f64;
+                let sd = (loss * (1.0 - loss) / frames as f64).sqrt();
+                assert!(
+                    (measured - loss).abs() < 4.0 * sd,
+                    "{rate:?} {from} -> {to}: lost {measured}, average loss {loss}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -148,6 +148,10 @@ pub struct WifiConfig {
     pub moves: Vec<NodeMove>,
     /// Contention (DCF/EDCA) or a TDMA schedule.
     pub access: Access,
+    /// Directed links (from, to) whose `[[link]] loss` is the average frame loss of their
+    /// own Rayleigh fading instead of an independent erasure (seed 002, 5.1: "a Rayleigh
+    /// fading channel with average loss rates"); see [`super::channel::rayleigh_mean_mw`].
+    pub faded_links: Vec<(NodeId, NodeId)>,
 }
 
 impl WifiConfig {
@@ -159,6 +163,7 @@ impl WifiConfig {
         WifiConfig {
             propagation,
             fading: Fading::None,
+            faded_links: Vec::new(),
             tx_power_dbm: tx.0,
             rx_threshold_dbm: airqueue_phy::threshold_for_range(&propagation, tx, 250.0).0,
             cs_threshold_dbm: airqueue_phy::threshold_for_range(&propagation, tx, 550.0).0,
