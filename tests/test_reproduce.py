@@ -160,6 +160,38 @@ def test_driver_buffer_and_link_loss_options_of_the_mesh(tmp_path):
             )
 
 
+def test_fading_option_of_the_mesh(tmp_path):
+    """``fading = "rayleigh"`` sets ``radio.fading`` for every scheme and for the reruns
+    alone; the default leaves the radio as before; another value is refused before any
+    run, naming the parameter."""
+    from airqueue.reproduce import diffq_single_path as sp
+
+    assert sp.Config().fading == "none"
+    faded = sp.Config.make(False, {"fading": "rayleigh"})
+    assert sp.alone_scenario(faded, 3, 7, 0.5)["radio"] == {
+        "data_rate": 11e6,
+        "fading": "rayleigh",
+    }
+    assert sp.alone_scenario(sp.Config(), 3, 7, 0.5)["radio"] == {"data_rate": 11e6}
+    mesh = sp.scheme_scenario(
+        "DiffQ-TCP",
+        name="x",
+        duration=1.0,
+        nodes=46,
+        area=(900.0, 900.0),
+        flows=4,
+        packet_size=1400,
+        queue_capacity=199,
+        delayed_ack=True,
+        fading="rayleigh",
+    )
+    assert mesh["radio"]["fading"] == "rayleigh"
+    with pytest.raises(ValueError, match=r"fading must be one of \['none', 'rayleigh'\].*--param"):
+        airqueue.reproduce(
+            "diffq-single-path", quick=True, out=tmp_path, serial=True, params={"fading": "rice"}
+        )
+
+
 def test_cli_json_rows_resume_from_the_store(starvation, starvation_dir):
     result = CliRunner().invoke(
         app,

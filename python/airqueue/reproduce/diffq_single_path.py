@@ -24,7 +24,9 @@ the driver's 200 transmit buffers in per-level FIFOs (``driver_buffer``; 1 is th
 counterfactual of a MAC that pulls each packet at the last moment). Every pair of nodes
 loses each frame with probability ``link_loss``, 0.04 by default: the one value that fits
 Table 2's single-flow TCP throughput over 1-4 hops (``diffq-tcp-chain``), fixed before
-any mesh run; 0 is the loss-free counterfactual.
+any mesh run; 0 is the loss-free counterfactual. ``fading = "rayleigh"`` adds per-frame
+Rayleigh fading (``radio.fading``), a counterfactual: section 6.1 describes no channel
+model, so the default is ``"none"``.
 
 Metrics per flow count and scheme, mean and 95% interval over scenarios: Jain's index,
 log utility (sum of ln per-flow goodput in bit/s), aggregate goodput, starved fraction
@@ -111,6 +113,11 @@ DRIVER_BUFFER_FRAMES = 1
 #: is in docs/reproductions/diffq.md, "Link loss"). The core's default is loss-free.
 TABLE2_LINK_LOSS = 0.04
 
+#: ``radio.fading`` values the mesh runs with: ``"none"`` (the default; section 6.1 gives
+#: the radios, the power and the fixed rate, no channel model) or ``"rayleigh"``, the
+#: counterfactual of docs/reproductions/diffq.md's "Fading".
+FADINGS = ("none", "rayleigh")
+
 #: The testbed's OLSR is olsrd with ETX (section 6.1; docs/routing.md): its TCs advertise
 #: every symmetric neighbour, ``TC_REDUNDANCY`` 2 in olsrd's ``src/olsr_protocol.h`` from
 #: January 2006 on and in its sample configurations, where RFC 3626's default (0)
@@ -161,6 +168,8 @@ class Config:
     #: calibration ``TABLE2_LINK_LOSS``, the default (the testbed's paths run through a
     #: building and OLSR routes them by ETX, section 6.1); 0 is loss-free.
     link_loss: float = TABLE2_LINK_LOSS
+    #: ``radio.fading`` (``FADINGS``): ``"none"``, the default, or ``"rayleigh"``.
+    fading: str = "none"
 
     @classmethod
     def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
@@ -246,6 +255,15 @@ def check_driver(name: str, driver_buffer: int, link_loss: float) -> None:
         )
 
 
+def check_fading(name: str, fading: str) -> None:
+    """Refuses a ``fading`` other than ``FADINGS``, before any run, naming the parameter."""
+    if fading not in FADINGS:
+        raise ValueError(
+            f"{name}: fading must be one of {list(FADINGS)}, got {fading!r}; "
+            'e.g. --param fading=rayleigh (the default is "none")'
+        )
+
+
 def lossy_links(nodes: int, link_loss: float) -> list[dict[str, Any]]:
     """``[[link]]`` entries giving every pair of ``nodes`` the erasure probability
     ``link_loss`` (none when it is 0); pairs out of range never exchange frames."""
@@ -279,11 +297,12 @@ def scheme_scenario(
     tc_redundancy: int = OLSRD_TC_REDUNDANCY,
     driver_buffer: int = DRIVER_BUFFER_FRAMES,
     link_loss: float = 0.0,
+    fading: str = "none",
 ) -> dict[str, Any]:
     """The scenario of one scheme on the random mesh (shared with ``diffq-ablation``);
     ``routing`` is the ``[routing] kind``, with the ETX metric and, under OLSR,
-    ``tc_redundancy``; ``driver_buffer`` frames behind the queue and ``link_loss`` on
-    every pair."""
+    ``tc_redundancy``; ``driver_buffer`` frames behind the queue, ``link_loss`` on
+    every pair, and ``radio.fading`` when ``fading`` is not ``"none"``."""
     diffq = scheme.startswith("DiffQ")
     template: dict[str, Any] = {
         "random": flows,
@@ -316,6 +335,8 @@ def scheme_scenario(
         sc["routing"]["tc_redundancy"] = tc_redundancy
     if link_loss:
         sc["link"] = lossy_links(nodes, link_loss)
+    if fading != "none":
+        sc["radio"]["fading"] = fading
     if diffq:
         sc.update(diffq_sections(nodes, diffq_d, queue_threshold, rate_update))
     return sc
@@ -337,6 +358,7 @@ def run(
         raise ValueError(f"{NAME}: unknown scheme(s) {unknown}; known: {list(SCHEMES)}")
     check_routing(NAME, config.routing, config.tc_redundancy)
     check_driver(NAME, config.driver_buffer, config.link_loss)
+    check_fading(NAME, config.fading)
     seeds = list(range(1, config.seeds + 1))
     grid = {"flows.random": list(config.flow_counts)}
     with Runner(out, workers=workers, serial=serial, progress=progress, client=client) as runner:
@@ -362,6 +384,7 @@ def run(
                 tc_redundancy=config.tc_redundancy,
                 driver_buffer=config.driver_buffer,
                 link_loss=config.link_loss,
+                fading=config.fading,
             )
             frames.append(runner.sweep(s, base, seeds=seeds, grid=grid))
         flows = pd.concat(frames, ignore_index=True)
@@ -466,7 +489,8 @@ def run(
             "(loss-free)."
             if config.link_loss == 0
             else f"(the Table 2 calibration is {TABLE2_LINK_LOSS:g})."
-        ),
+        )
+        + (f" Fading: {config.fading}." if config.fading != "none" else ""),
         "Paper values: Table 3 ratios are numbers in the paper; Jain and log-utility ratios "
         "are the text's 'about two times higher' and 'about 20% better' (section 6.3, over "
         "all flow counts, Fig. 11a/c). Per-scheme absolute values are plotted, not "
@@ -658,6 +682,7 @@ def alone_scenario(config: Config, src: int, dst: int, start_s: float) -> dict[s
         tc_redundancy=config.tc_redundancy,
         driver_buffer=config.driver_buffer,
         link_loss=config.link_loss,
+        fading=config.fading,
     )
     del sc["flows"]
     sc["flow"] = [_alone_flow(config, src, dst, start_s)]
