@@ -819,6 +819,10 @@ mod tests {
             airtime: Time::ZERO,
             aired: 2,
             aired_half_mbps: 11,
+            flow: FlowId(0),
+            head_at: Time::ZERO,
+            backoff_slots: 0,
+            ifs: Time::ZERO,
         };
         QueueDiscipline::on_tx_status(&mut q, &status, Time::ZERO);
         assert_eq!(q.link_rate(slow), DsssRate::Mbps2);
