@@ -124,6 +124,9 @@ class Config:
     sample_hz: float = 160.0
     d_ref: float = 0.05
     t_fair: float = 0.005
+    #: T_pkt of the AP's own packets (section III-B.1; ``queue.t_pkt``): "drawn",
+    #: "elapsed" or "estimate".
+    t_pkt: str = "drawn"
     ecn: bool = True
     max_window: int = 43
     packet_size: int = 1000
@@ -236,6 +239,7 @@ def _queue(config: Config, scheme: str) -> dict[str, Any]:
         "sample_hz": config.sample_hz,
         "d_ref": config.d_ref,
         "t_fair": config.t_fair,
+        "t_pkt": config.t_pkt,
     }
 
 
