@@ -171,6 +171,17 @@ def test_rate_scenario_drop_keeps_the_stations_in_place():
     airqueue.Scenario.from_dict(sc).validate()
 
 
+def test_t_pkt_reading_reaches_the_access_points_queue():
+    # Section III-B.1: the AP's own packets' T_pkt from their backoff and retries,
+    # "drawn" by default; BASE's drop-tail queue has no such key.
+    assert dqm.Config.make(False, None).t_pkt == "drawn"
+    config = dqm.Config.make(True, {"t_pkt": "elapsed"})
+    assert dqm.rate_scenario(config, "DQM")["queue"]["t_pkt"] == "elapsed"
+    assert "t_pkt" not in dqm.rate_scenario(config, "BASE")["queue"]
+    with pytest.raises(ValueError, match="t_pkt: one of drawn, elapsed, estimate"):
+        dqm.Config.make(True, {"t_pkt": "measured"})
+
+
 def test_decode_ranges_shrink_with_the_rate():
     # Two-ray ground beyond its crossover: 40 log10 d, so the 4.40 dB between the 5.5 and
     # 2 Mb/s SINR thresholds (5.95, 1.55 dB) is a factor 10^(4.40 / 40) in distance.

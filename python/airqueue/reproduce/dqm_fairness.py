@@ -98,6 +98,8 @@ PAPER_BASE_JAIN = 0.203
 DSSS_RATES = (1e6, 2e6, 5.5e6, 11e6)
 #: Section IV-B's readings (``Config.rate_model``).
 RATE_MODELS = ("move", "drop")
+#: Section III-B.1's readings of the AP's own packets' T_pkt (``Config.t_pkt``).
+T_PKT_READINGS = ("drawn", "elapsed", "estimate")
 #: Carrier-sense range over decode range of the scenario's default radio (550 m / 250 m).
 CS_OVER_DECODE = 2.2
 
@@ -124,6 +126,9 @@ class Config:
     sample_hz: float = 160.0
     d_ref: float = 0.05
     t_fair: float = 0.005
+    #: T_pkt of the AP's own packets (section III-B.1; ``queue.t_pkt``): "drawn",
+    #: "elapsed" or "estimate".
+    t_pkt: str = "drawn"
     ecn: bool = True
     max_window: int = 43
     packet_size: int = 1000
@@ -216,6 +221,8 @@ def _check(config: Config) -> None:
         )
     if config.rate_model not in RATE_MODELS:
         problems.append(f"rate_model: one of {', '.join(RATE_MODELS)}, got {config.rate_model!r}")
+    if config.t_pkt not in T_PKT_READINGS:
+        problems.append(f"t_pkt: one of {', '.join(T_PKT_READINGS)}, got {config.t_pkt!r}")
     if problems:
         raise ValueError("; ".join(problems))
 
@@ -236,6 +243,7 @@ def _queue(config: Config, scheme: str) -> dict[str, Any]:
         "sample_hz": config.sample_hz,
         "d_ref": config.d_ref,
         "t_fair": config.t_fair,
+        "t_pkt": config.t_pkt,
     }
 
 
@@ -960,8 +968,11 @@ def _notes(
         "downlink flows only the link is 'under-utilized, with smaller queueing delay and "
         "queue size than the reference values', and after the uplink flows join 'both "
         "queueing delay and queue size are controlled around the reference values'. Ours: "
-        "the AP (node 0) sampled at every bin: q.ref = D_ref / mean T_pkt (EWMA of DQM's "
-        "one-access estimate) at the bin's end, the queue length (the AP's radio queue "
+        "the AP (node 0) sampled at every bin: q.ref = D_ref / mean T_pkt (EWMA of the "
+        f"T_pkt of the AP's own packets, t_pkt = {config.t_pkt!r}: 'drawn' their backoff "
+        "slots, IFS, DATA, SIFS and ACK over every attempt, 'elapsed' head of the MAC to "
+        "the end of the exchange, 'estimate' one access without retries) at the bin's end, "
+        "the queue length (the AP's radio queue "
         "plus its nearly empty 100 Mb/s wire queue), and the mean enqueue-to-dequeue time "
         "of the packets that left the DQM queue in the bin; per seed the mean over the "
         "bins inside each window, then mean and 95% CI over seeds.",
@@ -976,7 +987,7 @@ def _notes(
             f"{config.warmup:g}-{config.rate_time:g} s, 'after' "
             f"{config.rate_time + config.rate_settle:g}-{config.rate_duration:g} s. The AP's "
             "DQM knows each link's current rate (III-B), as the paper assumes. The uplink "
-            "channel-time share is an estimate from goodputs and DQM's T_pkt (no "
+            "channel-time share is an estimate from goodputs and the one-access T_pkt (no "
             "retransmissions, collisions or TCP retransmissions counted), not a measured "
             "airtime; the time-fair reference uses the same T_pkt."
         )

@@ -6,7 +6,7 @@ use super::toml_to_json;
 use crate::build::world_config;
 use crate::topology::validate_and_place;
 use airqueue_kernel::Time;
-use airqueue_sim::qdisc::dqm::{Link, SCHEME};
+use airqueue_sim::qdisc::dqm::{Link, OwnTPkt, SCHEME};
 use airqueue_sim::DqmConfig;
 
 /// BASE on a BSS of four stations, with `[queue]` keys `queue`.
@@ -34,7 +34,7 @@ fn dqm_defaults_are_table_ii() {
 fn dqm_every_key_reaches_the_world() {
     let text = bss_queue(
         "kind = \"dqm\"\ncapacity = 60\nd_ref = 0.02\na = 2e-5\nb = 1.9e-5\nsample_hz = 100\n\
-         t_fair = 0.01\nflow_timeout = 2.5\n",
+         t_fair = 0.01\nflow_timeout = 2.5\nt_pkt = \"elapsed\"\n",
     );
     let (s, pos) = validate_and_place(&toml_to_json(&text).unwrap()).unwrap();
     let cfg = world_config(&s, &pos);
@@ -51,6 +51,7 @@ fn dqm_every_key_reaches_the_world() {
         (2e-5, 1.9e-5, Time::from_millis(10))
     );
     assert_eq!(cfg.flow_timeout, Time::from_millis(2500));
+    assert_eq!(cfg.own_t_pkt, OwnTPkt::Elapsed);
     // The rates and framing come from the radio at build time (the world hands each
     // radio interface's to the scheme: qdisc/dqm.rs's tests).
 }
@@ -69,6 +70,10 @@ fn dqm_mistakes_are_named() {
             "queue.sample_hz: expected a sampling rate in (0, 1e6] Hz, got 0",
             "queue.b: must be at most a (0.00001), got 0.00002: a - b is the integral gain, which must not be negative",
         ]
+    );
+    assert_eq!(
+        one_error(&bss_queue("kind = \"dqm\"\nt_pkt = \"measured\"\n")),
+        "queue.t_pkt: unknown t_pkt \"measured\"; expected one of estimate, drawn, elapsed"
     );
     // PI's own keys, and DQM's under another kind.
     assert_eq!(

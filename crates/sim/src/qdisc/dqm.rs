@@ -9,13 +9,15 @@
 //!   [`Dqm::on_received`]. No per-flow queues, only two classes' state (III.B).
 //! * **Channel time** (III.B.1): `N_up`, `N_dn` count flows seen within `flow_timeout`;
 //!   `T_up`, `T_dn` sum each class's `T_pkt` over tumbling windows of
-//!   `(N_up + N_dn) * T_fair`. `T_pkt` is one access,
-//!   `DIFS + CWmin/2 slots + DATA + SIFS + ACK`
+//!   `(N_up + N_dn) * T_fair`. For a received packet `T_pkt` is the paper's estimate,
+//!   one access `DIFS + CWmin/2 slots + DATA + SIFS + ACK`
 //!   ([`airqueue_phy::access::access_time`]), DATA at the rate of the
 //!   packet's link (the AP "is also aware of the bit-rates"; [`Dqm::set_link_rates`]
 //!   follows scheduled rate changes, and each transmit status the rate the MAC's rate
-//!   control, AARF included, picked for that peer's next frame). The paper's estimate for incoming packets
-//!   is used for outgoing ones too, since the queue cannot see the MAC's retries.
+//!   control, AARF included, picked for that peer's next frame). For the AP's own
+//!   packets "it knows the backoff time as well as the number of retransmissions":
+//!   [`OwnTPkt`] reads that from the MAC's transmit status, so those are charged to
+//!   their class, and enter the mean of eq. (1), when their exchange ends.
 //! * **Enqueue** (Algorithm 1, lines 1-13, 31-47): drop-tail at `capacity`; else, with
 //!   the PI probability `p` ([`super::pi`], Table II gains at 160 Hz), signal the head of
 //!   the class with more channel time per flow (CE on ECN-capable data, ECN-Echo on an
@@ -24,7 +26,8 @@
 //!   III.A), which keeps the counters' identities.
 //! * **Reference length**, eq. (1): our copy reads `q.ref = D_ref / sqrt(T_pkt)`, which
 //!   has no consistent unit; read as `D_ref / mean(T_pkt)`, the packets that drain in
-//!   `D_ref`, the mean an EWMA ([`Dqm::T_PKT_WEIGHT`]) of departing packets' `T_pkt`.
+//!   `D_ref`, the mean an EWMA ([`Dqm::T_PKT_WEIGHT`]) of the AP's own packets' `T_pkt`
+//!   (at dequeue under [`OwnTPkt::Estimate`], else at their transmit status).
 //! * **Dequeue** (Algorithm 1, lines 14-30): with both classes under their fair share the
 //!   head with the higher link rate goes first (III.B.2; ties to the earlier arrival),
 //!   else the class under its share, else the one with less time per flow; an empty
@@ -41,7 +44,7 @@ use airqueue_kernel::{RngStream, Time};
 use airqueue_phy::access::access_time;
 /// The rates and framing `T_pkt` is computed at.
 pub use airqueue_phy::access::Link;
-use airqueue_phy::dsss::CW_MIN;
+use airqueue_phy::dsss::{self, CW_MIN};
 use airqueue_phy::DsssRate;
 use std::cmp::Ordering;
 use std::collections::VecDeque;
@@ -68,7 +71,7 @@ pub static SCHEME: Scheme = Scheme {
     build,
 };
 
-const KEYS: [Key; 6] = [
+const KEYS: [Key; 7] = [
     Key {
         name: "d_ref",
         doc: "D_ref, the queueing delay aimed at, seconds; the controller aims at \
@@ -95,10 +98,57 @@ const KEYS: [Key; 6] = [
             max_s: 3600.0,
         },
     },
+    Key {
+        name: "t_pkt",
+        doc: "T_pkt of the AP's own packets, which the paper has the AP \"explicitly \
+              calculate ... since it knows the backoff time as well as the number of \
+              retransmissions\" (III-B.1): \"drawn\" (default) the backoff slots its \
+              attempts drew (802.11's Backoff Time) with each attempt's IFS, DATA, SIFS \
+              and ACK; \"elapsed\" the time from the head of the MAC to the end of the \
+              exchange, frozen backoff included; \"estimate\" the received packets' \
+              estimate (one access, mean backoff, no retries)",
+        value: KeyValue::Choice {
+            default: "drawn",
+            names: &OwnTPkt::NAMES,
+        },
+    },
     pi::GAIN_KEYS[0],
     pi::GAIN_KEYS[1],
     pi::GAIN_KEYS[2],
 ];
+
+/// How the AP reckons `T_pkt` of its own packets (III-B.1: "When estimated at the AP,
+/// AP can explicitly calculate T_pkt for outgoing packets since it knows the backoff
+/// time as well as the number of retransmissions"). Received packets always get the
+/// estimate ("assuming an average backoff time with minimum contention window and no
+/// retransmissions"). `Drawn` and `Elapsed` are known only from the MAC's transmit
+/// status at the end of the packet's exchange: that is when the packet is charged to
+/// its class's `T_up`/`T_dn` (in the window then open) and enters the mean of eq. (1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OwnTPkt {
+    /// The received packets' estimate, charged at dequeue.
+    Estimate,
+    /// IEEE 802.11-2016 10.3.4.3's Backoff Time = Random() x aSlotTime summed over the
+    /// slots the frame's attempts counted, plus each aired attempt's DIFS/EIFS, DATA at
+    /// its rate, SIFS and ACK: the paper's list of parts, retransmissions counted.
+    Drawn,
+    /// From the frame's reaching the head of the MAC to the end of its exchange: the
+    /// backoff with the time its counter stayed frozen while others sent.
+    Elapsed,
+}
+
+impl OwnTPkt {
+    /// The `t_pkt` key's names, in the order of the variants.
+    pub const NAMES: [&'static str; 3] = ["estimate", "drawn", "elapsed"];
+
+    fn from_name(name: &str) -> Self {
+        match name {
+            "estimate" => OwnTPkt::Estimate,
+            "elapsed" => OwnTPkt::Elapsed,
+            _ => OwnTPkt::Drawn,
+        }
+    }
+}
 
 fn check(p: &mut Params, _: &Setting) -> Vec<Problem> {
     pi::check_integral_gain(p).into_iter().collect()
@@ -139,6 +189,8 @@ pub struct DqmConfig {
     /// Rates and framing for `T_pkt`; `link.data_rate` is every link's rate until a
     /// scheduled change moves it (see [`Dqm::set_link_rates`]).
     pub link: Link,
+    /// `T_pkt` of the AP's own packets.
+    pub own_t_pkt: OwnTPkt,
 }
 
 impl DqmConfig {
@@ -161,6 +213,7 @@ impl DqmConfig {
             t_fair: p.seconds("t_fair"),
             flow_timeout: p.seconds("flow_timeout"),
             link,
+            own_t_pkt: OwnTPkt::from_name(p.choice("t_pkt").unwrap_or("drawn")),
         }
     }
 
@@ -175,6 +228,7 @@ impl DqmConfig {
             t_fair: Self::T_FAIR,
             flow_timeout: Self::FLOW_TIMEOUT,
             link,
+            own_t_pkt: OwnTPkt::Drawn,
         }
     }
 }
@@ -316,6 +370,50 @@ impl Dqm {
             ..self.cfg.link
         };
         t_pkt_on(pkt.size_bytes(), &link)
+    }
+
+    /// `T_pkt` of the AP's own frame whose exchange ended at `now` with `status`, under
+    /// the configured reading; `None` under [`OwnTPkt::Estimate`] (charged at dequeue).
+    pub fn own_t_pkt(&self, status: &TxStatus, now: Time) -> Option<Time> {
+        match self.cfg.own_t_pkt {
+            OwnTPkt::Estimate => None,
+            OwnTPkt::Drawn => {
+                let link = &self.cfg.link;
+                let answer = dsss::SIFS + dsss::ack_duration(link.basic_rate, link.preamble);
+                Some(
+                    status.ifs
+                        + dsss::SLOT.times(status.backoff_slots as u64)
+                        + status.airtime
+                        + answer.times(status.aired as u64),
+                )
+            }
+            OwnTPkt::Elapsed => Some(now.saturating_sub(status.head_at)),
+        }
+    }
+
+    /// Adds the `T_pkt` of a packet leaving the AP to the mean of eq. (1).
+    fn update_mean_t_pkt(&mut self, t: Time) {
+        let w = Self::T_PKT_WEIGHT;
+        let mean = self.mean_t_pkt.as_nanos() as f64;
+        self.mean_t_pkt = Time::from_nanos((mean + w * (t.as_nanos() as f64 - mean)) as u64);
+    }
+
+    /// The MAC's report on one of the AP's frames at `now`: the rate towards its peer
+    /// from then on, and, unless `T_pkt` is the estimate, the frame's `T_pkt` charged to
+    /// its flow's class and added to the mean of eq. (1).
+    pub fn on_tx_status(&mut self, status: &TxStatus, now: Time) {
+        if let Some(r) = self.rates.get_mut(status.next_hop.index()) {
+            *r = status.rate;
+        }
+        let Some(t) = self.own_t_pkt(status, now) else {
+            return;
+        };
+        self.touch(now);
+        // Every packet the AP sent was seen at its enqueue, as the class it belongs to.
+        if let Some(f) = self.flows.get(status.flow.index()).copied().flatten() {
+            self.charge(f.class, t);
+        }
+        self.update_mean_t_pkt(t);
     }
 
     /// Eq. (1) as we read it: packets that drain in `D_ref` at the mean `T_pkt`.
@@ -471,7 +569,8 @@ impl Dqm {
         }
     }
 
-    /// Takes the packet to send at `now` and charges its channel time to its class.
+    /// Takes the packet to send at `now`; under [`OwnTPkt::Estimate`] charges its
+    /// channel time to its class.
     pub fn dequeue(&mut self, now: Time) -> Option<Dequeued> {
         self.touch(now);
         let ack = self.serve_ack();
@@ -483,11 +582,11 @@ impl Dqm {
         self.counters.dequeued += 1;
         self.sojourn_ns += now.saturating_sub(arrived).as_nanos() as u128;
         self.sojourns += 1;
-        let t = self.t_pkt(&q.pkt, q.next_hop);
-        self.charge(if ack { Class::Up } else { Class::Dn }, t);
-        let w = Self::T_PKT_WEIGHT;
-        let mean = self.mean_t_pkt.as_nanos() as f64;
-        self.mean_t_pkt = Time::from_nanos((mean + w * (t.as_nanos() as f64 - mean)) as u64);
+        if self.cfg.own_t_pkt == OwnTPkt::Estimate {
+            let t = self.t_pkt(&q.pkt, q.next_hop);
+            self.charge(if ack { Class::Up } else { Class::Dn }, t);
+            self.update_mean_t_pkt(t);
+        }
         Some(Dequeued::at_own_priority(q))
     }
 
@@ -557,11 +656,9 @@ impl QueueDiscipline for Dqm {
     }
     /// The MAC's rate towards the frame's peer after this exchange (under AARF, what
     /// rate control learnt from it): the AP "is also aware of the bit-rates towards
-    /// different destinations" (III-B).
-    fn on_tx_status(&mut self, status: &TxStatus, _now: Time) {
-        if let Some(r) = self.rates.get_mut(status.next_hop.index()) {
-            *r = status.rate;
-        }
+    /// different destinations" (III-B); and the frame's own `T_pkt` ([`OwnTPkt`]).
+    fn on_tx_status(&mut self, status: &TxStatus, now: Time) {
+        Dqm::on_tx_status(self, status, now)
     }
     /// DQM plans with link rates (III-B).
     fn on_link_rates(&mut self, nodes: &[NodeId], rate: DsssRate) {
@@ -630,6 +727,15 @@ mod tests {
     const STA: NodeId = NodeId(1);
     const NODES: usize = 10;
 
+    /// Table II with every packet charged the estimate at its dequeue, as the rules'
+    /// tests below assume.
+    fn estimated() -> DqmConfig {
+        DqmConfig {
+            own_t_pkt: OwnTPkt::Estimate,
+            ..DqmConfig::table_ii(link())
+        }
+    }
+
     fn dqm(cfg: DqmConfig) -> Dqm {
         Dqm::new(
             cfg,
@@ -674,13 +780,13 @@ mod tests {
             d_ref: Time::from_nanos(1),
             a: 1.0,
             b: 0.0,
-            ..DqmConfig::table_ii(link())
+            ..estimated()
         }
     }
 
     #[test]
     fn mean_sojourn_of_the_packets_dequeued_since_the_last_take() {
-        let mut q = dqm(DqmConfig::table_ii(link()));
+        let mut q = dqm(estimated());
         assert_eq!(q.take_mean_sojourn(), None);
         q.enqueue(data(0, 1), ms(10)).unwrap();
         q.enqueue(ack(1, 2), ms(12)).unwrap();
@@ -720,7 +826,7 @@ mod tests {
 
     #[test]
     fn q_ref_follows_the_mean_t_pkt_of_departures() {
-        let mut q = dqm(DqmConfig::table_ii(link()));
+        let mut q = dqm(estimated());
         for s in 0..200 {
             q.enqueue(ack(0, s), MS).unwrap();
             q.dequeue(MS).unwrap();
@@ -731,7 +837,7 @@ mod tests {
 
     #[test]
     fn flows_are_counted_per_window_and_forgotten_after_the_timeout() {
-        let mut q = dqm(DqmConfig::table_ii(link()));
+        let mut q = dqm(estimated());
         q.enqueue(data(0, 0), Time::ZERO).unwrap(); // downlink flow 0
         q.enqueue(ack(1, 0), Time::ZERO).unwrap(); // uplink flow 1 (the AP acks it)
         q.on_received(STA, &data(2, 0).pkt, Time::ZERO); // uplink flow 2
@@ -763,7 +869,7 @@ mod tests {
     /// Algorithm 1, lines 15-29, at one bit rate.
     #[test]
     fn dequeue_serves_in_arrival_order_until_a_class_exceeds_its_share() {
-        let mut q = dqm(DqmConfig::table_ii(link()));
+        let mut q = dqm(estimated());
         // One uplink and one downlink flow; counted from 5 ms (window of 10 ms).
         for s in 0..3 {
             q.enqueue(ack(1, s), Time::ZERO).unwrap();
@@ -808,7 +914,7 @@ mod tests {
     /// that is the link rate DQM plans with from then on (III-B).
     #[test]
     fn the_rate_a_transmit_status_reports_is_the_links_rate() {
-        let mut q = dqm(DqmConfig::table_ii(link()));
+        let mut q = dqm(estimated());
         let slow = NodeId(2);
         let status = TxStatus {
             node: AP,
@@ -819,6 +925,10 @@ mod tests {
             airtime: Time::ZERO,
             aired: 2,
             aired_half_mbps: 11,
+            flow: FlowId(0),
+            head_at: Time::ZERO,
+            backoff_slots: 0,
+            ifs: Time::ZERO,
         };
         QueueDiscipline::on_tx_status(&mut q, &status, Time::ZERO);
         assert_eq!(q.link_rate(slow), DsssRate::Mbps2);
@@ -826,10 +936,112 @@ mod tests {
         assert_eq!(q.t_pkt(&data(0, 0).pkt, slow), Time::from_micros(5170));
     }
 
+    /// A transmit status for the AP's frame of `flow`: one 1000-byte segment's DATA at
+    /// 11 Mb/s (975 us) per aired attempt, `slots` backoff slots, DIFS before each
+    /// attempt, at the head of the MAC from `head_at`.
+    fn status(flow: u32, aired: u32, slots: u32, head_at: Time) -> TxStatus {
+        TxStatus {
+            node: AP,
+            next_hop: STA,
+            flow: FlowId(flow),
+            success: true,
+            attempts: aired,
+            rate: DsssRate::Mbps11,
+            airtime: Time::from_micros(975).times(aired as u64),
+            aired,
+            aired_half_mbps: 22 * aired,
+            head_at,
+            backoff_slots: slots,
+            ifs: dsss::DIFS.times(aired as u64),
+        }
+    }
+
+    fn reading(own_t_pkt: OwnTPkt) -> Dqm {
+        dqm(DqmConfig {
+            own_t_pkt,
+            ..DqmConfig::table_ii(link())
+        })
+    }
+
+    /// III-B.1's three readings of an outgoing packet's `T_pkt`, for a frame that took
+    /// two attempts and 40 backoff slots, 9 ms from the head of the MAC to its end.
+    #[test]
+    fn own_t_pkt_under_each_reading() {
+        let st = status(0, 2, 40, ms(1));
+        assert_eq!(reading(OwnTPkt::Estimate).own_t_pkt(&st, ms(10)), None);
+        // 2 x (DIFS 50 + DATA 975 + SIFS 10 + ACK 304) + 40 x 20 us = 2678 + 800 us.
+        assert_eq!(
+            reading(OwnTPkt::Drawn).own_t_pkt(&st, ms(10)),
+            Some(Time::from_micros(3478))
+        );
+        assert_eq!(
+            reading(OwnTPkt::Elapsed).own_t_pkt(&st, ms(10)),
+            Some(ms(9))
+        );
+        // One attempt after 15 slots is the estimate's access but for half a slot
+        // (CWmin/2 = 15.5).
+        let q = reading(OwnTPkt::Drawn);
+        let one = q.own_t_pkt(&status(0, 1, 15, ms(1)), ms(10)).unwrap();
+        assert_eq!(one + Time::from_micros(10), q.t_pkt(&data(0, 0).pkt, STA));
+    }
+
+    /// Under "drawn" (and "elapsed") an outgoing packet costs its class nothing at the
+    /// dequeue: its `T_pkt` is charged, to the window open then, and enters the mean of
+    /// eq. (1) when the MAC reports the end of its exchange. Received packets keep the
+    /// estimate.
+    #[test]
+    fn own_packets_are_charged_at_their_transmit_status() {
+        let mut q = reading(OwnTPkt::Drawn);
+        let q_ref = q.q_ref();
+        q.enqueue(data(0, 0), ms(1)).unwrap(); // downlink flow 0
+        q.enqueue(ack(1, 0), ms(1)).unwrap(); // uplink flow 1
+        q.dequeue(ms(1)).unwrap();
+        q.dequeue(ms(1)).unwrap();
+        let s = q.class_state(ms(1));
+        assert_eq!((s.t_up, s.t_dn), (Time::ZERO, Time::ZERO));
+        assert_eq!(q.q_ref(), q_ref);
+        // The data frame went out after 2 attempts and 40 slots (3478 us), the ACK's
+        // frame (flow 1) after one attempt and 15 slots (1639 us).
+        q.on_tx_status(&status(0, 2, 40, ms(1)), ms(4));
+        q.on_tx_status(&status(1, 1, 15, ms(4)), ms(4));
+        let s = q.class_state(ms(4));
+        assert_eq!(
+            (s.t_dn, s.t_up),
+            (Time::from_micros(3478), Time::from_micros(1639))
+        );
+        // The mean moved from a 1500-byte datagram's 1984 us by 1/8 towards each.
+        let m1 = 1984.0 + (3478.0 - 1984.0) / 8.0;
+        let m2 = m1 + (1639.0 - m1) / 8.0;
+        assert!((q.q_ref() - 50_000.0 / m2).abs() < 0.01, "{}", q.q_ref());
+        q.on_received(STA, &data(2, 0).pkt, ms(4));
+        assert_eq!(q.class_state(ms(4)).t_up, Time::from_micros(1639 + 1649));
+        // Under the estimate the status charges nothing (the dequeue did).
+        let mut e = reading(OwnTPkt::Estimate);
+        e.enqueue(data(0, 0), ms(1)).unwrap();
+        e.dequeue(ms(1)).unwrap();
+        e.on_tx_status(&status(0, 2, 40, ms(1)), ms(4));
+        assert_eq!(e.class_state(ms(4)).t_dn, Time::from_micros(1649));
+    }
+
+    /// The `t_pkt` key reads each name; "drawn" is the default.
+    #[test]
+    fn the_t_pkt_key_selects_the_reading() {
+        use crate::qdisc::registry::Params;
+        let mut p = Params::defaults(&SCHEME);
+        let read = |p: &Params| DqmConfig::from_params(p, link()).own_t_pkt;
+        assert_eq!(read(&p), OwnTPkt::Drawn);
+        let readings = [OwnTPkt::Estimate, OwnTPkt::Drawn, OwnTPkt::Elapsed];
+        for (name, r) in OwnTPkt::NAMES.iter().zip(readings) {
+            assert!(p.set_choice("t_pkt", name));
+            assert_eq!(read(&p), r);
+        }
+        assert!(!p.set_choice("t_pkt", "measured"));
+    }
+
     /// Section III-B.1: T_pkt at the rate of the packet's link; 2 Mb/s costs more.
     #[test]
     fn t_pkt_uses_the_rate_of_the_link() {
-        let mut q = dqm(DqmConfig::table_ii(link()));
+        let mut q = dqm(estimated());
         let slow = NodeId(2);
         q.set_link_rates(&[slow], DsssRate::Mbps2);
         assert_eq!(q.link_rate(slow), DsssRate::Mbps2);
@@ -856,7 +1068,7 @@ mod tests {
     /// the faster link goes first, whatever the arrival order.
     #[test]
     fn the_faster_head_goes_first_while_both_are_within_their_share() {
-        let mut q = dqm(DqmConfig::table_ii(link()));
+        let mut q = dqm(estimated());
         q.set_link_rates(&[NodeId(2)], DsssRate::Mbps2);
         // Flow 1 is uplink via slow station 2 (ACKs to it), flow 0 downlink to fast
         // station 1. The ACKs arrive first.
@@ -868,7 +1080,7 @@ mod tests {
         // packets (3.3 ms) keep the downlink within its share.
         assert_eq!(kinds(&mut q, 4, ms(5)), [false, false, true, true]);
         // The other way round: data to the slow station waits behind the fast ACKs.
-        let mut q = dqm(DqmConfig::table_ii(link()));
+        let mut q = dqm(estimated());
         q.set_link_rates(&[NodeId(2)], DsssRate::Mbps2);
         for s in 0..2 {
             q.enqueue(via(data(0, s), 2), Time::ZERO).unwrap();
@@ -882,7 +1094,7 @@ mod tests {
     /// is on the faster link.
     #[test]
     fn a_class_over_its_share_waits_whatever_its_rate() {
-        let mut q = dqm(DqmConfig::table_ii(link()));
+        let mut q = dqm(estimated());
         q.set_link_rates(&[NodeId(2)], DsssRate::Mbps2);
         // ACK heads go to fast station 1 (uplink flow 1), data to slow station 2.
         for s in 0..2 {
@@ -905,7 +1117,7 @@ mod tests {
     /// Fig. 5(a): q.ref falls after the rate drop, as the mean T_pkt grows.
     #[test]
     fn q_ref_falls_after_a_rate_drop() {
-        let mut q = dqm(DqmConfig::table_ii(link()));
+        let mut q = dqm(estimated());
         let mut seq = 0;
         let mut drain = |q: &mut Dqm, n: usize| {
             for _ in 0..n {
@@ -992,7 +1204,7 @@ mod tests {
     fn hard_limit_drops_as_overflow() {
         let mut q = dqm(DqmConfig {
             capacity_pkts: 2,
-            ..DqmConfig::table_ii(link())
+            ..estimated()
         });
         q.enqueue(ack(1, 0), MS).unwrap();
         q.enqueue(data(0, 0), MS).unwrap();
@@ -1009,7 +1221,7 @@ mod tests {
         let mut q = Dqm::new(
             DqmConfig {
                 d_ref: ms(10),
-                ..DqmConfig::table_ii(link())
+                ..estimated()
             },
             AP,
             NODES,

@@ -55,6 +55,17 @@ pub struct MacFrame {
     /// Sum over the aired attempts of their data rate, in units of 0.5 Mb/s (each
     /// attempt reads the rate table, so with rate control attempts may differ).
     pub aired_half_mbps: u32,
+    /// When the frame reached the head of its MAC queue (its access category's; TDMA's
+    /// one buffer), where its channel access starts.
+    pub head_at: Time,
+    /// Backoff slots the frame's attempts counted down (10.3.4.3's Backoff Time =
+    /// Random() x aSlotTime, in slots): for the first attempt the counter it found at the
+    /// head (what remained of a post-backoff, or a fresh draw), then each retry's draw.
+    /// Time the counter stayed frozen is not in it. Always 0 under TDMA.
+    pub backoff_slots: u32,
+    /// Sum of the idle interframe spaces the aired attempts waited before their backoff
+    /// (AIFS/DIFS, or EIFS after an undecodable frame, 10.3.2.3.7). Zero under TDMA.
+    pub ifs: Time,
 }
 
 impl MacFrame {

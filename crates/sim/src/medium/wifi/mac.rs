@@ -26,7 +26,7 @@ use super::channel::{Channel, RadioEvent};
 use super::config::{RateControl, WifiConfig};
 use super::frame::{AirFrame, FrameKind, MacFrame, BROADCAST};
 use super::rate::RateTable;
-use crate::ids::NodeId;
+use crate::ids::{FlowId, NodeId};
 use crate::medium::port::Dequeued;
 use crate::net::{Packet, TransportHeader};
 use airqueue_kernel::{EventQueue, RngStream, StreamKey, Time, TimerEvent, TimerId, Timers};
@@ -101,6 +101,8 @@ pub enum WifiOutput {
 pub struct TxStatus {
     pub node: NodeId,
     pub next_hop: NodeId,
+    /// The flow of the frame's packet.
+    pub flow: FlowId,
     pub success: bool,
     /// Attempts, internal collisions included (what the retry counters saw).
     pub attempts: u32,
@@ -114,6 +116,34 @@ pub struct TxStatus {
     /// Sum of the aired attempts' data rates, units of 0.5 Mb/s: their mean rate is
     /// `aired_half_mbps * 500_000 / aired` bit/s.
     pub aired_half_mbps: u32,
+    /// When the frame reached the head of the MAC ([`MacFrame::head_at`]); the status
+    /// is sent at the end of its exchange (the ACK received, or the last timeout).
+    pub head_at: Time,
+    /// Backoff slots its attempts counted down ([`MacFrame::backoff_slots`]).
+    pub backoff_slots: u32,
+    /// Interframe spaces its aired attempts waited ([`MacFrame::ifs`]).
+    pub ifs: Time,
+}
+
+impl TxStatus {
+    /// The status of `f`, a frame that leaves `node`'s MAC now; `attempts` as the
+    /// retry counters saw them, `rate` the next frame's to `f.next_hop`.
+    pub fn of(node: NodeId, f: &MacFrame, success: bool, attempts: u32, rate: DsssRate) -> Self {
+        TxStatus {
+            node,
+            next_hop: f.next_hop,
+            flow: f.pkt.flow,
+            success,
+            attempts,
+            rate,
+            airtime: f.airtime,
+            aired: f.aired,
+            aired_half_mbps: f.aired_half_mbps,
+            head_at: f.head_at,
+            backoff_slots: f.backoff_slots,
+            ifs: f.ifs,
+        }
+    }
 }
 
 /// Per-station MAC counters.
@@ -436,12 +466,22 @@ impl WifiNet {
             airtime: Time::ZERO,
             aired: 0,
             aired_half_mbps: 0,
+            head_at: now,
+            backoff_slots: 0,
+            ifs: Time::ZERO,
         });
-        if ac.queue.len() == 1 && ac.backoff.is_none() && !st.free {
-            // 10.3.4.2: a frame arriving while the medium is busy waits a random backoff.
-            ac.backoff = Some(self.backoff_rng[node.index()].below_inclusive(ac.cw as u32));
+        let free = st.free;
+        if ac.queue.len() == 1 {
+            if ac.backoff.is_none() && !free {
+                // 10.3.4.2: a frame arriving while the medium is busy waits a random backoff.
+                ac.backoff = Some(self.backoff_rng[node.index()].below_inclusive(ac.cw as u32));
+            }
+            // The frame is at the head: it waits what the counter holds now.
+            let slots = self.slots_left(node, level, now);
+            let ac = &mut self.stations[node.index()].acs[level];
+            ac.queue.front_mut().expect("just pushed").backoff_slots = slots;
         }
-        if st.free {
+        if free {
             self.schedule_access(node, now, q);
         }
     }
@@ -557,6 +597,27 @@ impl WifiNet {
         }
     }
 
+    /// The slots `level`'s backoff counter still holds at `now`: while the medium is
+    /// free the counter runs from its grant's start (as [`WifiNet::freeze`] counts), else
+    /// it is frozen at its stored value.
+    fn slots_left(&self, node: NodeId, level: usize, now: Time) -> u32 {
+        let st = &self.stations[node.index()];
+        let ac = &st.acs[level];
+        let Some(k) = ac.backoff else {
+            return 0;
+        };
+        if !st.free || ac.grant.is_none() {
+            return k;
+        }
+        let start = st.idle_since + ifs(st.eifs, ac.params);
+        let counted = if now > start {
+            (now - start).as_nanos() / self.cfg.slot().as_nanos()
+        } else {
+            0
+        };
+        k - counted.min(k as u64) as u32
+    }
+
     /// The access timer fired: the due ACs transmit (the highest level) or finish their
     /// post-backoff.
     fn access_due<E: From<WifiEvent>>(&mut self, node: NodeId, q: &mut EventQueue<E>) {
@@ -593,7 +654,7 @@ impl WifiNet {
             for i in 0..winner {
                 if due & (1 << i) != 0 {
                     self.stations[node.index()].stats.internal_collisions += 1;
-                    self.attempt_failed(node, i, false);
+                    self.attempt_failed(node, i, false, now);
                 }
             }
             self.start_exchange(node, winner, false, q);
@@ -603,10 +664,22 @@ impl WifiNet {
         }
     }
 
-    fn draw_backoff(&mut self, node: NodeId, level: usize) {
+    /// Draws `level`'s backoff after a frame's attempt (10.3.4.3) and books the slots to
+    /// the frame at the head: to the same frame after a failed attempt (`retry`), else
+    /// to the next frame, which reaches the head at `now`.
+    fn draw_backoff(&mut self, node: NodeId, level: usize, retry: bool, now: Time) {
         let cw = self.stations[node.index()].acs[level].cw;
         let slots = self.backoff_rng[node.index()].below_inclusive(cw as u32);
-        self.stations[node.index()].acs[level].backoff = Some(slots);
+        let ac = &mut self.stations[node.index()].acs[level];
+        ac.backoff = Some(slots);
+        if let Some(f) = ac.queue.front_mut() {
+            if retry {
+                f.backoff_slots += slots;
+            } else {
+                f.head_at = now;
+                f.backoff_slots = slots;
+            }
+        }
     }
 
     // ----- transmissions ------------------------------------------------------------------
@@ -648,11 +721,12 @@ impl WifiNet {
             self.stations[node.index()].rates.rate_for(dst)
         };
         if !after_cts {
-            // A new attempt goes on the air (DATA after a CTS continues the same one).
-            let f = self.stations[node.index()].acs[level]
-                .queue
-                .front_mut()
-                .expect("winner has a frame");
+            // A new attempt goes on the air (DATA after a CTS continues the same one),
+            // after the IFS its grant counted from.
+            let st = &mut self.stations[node.index()];
+            let wait = ifs(st.eifs, st.acs[level].params);
+            let f = st.acs[level].queue.front_mut().expect("winner has a frame");
+            f.ifs += wait;
             f.aired += 1;
             f.aired_half_mbps += (rate.bps() / 500_000) as u32;
         }
@@ -781,7 +855,7 @@ impl WifiNet {
         match frame.kind {
             FrameKind::Data if frame.dst == BROADCAST => {
                 st.exchange = Exchange::None;
-                self.complete(node, frame.level as usize, true);
+                self.complete(node, frame.level as usize, true, now);
             }
             FrameKind::Data => {
                 st.exchange = Exchange::WaitAck {
@@ -967,7 +1041,7 @@ impl WifiNet {
                     Exchange::WaitAck { level, .. } if for_me => {
                         st.exchange = Exchange::None;
                         self.timers.cancel(st.timers[TimerKind::Exchange as usize]);
-                        self.complete(node, level as usize, true);
+                        self.complete(node, level as usize, true, now);
                     }
                     _ => self.set_nav(node, now + frame.nav, false, q),
                 }
@@ -1069,6 +1143,7 @@ impl WifiNet {
     }
 
     fn exchange_timer<E: From<WifiEvent>>(&mut self, node: NodeId, q: &mut EventQueue<E>) {
+        let now = q.now();
         let exchange = self.stations[node.index()].exchange;
         match exchange {
             Exchange::WaitAck { level, after_cts } => {
@@ -1078,12 +1153,12 @@ impl WifiNet {
                     st.rates.report(dst, false);
                 }
                 // 10.3.4.4: DATA protected by RTS/CTS counts against the long retry limit.
-                self.attempt_failed(node, level as usize, after_cts);
+                self.attempt_failed(node, level as usize, after_cts, now);
                 self.refresh(node, q);
             }
             Exchange::WaitCts { level } => {
                 self.stations[node.index()].exchange = Exchange::None;
-                self.attempt_failed(node, level as usize, false);
+                self.attempt_failed(node, level as usize, false, now);
                 self.refresh(node, q);
             }
             Exchange::DataAfterCts { level } => self.start_exchange(node, level as usize, true, q),
@@ -1093,7 +1168,7 @@ impl WifiNet {
 
     /// A failed attempt (no ACK/CTS, or an internal collision): double CW and retry, or
     /// give up at the retry limit (10.3.4.4).
-    fn attempt_failed(&mut self, node: NodeId, level: usize, long: bool) {
+    fn attempt_failed(&mut self, node: NodeId, level: usize, long: bool, now: Time) {
         let (short_limit, long_limit) = (self.cfg.short_retry_limit, self.cfg.long_retry_limit);
         let st = &mut self.stations[node.index()];
         let ac = &mut st.acs[level];
@@ -1107,23 +1182,21 @@ impl WifiNet {
         } else {
             f.short_retries += 1;
         }
-        if f.short_retries >= short_limit || f.long_retries >= long_limit {
+        let retry = f.short_retries < short_limit && f.long_retries < long_limit;
+        if !retry {
             let f = ac.queue.pop_front().expect("front exists");
             ac.cw = ac.params.cw_min;
             st.buffered -= 1;
             st.stats.retry_limit_drops += 1;
             st.stats.by_level[lv].retry_limit_drops += 1;
             let rate = st.rates.rate_for(f.next_hop);
-            self.out.push(WifiOutput::TxStatus(TxStatus {
+            self.out.push(WifiOutput::TxStatus(TxStatus::of(
                 node,
-                next_hop: f.next_hop,
-                success: false,
-                attempts: f.attempts() - 1,
+                &f,
+                false,
+                f.attempts() - 1,
                 rate,
-                airtime: f.airtime,
-                aired: f.aired,
-                aired_half_mbps: f.aired_half_mbps,
-            }));
+            )));
             if !f.handed_over {
                 self.out
                     .push(WifiOutput::RetryLimitDrop { node, pkt: f.pkt });
@@ -1132,11 +1205,11 @@ impl WifiNet {
         } else {
             ac.cw = ac.params.next_cw(ac.cw);
         }
-        self.draw_backoff(node, level);
+        self.draw_backoff(node, level, retry, now);
     }
 
     /// The frame at the head of `level` is done (acknowledged, or broadcast sent).
-    fn complete(&mut self, node: NodeId, level: usize, success: bool) {
+    fn complete(&mut self, node: NodeId, level: usize, success: bool, now: Time) {
         let st = &mut self.stations[node.index()];
         let ac = &mut st.acs[level];
         let Some(f) = ac.queue.pop_front() else {
@@ -1150,19 +1223,16 @@ impl WifiNet {
         } else if f.next_hop != BROADCAST {
             st.rates.report(f.next_hop, success);
             let rate = st.rates.rate_for(f.next_hop);
-            self.out.push(WifiOutput::TxStatus(TxStatus {
+            self.out.push(WifiOutput::TxStatus(TxStatus::of(
                 node,
-                next_hop: f.next_hop,
+                &f,
                 success,
-                attempts: f.attempts(),
+                f.attempts(),
                 rate,
-                airtime: f.airtime,
-                aired: f.aired,
-                aired_half_mbps: f.aired_half_mbps,
-            }));
+            )));
         }
         // 10.3.4.3: a backoff follows every transmission, even with nothing queued.
-        self.draw_backoff(node, level);
+        self.draw_backoff(node, level, false, now);
         self.out.push(WifiOutput::WantFrame(node));
     }
 }

@@ -195,3 +195,84 @@ fn a_driver_pool_of_200_frames_holds_per_level_fifos() {
         "level 7's backlog ends at position {last_high}"
     );
 }
+
+/// Node 0 and node 1, 100 m apart, without RTS/CTS; every frame from node 0 to node 1
+/// is erased with probability `loss`.
+fn pair(loss: f64) -> WifiNet {
+    let pos = [[0.0, 0.0], [100.0, 0.0]];
+    WifiNet::new(WifiConfig::dsss_default(), &pos, 1, move |a, _| {
+        if a == NodeId(0) {
+            loss
+        } else {
+            0.0
+        }
+    })
+}
+
+/// Node 0 hands `n` frames for node 1 to its MAC at time 0; runs every event and
+/// returns the transmit statuses with the instants they came at.
+fn statuses_of(net: &mut WifiNet, n: usize) -> Vec<(Time, TxStatus)> {
+    let mut q = EventQueue::new();
+    for _ in 0..n {
+        let d = Dequeued {
+            pkt: packet(NodeId(0), NodeId(1)),
+            next_hop: NodeId(1),
+            priority: 0,
+        };
+        net.push_frame(NodeId(0), d, &mut q);
+    }
+    let mut found = Vec::new();
+    while let Some((_, ev)) = q.pop() {
+        net.handle(ev, &mut q);
+        for o in net.out.drain(..) {
+            if let WifiOutput::TxStatus(s) = o {
+                found.push((q.now(), s));
+            }
+        }
+    }
+    found
+}
+
+/// Seed 004's `T_pkt` of an outgoing packet (III-B.1) from the transmit status: with
+/// nobody else on the channel, the frame's time from the head of the MAC to the end of
+/// its exchange is exactly its IFS, the backoff slots it counted (10.3.4.3), its DATA,
+/// SIFS and ACK. The first frame finds the medium idle and no backoff pending
+/// (10.3.4.2: it goes after DIFS); the second reaches the head when the first is
+/// acknowledged and waits the backoff drawn then.
+#[test]
+fn a_transmit_status_reports_the_backoff_slots_and_ifs_its_frame_waited() {
+    let mut net = pair(0.0);
+    let found = statuses_of(&mut net, 2);
+    assert_eq!(found.len(), 2);
+    let answer = dsss::SIFS + net.ack_duration;
+    for (end, s) in &found {
+        assert!(s.success);
+        assert_eq!((s.aired, s.ifs, s.flow), (1, dsss::DIFS, FlowId(0)));
+        let drawn = s.ifs + dsss::SLOT.times(s.backoff_slots as u64) + s.airtime + answer;
+        assert_eq!(*end - s.head_at, drawn);
+    }
+    let ((first_end, first), (_, second)) = (found[0], found[1]);
+    assert_eq!((first.head_at, first.backoff_slots), (Time::ZERO, 0));
+    assert_eq!(second.head_at, first_end);
+    assert!(second.backoff_slots <= 31);
+}
+
+/// Retransmissions count: each failed attempt adds its IFS, its doubled-window draw and
+/// its DATA, and waits the ACK timeout before the next (10.3.2.9, 10.3.4.4).
+#[test]
+fn a_transmit_status_sums_the_attempts_of_a_frame_that_reached_the_retry_limit() {
+    let mut net = pair(1.0);
+    let found = statuses_of(&mut net, 1);
+    let [(end, s)] = found[..] else {
+        panic!("one status: {found:?}");
+    };
+    let limit = net.config().short_retry_limit;
+    assert!(!s.success);
+    assert_eq!((s.aired, s.ifs), (limit, dsss::DIFS.times(limit as u64)));
+    assert!(s.backoff_slots > 0, "six retries drew no slot");
+    let waited = s.ifs
+        + dsss::SLOT.times(s.backoff_slots as u64)
+        + s.airtime
+        + net.ack_timeout.times(s.aired as u64);
+    assert_eq!(end - s.head_at, waited);
+}

@@ -261,6 +261,9 @@ impl TdmaNet {
             airtime: Time::ZERO,
             aired: 0,
             aired_half_mbps: 0,
+            head_at: q.now(),
+            backoff_slots: 0,
+            ifs: Time::ZERO,
         });
         self.buffered += 1;
         if !self.timers.is_armed(self.slot_timer) {
@@ -398,6 +401,7 @@ impl TdmaNet {
     }
 
     fn tx_end<E: From<WifiEvent>>(&mut self, node: NodeId, q: &mut EventQueue<E>) {
+        let now = q.now();
         let on_air = self.on_air.expect("tx end without a frame");
         debug_assert_eq!(on_air.from, node);
         // Receivers decode (and the addressee schedules its ACK) before the sender moves on.
@@ -407,20 +411,20 @@ impl TdmaNet {
         self.on_air = None;
         let frame = on_air.frame;
         match frame.kind {
-            FrameKind::Data if frame.dst == BROADCAST => self.broadcast_done(node),
+            FrameKind::Data if frame.dst == BROADCAST => self.broadcast_done(node, now),
             FrameKind::Data => {
                 if self.response.is_some() {
                     self.awaiting_ack = Some(node);
                 } else {
                     // No ACK will come: the sender's timeout would expire within the slot,
                     // and its next attempt waits for its next slot either way.
-                    self.attempt_failed(node);
+                    self.attempt_failed(node, now);
                 }
             }
             FrameKind::Ack => {
                 // Decoding the ACK (in the events above) cleared `awaiting_ack`.
                 if self.awaiting_ack.take() == Some(frame.dst) {
-                    self.attempt_failed(frame.dst);
+                    self.attempt_failed(frame.dst, now);
                 }
             }
             FrameKind::Rts | FrameKind::Cts => unreachable!("TDMA sends no RTS/CTS"),
@@ -514,7 +518,7 @@ impl TdmaNet {
             FrameKind::Ack => {
                 if frame.dst == node && self.awaiting_ack == Some(node) {
                     self.awaiting_ack = None;
-                    self.acknowledged(node);
+                    self.acknowledged(node, q.now());
                 }
             }
             FrameKind::Rts | FrameKind::Cts => {}
@@ -523,31 +527,32 @@ impl TdmaNet {
 
     // ----- outcomes -----------------------------------------------------------------------
 
-    /// The head frame of `node` was acknowledged.
-    fn acknowledged(&mut self, node: NodeId) {
+    /// Takes `node`'s head frame, which leaves the MAC at `now`; the next one reaches
+    /// the head then.
+    fn pop_head(&mut self, node: NodeId, now: Time) -> MacFrame {
         let st = &mut self.stations[node.index()];
-        let f = st.queue.pop_front().expect("acknowledged frame buffered");
+        let f = st.queue.pop_front().expect("head frame buffered");
+        if let Some(next) = st.queue.front_mut() {
+            next.head_at = now;
+        }
         self.buffered -= 1;
+        f
+    }
+
+    /// The head frame of `node` was acknowledged at `now`.
+    fn acknowledged(&mut self, node: NodeId, now: Time) {
+        let f = self.pop_head(node, now);
+        let st = &mut self.stations[node.index()];
         st.rates.report(f.next_hop, true);
         let rate = st.rates.rate_for(f.next_hop);
-        self.out.push(WifiOutput::TxStatus(TxStatus {
-            node,
-            next_hop: f.next_hop,
-            success: true,
-            attempts: f.attempts(),
-            rate,
-            airtime: f.airtime,
-            aired: f.aired,
-            aired_half_mbps: f.aired_half_mbps,
-        }));
+        let status = TxStatus::of(node, &f, true, f.attempts(), rate);
+        self.out.push(WifiOutput::TxStatus(status));
         self.out.push(WifiOutput::WantFrame(node));
     }
 
-    /// `node`'s broadcast frame has ended: no ACK, no retry.
-    fn broadcast_done(&mut self, node: NodeId) {
-        let f = self.stations[node.index()].queue.pop_front();
-        let f = f.expect("broadcast frame buffered");
-        self.buffered -= 1;
+    /// `node`'s broadcast frame has ended at `now`: no ACK, no retry.
+    fn broadcast_done(&mut self, node: NodeId, now: Time) {
+        let f = self.pop_head(node, now);
         if !f.pkt.transport.is_control() {
             self.out
                 .push(WifiOutput::BroadcastDone { node, pkt: f.pkt });
@@ -557,7 +562,7 @@ impl TdmaNet {
 
     /// `node`'s unicast attempt got no ACK: retry in its next slot, or give up at the
     /// retry limit (10.3.4.4; without RTS every attempt counts against the short limit).
-    fn attempt_failed(&mut self, node: NodeId) {
+    fn attempt_failed(&mut self, node: NodeId, now: Time) {
         let limit = self.cfg.short_retry_limit;
         let st = &mut self.stations[node.index()];
         let f = st.queue.front_mut().expect("failed frame buffered");
@@ -567,21 +572,12 @@ impl TdmaNet {
         if f.short_retries < limit {
             return;
         }
-        let f = st.queue.pop_front().expect("failed frame buffered");
-        self.buffered -= 1;
         st.stats.retry_limit_drops += 1;
         st.stats.by_level[0].retry_limit_drops += 1;
-        let rate = st.rates.rate_for(f.next_hop);
-        self.out.push(WifiOutput::TxStatus(TxStatus {
-            node,
-            next_hop: f.next_hop,
-            success: false,
-            attempts: f.attempts() - 1,
-            rate,
-            airtime: f.airtime,
-            aired: f.aired,
-            aired_half_mbps: f.aired_half_mbps,
-        }));
+        let f = self.pop_head(node, now);
+        let rate = self.stations[node.index()].rates.rate_for(f.next_hop);
+        let status = TxStatus::of(node, &f, false, f.attempts() - 1, rate);
+        self.out.push(WifiOutput::TxStatus(status));
         if !f.handed_over {
             self.out
                 .push(WifiOutput::RetryLimitDrop { node, pkt: f.pkt });
