@@ -15,14 +15,13 @@ use airqueue_sim::medium::wifi::tdma::SLOT_HEADROOM_BYTES;
 use airqueue_sim::medium::wifi::{
     Access, Fading, LateCapture, RateChange, RateControl, SensedFrames, WifiConfig,
 };
-use airqueue_sim::net::aodv::{self, AodvConfig};
 use airqueue_sim::net::more::{self, MoreFlowConfig, MorePlan};
-use airqueue_sim::net::olsr::{self, OlsrConfig};
+use airqueue_sim::net::registry::RoutingSetup;
 use airqueue_sim::net::routing::{etx, GraphEdge};
 use airqueue_sim::net::RoutingTable;
 use airqueue_sim::{
-    CodingConfig, FlowConfig, FlowKindConfig, MediumConfig, NodeId, OlsrSetup, RegisteredQdisc,
-    TcpFlowConfig, TcpVariant, TfrcFlowConfig, WiresConfig, WorldConfig,
+    CodingConfig, FlowConfig, FlowKindConfig, MediumConfig, NodeId, RegisteredQdisc, TcpFlowConfig,
+    TcpVariant, TfrcFlowConfig, WiresConfig, WorldConfig,
 };
 
 /// Erasure probability configured for the directed pair (a, b) by `[[link]]`.
@@ -346,19 +345,22 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
         link_loss: directed_link_loss(s),
         medium,
         routing,
-        aodv: aodv_config(s),
-        olsr: olsr_setup(s, positions, &adjacency),
+        routing_protocol: routing_setup(s, positions, &adjacency),
         qdisc,
         flows,
     }
 }
 
-/// OLSR's settings from `[routing]`, `None` for the other kinds. The warm start's idle
-/// network is the neighbour graph with, for each direction, the delivery ratio of a
-/// broadcast: `[[link]] loss` and fading, as static ETX routing counts them.
-fn olsr_setup(s: &Scenario, positions: &[[f64; 2]], adjacency: &[Vec<u32>]) -> Option<OlsrSetup> {
-    let params = s.routing.params_of(&olsr::keys::SCHEME)?;
-    let cfg = OlsrConfig::from_params(params, s.routing.metric == RoutingMetric::Etx);
+/// The routing protocol of `[routing]`, `None` for static routes. A protocol that
+/// starts converged gets the idle network: the neighbour graph with, for each direction,
+/// the delivery ratio of a broadcast (`[[link]] loss` and fading, as static ETX routing
+/// counts them).
+fn routing_setup(
+    s: &Scenario,
+    positions: &[[f64; 2]],
+    adjacency: &[Vec<u32>],
+) -> Option<RoutingSetup> {
+    let scheme = s.routing.protocol?;
     // `adjacency[a]` lists the nodes a hears.
     let neighbours = adjacency
         .iter()
@@ -372,13 +374,12 @@ fn olsr_setup(s: &Scenario, positions: &[[f64; 2]], adjacency: &[Vec<u32>]) -> O
                 .collect()
         })
         .collect();
-    Some(OlsrSetup { cfg, neighbours })
-}
-
-/// AODV's settings from `[routing]`, `None` for the other kinds.
-fn aodv_config(s: &Scenario) -> Option<AodvConfig> {
-    let params = s.routing.params_of(&aodv::keys::SCHEME)?;
-    Some(AodvConfig::from_params(params))
+    Some(RoutingSetup {
+        scheme,
+        params: s.routing.params.clone(),
+        etx: s.routing.metric == RoutingMetric::Etx,
+        neighbours,
+    })
 }
 
 /// The TCP settings of flow `f`: its variant and transfer size, `[tcp]` for the rest.
@@ -411,6 +412,8 @@ mod tests {
     use crate::parse::toml_to_json;
     use crate::topology::validate_and_place;
     use airqueue_phy::{edca, Propagation};
+    use airqueue_sim::net::aodv::AodvConfig;
+    use airqueue_sim::net::olsr::OlsrConfig;
     use airqueue_sim::{PiConfig, RedConfig};
 
     /// A four-node chain 200 m apart with one lossy link; `extra` adds sections.
@@ -431,18 +434,30 @@ mod tests {
         }
     }
 
+    /// The AODV configuration of the world's registered protocol.
+    fn aodv_of(cfg: &WorldConfig) -> Option<AodvConfig> {
+        let r = cfg.routing_protocol.as_ref()?;
+        (r.scheme.name == "aodv").then(|| AodvConfig::from_params(&r.params))
+    }
+
     #[test]
     fn aodv_keys_reach_the_core_in_its_units() {
         let (s, pos) = placed("");
-        assert_eq!(world_config(&s, &pos).aodv, None, "static by default");
+        assert!(
+            world_config(&s, &pos).routing_protocol.is_none(),
+            "static by default"
+        );
         let (s, pos) = placed("[routing]\nkind = \"aodv\"\n");
-        assert_eq!(world_config(&s, &pos).aodv, Some(AodvConfig::default()));
+        assert_eq!(
+            aodv_of(&world_config(&s, &pos)),
+            Some(AodvConfig::default())
+        );
         let (s, pos) = placed(
             "[routing]\nkind = \"aodv\"\nactive_route_timeout = 1.5\nnet_diameter = 20\n\
              node_traversal_time = 0.01\nrreq_retries = 4\nttl_start = 2\nttl_increment = 3\n\
              ttl_threshold = 9\nbuffer_capacity = 10\nbuffer_timeout = 5\n",
         );
-        let a = world_config(&s, &pos).aodv.unwrap();
+        let a = aodv_of(&world_config(&s, &pos)).unwrap();
         assert_eq!(
             a,
             AodvConfig {
@@ -467,8 +482,9 @@ mod tests {
             "[routing]\nkind = \"olsr\"\nhello_interval = 1\ntc_interval = 4\n\
              lq_algorithm = \"hello_window\"\ntc_redundancy = 2\n",
         );
-        let setup = world_config(&s, &pos).olsr.unwrap();
-        assert_eq!(world_config(&s, &pos).aodv, None);
+        let setup = world_config(&s, &pos).routing_protocol.unwrap();
+        assert_eq!(setup.scheme.name, "olsr");
+        assert!(setup.etx, "olsr's default metric");
         let expected = OlsrConfig {
             etx: true,
             hello_interval: Time::from_secs(1),
@@ -480,7 +496,7 @@ mod tests {
             tc_redundancy: TcRedundancy::AllNeighbours,
             ..OlsrConfig::default()
         };
-        assert_eq!(setup.cfg, expected);
+        assert_eq!(OlsrConfig::from_params(&setup.params, setup.etx), expected);
         assert_eq!(setup.neighbours[1].len(), 2, "node 1 hears 0 and 2");
         // The resolved scenario names the protocol's keys as the file does.
         let resolved = serde_json::to_value(&s.routing).unwrap();

@@ -21,6 +21,6 @@ pub use transport::{
     TcpFlowConfig, TcpFlowStats, TcpVariant, TfrcFlowConfig, TfrcFlowStats,
 };
 pub use world::{
-    DiffqView, FlowConfig, FlowKindConfig, MediumConfig, OlsrSetup, RegisteredQdisc, RunOutcome,
-    SpinError, WiresConfig, World, WorldConfig, MAX_EVENTS_PER_INSTANT,
+    DiffqView, FlowConfig, FlowKindConfig, MediumConfig, RegisteredQdisc, RunOutcome, SpinError,
+    WiresConfig, World, WorldConfig, MAX_EVENTS_PER_INSTANT,
 };

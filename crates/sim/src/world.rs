@@ -12,10 +12,11 @@ use crate::ids::{FlowId, LinkId, NodeId};
 use crate::medium::wifi::{Mac, MacStats, WifiConfig, WifiEvent, WifiOutput};
 use crate::medium::WiredNet;
 use crate::metrics::{Conservation, Metrics, QueueSample, Traces};
-use crate::net::aodv::{AodvConfig, AodvNet, AodvStats};
+use crate::net::aodv::AodvStats;
 use crate::net::more::{MoreFlowConfig, MoreFlowStats};
-use crate::net::olsr::{OlsrNet, OlsrStats};
+use crate::net::olsr::OlsrStats;
 use crate::net::packet::DEFAULT_TTL;
+use crate::net::registry::RoutingSetup;
 use crate::net::{
     DiffqHeader, DropReason, Packet, ProtocolStats, RoutingProtocol, RoutingTable, RoutingTimer,
     TransportHeader,
@@ -51,7 +52,6 @@ use queue_control::QueueControlNet;
 pub use queue_control::QueueControlStats;
 use routing::RoutingGlue;
 
-pub use crate::net::olsr::OlsrSetup;
 pub use spin::{SpinError, MAX_EVENTS_PER_INSTANT};
 
 pub use diffq::DiffqView;
@@ -195,17 +195,13 @@ pub struct WorldConfig {
     /// listed are loss-free.
     pub link_loss: Vec<(NodeId, NodeId, f64)>,
     pub medium: MediumConfig,
-    /// Static next hops. With `aodv` set they serve only the queue disciplines that read
-    /// a table when they dequeue (AODV runs with drop-tail and fair queuing, which do not).
+    /// Static next hops: the routes unless a routing protocol runs, which starts from
+    /// this table and may replace it (OLSR's rows) or serve only the queue disciplines
+    /// that read it when they dequeue (AODV's routes are its own).
     pub routing: RoutingTable,
-    /// AODV (RFC 3561) instead of the static table, on the wifi medium: routes are
-    /// discovered on demand and break on MAC retry-limit failures or, with hello
-    /// detection, on silent next hops (`net/aodv/protocol.rs`).
-    pub aodv: Option<AodvConfig>,
-    /// OLSR (RFC 3626) on the wifi medium: each node's periodic HELLOs and TCs keep its
-    /// row of `routing` up to date (`net/olsr/protocol.rs`); the table given here is replaced
-    /// (by the warm start's routes, or by none). Ignored when `aodv` is set.
-    pub olsr: Option<OlsrSetup>,
+    /// A registered routing protocol (`net/registry.rs`: AODV, OLSR) on the wifi medium,
+    /// built from its keys; `None`: the static table.
+    pub routing_protocol: Option<RoutingSetup>,
     /// Queue discipline settings, instantiated per interface: one per node on the wifi
     /// medium, one per link direction on wired links (except the wires beside an 802.11
     /// channel, which are drop-tail: see `MediumConfig::WifiAndWires`).
@@ -466,18 +462,13 @@ pub struct RunOutcome {
 }
 
 impl World {
-    /// The world of `cfg`, routed by its AODV or OLSR setup, or else its static table.
+    /// The world of `cfg`, routed by its registered protocol, or else its static table.
     pub fn new(cfg: WorldConfig) -> Self {
-        let n = cfg.node_count;
-        let protocol: Option<Box<dyn RoutingProtocol>> = match (cfg.aodv, &cfg.olsr) {
-            (Some(a), _) => Some(Box::new(AodvNet::new(a, n, cfg.seed))),
-            (None, Some(o)) => Some(Box::new(OlsrNet::new(o, n, cfg.seed))),
-            (None, None) => None,
-        };
+        let protocol = (cfg.routing_protocol.as_ref()).map(|r| r.build(cfg.node_count, cfg.seed));
         Self::build(cfg, protocol)
     }
 
-    /// The world of `cfg` routed by `protocol` (in place of `cfg.aodv` and `cfg.olsr`;
+    /// The world of `cfg` routed by `protocol` (in place of `cfg.routing_protocol`;
     /// `cfg.routing` is the table it starts with).
     pub fn with_routing_protocol(cfg: WorldConfig, protocol: Box<dyn RoutingProtocol>) -> Self {
         Self::build(cfg, Some(protocol))

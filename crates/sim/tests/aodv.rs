@@ -7,17 +7,27 @@ mod common;
 use airqueue_kernel::Time;
 use airqueue_sim::app::UdpRate;
 use airqueue_sim::medium::wifi::WifiConfig;
-use airqueue_sim::net::aodv::AodvConfig;
+use airqueue_sim::net::aodv::keys::SCHEME as AODV;
+use airqueue_sim::net::registry::RoutingSetup;
 use airqueue_sim::net::DropReason;
 use airqueue_sim::{FlowKindConfig, RunOutcome, WorldConfig};
 use common::{flow, run_twice_by, saturating_udp, wifi_world};
 
-/// Nodes 0-1-2 in a chain 200 m apart and node 3 far away; flows from 0 to 3.
-fn island(flows: Vec<airqueue_sim::FlowConfig>, aodv: AodvConfig, secs: u64) -> WorldConfig {
+/// Nodes 0-1-2 in a chain 200 m apart and node 3 far away; flows from 0 to 3; AODV with
+/// its defaults but for `keys` (`[routing]` names, values in the keys' units).
+fn island(flows: Vec<airqueue_sim::FlowConfig>, keys: &[(&str, f64)], secs: u64) -> WorldConfig {
     let positions = vec![[0.0, 0.0], [200.0, 0.0], [400.0, 0.0], [5000.0, 0.0]];
+    let mut params = AODV.defaults().expect("AODV's defaults pass its checks");
+    for &(k, v) in keys {
+        assert!(params.set(k, v), "AODV has no key {k}");
+    }
     WorldConfig {
-        aodv: Some(aodv),
-        olsr: None,
+        routing_protocol: Some(RoutingSetup {
+            scheme: &AODV,
+            params,
+            etx: false,
+            neighbours: Vec::new(),
+        }),
         ..wifi_world(
             WifiConfig::dsss_default(),
             positions,
@@ -49,11 +59,10 @@ fn key(o: &RunOutcome) -> (u64, Vec<u64>) {
 
 #[test]
 fn a_failed_discovery_drops_what_the_full_buffer_kept() {
-    let cfg = AodvConfig {
-        buffer_capacity: 8,
-        ..AodvConfig::default()
-    };
-    let out = run_twice_by(island(cbr_to_nowhere(), cfg, 30), key);
+    let out = run_twice_by(
+        island(cbr_to_nowhere(), &[("buffer_capacity", 8.0)], 30),
+        key,
+    );
     let r = &out.routing[0];
     // Rings TTL 1, 3, 5, 7 (0.24 + 0.4 + 0.56 + 0.72 s), then network-wide requests
     // waiting 2.8, 5.6 and 11.2 s: the discovery fails at 21.52 s.
@@ -71,11 +80,10 @@ fn a_failed_discovery_drops_what_the_full_buffer_kept() {
 
 #[test]
 fn packets_waiting_too_long_time_out() {
-    let cfg = AodvConfig {
-        buffer_timeout: Time::from_secs(1),
-        ..AodvConfig::default()
-    };
-    let out = run_twice_by(island(cbr_to_nowhere(), cfg, 30), key);
+    let out = run_twice_by(
+        island(cbr_to_nowhere(), &[("buffer_timeout", 1.0)], 30),
+        key,
+    );
     assert_eq!(drops(&out, DropReason::NoRouteTimeout), 50);
     assert_eq!(drops(&out, DropReason::NoRouteBufferFull), 0);
     assert_eq!(drops(&out, DropReason::RouteDiscoveryFailed), 0);
@@ -85,7 +93,7 @@ fn packets_waiting_too_long_time_out() {
 #[test]
 fn a_saturating_source_tries_again_after_a_failure() {
     let flows = vec![saturating_udp(0, 3, 100, Time::from_secs(50))];
-    let out = run_twice_by(island(flows, AodvConfig::default(), 50), key);
+    let out = run_twice_by(island(flows, &[], 50), key);
     let r = &out.routing[0];
     // Failures at 21.52 s and 43.04 s, each followed by a new packet and discovery.
     assert_eq!((r.discoveries_started, r.discoveries_failed), (3, 2));

@@ -268,8 +268,7 @@ fn aarf_rate_shares(snr_db: f64) -> [f64; 4] {
     let pos = vec![[0.0, 0.0], [d_m, 0.0]];
     let out = run_checked(WorldConfig {
         routing: unit_disk_routing(&pos, d_m + 1.0),
-        aodv: None,
-        olsr: None,
+        routing_protocol: None,
         ..wifi_world(wifi, pos, vec![saturating(0, 1, d)], d, 9)
     });
     let by_rate = out.mac[0].data_tx_by_rate;

@@ -6,6 +6,8 @@
 //! from them (`AodvConfig::from_params`, `OlsrConfig::from_params`). `kind = "static"`
 //! and `metric` are the reader's own: static routing is no protocol.
 
+use crate::ids::NodeId;
+use crate::net::protocol::RoutingProtocol;
 use crate::qdisc::registry::{Key, KeyValue, OnlyWith, Params, Problem};
 
 /// Every `routing.kind` but `"static"`, in the order the reader lists them.
@@ -41,6 +43,45 @@ pub struct RoutingScheme {
     /// reported) reads as `None` through [`Params::value`]; checks that need it are
     /// skipped.
     pub check: fn(&mut Params) -> Vec<Problem>,
+    /// The protocol of a whole network, configured by `params` (checked).
+    pub build: fn(&Params, &RoutingBuildContext<'_>) -> Box<dyn RoutingProtocol>,
+}
+
+/// What a routing protocol is built from besides its keys.
+#[derive(Clone, Copy, Debug)]
+pub struct RoutingBuildContext<'a> {
+    pub node_count: usize,
+    /// The run's seed (each protocol keys its random streams by it).
+    pub seed: u64,
+    /// Whether `routing.metric` is `"etx"`.
+    pub etx: bool,
+    /// The idle network, for a protocol that starts converged: by node `a`, the nodes it
+    /// hears with the share of their broadcasts it receives (`[[link]] loss` and fading).
+    pub neighbours: &'a [Vec<(NodeId, f64)>],
+}
+
+/// A registered routing protocol as a world is given it: the scheme, its keys and what
+/// else it is built from.
+#[derive(Clone, Debug)]
+pub struct RoutingSetup {
+    pub scheme: &'static RoutingScheme,
+    pub params: Params,
+    pub etx: bool,
+    /// See [`RoutingBuildContext::neighbours`].
+    pub neighbours: Vec<Vec<(NodeId, f64)>>,
+}
+
+impl RoutingSetup {
+    /// The protocol for a network of `node_count` nodes and run seed `seed`.
+    pub fn build(&self, node_count: usize, seed: u64) -> Box<dyn RoutingProtocol> {
+        let cx = RoutingBuildContext {
+            node_count,
+            seed,
+            etx: self.etx,
+            neighbours: &self.neighbours,
+        };
+        (self.scheme.build)(&self.params, &cx)
+    }
 }
 
 /// Protocols are one per name.

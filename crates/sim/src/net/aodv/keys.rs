@@ -16,6 +16,13 @@ pub static SCHEME: RoutingScheme = RoutingScheme {
     default_metric: None,
     reroutes_queued_packets: true,
     check,
+    build: |p, cx| {
+        Box::new(super::protocol::AodvNet::new(
+            AodvConfig::from_params(p),
+            cx.node_count,
+            cx.seed,
+        ))
+    },
 };
 
 /// A duration in (0, `max_s`] seconds, defaulting to `default_s`.

@@ -20,6 +20,13 @@ pub static SCHEME: RoutingScheme = RoutingScheme {
     default_metric: Some("etx"),
     reroutes_queued_packets: false,
     check: no_routing_checks,
+    build: |p, cx| {
+        let setup = super::OlsrSetup {
+            cfg: OlsrConfig::from_params(p, cx.etx),
+            neighbours: cx.neighbours.to_vec(),
+        };
+        Box::new(super::OlsrNet::new(&setup, cx.node_count, cx.seed))
+    },
 };
 
 /// An interval in (0, 3600] seconds, defaulting to `default_s`.
