@@ -23,16 +23,11 @@ pub(super) fn queue_kinds() -> Vec<&'static str> {
 /// The registered schemes' `[queue]` keys: which kinds take which key, each key's kinds
 /// in the order of `kinds`.
 pub(super) fn keys_by_kind(kinds: &[&'static str]) -> Vec<(&'static str, Vec<&'static str>)> {
-    let mut table: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
+    let mut table = Vec::new();
     let registered = SCHEMES
         .iter()
         .flat_map(|s| s.keys.iter().map(|k| (k.name, s.name)));
-    for (key, kind) in registered {
-        match table.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, kinds)) => kinds.push(kind),
-            None => table.push((key, vec![kind])),
-        }
-    }
+    add_kinds(&mut table, registered);
     let rank = |kind: &&str| kinds.iter().position(|k| k == kind);
     for (_, ks) in &mut table {
         ks.sort_by_key(rank);
@@ -55,17 +50,25 @@ pub(super) fn routing_keys_by_kind() -> Vec<(&'static str, Vec<&'static str>)> {
         .iter()
         .filter(|s| s.default_metric.is_some());
     let metric_kinds = std::iter::once("static").chain(with_metric.map(|s| s.name));
-    let mut table: Vec<(&str, Vec<&str>)> = vec![("metric", metric_kinds.collect())];
+    let mut table = vec![("metric", metric_kinds.collect())];
     let registered = ROUTING_SCHEMES
         .iter()
         .flat_map(|s| s.keys.iter().map(|k| (k.name, s.name)));
-    for (key, kind) in registered {
+    add_kinds(&mut table, registered);
+    table
+}
+
+/// Adds each (key, kind) pair to `table`: the kind to the key's row, or a new row.
+fn add_kinds(
+    table: &mut Vec<(&'static str, Vec<&'static str>)>,
+    pairs: impl Iterator<Item = (&'static str, &'static str)>,
+) {
+    for (key, kind) in pairs {
         match table.iter_mut().find(|(k, _)| *k == key) {
             Some((_, kinds)) => kinds.push(kind),
             None => table.push((key, vec![kind])),
         }
     }
-    table
 }
 
 /// Reads `scheme`'s keys from `[routing]` (`f`) and runs its check; `None` when a key
