@@ -10,7 +10,7 @@
 use crate::app::{UdpRate, UdpSource};
 use crate::ids::{FlowId, LinkId, NodeId};
 use crate::medium::wifi::{Mac, MacStats, WifiConfig, WifiEvent, WifiOutput};
-use crate::medium::WiredNet;
+use crate::medium::{configured_loss, WiredNet};
 use crate::metrics::{Conservation, Metrics, QueueSample, Traces};
 use crate::net::aodv::AodvStats;
 use crate::net::more::{MoreFlowConfig, MoreFlowStats};
@@ -304,13 +304,7 @@ impl WifiMedium {
     /// The channel among the nodes for which `radio` holds, with the world's discipline.
     fn new(cfg: &WorldConfig, wifi: &WifiConfig, radio: impl Fn(NodeId) -> bool) -> Self {
         let n = cfg.node_count;
-        let loss = |a: NodeId, b: NodeId| {
-            cfg.link_loss
-                .iter()
-                .rev()
-                .find(|(x, y, _)| *x == a && *y == b)
-                .map_or(0.0, |l| l.2)
-        };
+        let loss = |a, b| configured_loss(&cfg.link_loss, a, b);
         let net = Mac::with_radios(wifi.clone(), &cfg.positions, radio, cfg.seed, loss);
         let link = Link {
             data_rate: wifi.data_rate,

@@ -7,7 +7,7 @@
 
 use airqueue_sim::net::registry::{RoutingScheme, ROUTING_SCHEMES};
 use airqueue_sim::qdisc::registry::{
-    Fallback, Key, KeyValue, OnlyWith, Params, Scheme, Setting, SCHEMES,
+    Fallback, Key, KeyValue, OnlyWith, Params, Range, Scheme, Setting, SCHEMES,
 };
 use airqueue_sim::transport::{RateScheme, RateSetting, RATE_SCHEMES};
 
@@ -349,7 +349,8 @@ fn read_keys_with(
                 zero_is_off,
                 expected,
             } => {
-                let in_range = |x: f64| (x > 0.0 || (zero_is_off && x == 0.0)) && x <= max_s;
+                let range = Range::duration(max_s, zero_is_off);
+                let in_range = |x: f64| range.contains(x);
                 match default {
                     Fallback::Value(d) => f
                         .interval(errs, key.name, Some(d), expected, in_range)

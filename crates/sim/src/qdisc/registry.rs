@@ -233,6 +233,15 @@ impl Range {
         Range::closed(min, f64::INFINITY)
     }
 
+    /// A [`KeyValue::Duration`]'s interval: `(0, max_s]`, or `[0, max_s]` when 0 turns
+    /// the timer off.
+    pub const fn duration(max_s: f64, zero_is_off: bool) -> Self {
+        Range {
+            min_inclusive: zero_is_off,
+            ..Range::closed(0.0, max_s)
+        }
+    }
+
     pub fn contains(&self, x: f64) -> bool {
         let above = if self.min_inclusive {
             x >= self.min
@@ -631,9 +640,7 @@ impl BuildContext<'_> {
     /// The configured frame loss of the radio link from this node to `j` (0 unless
     /// `[[link]] loss` sets it).
     pub fn loss_to(&self, j: NodeId) -> f64 {
-        (self.link_loss.iter().rev())
-            .find(|(a, b, _)| *a == self.node && *b == j)
-            .map_or(0.0, |l| l.2)
+        crate::medium::configured_loss(self.link_loss, self.node, j)
     }
 }
 
@@ -677,10 +684,7 @@ pub(crate) fn assert_sound(k: &Key) {
             zero_is_off,
             expected,
         } => {
-            let range = Range {
-                min_inclusive: zero_is_off,
-                ..Range::closed(0.0, max_s)
-            };
+            let range = Range::duration(max_s, zero_is_off);
             if let Fallback::Value(x) = default {
                 assert!(range.contains(x), "{}", k.name)
             }

@@ -6,6 +6,7 @@
 //! follow, as a real station's would.
 
 use super::{Event, MediumConfig, WifiMedium, World, WorldConfig};
+use crate::medium::configured_loss;
 use airqueue_kernel::EventQueue;
 
 /// Schedules the wifi medium's moves that fall within the run. Called after the rate
@@ -30,13 +31,7 @@ impl World {
         };
         let m = &net.config().moves[k as usize];
         let (node, to_m) = (m.node, m.to_m);
-        let loss = |a, b| {
-            link_loss
-                .iter()
-                .rev()
-                .find(|&&(x, y, _)| x == a && y == b)
-                .map_or(0.0, |l| l.2)
-        };
+        let loss = |a, b| configured_loss(link_loss, a, b);
         net.channel_mut().move_node(node, to_m, loss);
     }
 }
