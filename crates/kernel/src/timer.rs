@@ -60,6 +60,15 @@ impl<O: Copy> Timers<O> {
         id
     }
 
+    /// How many timers were created.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
     pub fn owner(&self, id: TimerId) -> O {
         self.slots[id.0 as usize].owner
     }

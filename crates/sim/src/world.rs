@@ -1,7 +1,7 @@
 //! The world: owns every node, medium, flow and metric in flat vectors and runs the event
 //! loop. This is the one place where layers meet (STYLE.md): media pull from queue
-//! disciplines, arrivals go to forwarding, deliveries go to metrics or to the transport
-//! endpoints (TCP glue in `world/tcp.rs`, TFRC glue in `world/tfrc.rs`), DiffQ and
+//! disciplines, arrivals go to forwarding, deliveries go to metrics or to the flows'
+//! transport endpoints (`transport::endpoint::FlowEndpoint`, `world/endpoints.rs`), DiffQ and
 //! fair-queuing queue reports to the queue disciplines, DiffQ-paced sources to their
 //! rate controllers (`world/diffq.rs`), and routing control packets, timers and MAC
 //! failures to the routing protocol, whose actions `world/routing.rs` carries out
@@ -24,19 +24,20 @@ use crate::net::{
 use crate::qdisc::registry::BuildContext;
 pub use crate::qdisc::registry::RegisteredQdisc;
 use crate::qdisc::{DropTail, Qdisc, Queued};
-use crate::transport::coding::CodingFeedback;
 use crate::transport::diffq::RateUpdate;
+use crate::transport::endpoint::{Emitted, FlowEndpoint};
 use crate::transport::rate::{RateScheme, RegisteredRate};
-use crate::transport::tcp::{CodingEnds, TcpFlow, TcpFlowConfig, TcpFlowStats, TimerOwner};
-use crate::transport::tfrc::{TfrcFlow, TfrcFlowConfig, TfrcFlowStats};
+use crate::transport::tcp::TcpFlow;
+use crate::transport::tcp::{TcpFlowConfig, TcpFlowStats};
+use crate::transport::tfrc::TfrcFlow;
+use crate::transport::tfrc::{TfrcFlowConfig, TfrcFlowStats};
 use crate::transport::{RateController, RateSummary};
-use airqueue_kernel::{EventQueue, RngStream, StreamKey, Time, TimerEvent, Timers};
+use airqueue_kernel::{EventQueue, RngStream, StreamKey, Time, TimerEvent, TimerId, Timers};
 use airqueue_phy::access::Link;
-use airqueue_tcp::{Outbox, TcpAck, TcpData, TfrcData, TfrcFeedback};
 
-mod coding;
 mod control;
 mod diffq;
+mod endpoints;
 mod extend;
 mod more;
 mod moves;
@@ -44,9 +45,8 @@ mod queue_control;
 mod rates;
 mod routing;
 mod spin;
-mod tcp;
-mod tfrc;
 
+use endpoints::TimerOwner;
 use more::{MoreFlow, MoreNet};
 use queue_control::QueueControlNet;
 pub use queue_control::QueueControlStats;
@@ -218,9 +218,9 @@ enum Event {
     LinkTxEnd(LinkId),
     LinkArrive(LinkId),
     Wifi(WifiEvent),
-    /// A TCP flow's sender stops taking new data.
+    /// A transport endpoint's sender stops taking new data.
     FlowStop(FlowId),
-    /// A transport timer (owner looked up in `World::timers`).
+    /// An endpoint's timer (owner looked up in `World::timers`).
     Timer(TimerEvent),
     /// A DiffQ-paced source's next packet is due (ignored unless it is the tick
     /// [`PaceClock::due`] names: a rate update may have re-timed it).
@@ -258,6 +258,8 @@ struct FlowState {
     stop: Time,
     payload_bytes: u32,
     app: FlowApp,
+    /// The first of its endpoint's timers (unused by other flows).
+    first_timer: TimerId,
     /// Source rate control (`FlowConfig::cc`): its controller, `None` until the caller
     /// installs one for a scheme without a `build`.
     pacer: Option<Box<dyn RateController>>,
@@ -279,11 +281,11 @@ impl FlowState {
 }
 
 /// The traffic source of a flow.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 enum FlowApp {
     Udp(UdpSource),
-    Tcp(Box<TcpFlow>),
-    Tfrc(Box<TfrcFlow>),
+    /// An end-to-end transport: TCP (with its coding layer) or TFRC.
+    Endpoint(Box<dyn FlowEndpoint>),
     More(Box<MoreFlow>),
 }
 
@@ -401,16 +403,10 @@ pub struct World {
     flows: Vec<FlowState>,
     metrics: Metrics,
     next_uid: u64,
-    /// Transport timers (TCP RTO and delayed ACK), two per TCP flow.
+    /// The endpoints' timers, `FlowEndpoint::timer_slots` per endpoint.
     timers: Timers<TimerOwner>,
-    /// Reused outboxes of the TCP machines (no allocation per segment).
-    data_out: Outbox<TcpData>,
-    ack_out: Outbox<TcpAck>,
-    /// Scratch buffer for a decoder's repair requests.
-    coding_out: Vec<CodingFeedback>,
-    /// Reused outboxes of the TFRC machines.
-    tfrc_data_out: Outbox<TfrcData>,
-    tfrc_fb_out: Outbox<TfrcFeedback>,
+    /// The packets an endpoint sent while it handled an event (reused).
+    sends: Vec<Emitted>,
     /// MORE's code vectors and ACK queues (empty without MORE flows).
     more: MoreNet,
     /// The queue disciplines' idle control broadcasts, when theirs ask for them (wifi
@@ -524,51 +520,34 @@ impl World {
             .iter()
             .enumerate()
             .map(|(i, f)| {
-                let cc = match (&f.cc, &f.kind) {
-                    (_, FlowKindConfig::Tfrc(_)) => None,
-                    (cc, _) => cc.as_ref(),
-                };
-                let pacer = cc.and_then(RegisteredRate::build);
+                let id = FlowId(i as u32);
                 let app = match &f.kind {
                     FlowKindConfig::Udp(rate) => {
                         FlowApp::Udp(UdpSource::new(*rate, f.payload_bytes, f.start, f.stop))
                     }
                     FlowKindConfig::Tcp(tcp) => {
-                        let id = FlowId(i as u32);
-                        let rto = timers.create(TimerOwner::Rto(id));
-                        let delack = timers.create(TimerOwner::DelayedAck(id));
-                        let paced = cc.is_some();
-                        let coding = tcp.coding.map(|c| {
-                            let timer = timers.create(TimerOwner::CodingRepair(id));
-                            CodingEnds::new(&c, tcp.transfer_pkts, timer)
-                        });
-                        FlowApp::Tcp(Box::new(TcpFlow::new(
-                            tcp,
-                            f.payload_bytes,
-                            paced,
-                            rto,
-                            delack,
-                            coding,
-                        )))
+                        let paced = f.cc.is_some();
+                        FlowApp::Endpoint(Box::new(TcpFlow::new(tcp, f.payload_bytes, paced)))
                     }
                     FlowKindConfig::Tfrc(tfrc) => {
-                        let id = FlowId(i as u32);
-                        let pace = timers.create(TimerOwner::TfrcPace(id));
-                        let nofb = timers.create(TimerOwner::TfrcNoFeedback(id));
-                        let fb = timers.create(TimerOwner::TfrcFeedback(id));
-                        FlowApp::Tfrc(Box::new(TfrcFlow::new(
-                            tfrc,
-                            f.payload_bytes,
-                            pace,
-                            nofb,
-                            fb,
-                        )))
+                        FlowApp::Endpoint(Box::new(TfrcFlow::new(tfrc, f.payload_bytes)))
                     }
                     FlowKindConfig::More(more) => {
-                        FlowApp::More(Box::new(MoreFlow::new(more, cfg.seed, FlowId(i as u32))))
+                        FlowApp::More(Box::new(MoreFlow::new(more, cfg.seed, id)))
                     }
                 };
+                // An endpoint that sets its own rate ignores `cc`.
+                let cc = match &app {
+                    FlowApp::Endpoint(ep) if !ep.takes_pacer() => None,
+                    _ => f.cc.as_ref(),
+                };
+                let pacer = cc.and_then(RegisteredRate::build);
+                let first_timer = match &app {
+                    FlowApp::Endpoint(ep) => endpoints::create_timers(&mut timers, id, &**ep),
+                    _ => TimerId(0),
+                };
                 FlowState {
+                    first_timer,
                     src: f.src,
                     dst: f.dst,
                     priority: f.priority,
@@ -581,7 +560,7 @@ impl World {
                     clock: PaceClock::default(),
                 }
             })
-            .collect();
+            .collect::<Vec<FlowState>>();
         let mut wifi = wifi;
         if let Some(w) = &mut wifi {
             register_multipath(&cfg.flows, &mut w.qdiscs);
@@ -589,13 +568,13 @@ impl World {
         let mut events = EventQueue::with_capacity(1024);
         rates::schedule(&cfg, &mut events);
         moves::schedule(&cfg, &mut events);
-        for (i, f) in cfg.flows.iter().enumerate() {
-            let tcp = matches!(f.kind, FlowKindConfig::Tcp(_) | FlowKindConfig::Tfrc(_));
-            if f.start < cfg.duration && !(tcp && f.stop <= f.start) {
+        for (i, (f, state)) in cfg.flows.iter().zip(&flows).enumerate() {
+            let endpoint = matches!(state.app, FlowApp::Endpoint(_));
+            if f.start < cfg.duration && !(endpoint && f.stop <= f.start) {
                 events.schedule_in(f.start, Event::FlowStart(FlowId(i as u32)));
-                // A TCP or TFRC sender takes no new data from `stop` on (UDP sources
+                // An endpoint's sender takes no new data from `stop` on (UDP sources
                 // check it).
-                if tcp && f.stop < cfg.duration {
+                if endpoint && f.stop < cfg.duration {
                     events.schedule_in(f.stop, Event::FlowStop(FlowId(i as u32)));
                 }
             }
@@ -624,11 +603,7 @@ impl World {
             metrics,
             next_uid: 0,
             timers,
-            data_out: Outbox::new(),
-            ack_out: Outbox::new(),
-            coding_out: Vec::new(),
-            tfrc_data_out: Outbox::new(),
-            tfrc_fb_out: Outbox::new(),
+            sends: Vec::new(),
             more: if cfg
                 .flows
                 .iter()
@@ -709,8 +684,7 @@ impl World {
                     .collect()
             }
         };
-        let tcp = self.tcp_stats();
-        let tfrc = self.tfrc_stats();
+        let reports = self.endpoint_reports();
         let rate_control = (self.flows.iter())
             .map(|f| f.pacer.as_deref().map(RateSummary::of))
             .collect();
@@ -735,8 +709,8 @@ impl World {
             more,
             routing,
             olsr,
-            tcp,
-            tfrc,
+            tcp: reports.tcp,
+            tfrc: reports.tfrc,
             rate_control,
             traces: std::mem::take(&mut self.metrics.traces),
             conservation,
@@ -775,18 +749,15 @@ impl World {
                 net.handle(w, &mut self.events);
                 self.drain_wifi_outputs();
             }
-            Event::FlowStop(f) => match self.flows[f.index()].app {
-                FlowApp::Tfrc(_) => self.tfrc_stop(f),
-                _ => self.tcp_stop(f),
-            },
+            Event::FlowStop(f) => self.endpoint_call(f, |ep, io| ep.stop(io)),
             Event::Pace(f) => self.pace(f),
             Event::RateUpdate(f) => self.rate_update(f),
             Event::Wake(iface) => self.kick(iface),
             Event::Routing(node, t) => self.routing_timer(node, t),
             Event::QueueControl(node) => self.queue_control_check(node),
             Event::Timer(t) => {
-                if let Some(owner) = self.timers.fire(t, &mut self.events, Event::Timer) {
-                    self.tcp_timer(owner);
+                if let Some(o) = self.timers.fire(t, &mut self.events, Event::Timer) {
+                    self.endpoint_call(o.flow, |ep, io| ep.on_timer(o.slot, io));
                 }
             }
             Event::RateChange(k) => self.rate_change(k),
@@ -794,8 +765,7 @@ impl World {
             Event::Sample => {
                 self.metrics.close_bins_before(now);
                 self.sample_queues(now);
-                self.tcp_sample(now);
-                self.tfrc_sample(now);
+                self.endpoint_sample(now);
                 self.pace_sample(now);
                 if now + self.bin <= self.duration {
                     self.events.schedule_in(self.bin, Event::Sample);
@@ -897,8 +867,7 @@ impl World {
                 }
                 UdpRate::Saturate => self.top_up(f),
             },
-            FlowApp::Tcp(_) => self.tcp_start(f),
-            FlowApp::Tfrc(_) => self.tfrc_start(f),
+            FlowApp::Endpoint(_) => self.endpoint_start(f),
             FlowApp::More(_) => self.more_start(f),
         }
     }
@@ -1014,26 +983,31 @@ impl World {
         self.forward_from(node, from, pkt);
     }
 
-    /// A packet reached its destination `node`: UDP data goes to the metrics, TCP and TFRC
-    /// packets to the flow's endpoint.
+    /// A packet reached its destination `node`: UDP data goes to the metrics, an
+    /// endpoint's packets to the flow's endpoint. Control messages were handed to the
+    /// routing protocol or the queue discipline on reception, MORE's packets to
+    /// `world/more.rs`.
     fn deliver(&mut self, node: NodeId, pkt: Packet) {
-        match pkt.transport {
-            TransportHeader::Udp => self.metrics.on_delivered(&pkt, self.events.now()),
-            TransportHeader::TcpData(_)
-            | TransportHeader::TcpAck(_)
-            | TransportHeader::Coded(_)
-            | TransportHeader::CodingFeedback(_) => self.tcp_deliver(node, pkt),
-            TransportHeader::TfrcData(_) | TransportHeader::TfrcFeedback(_) => {
-                self.tfrc_deliver(node, pkt)
+        let Some(fl) = self.flows.get(pkt.flow.index()) else {
+            return;
+        };
+        match (&fl.app, &pkt.transport) {
+            (FlowApp::Udp(_), TransportHeader::Udp) => {
+                self.metrics.on_delivered(&pkt, self.events.now())
             }
-            // Control messages are handed to the routing protocol (or backpressure's
-            // control) on reception, MORE's packets to `world/more.rs`.
-            TransportHeader::Aodv(_)
-            | TransportHeader::Olsr(_)
-            | TransportHeader::More(_)
-            | TransportHeader::MoreAck(_)
-            | TransportHeader::QueueReports(_)
-            | TransportHeader::Control(_) => {}
+            (FlowApp::Endpoint(_), _) => {
+                self.endpoint_call(pkt.flow, |ep, io| ep.on_arrival(node, &pkt, io))
+            }
+            _ => {}
+        }
+    }
+
+    /// An endpoint's flow starts. A flow from a node to itself never starts (its packets
+    /// would be answered within the same instant, forever).
+    fn endpoint_start(&mut self, f: FlowId) {
+        let fl = &self.flows[f.index()];
+        if fl.src != fl.dst {
+            self.endpoint_call(f, |ep, io| ep.start(io));
         }
     }
 
@@ -1072,7 +1046,7 @@ impl World {
                     self.diffq_overflow(node, prev_hop, &q.pkt);
                 }
                 self.metrics.on_packet_dropped(node, reason, &q.pkt);
-                self.coding_on_drop(node, reason, &q.pkt);
+                self.endpoint_source_drop(node, reason, &q.pkt);
                 // Backpressure pushed another packet out and kept the arrival.
                 if pushed_out {
                     self.kick(iface);

@@ -20,8 +20,8 @@
 //! Coding is not carried out: over a large field (the paper's assumption) only *whether*
 //! a packet adds a degree of freedom matters. Combinations with prefix supports `1..=d_j`
 //! have rank `min over t of (t + #{j : d_j > t})` (König's theorem); a packet that leaves
-//! the rank unchanged is dropped (`DropReason::CodingRedundancy`). The world
-//! (`world/coding.rs`) turns the machines' outputs into packets and timers.
+//! the rank unchanged is dropped (`DropReason::CodingRedundancy`). A coded TCP flow's
+//! endpoint (`tcp.rs`) turns the machines' outputs into packets and timers.
 
 use std::collections::VecDeque;
 

@@ -5,6 +5,7 @@
 
 pub mod coding;
 pub mod diffq;
+pub mod endpoint;
 pub mod flow_control;
 pub mod rate;
 pub mod tcp;

@@ -1,15 +1,35 @@
-//! A TCP flow in the world: the `airqueue-tcp` sender at the flow's source, the receiver at
-//! its destination, their two timers, and the per-flow trace counters.
+//! A TCP flow as a [`FlowEndpoint`]: the `airqueue-tcp` sender at the flow's source, the
+//! receiver at its destination, their two timers, the optional network-coding layer
+//! between them (seed 002, 4.1.3 and 4.2.1) and the per-flow trace counters.
 //!
-//! The world (`world/tcp.rs`) turns the machines' outboxes into [`Packet`]s and timer
-//! commands; this module only holds state and configuration, and never calls outward.
+//! Every segment and every ACK is a real packet that goes through the queues and the
+//! medium like any other. Accounting: a data packet or ACK counts as created when its
+//! machine emits it and as delivered when it reaches its end, even when the receiver
+//! finds it a duplicate (it was delivered to the transport, which discarded it).
+//! Goodput counts only what the receiver releases in order to the application, once per
+//! segment.
 //!
-//! [`Packet`]: crate::net::Packet
+//! With a coding layer, the sender's segments leave through the encoder as coded
+//! packets, the decoder at the destination stands in for the TCP receiver (releasing
+//! decoded blocks and answering every arrival with feedback), and the feedback becomes
+//! TCP ACKs and repair packets at the source. Coded packets and repairs are data
+//! (delivered when they reach the decoder, or discarded there as `coding_redundancy`
+//! when they bring no new degree of freedom); the feedback counts like ACKs.
 
-use crate::ids::FlowId;
-use crate::transport::coding::{CodingConfig, CodingDecoder, CodingEncoder, CodingStats};
-use airqueue_kernel::{Time, TimerId};
-use airqueue_tcp::{AppData, ReceiverConfig, RtoConfig, SenderConfig, TcpReceiver, TcpSender};
+use crate::ids::{FlowId, NodeId};
+use crate::metrics::Metrics;
+use crate::net::packet::TcpAckHeader;
+use crate::net::{DropReason, Packet, TransportHeader};
+use crate::transport::coding::{
+    CodedData, CodingConfig, CodingDecoder, CodingEncoder, CodingFeedback, CodingStats,
+    FeedbackKind,
+};
+use crate::transport::endpoint::{End, EndpointIo, FlowEndpoint, FlowReports};
+use airqueue_kernel::Time;
+use airqueue_tcp::{
+    AppData, Outbox, ReceiverConfig, RtoConfig, SenderConfig, TcpAck, TcpData, TcpReceiver,
+    TcpSender,
+};
 
 /// The congestion control flavour (re-exported from `airqueue-tcp`).
 pub use airqueue_tcp::Variant as TcpVariant;
@@ -86,22 +106,11 @@ impl Default for TcpFlowConfig {
     }
 }
 
-/// Who owns a world timer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum TimerOwner {
-    /// The retransmission timer of a flow's sender.
-    Rto(FlowId),
-    /// The delayed-ACK timer of a flow's receiver.
-    DelayedAck(FlowId),
-    /// A TFRC sender's pacing clock.
-    TfrcPace(FlowId),
-    /// A TFRC sender's no-feedback timer.
-    TfrcNoFeedback(FlowId),
-    /// A TFRC receiver's feedback timer.
-    TfrcFeedback(FlowId),
-    /// The repair timer of a coded TCP flow's decoder.
-    CodingRepair(FlowId),
-}
+/// Timer slots of a TCP flow: the sender's retransmission timer, the receiver's
+/// delayed-ACK timer and, with coding, the decoder's repair timer.
+const RTO: u8 = 0;
+const DELAYED_ACK: u8 = 1;
+const CODING_REPAIR: u8 = 2;
 
 /// Packet counts of a TCP flow, for traces and conservation checks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -124,12 +133,13 @@ pub(crate) struct TcpFlow {
     /// DiffQ-TCP: the sender's congestion control is off and it is paced
     /// (`SenderConfig::paced`): one segment, new or retransmitted, per pacing tick.
     pub paced: bool,
-    pub rto_timer: TimerId,
-    pub delack_timer: TimerId,
     pub counts: TcpPacketCounts,
     /// The network-coding layer, when the flow has one: TCP's segments leave through its
-    /// encoder and its decoder stands in for the TCP receiver (`world/coding.rs`).
+    /// encoder and its decoder stands in for the TCP receiver.
     pub coding: Option<Box<CodingEnds>>,
+    /// The machines' reused outboxes (no allocation per segment).
+    data_out: Outbox<TcpData>,
+    ack_out: Outbox<TcpAck>,
 }
 
 /// Both ends of a coded flow's network-coding layer.
@@ -137,16 +147,17 @@ pub(crate) struct TcpFlow {
 pub(crate) struct CodingEnds {
     pub encoder: CodingEncoder,
     pub decoder: CodingDecoder,
-    pub repair_timer: TimerId,
+    /// The decoder's reused list of repair requests.
+    requests: Vec<CodingFeedback>,
 }
 
 impl CodingEnds {
     /// `transfer_pkts`: the flow's finite transfer, if any (its last block is short).
-    pub fn new(cfg: &CodingConfig, transfer_pkts: Option<u32>, repair_timer: TimerId) -> Self {
+    pub fn new(cfg: &CodingConfig, transfer_pkts: Option<u32>) -> Self {
         CodingEnds {
             encoder: CodingEncoder::for_transfer(cfg, transfer_pkts),
             decoder: CodingDecoder::new(cfg),
-            repair_timer,
+            requests: Vec::new(),
         }
     }
 
@@ -182,14 +193,7 @@ impl TcpFlow {
     /// `paced`: DiffQ-TCP (seed 000, section 6.1): the sender keeps TCP's reliability
     /// but not its congestion control (`SenderConfig::congestion_control = false`), and
     /// transmits only when the world's pacer ticks (`SenderConfig::paced`).
-    pub fn new(
-        cfg: &TcpFlowConfig,
-        mss_bytes: u32,
-        paced: bool,
-        rto_timer: TimerId,
-        delack_timer: TimerId,
-        coding: Option<CodingEnds>,
-    ) -> Self {
+    pub fn new(cfg: &TcpFlowConfig, mss_bytes: u32, paced: bool) -> Self {
         let mut sender = cfg.sender_config(mss_bytes);
         if paced {
             sender.congestion_control = false;
@@ -199,10 +203,10 @@ impl TcpFlow {
             sender: TcpSender::new(sender),
             paced,
             receiver: TcpReceiver::new(cfg.receiver_config()),
-            rto_timer,
-            delack_timer,
             counts: TcpPacketCounts::default(),
-            coding: coding.map(Box::new),
+            coding: (cfg.coding.as_ref()).map(|c| Box::new(CodingEnds::new(c, cfg.transfer_pkts))),
+            data_out: Outbox::new(),
+            ack_out: Outbox::new(),
         }
     }
 
@@ -231,6 +235,244 @@ impl TcpFlow {
             packets: self.counts,
             coding: self.coding.as_ref().map(|c| c.stats()),
         }
+    }
+}
+
+impl TcpFlow {
+    /// The sender's segments become packets at the source (coded, with a coding layer),
+    /// after its timer command.
+    fn emit_data(&mut self, io: &mut EndpointIo) {
+        io.timer(RTO, self.data_out.timer.take());
+        for seg in self.data_out.items.drain(..) {
+            self.counts.data_created += 1;
+            let transport = match &mut self.coding {
+                Some(c) => TransportHeader::Coded(c.encoder.encode(&seg)),
+                None => TransportHeader::TcpData(seg),
+            };
+            io.send(End::Source, seg.seq as u64, seg.payload_bytes, transport);
+        }
+    }
+
+    /// The receiver's ACKs become packets at the destination, after its timer command.
+    fn emit_acks(&mut self, io: &mut EndpointIo) {
+        io.timer(DELAYED_ACK, self.ack_out.timer.take());
+        self.counts.acks_created += self.ack_out.items.len() as u64;
+        for ack in self.ack_out.items.drain(..) {
+            // The header drops `sent_at`; arrival restores it from the packet's `created`.
+            debug_assert_eq!(ack.sent_at, io.now);
+            let transport = TransportHeader::TcpAck(TcpAckHeader::from_wire(&ack));
+            io.send(End::Destination, ack.cumulative as u64, 0, transport);
+        }
+    }
+
+    /// An ACK for the sender (from the receiver, or built by the coding layer).
+    fn on_ack(&mut self, ack: &TcpAck, io: &mut EndpointIo) {
+        self.sender.on_ack(ack, io.now, &mut self.data_out);
+        self.emit_data(io);
+    }
+
+    /// A coded packet reached the decoder at the destination `node`.
+    fn on_coded(&mut self, node: NodeId, pkt: &Packet, d: &CodedData, io: &mut EndpointIo) {
+        self.counts.data_arrived += 1;
+        let c = (self.coding.as_mut()).expect("coded packet of a flow without coding");
+        let mut timer = None;
+        let arrival = c.decoder.on_data(d, io.now, &mut timer);
+        if arrival.innovative {
+            io.arrived();
+        } else {
+            io.discarded(node, DropReason::CodingRedundancy, pkt);
+        }
+        if arrival.released_pkts > 0 {
+            let n = arrival.released_pkts as u64;
+            io.released(n, n * d.seg.payload_bytes as u64, pkt.created);
+        }
+        io.timer(CODING_REPAIR, timer);
+        self.send_feedback(arrival.ack, io);
+    }
+
+    /// Feedback reached the source: an ACK that moves the decoder's frontier goes to TCP;
+    /// a repair request is answered with fresh combinations.
+    fn on_feedback(&mut self, fb: &CodingFeedback, io: &mut EndpointIo) {
+        io.arrived();
+        self.counts.acks_arrived += 1;
+        match fb.kind {
+            FeedbackKind::Ack => {
+                let c = (self.coding.as_mut()).expect("feedback for a flow without coding");
+                if let Some(ack) = c.encoder.on_feedback(fb, io.now) {
+                    self.on_ack(&ack, io);
+                }
+            }
+            FeedbackKind::Repair => {
+                for _ in 0..fb.count {
+                    self.send_repair(fb.block, io);
+                }
+            }
+        }
+    }
+
+    /// The decoder's repair timer fired: the requests that are due go out.
+    fn on_repair_timer(&mut self, io: &mut EndpointIo) {
+        let Some(c) = &mut self.coding else { return };
+        let mut requests = std::mem::take(&mut c.requests);
+        let mut timer = None;
+        c.decoder.on_timer(io.now, &mut requests, &mut timer);
+        io.timer(CODING_REPAIR, timer);
+        for fb in requests.drain(..) {
+            self.send_feedback(fb, io);
+        }
+        if let Some(c) = &mut self.coding {
+            c.requests = requests;
+        }
+    }
+
+    /// One repair of `block` from the source.
+    fn send_repair(&mut self, block: u32, io: &mut EndpointIo) {
+        let template = TcpData {
+            seq: 0,
+            payload_bytes: io.payload_bytes,
+            retransmission: true,
+            sent_at: io.now,
+            timestamps: self.sender.config().timestamps,
+            cwr: false,
+            ect: false,
+            ce: false,
+        };
+        let repair =
+            (self.coding.as_mut()).and_then(|c| c.encoder.repair(block, &template, io.now));
+        if let Some(d) = repair {
+            self.counts.data_created += 1;
+            let (seq, bytes) = (d.seg.seq as u64, d.seg.payload_bytes);
+            io.send(End::Source, seq, bytes, TransportHeader::Coded(d));
+        }
+    }
+
+    /// One feedback message from the decoder to the source.
+    fn send_feedback(&mut self, fb: CodingFeedback, io: &mut EndpointIo) {
+        self.counts.acks_created += 1;
+        let seq = fb.block as u64;
+        io.send(
+            End::Destination,
+            seq,
+            0,
+            TransportHeader::CodingFeedback(fb),
+        );
+    }
+}
+
+impl FlowEndpoint for TcpFlow {
+    fn timer_slots(&self) -> u8 {
+        if self.coding.is_some() {
+            3
+        } else {
+            2
+        }
+    }
+
+    /// DiffQ-TCP: a source rate controller paces the sender (`paced`).
+    fn takes_pacer(&self) -> bool {
+        true
+    }
+
+    /// The sender sends its initial window (nothing yet when paced: the ticks hand
+    /// segments over).
+    fn start(&mut self, io: &mut EndpointIo) {
+        self.sender.poll_send(io.now, &mut self.data_out);
+        self.emit_data(io);
+    }
+
+    /// The application hands over no more data; what was sent is still recovered
+    /// (unpaced from now on). A block the coding layer cut short is closed with one
+    /// repair that carries its real size, so the decoder can release it.
+    fn stop(&mut self, io: &mut EndpointIo) {
+        self.sender.set_app_data(AppData::Finite(0));
+        if self.paced {
+            self.sender.end_pacing(io.now, &mut self.data_out);
+        }
+        self.emit_data(io);
+        if let Some(block) = self.coding.as_mut().and_then(|c| c.encoder.cut()) {
+            self.send_repair(block, io);
+        }
+    }
+
+    fn on_timer(&mut self, slot: u8, io: &mut EndpointIo) {
+        match slot {
+            RTO => {
+                self.sender.on_rto(io.now, &mut self.data_out);
+                self.emit_data(io);
+            }
+            DELAYED_ACK => {
+                self.receiver.on_delack_timer(io.now, &mut self.ack_out);
+                self.emit_acks(io);
+            }
+            CODING_REPAIR => self.on_repair_timer(io),
+            _ => unreachable!("TCP has three timers"),
+        }
+    }
+
+    fn on_arrival(&mut self, node: NodeId, pkt: &Packet, io: &mut EndpointIo) {
+        match &pkt.transport {
+            TransportHeader::TcpData(seg) => {
+                debug_assert_eq!(node, io.dst);
+                io.arrived();
+                self.counts.data_arrived += 1;
+                let n = self.receiver.on_data(seg, io.now, &mut self.ack_out);
+                if n > 0 {
+                    let bytes = n as u64 * seg.payload_bytes as u64;
+                    io.released(n as u64, bytes, pkt.created);
+                }
+                self.emit_acks(io);
+            }
+            TransportHeader::TcpAck(hdr) => {
+                debug_assert_eq!(node, io.src);
+                io.arrived();
+                self.counts.acks_arrived += 1;
+                self.on_ack(&hdr.to_wire(pkt.created), io);
+            }
+            TransportHeader::Coded(d) => self.on_coded(node, pkt, d, io),
+            TransportHeader::CodingFeedback(fb) => self.on_feedback(fb, io),
+            _ => unreachable!("non-TCP packet of a TCP flow"),
+        }
+    }
+
+    /// DiffQ-TCP's tick: one segment, a deferred retransmission first, else what the
+    /// window rules pick.
+    fn on_pace(&mut self, io: &mut EndpointIo) -> bool {
+        let sent = self.sender.pace_tick(io.now, &mut self.data_out);
+        self.emit_data(io);
+        sent
+    }
+
+    /// A coded segment dropped by congestion at its own source is shown to TCP (4.2.1);
+    /// every other loss stays masked.
+    fn on_source_drop(&mut self, pkt: &Packet, reason: DropReason) {
+        let (TransportHeader::Coded(d), Some(c)) = (&pkt.transport, &mut self.coding) else {
+            return;
+        };
+        if matches!(reason, DropReason::QueueOverflow | DropReason::Aqm) {
+            c.encoder.on_source_drop(d);
+        }
+    }
+
+    fn acked_pkts(&self) -> Option<u64> {
+        Some(u64::from(self.sender.snd_una()))
+    }
+
+    fn sample(&self, flow: FlowId, now: Time, metrics: &mut Metrics) {
+        let stats = self.sender.stats();
+        let sample = TcpSample {
+            at: now,
+            cwnd_pkts: self.sender.cwnd(),
+            ssthresh_pkts: self.sender.ssthresh(),
+            srtt: self.sender.srtt(),
+            rto: self.sender.rto(),
+            retransmissions: stats.retransmissions,
+            timeouts: stats.timeouts,
+        };
+        metrics.record_cwnd(flow, sample);
+    }
+
+    fn report(&self, flow: FlowId, reports: &mut FlowReports) {
+        reports.tcp[flow.index()] = Some(self.stats());
     }
 }
 

@@ -2,14 +2,27 @@
 //! sender at the flow's source, its receiver at the destination, their three timers
 //! (pacing, no-feedback, feedback) and the per-flow trace counters.
 //!
-//! The world (`world/tfrc.rs`) turns the machines' outboxes into packets and timer
-//! commands; this module only holds state and configuration.
+//! It runs as a [`FlowEndpoint`]. Data packets and feedback reports are real packets with
+//! honest sizes (IP + UDP + TFRC header). TFRC is unreliable, so its data packets count
+//! like UDP's: created when the sender emits them, delivered to the application when they
+//! reach the receiver. Feedback reports count like TCP ACKs: for conservation only.
 
-use airqueue_kernel::TimerId;
+use crate::ids::{FlowId, NodeId};
+use crate::metrics::{Metrics, RateKind, RateRow};
+use crate::net::packet::TfrcFeedbackHeader;
+use crate::net::{Packet, TransportHeader};
+use crate::transport::endpoint::{End, EndpointIo, FlowEndpoint, FlowReports};
+use airqueue_kernel::Time;
 use airqueue_tcp::{
-    CongestionSignal, TfrcReceiver, TfrcReceiverConfig, TfrcReceiverStats, TfrcSender,
-    TfrcSenderConfig, TfrcSenderStats,
+    CongestionSignal, Outbox, TfrcData, TfrcFeedback, TfrcReceiver, TfrcReceiverConfig,
+    TfrcReceiverStats, TfrcSender, TfrcSenderConfig, TfrcSenderStats, TimerCmd,
 };
+
+/// Timer slots of a TFRC flow: the sender's pacing clock and no-feedback timer, the
+/// receiver's feedback timer.
+const PACE: u8 = 0;
+const NO_FEEDBACK: u8 = 1;
+const FEEDBACK: u8 = 2;
 
 /// Parameters of a TFRC flow. The flow's `payload_bytes` is TFRC's `s`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -34,20 +47,14 @@ pub struct TfrcPacketCounts {
 pub(crate) struct TfrcFlow {
     pub sender: TfrcSender,
     pub receiver: TfrcReceiver,
-    pub pace_timer: TimerId,
-    pub nofeedback_timer: TimerId,
-    pub feedback_timer: TimerId,
     pub counts: TfrcPacketCounts,
+    /// The machines' reused outboxes.
+    data_out: Outbox<TfrcData>,
+    feedback_out: Outbox<TfrcFeedback>,
 }
 
 impl TfrcFlow {
-    pub fn new(
-        cfg: &TfrcFlowConfig,
-        payload_bytes: u32,
-        pace_timer: TimerId,
-        nofeedback_timer: TimerId,
-        feedback_timer: TimerId,
-    ) -> Self {
+    pub fn new(cfg: &TfrcFlowConfig, payload_bytes: u32) -> Self {
         let signal = if cfg.ecn {
             CongestionSignal::EcnMarks
         } else {
@@ -59,10 +66,9 @@ impl TfrcFlow {
                 ecn: cfg.ecn,
             }),
             receiver: TfrcReceiver::new(TfrcReceiverConfig { signal }),
-            pace_timer,
-            nofeedback_timer,
-            feedback_timer,
             counts: TfrcPacketCounts::default(),
+            data_out: Outbox::new(),
+            feedback_out: Outbox::new(),
         }
     }
 
@@ -77,6 +83,112 @@ impl TfrcFlow {
             receiver: self.receiver.stats(),
             packets: self.counts,
         }
+    }
+
+    /// The sender's packets become packets at the source, after its no-feedback timer
+    /// command and the pacing clock re-armed to its next send time.
+    fn emit_data(&mut self, io: &mut EndpointIo) {
+        let next = self.sender.next_send_at();
+        io.timer(NO_FEEDBACK, self.data_out.timer.take());
+        match next {
+            Some(at) if io.deadline(PACE) != Some(at) => {
+                io.timer(PACE, Some(TimerCmd::Arm(at.max(io.now))))
+            }
+            Some(_) => {}
+            None => io.timer(PACE, Some(TimerCmd::Cancel)),
+        }
+        self.counts.data_created += self.data_out.items.len() as u64;
+        for d in self.data_out.items.drain(..) {
+            let (seq, bytes) = (d.seq as u64, d.payload_bytes);
+            io.send(End::Source, seq, bytes, TransportHeader::TfrcData(d));
+        }
+    }
+
+    /// The receiver's reports become packets at the destination, after its timer command.
+    fn emit_feedback(&mut self, io: &mut EndpointIo) {
+        io.timer(FEEDBACK, self.feedback_out.timer.take());
+        self.counts.feedback_created += self.feedback_out.items.len() as u64;
+        for fb in self.feedback_out.items.drain(..) {
+            let header = TfrcFeedbackHeader::from_wire(&fb);
+            io.send(
+                End::Destination,
+                0,
+                0,
+                TransportHeader::TfrcFeedback(header),
+            );
+        }
+    }
+}
+
+impl FlowEndpoint for TfrcFlow {
+    fn timer_slots(&self) -> u8 {
+        3
+    }
+
+    /// The first packet goes now (RFC 5348 4.2).
+    fn start(&mut self, io: &mut EndpointIo) {
+        self.sender.start(io.now, &mut self.data_out);
+        self.emit_data(io);
+    }
+
+    fn stop(&mut self, io: &mut EndpointIo) {
+        self.sender.stop(&mut self.data_out);
+        self.emit_data(io);
+    }
+
+    fn on_timer(&mut self, slot: u8, io: &mut EndpointIo) {
+        match slot {
+            PACE => {
+                self.sender.on_send_timer(io.now, &mut self.data_out);
+                self.emit_data(io);
+            }
+            NO_FEEDBACK => {
+                self.sender.on_nofeedback_timer(io.now, &mut self.data_out);
+                self.emit_data(io);
+            }
+            FEEDBACK => {
+                self.receiver
+                    .on_feedback_timer(io.now, &mut self.feedback_out);
+                self.emit_feedback(io);
+            }
+            _ => unreachable!("TFRC has three timers"),
+        }
+    }
+
+    fn on_arrival(&mut self, node: NodeId, pkt: &Packet, io: &mut EndpointIo) {
+        match &pkt.transport {
+            TransportHeader::TfrcData(d) => {
+                debug_assert_eq!(node, io.dst);
+                io.delivered(pkt);
+                self.counts.data_arrived += 1;
+                self.receiver.on_data(d, io.now, &mut self.feedback_out);
+                self.emit_feedback(io);
+            }
+            TransportHeader::TfrcFeedback(h) => {
+                debug_assert_eq!(node, io.src);
+                io.arrived();
+                self.counts.feedback_arrived += 1;
+                self.sender
+                    .on_feedback(&h.to_wire(), io.now, &mut self.data_out);
+                self.emit_data(io);
+            }
+            _ => unreachable!("non-TFRC packet of a TFRC flow"),
+        }
+    }
+
+    /// The sender's allowed rate (the `rates` table).
+    fn sample(&self, flow: FlowId, now: Time, metrics: &mut Metrics) {
+        metrics.record_rate(RateRow {
+            flow,
+            at: now,
+            kind: RateKind::Tfrc,
+            rate_bps: self.sender.rate() * 8.0,
+            source_queue_pkts: None,
+        });
+    }
+
+    fn report(&self, flow: FlowId, reports: &mut FlowReports) {
+        reports.tfrc[flow.index()] = Some(self.stats());
     }
 }
 

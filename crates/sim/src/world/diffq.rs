@@ -102,19 +102,19 @@ impl World {
         Some(qdiscs.get(node.index())?.queue_len_for(dst))
     }
 
-    /// A paced flow starts: TCP opens (a paced sender sends nothing by itself), then the
-    /// first tick.
+    /// A paced flow starts: an endpoint opens (a paced TCP sender sends nothing by
+    /// itself), then the first tick.
     pub(super) fn start_paced(&mut self, f: FlowId) {
         let fl = &self.flows[f.index()];
         if let FlowApp::More(_) = fl.app {
             self.more_begin(f);
         }
         let fl = &self.flows[f.index()];
-        if let FlowApp::Tcp(_) = fl.app {
+        if let FlowApp::Endpoint(_) = fl.app {
             if fl.src == fl.dst {
-                return; // see `tcp_start`
+                return; // see `endpoint_start`
             }
-            self.tcp_start(f);
+            self.endpoint_call(f, |ep, io| ep.start(io));
         }
         let now = self.events.now();
         self.flows[f.index()].clock.due = now;
@@ -176,9 +176,8 @@ impl World {
                 self.send_app_packet(f);
                 true
             }
-            FlowApp::Tcp(_) => self.tcp_pace(f),
+            FlowApp::Endpoint(_) => self.endpoint_call(f, |ep, io| ep.on_pace(io)),
             FlowApp::More(_) => self.more_pace(f),
-            FlowApp::Tfrc(_) => unreachable!("TFRC flows have no DiffQ pacer"),
         };
         if !sent {
             self.flows[f.index()].clock.held = true;
@@ -203,7 +202,7 @@ impl World {
                 UdpRate::Cbr { rate_bps } => Some(rate_bps),
                 UdpRate::Saturate => None,
             },
-            FlowApp::Tcp(_) | FlowApp::Tfrc(_) | FlowApp::More(_) => None,
+            FlowApp::Endpoint(_) | FlowApp::More(_) => None,
         };
         let pacer = fl.pacer.as_ref().expect("paced flow");
         pacer.interval(fl.payload_bytes, cap)
@@ -237,10 +236,11 @@ impl World {
     }
 
     /// What flow `f`'s source sees at an update: its queue `qlen`, whether its rate may
-    /// rise, the packets it has sent and, for TCP, the segments acknowledged.
+    /// rise, the packets it has sent and, for an endpoint that counts them (TCP), the
+    /// segments acknowledged.
     fn source_view(&self, f: FlowId, qlen: usize, may_rise: bool) -> SourceView {
         let acked_pkts = match &self.flows[f.index()].app {
-            FlowApp::Tcp(t) => Some(u64::from(t.sender.snd_una())),
+            FlowApp::Endpoint(ep) => ep.acked_pkts(),
             _ => None,
         };
         SourceView {

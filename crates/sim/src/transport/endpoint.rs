@@ -1,0 +1,168 @@
+//! The end-to-end transport of a flow as the world runs it: one state machine pair with a
+//! sender at the flow's source and a receiver at its destination (TCP with its optional
+//! coding layer in `tcp.rs`, TFRC in `tfrc.rs`).
+//!
+//! Sans-I/O: the world calls an endpoint on the flow's events (start, stop, timers, a
+//! packet reaching one of its ends, a pacing tick) and hands it an [`EndpointIo`]. What
+//! the endpoint sends is queued there and forwarded, in order, once it returns; timer
+//! commands take effect at once (so they are queued ahead of the packets' events, as
+//! the machines' outboxes order them); deliveries to the application are counted
+//! directly. An endpoint never reaches into the world.
+
+use crate::ids::{FlowId, NodeId};
+use crate::metrics::Metrics;
+use crate::net::{DropReason, Packet, TransportHeader};
+use crate::transport::tcp::TcpFlowStats;
+use crate::transport::tfrc::TfrcFlowStats;
+use airqueue_kernel::Time;
+use airqueue_tcp::TimerCmd;
+use std::fmt::Debug;
+
+/// A flow's end-to-end transport: the required core is starting, reacting to its own
+/// packets and reporting; everything else has a no-op default.
+pub trait FlowEndpoint: Debug {
+    /// How many timers it uses: slots `0..timer_slots()` of [`EndpointIo::timer`].
+    fn timer_slots(&self) -> u8 {
+        0
+    }
+
+    /// Whether a source rate controller (`[[flow]] cc`) may pace it: if so the world
+    /// calls [`FlowEndpoint::on_pace`] once per tick.
+    fn takes_pacer(&self) -> bool {
+        false
+    }
+
+    /// The flow's start time (for a paced flow, just before its first tick).
+    fn start(&mut self, io: &mut EndpointIo);
+
+    /// The flow's stop time: the sender takes no new data.
+    fn stop(&mut self, _io: &mut EndpointIo) {}
+
+    /// Timer `slot` expired.
+    fn on_timer(&mut self, _slot: u8, _io: &mut EndpointIo) {}
+
+    /// One of the flow's packets reached the end it is addressed to, `node`.
+    fn on_arrival(&mut self, node: NodeId, pkt: &Packet, io: &mut EndpointIo);
+
+    /// A pacing tick: the sender may send one packet. Returns whether one left.
+    fn on_pace(&mut self, _io: &mut EndpointIo) -> bool {
+        false
+    }
+
+    /// A queue at the flow's source dropped one of its packets for `reason`.
+    fn on_source_drop(&mut self, _pkt: &Packet, _reason: DropReason) {}
+
+    /// Packets the receiver has acknowledged, for rate controllers that read it.
+    fn acked_pkts(&self) -> Option<u64> {
+        None
+    }
+
+    /// Once per bin from the flow's start on: its trace rows.
+    fn sample(&self, _flow: FlowId, _now: Time, _metrics: &mut Metrics) {}
+
+    /// End of run: its counters into the run's report.
+    fn report(&self, flow: FlowId, reports: &mut FlowReports);
+}
+
+/// The per-flow counters of the transports that keep them, indexed by flow (`None` for
+/// flows of another transport).
+#[derive(Clone, Debug, Default)]
+pub struct FlowReports {
+    pub tcp: Vec<Option<TcpFlowStats>>,
+    pub tfrc: Vec<Option<TfrcFlowStats>>,
+}
+
+impl FlowReports {
+    pub fn new(flows: usize) -> Self {
+        FlowReports {
+            tcp: vec![None; flows],
+            tfrc: vec![None; flows],
+        }
+    }
+}
+
+/// Which end of the flow a packet leaves from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    /// The source, towards the destination (data).
+    Source,
+    /// The destination, towards the source (acknowledgements, feedback).
+    Destination,
+}
+
+/// A packet an endpoint sends; the world gives it its identity, priority and TTL. What
+/// the source sends is the flow's data (it counts towards the flow's packets sent);
+/// what the destination sends is signalling (conservation only).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Emitted {
+    pub from: End,
+    pub seq: u64,
+    pub payload_bytes: u32,
+    pub transport: TransportHeader,
+}
+
+/// The world's timers as one flow's endpoint sees them: its own slots.
+pub trait TimerPort {
+    fn command(&mut self, slot: u8, cmd: TimerCmd);
+    fn deadline(&self, slot: u8) -> Option<Time>;
+}
+
+/// What an endpoint may do while it handles one event.
+pub struct EndpointIo<'a> {
+    pub now: Time,
+    pub flow: FlowId,
+    pub src: NodeId,
+    pub dst: NodeId,
+    /// The flow's payload size (`[[flow]] packet_size`).
+    pub payload_bytes: u32,
+    pub(crate) sends: &'a mut Vec<Emitted>,
+    pub(crate) timers: &'a mut dyn TimerPort,
+    pub(crate) metrics: &'a mut Metrics,
+}
+
+impl EndpointIo<'_> {
+    /// Queues a packet from `from`; the world forwards it once the endpoint returns.
+    pub fn send(&mut self, from: End, seq: u64, payload_bytes: u32, transport: TransportHeader) {
+        self.sends.push(Emitted {
+            from,
+            seq,
+            payload_bytes,
+            transport,
+        });
+    }
+
+    /// Applies a machine's timer command to slot `slot`.
+    pub fn timer(&mut self, slot: u8, cmd: Option<TimerCmd>) {
+        if let Some(cmd) = cmd {
+            self.timers.command(slot, cmd);
+        }
+    }
+
+    /// When slot `slot` fires, if armed.
+    pub fn deadline(&self, slot: u8) -> Option<Time> {
+        self.timers.deadline(slot)
+    }
+
+    /// A data packet reached the transport that keeps no order of its own (TFRC): its
+    /// payload counts as delivered to the application now.
+    pub fn delivered(&mut self, pkt: &Packet) {
+        self.metrics.on_delivered(pkt, self.now);
+    }
+
+    /// A packet reached its end, which takes it over (conservation); application bytes
+    /// are counted by [`EndpointIo::released`].
+    pub fn arrived(&mut self) {
+        self.metrics.on_transport_delivered();
+    }
+
+    /// The receiver released `packets` segments of `bytes` in order to the application,
+    /// on the arrival of a packet created at `created`.
+    pub fn released(&mut self, packets: u64, bytes: u64, created: Time) {
+        (self.metrics).on_app_delivered(self.flow, packets, bytes, created, self.now);
+    }
+
+    /// The end at `node` discarded `pkt` for `reason`.
+    pub fn discarded(&mut self, node: NodeId, reason: DropReason, pkt: &Packet) {
+        self.metrics.on_packet_dropped(node, reason, pkt);
+    }
+}
