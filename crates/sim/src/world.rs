@@ -1043,7 +1043,7 @@ impl World {
             Err((q, reason)) => {
                 let pushed_out = q.pkt.uid != uid;
                 if reason == DropReason::QueueOverflow && prev_hop != node {
-                    self.diffq_overflow(node, prev_hop, &q.pkt);
+                    self.relay_overflow(node, prev_hop, &q.pkt);
                 }
                 self.metrics.on_packet_dropped(node, reason, &q.pkt);
                 self.endpoint_source_drop(node, reason, &q.pkt);

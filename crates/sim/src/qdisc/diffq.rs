@@ -15,7 +15,7 @@
 
 use super::registry::{Key, KeyValue, Params, Problem, RegisteredQdisc, Scheme, Setting};
 use super::reports::NeighbourReports;
-use super::{Dequeued, Qdisc, QueueCounters, QueueDiscipline, Queued, Routes};
+use super::{Dequeued, Qdisc, QueueCounters, QueueDiscipline, Queued, RelayOverflow, Routes};
 use crate::ids::{FlowId, NodeId};
 use crate::net::{DropReason, Packet};
 use airqueue_kernel::{RngStream, Time};
@@ -422,6 +422,25 @@ impl QueueDiscipline for DiffQ {
     }
     fn set_multipath(&mut self, flow: FlowId, forwarders: Vec<NodeId>) {
         DiffQ::set_multipath(self, flow, forwarders)
+    }
+
+    /// Seed 000, 6.4's ablation diagnostic: the sender's differential from the `qlen`
+    /// the packet carries less what its table holds for this relay, the relay's own
+    /// towards its next hop, and how stale the sender's table was.
+    fn relay_overflow(
+        &self,
+        sender: &dyn QueueDiscipline,
+        pkt: &Packet,
+        next_hop: Option<NodeId>,
+    ) -> Option<RelayOverflow> {
+        let h = pkt.diffq?;
+        let tx = sender.downcast_ref::<DiffQ>()?;
+        let believed = tx.neighbour_len(self.node, pkt.dst) as i64;
+        Some(RelayOverflow {
+            sender_level: tx.level_for(h.qlen as i64 - believed),
+            receiver_level: self.level_for(self.differential(pkt.dst, next_hop)),
+            stale_by: self.queue_len(pkt.dst) as i64 - believed,
+        })
     }
 }
 

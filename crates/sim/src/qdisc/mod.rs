@@ -238,6 +238,32 @@ pub trait QueueDiscipline: Any + Debug + Send {
 
     /// Writes neighbour `j`'s true length of class `c` (the exact view).
     fn set_exact(&mut self, _j: NodeId, _c: NodeId, _len: usize, _now: Time) {}
+
+    /// A diagnostic, read as a trace would (the model never reads another node's
+    /// memory): this discipline refused `pkt`, forwarded by the node whose discipline is
+    /// `sender`, for want of room; `next_hop` is this node's own next hop towards the
+    /// packet's destination. What the two knew, for disciplines that keep such a trace
+    /// (DiffQ's relay overflows); `None` by default.
+    fn relay_overflow(
+        &self,
+        _sender: &dyn QueueDiscipline,
+        _pkt: &Packet,
+        _next_hop: Option<NodeId>,
+    ) -> Option<RelayOverflow> {
+        None
+    }
+}
+
+/// What a relay and its sender knew when the relay's queue refused a packet
+/// ([`QueueDiscipline::relay_overflow`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RelayOverflow {
+    /// The sender's MAC level for the packet, from what it knew of the relay.
+    pub sender_level: u8,
+    /// The relay's own level towards its next hop.
+    pub receiver_level: u8,
+    /// How far the sender's belief was below the relay's true queue, packets.
+    pub stale_by: i64,
 }
 
 /// The queue discipline of one interface.

@@ -20,7 +20,6 @@ use crate::app::UdpRate;
 use crate::ids::{FlowId, NodeId};
 use crate::metrics::{RateKind, RateRow};
 use crate::net::Packet;
-use crate::qdisc::DiffQ;
 use crate::transport::{SourceQueue, SourceView};
 use airqueue_kernel::Time;
 
@@ -65,27 +64,19 @@ impl World {
         Some(DiffqView { believed, actual })
     }
 
-    /// A DiffQ packet from `from` overflowed `node`'s destination queue: records what
-    /// the two knew ([`crate::metrics::DiffqOverflows`]). Reads both nodes' tables, as a
-    /// trace would; the model itself never does.
-    pub(super) fn diffq_overflow(&mut self, node: NodeId, from: NodeId, pkt: &Packet) {
-        let Some(h) = pkt.diffq else { return };
+    /// A packet from `from` overflowed `node`'s radio queue: records what the two knew
+    /// ([`crate::metrics::DiffqOverflows`]), for disciplines that keep the trace
+    /// ([`QueueDiscipline::relay_overflow`](crate::qdisc::QueueDiscipline::relay_overflow)).
+    pub(super) fn relay_overflow(&mut self, node: NodeId, from: NodeId, pkt: &Packet) {
         let Some(w) = &self.wifi else { return };
-        let (Some(rx), Some(tx)) = (
-            w.qdiscs
-                .get(node.index())
-                .and_then(|q| q.downcast_ref::<DiffQ>()),
-            w.qdiscs
-                .get(from.index())
-                .and_then(|q| q.downcast_ref::<DiffQ>()),
-        ) else {
+        let (Some(rx), Some(tx)) = (w.qdiscs.get(node.index()), w.qdiscs.get(from.index())) else {
             return;
         };
-        let believed = tx.neighbour_len(node, pkt.dst) as i64;
-        let sender = tx.level_for(h.qlen as i64 - believed);
         let next = self.routing.next_hop(node, pkt.dst);
-        let receiver = rx.level_for(rx.differential(pkt.dst, next));
-        let stale_by = rx.queue_len(pkt.dst) as i64 - believed;
+        let Some(seen) = rx.relay_overflow(tx.as_ref(), pkt, next) else {
+            return;
+        };
+        let (sender, receiver, stale_by) = (seen.sender_level, seen.receiver_level, seen.stale_by);
         let o = &mut self.metrics.diffq_overflows;
         let side = if from == pkt.src {
             &mut o.first_relay
