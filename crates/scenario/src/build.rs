@@ -3,18 +3,15 @@
 
 use crate::parse::wifi::DEFAULT_TDMA_PAYLOAD_BYTES;
 use crate::schema::{
-    FadingKind, FlowKind, FlowSpec, LateCaptureKind, Level, LinkFading, Mac, MacKind, Medium,
-    PreambleKind, Radio, Rate, RateControlKind, RoutingMetric, Scenario, SensedFramesKind,
-    TcpVariantKind, Topology,
+    Fading, FlowKind, FlowSpec, Level, LinkFading, Mac, MacKind, Medium, PreambleKind, Radio, Rate,
+    RoutingMetric, Scenario, TcpVariantKind, Topology,
 };
 use crate::topology::adjacency;
 use airqueue_kernel::Time;
 use airqueue_phy::{Dbm, DsssRate, EdcaLevel, Preamble};
 use airqueue_sim::app::UdpRate;
 use airqueue_sim::medium::wifi::tdma::SLOT_HEADROOM_BYTES;
-use airqueue_sim::medium::wifi::{
-    Access, Fading, LateCapture, RateChange, RateControl, SensedFrames, WifiConfig,
-};
+use airqueue_sim::medium::wifi::{Access, RateChange, WifiConfig};
 use airqueue_sim::net::more::{self, MoreFlowConfig, MorePlan};
 use airqueue_sim::net::registry::RoutingSetup;
 use airqueue_sim::net::routing::{etx, GraphEdge};
@@ -74,25 +71,15 @@ pub fn wifi_config(radio: &Radio, mac: &Mac) -> WifiConfig {
         .collect();
     WifiConfig {
         propagation: radio.propagation.model(radio.tx_range_m, radio.cs_range_m),
-        fading: match radio.fading {
-            FadingKind::None => Fading::None,
-            FadingKind::Rayleigh => Fading::Rayleigh,
-        },
+        fading: radio.fading,
         tx_power_dbm: radio.tx_power_dbm,
         rx_threshold_dbm: radio.rx_threshold_dbm,
         cs_threshold_dbm: radio.cs_threshold_dbm,
         noise_dbm: radio.noise_dbm,
         capture_db: radio.capture_db,
-        sensed_frames: match radio.sensed_frames {
-            SensedFramesKind::RxError => SensedFrames::RxError,
-            SensedFramesKind::Energy => SensedFrames::EnergyOnly,
-        },
+        sensed_frames: radio.sensed_frames,
         preamble_detection_db: radio.preamble_detection_db,
-        late_capture: match radio.late_capture {
-            LateCaptureKind::Always => LateCapture::Always,
-            LateCaptureKind::Preamble => LateCapture::Preamble,
-            LateCaptureKind::Never => LateCapture::Never,
-        },
+        late_capture: radio.late_capture,
         data_rate: dsss_rate(radio.data_rate_bps),
         basic_rate: dsss_rate(radio.basic_rate_bps),
         preamble: match radio.preamble {
@@ -104,10 +91,7 @@ pub fn wifi_config(radio: &Radio, mac: &Mac) -> WifiConfig {
         long_retry_limit: mac.long_retry_limit,
         rts_threshold_bytes: mac.rts_threshold_bytes.unwrap_or(u32::MAX),
         nav_reset_after_rts: mac.nav_reset_after_rts,
-        rate_control: match mac.rate_control {
-            RateControlKind::Constant => RateControl::Constant,
-            RateControlKind::Aarf => RateControl::Aarf,
-        },
+        rate_control: mac.rate_control,
         tx_buffer_frames: mac.tx_buffer_frames,
         access: match (mac.kind, mac.tdma_slot_bytes) {
             (MacKind::Tdma, Some(slot_bytes)) => Access::Tdma { slot_bytes },
@@ -134,7 +118,7 @@ pub fn neighbour_graph(s: &Scenario, positions: &[[f64; 2]]) -> Vec<Vec<u32>> {
 /// idle network (De Couto et al., MobiCom 2003, section 3); static routing computes it.
 fn fading_delivery(s: &Scenario, positions: &[[f64; 2]], a: usize, b: usize) -> f64 {
     let r = &s.radio;
-    if r.fading == FadingKind::None || !matches!(s.medium, Medium::Wifi) {
+    if r.fading == Fading::None || !matches!(s.medium, Medium::Wifi) {
         return 1.0;
     }
     let model = r.propagation.model(r.tx_range_m, r.cs_range_m);
@@ -412,6 +396,7 @@ mod tests {
     use crate::parse::toml_to_json;
     use crate::topology::validate_and_place;
     use airqueue_phy::{edca, Propagation};
+    use airqueue_sim::medium::wifi::{LateCapture, RateControl, SensedFrames};
     use airqueue_sim::net::aodv::AodvConfig;
     use airqueue_sim::net::olsr::OlsrConfig;
     use airqueue_sim::{PiConfig, RedConfig};

@@ -39,8 +39,8 @@ use serde_json::Value;
 use crate::error::{ConfigError, ConfigErrors};
 use crate::schema::RandomFlows;
 use crate::schema::{
-    FadingKind, FlowKind, FlowSpec, LinkFading, LinkSpec, MacKind, Medium, Outputs, QueueSpec,
-    Rate, Routing, RoutingMetric, Scenario, TcpSpec, TcpVariantKind, Topology,
+    Fading, FlowKind, FlowSpec, LinkFading, LinkSpec, MacKind, Medium, Outputs, QueueSpec, Rate,
+    Routing, RoutingMetric, Scenario, TcpSpec, TcpVariantKind, Topology,
 };
 use airqueue_sim::medium::wifi::tdma::SLOT_HEADROOM_BYTES;
 use airqueue_sim::net::registry::routing_scheme;
@@ -407,10 +407,7 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
                  the key",
             ));
         }
-        if radio
-            .as_ref()
-            .is_some_and(|r| r.fading == FadingKind::Rayleigh)
-        {
+        if radio.as_ref().is_some_and(|r| r.fading == Fading::Rayleigh) {
             errs.push(ConfigError::new(
                 format!("link[{i}].fading"),
                 "\"rayleigh\" gives this link its own fading with average loss `loss`, and \

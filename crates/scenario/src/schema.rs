@@ -12,6 +12,10 @@ use airqueue_sim::transport::{RateScheme, RegisteredRate};
 use serde::ser::SerializeMap;
 use serde::Serialize;
 
+/// The radio settings that are the core's own types (their names in the file are their
+/// serialised names).
+pub use airqueue_sim::medium::wifi::{Fading, LateCapture, RateControl, SensedFrames};
+
 /// A whole scenario, validated.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Scenario {
@@ -171,7 +175,7 @@ pub struct Radio {
     /// `propagation` (and `path_loss_exponent`); default two-ray ground.
     pub propagation: PropagationKind,
     /// `fading`; default none.
-    pub fading: FadingKind,
+    pub fading: Fading,
     /// `tx_power_dbm`; default 20 dBm.
     pub tx_power_dbm: f64,
     /// `rx_threshold_dbm` if given, else the power received at `tx_range` under
@@ -186,10 +190,10 @@ pub struct Radio {
     pub capture_db: f64,
     /// `sensed_frames`: what a frame sensed but too weak to decode does; default
     /// `rx_error` (a failed reception, then EIFS).
-    pub sensed_frames: SensedFramesKind,
+    pub sensed_frames: SensedFrames,
     /// `late_capture`: when a frame `capture_db` stronger than the one being received
     /// takes the receiver over; default `preamble`.
-    pub late_capture: LateCaptureKind,
+    pub late_capture: LateCapture,
     /// `preamble_detection_db`: SINR a frame's preamble needs to be received at all
     /// (ns-3's preamble detection), or `None` (`"off"`, the default).
     pub preamble_detection_db: Option<f64>,
@@ -224,40 +228,6 @@ impl PropagationKind {
     }
 }
 
-/// `radio.fading`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FadingKind {
-    None,
-    /// Per-frame Rayleigh fading on top of the path loss.
-    Rayleigh,
-}
-
-/// `radio.sensed_frames`: frames above the carrier-sense threshold and below the receive
-/// threshold.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SensedFramesKind {
-    /// The PHY starts receiving and fails; the MAC defers EIFS (IEEE 802.11-2016
-    /// 10.3.2.3.7; ns-2).
-    RxError,
-    /// Busy channel only, no EIFS (the model before this key existed).
-    Energy,
-}
-
-/// `radio.late_capture`: when a later frame `capture_db` stronger than the one a radio is
-/// receiving takes the radio over.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LateCaptureKind {
-    /// At any time (message-in-message; Lee et al., 802.11a, WiNTECH 2007). `true`.
-    Always,
-    /// Only during the locked frame's PLCP preamble (Kochut et al., 802.11b, ICNP 2004).
-    Preamble,
-    /// Never: ns-2's reception. `false`.
-    Never,
-}
-
 /// `radio.preamble`: the 802.11b PLCP preamble (IEEE 802.11-2016 16.2.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -287,7 +257,7 @@ pub struct Mac {
     /// 10.3.2.4's NAVTimeout; default false.
     pub nav_reset_after_rts: bool,
     /// `rate_control`; default constant.
-    pub rate_control: RateControlKind,
+    pub rate_control: RateControl,
     /// `tx_buffer`: frames the MAC holds before it stops pulling from the queue
     /// discipline, 1..=64; default 1.
     pub tx_buffer_frames: u32,
@@ -319,16 +289,6 @@ pub struct Level {
     pub cw_min: u16,
     /// CWmax in slots, 2^k - 1, >= cw_min.
     pub cw_max: u16,
-}
-
-/// `mac.rate_control`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RateControlKind {
-    /// Always `radio.data_rate`.
-    Constant,
-    /// Adaptive ARF, starting at `radio.data_rate`.
-    Aarf,
 }
 
 /// `[routing]`.

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::fields::{describe, node_id, Errs, Fields};
 use super::{check_node, DSSS_RATES_BPS};
 use crate::error::ConfigError;
-use crate::schema::{Mac, Medium, RateChangeSpec, RateControlKind, Topology};
+use crate::schema::{Mac, Medium, RateChangeSpec, RateControl, Topology};
 
 /// Reads every `[[rate_change]]`. `nodes`: the topology's node count, `radios`: how many
 /// of them (ids `0..radios`) have a radio, `duration`: the run's; each `None` when
@@ -149,7 +149,7 @@ fn check(changes: &[RateChangeSpec], medium: Option<&Medium>, mac: Option<&Mac>,
              [[rate_change]] or set medium.kind = \"wifi\"",
         ));
     }
-    if mac.is_some_and(|m| m.rate_control == RateControlKind::Aarf) {
+    if mac.is_some_and(|m| m.rate_control == RateControl::Aarf) {
         errs.push(ConfigError::new(
             "rate_change",
             "sets link rates on a schedule, which does not go with mac.rate_control = \

@@ -10,8 +10,8 @@ use super::fields::{self, describe, Errs, Fields};
 use super::DSSS_RATES_BPS;
 use crate::error::ConfigError;
 use crate::schema::{
-    FadingKind, LateCaptureKind, Level, Mac, MacKind, Medium, PreambleKind, PropagationKind, Radio,
-    RateControlKind, SensedFramesKind,
+    Fading, LateCapture, Level, Mac, MacKind, Medium, PreambleKind, PropagationKind, Radio,
+    RateControl, SensedFrames,
 };
 
 const MEDIUM_KINDS: [&str; 2] = ["wifi", "wired"];
@@ -184,8 +184,8 @@ pub(super) fn read_radio(mut f: Fields, errs: &mut Errs) -> Option<Radio> {
         _ => None,
     };
     let fading = match f.choice(errs, "fading", Some("none"), &["none", "rayleigh"], &[]) {
-        Some("rayleigh") => Some(FadingKind::Rayleigh),
-        Some(_) => Some(FadingKind::None),
+        Some("rayleigh") => Some(Fading::Rayleigh),
+        Some(_) => Some(Fading::None),
         None => None,
     };
     let tx_power = f.number(
@@ -288,17 +288,17 @@ pub(super) fn read_radio(mut f: Fields, errs: &mut Errs) -> Option<Radio> {
         &["rx_error", "energy"],
         &[],
     ) {
-        Some("energy") => Some(SensedFramesKind::Energy),
-        Some(_) => Some(SensedFramesKind::RxError),
+        Some("energy") => Some(SensedFrames::EnergyOnly),
+        Some(_) => Some(SensedFrames::RxError),
         None => None,
     };
     // `true` / `false` keep their first meaning (`always` / `never`).
     let late_capture = match f.peek("late_capture") {
         Some(Value::Bool(_)) => f.boolean(errs, "late_capture", false).map(|b| {
             if b {
-                LateCaptureKind::Always
+                LateCapture::Always
             } else {
-                LateCaptureKind::Never
+                LateCapture::Never
             }
         }),
         Some(v) if !v.is_string() => {
@@ -321,9 +321,9 @@ pub(super) fn read_radio(mut f: Fields, errs: &mut Errs) -> Option<Radio> {
             &["preamble", "always", "never"],
             &[],
         ) {
-            Some("always") => Some(LateCaptureKind::Always),
-            Some("never") => Some(LateCaptureKind::Never),
-            Some(_) => Some(LateCaptureKind::Preamble),
+            Some("always") => Some(LateCapture::Always),
+            Some("never") => Some(LateCapture::Never),
+            Some(_) => Some(LateCapture::Preamble),
             None => None,
         },
     };
@@ -416,8 +416,8 @@ pub(super) fn read_mac(mut f: Fields, errs: &mut Errs) -> Option<Mac> {
         &["constant", "aarf"],
         &[],
     ) {
-        Some("aarf") => Some(RateControlKind::Aarf),
-        Some(_) => Some(RateControlKind::Constant),
+        Some("aarf") => Some(RateControl::Aarf),
+        Some(_) => Some(RateControl::Constant),
         None => None,
     };
     let tx_buffer = to_u32(f.integer(

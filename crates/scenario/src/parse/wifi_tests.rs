@@ -43,14 +43,14 @@ fn a_file_without_medium_is_wifi_with_the_dsss_defaults() {
             tx_range_m: 250.0,
             cs_range_m: 550.0,
             propagation: PropagationKind::TwoRayGround,
-            fading: FadingKind::None,
+            fading: Fading::None,
             tx_power_dbm: 20.0,
             rx_threshold_dbm: d.rx_threshold_dbm,
             cs_threshold_dbm: d.cs_threshold_dbm,
             noise_dbm: d.noise_dbm,
             capture_db: 10.0,
-            sensed_frames: SensedFramesKind::RxError,
-            late_capture: LateCaptureKind::Preamble,
+            sensed_frames: SensedFrames::RxError,
+            late_capture: LateCapture::Preamble,
             preamble_detection_db: None,
             preamble: PreambleKind::Long,
         }
@@ -64,7 +64,7 @@ fn a_file_without_medium_is_wifi_with_the_dsss_defaults() {
             long_retry_limit: 4,
             rts_threshold_bytes: None,
             nav_reset_after_rts: false,
-            rate_control: RateControlKind::Constant,
+            rate_control: RateControl::Constant,
             tx_buffer_frames: 1,
             tdma_slot_bytes: None,
         }
@@ -77,11 +77,11 @@ fn a_file_without_medium_is_wifi_with_the_dsss_defaults() {
 #[test]
 fn late_capture_takes_its_names_and_the_booleans_of_its_first_version() {
     for (value, expected) in [
-        ("\"preamble\"", LateCaptureKind::Preamble),
-        ("\"always\"", LateCaptureKind::Always),
-        ("\"never\"", LateCaptureKind::Never),
-        ("true", LateCaptureKind::Always),
-        ("false", LateCaptureKind::Never),
+        ("\"preamble\"", LateCapture::Preamble),
+        ("\"always\"", LateCapture::Always),
+        ("\"never\"", LateCapture::Never),
+        ("true", LateCapture::Always),
+        ("false", LateCapture::Never),
     ] {
         let s = ok(&with(&format!("[radio]\nlate_capture = {value}\n")));
         assert_eq!(s.radio.late_capture, expected, "{value}");
@@ -117,14 +117,14 @@ fn every_radio_key_given() {
             tx_range_m: 100.0,
             cs_range_m: 200.0,
             propagation: PropagationKind::LogDistance { exponent: 3.5 },
-            fading: FadingKind::Rayleigh,
+            fading: Fading::Rayleigh,
             tx_power_dbm: 15.0,
             rx_threshold_dbm: -80.0,
             cs_threshold_dbm: -90.5,
             noise_dbm: -95.0,
             capture_db: 0.0,
-            sensed_frames: SensedFramesKind::Energy,
-            late_capture: LateCaptureKind::Always,
+            sensed_frames: SensedFrames::EnergyOnly,
+            late_capture: LateCapture::Always,
             preamble_detection_db: Some(4.5),
             preamble: PreambleKind::Short,
         }
@@ -270,7 +270,7 @@ fn every_mac_key_given() {
             long_retry_limit: 255,
             rts_threshold_bytes: Some(2346),
             nav_reset_after_rts: true,
-            rate_control: RateControlKind::Aarf,
+            rate_control: RateControl::Aarf,
             tx_buffer_frames: 200,
             tdma_slot_bytes: None,
         }

@@ -3,9 +3,11 @@
 use crate::ids::NodeId;
 use airqueue_kernel::Time;
 use airqueue_phy::{DsssRate, EdcaLevel, Preamble, Propagation};
+use serde::Serialize;
 
 /// Per-frame small-scale fading.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Fading {
     None,
     /// Rayleigh: received power multiplied by an Exp(1) draw per frame and receiver.
@@ -13,7 +15,8 @@ pub enum Fading {
 }
 
 /// How the data rate towards each neighbour is chosen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum RateControl {
     /// Always `data_rate`.
     Constant,
@@ -50,19 +53,22 @@ pub struct NodeMove {
 
 /// What a radio does with a frame it senses (above the carrier-sense threshold) but cannot
 /// decode (below the receive threshold).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum SensedFrames {
     /// The PHY starts receiving it (its 1 Mb/s PLCP header is above the noise) and the
     /// reception ends in an error, after which the MAC defers EIFS (IEEE 802.11-2016
     /// 10.3.2.3.7); ns-2's behaviour. The default.
     RxError,
     /// Energy only: the channel is busy while it lasts, nothing else (no EIFS).
+    #[serde(rename = "energy")]
     EnergyOnly,
 }
 
 /// Whether a frame that arrives while a radio is locked onto another, and is `capture_db`
 /// stronger than it, takes the radio over (physical-layer capture of a later frame).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum LateCapture {
     /// At any time (message-in-message capture): Lee et al. measured this on 802.11a
     /// (OFDM) Atheros radios ("An experimental study on the capture effect in 802.11a
