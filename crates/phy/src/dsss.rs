@@ -81,7 +81,8 @@ impl fmt::Display for DsssRate {
 }
 
 /// The PLCP preamble and header format (IEEE 802.11-2016 16.2.2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Preamble {
     /// Long PPDU (16.2.2.2): 144 us preamble (128-bit SYNC + 16-bit SFD at 1 Mb/s) and a
     /// 48-bit PLCP header at 1 Mb/s (48 us): 192 us. Mandatory.

@@ -3,12 +3,12 @@
 
 use crate::parse::wifi::DEFAULT_TDMA_PAYLOAD_BYTES;
 use crate::schema::{
-    Fading, FlowKind, FlowSpec, Level, LinkFading, Mac, MacKind, Medium, PreambleKind, Radio, Rate,
+    Fading, FlowKind, FlowSpec, Level, LinkFading, Mac, MacKind, Medium, Radio, Rate,
     RoutingMetric, Scenario, TcpVariantKind, Topology,
 };
 use crate::topology::adjacency;
 use airqueue_kernel::Time;
-use airqueue_phy::{Dbm, DsssRate, EdcaLevel, Preamble};
+use airqueue_phy::{Dbm, DsssRate, EdcaLevel};
 use airqueue_sim::app::UdpRate;
 use airqueue_sim::medium::wifi::tdma::SLOT_HEADROOM_BYTES;
 use airqueue_sim::medium::wifi::{Access, RateChange, WifiConfig};
@@ -82,10 +82,7 @@ pub fn wifi_config(radio: &Radio, mac: &Mac) -> WifiConfig {
         late_capture: radio.late_capture,
         data_rate: dsss_rate(radio.data_rate_bps),
         basic_rate: dsss_rate(radio.basic_rate_bps),
-        preamble: match radio.preamble {
-            PreambleKind::Long => Preamble::Long,
-            PreambleKind::Short => Preamble::Short,
-        },
+        preamble: radio.preamble,
         levels,
         short_retry_limit: mac.short_retry_limit,
         long_retry_limit: mac.long_retry_limit,
@@ -395,6 +392,7 @@ mod tests {
     use super::*;
     use crate::parse::toml_to_json;
     use crate::topology::validate_and_place;
+    use airqueue_phy::Preamble;
     use airqueue_phy::{edca, Propagation};
     use airqueue_sim::medium::wifi::{LateCapture, RateControl, SensedFrames};
     use airqueue_sim::net::aodv::AodvConfig;

@@ -14,6 +14,7 @@ use serde::Serialize;
 
 /// The radio settings that are the core's own types (their names in the file are their
 /// serialised names).
+pub use airqueue_phy::Preamble;
 pub use airqueue_sim::medium::wifi::{Fading, LateCapture, RateControl, SensedFrames};
 
 /// A whole scenario, validated.
@@ -198,7 +199,7 @@ pub struct Radio {
     /// (ns-3's preamble detection), or `None` (`"off"`, the default).
     pub preamble_detection_db: Option<f64>,
     /// `preamble`; default long.
-    pub preamble: PreambleKind,
+    pub preamble: Preamble,
 }
 
 /// `radio.propagation`: the large-scale path-loss model.
@@ -226,16 +227,6 @@ impl PropagationKind {
             PropagationKind::Range => Propagation::range(tx_range_m, cs_range_m),
         }
     }
-}
-
-/// `radio.preamble`: the 802.11b PLCP preamble (IEEE 802.11-2016 16.2.2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PreambleKind {
-    /// 192 us; mandatory.
-    Long,
-    /// 96 us; 1 Mb/s frames still use the long one.
-    Short,
 }
 
 /// `[mac]`: 802.11 channel access, used by `medium.kind = "wifi"`.

@@ -10,7 +10,7 @@ use super::fields::{self, describe, Errs, Fields};
 use super::DSSS_RATES_BPS;
 use crate::error::ConfigError;
 use crate::schema::{
-    Fading, LateCapture, Level, Mac, MacKind, Medium, PreambleKind, PropagationKind, Radio,
+    Fading, LateCapture, Level, Mac, MacKind, Medium, Preamble, PropagationKind, Radio,
     RateControl, SensedFrames,
 };
 
@@ -329,8 +329,8 @@ pub(super) fn read_radio(mut f: Fields, errs: &mut Errs) -> Option<Radio> {
     };
     let preamble_detection = read_preamble_detection(&mut f, errs);
     let preamble = match f.choice(errs, "preamble", Some("long"), &["long", "short"], &[]) {
-        Some("short") => Some(PreambleKind::Short),
-        Some(_) => Some(PreambleKind::Long),
+        Some("short") => Some(Preamble::Short),
+        Some(_) => Some(Preamble::Long),
         None => None,
     };
     f.finish(errs);

@@ -52,7 +52,7 @@ fn a_file_without_medium_is_wifi_with_the_dsss_defaults() {
             sensed_frames: SensedFrames::RxError,
             late_capture: LateCapture::Preamble,
             preamble_detection_db: None,
-            preamble: PreambleKind::Long,
+            preamble: Preamble::Long,
         }
     );
     assert_eq!(
@@ -126,7 +126,7 @@ fn every_radio_key_given() {
             sensed_frames: SensedFrames::EnergyOnly,
             late_capture: LateCapture::Always,
             preamble_detection_db: Some(4.5),
-            preamble: PreambleKind::Short,
+            preamble: Preamble::Short,
         }
     );
 }
