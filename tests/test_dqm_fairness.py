@@ -182,6 +182,23 @@ def test_t_pkt_reading_reaches_the_access_points_queue():
         dqm.Config.make(True, {"t_pkt": "measured"})
 
 
+def test_counterfactual_keys_reach_the_queue_only_when_set():
+    # The model's scenarios carry neither key, so their runs stay as they were.
+    default = dqm.scenario(dqm.Config.make(True, None), "DQM", 2, 2)["queue"]
+    assert "drawn_estimated" not in default and "dequeue" not in default
+    config = dqm.Config.make(True, {"drawn_estimated": "backoff", "dequeue": "arrival"})
+    sc = dqm.scenario(config, "DQM", 2, 2)
+    assert (sc["queue"]["drawn_estimated"], sc["queue"]["dequeue"]) == ("backoff", "arrival")
+    assert "dequeue" not in dqm.scenario(config, "BASE", 2, 2)["queue"]
+    airqueue.Scenario.from_dict(sc).validate()
+    with pytest.raises(ValueError, match="drawn_estimated: one of none, backoff"):
+        dqm.Config.make(True, {"drawn_estimated": "slots"})
+    with pytest.raises(ValueError, match="drawn_estimated: replaces a part of t_pkt = drawn"):
+        dqm.Config.make(True, {"drawn_estimated": "ifs", "t_pkt": "elapsed"})
+    with pytest.raises(ValueError, match="dequeue: one of algorithm1, arrival"):
+        dqm.Config.make(True, {"dequeue": "fifo"})
+
+
 def test_decode_ranges_shrink_with_the_rate():
     # Two-ray ground beyond its crossover: 40 log10 d, so the 4.40 dB between the 5.5 and
     # 2 Mb/s SINR thresholds (5.95, 1.55 dB) is a factor 10^(4.40 / 40) in distance.

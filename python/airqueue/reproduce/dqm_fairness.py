@@ -100,6 +100,11 @@ DSSS_RATES = (1e6, 2e6, 5.5e6, 11e6)
 RATE_MODELS = ("move", "drop")
 #: Section III-B.1's readings of the AP's own packets' T_pkt (``Config.t_pkt``).
 T_PKT_READINGS = ("drawn", "elapsed", "estimate")
+#: Parts of the "drawn" T_pkt a counterfactual replaces by the estimate's
+#: (``Config.drawn_estimated``).
+DRAWN_ESTIMATED = ("none", "backoff", "ifs", "retries", "all")
+#: Dequeue rules (``Config.dequeue``): Algorithm 1, or arrival order (counterfactual).
+DEQUEUE_RULES = ("algorithm1", "arrival")
 #: Carrier-sense range over decode range of the scenario's default radio (550 m / 250 m).
 CS_OVER_DECODE = 2.2
 
@@ -129,6 +134,12 @@ class Config:
     #: T_pkt of the AP's own packets (section III-B.1; ``queue.t_pkt``): "drawn",
     #: "elapsed" or "estimate".
     t_pkt: str = "drawn"
+    #: Counterfactuals, not in the paper (``queue.drawn_estimated``, ``queue.dequeue``):
+    #: a part of the "drawn" T_pkt replaced by the estimate's ("none", "backoff", "ifs",
+    #: "retries", "all"), and the queues served in arrival order ("arrival") instead of
+    #: by Algorithm 1 ("algorithm1").
+    drawn_estimated: str = "none"
+    dequeue: str = "algorithm1"
     ecn: bool = True
     max_window: int = 43
     packet_size: int = 1000
@@ -223,6 +234,17 @@ def _check(config: Config) -> None:
         problems.append(f"rate_model: one of {', '.join(RATE_MODELS)}, got {config.rate_model!r}")
     if config.t_pkt not in T_PKT_READINGS:
         problems.append(f"t_pkt: one of {', '.join(T_PKT_READINGS)}, got {config.t_pkt!r}")
+    if config.drawn_estimated not in DRAWN_ESTIMATED:
+        problems.append(
+            f"drawn_estimated: one of {', '.join(DRAWN_ESTIMATED)}, got {config.drawn_estimated!r}"
+        )
+    elif config.drawn_estimated != "none" and config.t_pkt != "drawn":
+        problems.append(
+            f"drawn_estimated: replaces a part of t_pkt = drawn, but t_pkt is {config.t_pkt!r}; "
+            "give t_pkt=drawn or drawn_estimated=none"
+        )
+    if config.dequeue not in DEQUEUE_RULES:
+        problems.append(f"dequeue: one of {', '.join(DEQUEUE_RULES)}, got {config.dequeue!r}")
     if problems:
         raise ValueError("; ".join(problems))
 
@@ -244,6 +266,9 @@ def _queue(config: Config, scheme: str) -> dict[str, Any]:
         "d_ref": config.d_ref,
         "t_fair": config.t_fair,
         "t_pkt": config.t_pkt,
+        # The counterfactual keys only when set, so the model's scenarios stay as they were.
+        **({"drawn_estimated": config.drawn_estimated} if config.drawn_estimated != "none" else {}),
+        **({"dequeue": config.dequeue} if config.dequeue != "algorithm1" else {}),
     }
 
 
@@ -955,7 +980,8 @@ def _notes(
         "and 0.203 against our largest N.",
         "Reading: in Case 1, when BASE starves all N/2 downlink flows and the uplink flows "
         "share equally, Jain's index is exactly 0.5; the paper's 0.203 also needs unequal "
-        "shares among the uplink flows, which our BASE does not produce at N <= 20.",
+        "shares among the uplink flows: ours has them from N = 20 on, where uplink flows "
+        "that lose a window of ACKs at the AP's full queue starve in repeated timeouts.",
         "Deviation: no AARF. Section IV-A fixes every station at 11 Mb/s, so we run a "
         "fixed rate; the paper's rate adaptation then has nothing to adapt (no channel "
         "errors in the model at 10 m).",

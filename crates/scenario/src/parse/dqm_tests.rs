@@ -6,7 +6,7 @@ use super::toml_to_json;
 use crate::build::world_config;
 use crate::topology::validate_and_place;
 use airqueue_kernel::Time;
-use airqueue_sim::qdisc::dqm::{Link, OwnTPkt, SCHEME};
+use airqueue_sim::qdisc::dqm::{Dequeue, DrawnEstimated, Link, OwnTPkt, SCHEME};
 use airqueue_sim::DqmConfig;
 
 /// BASE on a BSS of four stations, with `[queue]` keys `queue`.
@@ -34,7 +34,7 @@ fn dqm_defaults_are_table_ii() {
 fn dqm_every_key_reaches_the_world() {
     let text = bss_queue(
         "kind = \"dqm\"\ncapacity = 60\nd_ref = 0.02\na = 2e-5\nb = 1.9e-5\nsample_hz = 100\n\
-         t_fair = 0.01\nflow_timeout = 2.5\nt_pkt = \"elapsed\"\n",
+         t_fair = 0.01\nflow_timeout = 2.5\nt_pkt = \"elapsed\"\ndequeue = \"arrival\"\n",
     );
     let (s, pos) = validate_and_place(&toml_to_json(&text).unwrap()).unwrap();
     let cfg = world_config(&s, &pos);
@@ -52,6 +52,15 @@ fn dqm_every_key_reaches_the_world() {
     );
     assert_eq!(cfg.flow_timeout, Time::from_millis(2500));
     assert_eq!(cfg.own_t_pkt, OwnTPkt::Elapsed);
+    assert_eq!(cfg.dequeue, Dequeue::Arrival);
+    assert_eq!(cfg.drawn_estimated, DrawnEstimated::None);
+    let text = bss_queue("kind = \"dqm\"\ndrawn_estimated = \"retries\"\n");
+    let (s, pos) = validate_and_place(&toml_to_json(&text).unwrap()).unwrap();
+    let cfg = DqmConfig::from_params(&world_config(&s, &pos).qdisc.params, Link::default());
+    assert_eq!(
+        (cfg.own_t_pkt, cfg.drawn_estimated),
+        (OwnTPkt::Drawn, DrawnEstimated::Retries)
+    );
     // The rates and framing come from the radio at build time (the world hands each
     // radio interface's to the scheme: qdisc/dqm.rs's tests).
 }
@@ -74,6 +83,18 @@ fn dqm_mistakes_are_named() {
     assert_eq!(
         one_error(&bss_queue("kind = \"dqm\"\nt_pkt = \"measured\"\n")),
         "queue.t_pkt: unknown t_pkt \"measured\"; expected one of estimate, drawn, elapsed"
+    );
+    // The counterfactual parts of the drawn reading need that reading.
+    assert_eq!(
+        one_error(&bss_queue(
+            "kind = \"dqm\"\nt_pkt = \"elapsed\"\ndrawn_estimated = \"retries\"\n"
+        )),
+        "queue.drawn_estimated: replaces a part of the \"drawn\" T_pkt, but t_pkt is \
+         \"elapsed\"; set t_pkt = \"drawn\" or drawn_estimated = \"none\""
+    );
+    assert_eq!(
+        one_error(&bss_queue("kind = \"dqm\"\ndequeue = \"fifo\"\n")),
+        "queue.dequeue: unknown dequeue \"fifo\"; expected one of algorithm1, arrival"
     );
     // PI's own keys, and DQM's under another kind.
     assert_eq!(

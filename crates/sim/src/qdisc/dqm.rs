@@ -32,6 +32,10 @@
 //!   head with the higher link rate goes first (III.B.2; ties to the earlier arrival),
 //!   else the class under its share, else the one with less time per flow; an empty
 //!   choice serves the other queue (work conservation).
+//! * **Counterfactuals** (not in the paper, defaults off): [`Dequeue::Arrival`] serves
+//!   both queues in arrival order, and [`DrawnEstimated`] replaces one part of the
+//!   `"drawn"` `T_pkt` by the estimate's, so a run can show which mechanism moves a
+//!   result.
 
 use super::droptail::DropTail;
 use super::pi::{self, PiController};
@@ -41,9 +45,9 @@ use crate::ids::NodeId;
 use crate::medium::wifi::TxStatus;
 use crate::net::{DropReason, Packet, TransportHeader};
 use airqueue_kernel::{RngStream, Time};
-use airqueue_phy::access::access_time;
 /// The rates and framing `T_pkt` is computed at.
 pub use airqueue_phy::access::Link;
+use airqueue_phy::access::{access_time, mean_backoff};
 use airqueue_phy::dsss::{self, CW_MIN};
 use airqueue_phy::DsssRate;
 use std::cmp::Ordering;
@@ -71,7 +75,7 @@ pub static SCHEME: Scheme = Scheme {
     build,
 };
 
-const KEYS: [Key; 7] = [
+const KEYS: [Key; 9] = [
     Key {
         name: "d_ref",
         doc: "D_ref, the queueing delay aimed at, seconds; the controller aims at \
@@ -112,6 +116,29 @@ const KEYS: [Key; 7] = [
             names: &OwnTPkt::NAMES,
         },
     },
+    Key {
+        name: "drawn_estimated",
+        doc: "counterfactual, not in the paper: the part of the \"drawn\" T_pkt replaced \
+              by the estimate's: \"none\" (default); \"backoff\" CWmin/2 slots per aired \
+              attempt instead of the slots drawn; \"ifs\" DIFS per aired attempt instead \
+              of DIFS/EIFS; \"retries\" one attempt, the mean of the aired ones; \"all\" \
+              every part, the estimate (DATA at the attempts' mean air time) charged at \
+              the transmit status; only with t_pkt = \"drawn\"",
+        value: KeyValue::Choice {
+            default: "none",
+            names: &DrawnEstimated::NAMES,
+        },
+    },
+    Key {
+        name: "dequeue",
+        doc: "which queue a dequeue serves: \"algorithm1\" (default) Algorithm 1's \
+              lines 14-30 (III-B.2); \"arrival\" both queues in arrival order, a \
+              counterfactual (not in the paper) that keeps the marking",
+        value: KeyValue::Choice {
+            default: "algorithm1",
+            names: &Dequeue::NAMES,
+        },
+    },
     pi::GAIN_KEYS[0],
     pi::GAIN_KEYS[1],
     pi::GAIN_KEYS[2],
@@ -150,8 +177,78 @@ impl OwnTPkt {
     }
 }
 
+/// The part of the `"drawn"` `T_pkt` of the AP's own packets that a counterfactual run
+/// replaces by the received packets' estimate (III-B.1's "average backoff time with
+/// minimum contention window and no retransmissions"); not in the paper. Each shows how
+/// much that part of the drawn reading moves a result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DrawnEstimated {
+    /// The drawn reading as it is.
+    None,
+    /// CWmin/2 slots per aired attempt instead of the slots the attempts counted.
+    Backoff,
+    /// DIFS per aired attempt instead of the DIFS or EIFS each waited.
+    Ifs,
+    /// One attempt: the mean of the aired attempts' IFS, slots and DATA, one SIFS + ACK.
+    Retries,
+    /// Every part: DIFS + CWmin/2 slots + DATA + SIFS + ACK, DATA at the attempts' mean
+    /// air time; the estimate, charged at the transmit status rather than the dequeue.
+    All,
+}
+
+impl DrawnEstimated {
+    /// The `drawn_estimated` key's names, in the order of the variants.
+    pub const NAMES: [&'static str; 5] = ["none", "backoff", "ifs", "retries", "all"];
+
+    fn from_name(name: &str) -> Self {
+        match name {
+            "backoff" => DrawnEstimated::Backoff,
+            "ifs" => DrawnEstimated::Ifs,
+            "retries" => DrawnEstimated::Retries,
+            "all" => DrawnEstimated::All,
+            _ => DrawnEstimated::None,
+        }
+    }
+}
+
+/// Which queue a dequeue serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dequeue {
+    /// Algorithm 1, lines 14-30 (III-B.2).
+    Algorithm1,
+    /// Both queues in arrival order: a counterfactual (not in the paper) that removes
+    /// the class scheduling and keeps the marking.
+    Arrival,
+}
+
+impl Dequeue {
+    /// The `dequeue` key's names, in the order of the variants.
+    pub const NAMES: [&'static str; 2] = ["algorithm1", "arrival"];
+
+    fn from_name(name: &str) -> Self {
+        match name {
+            "arrival" => Dequeue::Arrival,
+            _ => Dequeue::Algorithm1,
+        }
+    }
+}
+
 fn check(p: &mut Params, _: &Setting) -> Vec<Problem> {
-    pi::check_integral_gain(p).into_iter().collect()
+    let mut problems: Vec<Problem> = pi::check_integral_gain(p).into_iter().collect();
+    let t_pkt = p.choice("t_pkt");
+    if let Some(part) = p.choice("drawn_estimated") {
+        if part != "none" && t_pkt.is_some_and(|t| t != "drawn") {
+            problems.push(Problem::new(
+                "drawn_estimated",
+                format!(
+                    "replaces a part of the \"drawn\" T_pkt, but t_pkt is {:?}; set \
+                     t_pkt = \"drawn\" or drawn_estimated = \"none\"",
+                    t_pkt.unwrap_or_default()
+                ),
+            ));
+        }
+    }
+    problems
 }
 
 /// DQM at node 0's radio, the access point of a BSS (the only topology the scenario
@@ -191,6 +288,10 @@ pub struct DqmConfig {
     pub link: Link,
     /// `T_pkt` of the AP's own packets.
     pub own_t_pkt: OwnTPkt,
+    /// Under [`OwnTPkt::Drawn`], the part replaced by the estimate's (counterfactual).
+    pub drawn_estimated: DrawnEstimated,
+    /// Which queue a dequeue serves.
+    pub dequeue: Dequeue,
 }
 
 impl DqmConfig {
@@ -214,6 +315,10 @@ impl DqmConfig {
             flow_timeout: p.seconds("flow_timeout"),
             link,
             own_t_pkt: OwnTPkt::from_name(p.choice("t_pkt").unwrap_or("drawn")),
+            drawn_estimated: DrawnEstimated::from_name(
+                p.choice("drawn_estimated").unwrap_or("none"),
+            ),
+            dequeue: Dequeue::from_name(p.choice("dequeue").unwrap_or("algorithm1")),
         }
     }
 
@@ -229,6 +334,8 @@ impl DqmConfig {
             flow_timeout: Self::FLOW_TIMEOUT,
             link,
             own_t_pkt: OwnTPkt::Drawn,
+            drawn_estimated: DrawnEstimated::None,
+            dequeue: Dequeue::Algorithm1,
         }
     }
 }
@@ -377,18 +484,39 @@ impl Dqm {
     pub fn own_t_pkt(&self, status: &TxStatus, now: Time) -> Option<Time> {
         match self.cfg.own_t_pkt {
             OwnTPkt::Estimate => None,
-            OwnTPkt::Drawn => {
-                let link = &self.cfg.link;
-                let answer = dsss::SIFS + dsss::ack_duration(link.basic_rate, link.preamble);
-                Some(
-                    status.ifs
-                        + dsss::SLOT.times(status.backoff_slots as u64)
-                        + status.airtime
-                        + answer.times(status.aired as u64),
-                )
-            }
+            OwnTPkt::Drawn => Some(self.drawn_t_pkt(status)),
             OwnTPkt::Elapsed => Some(now.saturating_sub(status.head_at)),
         }
+    }
+
+    /// The drawn reading ([`OwnTPkt::Drawn`]): each aired attempt's DIFS/EIFS, DATA,
+    /// SIFS and ACK plus the backoff slots counted, with the part named by
+    /// [`DqmConfig::drawn_estimated`] replaced by the estimate's.
+    fn drawn_t_pkt(&self, status: &TxStatus) -> Time {
+        use DrawnEstimated as Part;
+        let link = &self.cfg.link;
+        let part = self.cfg.drawn_estimated;
+        let answer = dsss::SIFS + dsss::ack_duration(link.basic_rate, link.preamble);
+        let aired = status.aired as u64;
+        let one_attempt = matches!(part, Part::Retries | Part::All);
+        // Attempts charged, and each summed part's share of one of them.
+        let attempts = if one_attempt { aired.min(1) } else { aired };
+        let share = |t: Time| {
+            if one_attempt {
+                Time::from_nanos(t.as_nanos() / aired.max(1))
+            } else {
+                t
+            }
+        };
+        let ifs = match part {
+            Part::Ifs | Part::All => dsss::DIFS.times(attempts),
+            _ => share(status.ifs),
+        };
+        let backoff = match part {
+            Part::Backoff | Part::All => mean_backoff(CW_MIN).times(attempts),
+            _ => share(dsss::SLOT.times(status.backoff_slots as u64)),
+        };
+        ifs + backoff + share(status.airtime) + answer.times(attempts)
     }
 
     /// Adds the `T_pkt` of a packet leaving the AP to the mean of eq. (1).
@@ -547,12 +675,15 @@ impl Dqm {
         Ok(())
     }
 
-    /// Whether Algorithm 1 serves `qAck` (lines 15-29); the other queue when the chosen
-    /// one is empty.
+    /// Whether Algorithm 1 serves `qAck` (lines 15-29), or under [`Dequeue::Arrival`]
+    /// whether its head arrived first; the other queue when the chosen one is empty.
     fn serve_ack(&self) -> bool {
         let (Some(a), Some(d)) = (self.ack.front(), self.data.front()) else {
             return self.data.is_empty();
         };
+        if self.cfg.dequeue == Dequeue::Arrival {
+            return a.0 < d.0;
+        }
         let (s, t_fair) = (&self.state, self.cfg.t_fair);
         match (s.under(Class::Up, t_fair), s.under(Class::Dn, t_fair)) {
             // The head on the faster link first; on a tie, the earlier arrival.
@@ -983,6 +1114,115 @@ mod tests {
         let q = reading(OwnTPkt::Drawn);
         let one = q.own_t_pkt(&status(0, 1, 15, ms(1)), ms(10)).unwrap();
         assert_eq!(one + Time::from_micros(10), q.t_pkt(&data(0, 0).pkt, STA));
+    }
+
+    fn drawn_estimated(part: DrawnEstimated) -> Dqm {
+        dqm(DqmConfig {
+            drawn_estimated: part,
+            ..DqmConfig::table_ii(link())
+        })
+    }
+
+    /// Each counterfactual replaces one part of the drawn `T_pkt` by the estimate's, for
+    /// a frame whose first attempt waited EIFS and whose two attempts counted 40 slots.
+    #[test]
+    fn drawn_estimated_replaces_one_part_of_the_drawn_t_pkt() {
+        let st = TxStatus {
+            ifs: dsss::EIFS + dsss::DIFS,
+            ..status(0, 2, 40, ms(1))
+        };
+        let t = |part| {
+            drawn_estimated(part)
+                .own_t_pkt(&st, ms(10))
+                .map(|t| t.as_nanos() / 1000)
+        };
+        // EIFS 364 + DIFS 50 + 40 x 20 + 2 x (DATA 975 + SIFS 10 + ACK 304) us.
+        assert_eq!(t(DrawnEstimated::None), Some(3792));
+        // 2 x CWmin/2 = 2 x 310 us instead of 800.
+        assert_eq!(t(DrawnEstimated::Backoff), Some(3612));
+        // 2 x DIFS instead of EIFS + DIFS.
+        assert_eq!(t(DrawnEstimated::Ifs), Some(3478));
+        // One attempt at the mean: 207 + 400 + 975 + 314.
+        assert_eq!(t(DrawnEstimated::Retries), Some(1896));
+        // All of them: the estimate of the same packet at the same rate.
+        let q = drawn_estimated(DrawnEstimated::All);
+        assert_eq!(
+            q.own_t_pkt(&st, ms(10)),
+            Some(q.t_pkt(&data(0, 0).pkt, STA))
+        );
+    }
+
+    /// The estimate charged at the transmit status ("all") differs from the estimate
+    /// reading only in when the channel time is charged: nothing at the dequeue.
+    #[test]
+    fn drawn_estimated_all_is_the_estimate_charged_at_the_transmit_status() {
+        let mut q = drawn_estimated(DrawnEstimated::All);
+        q.enqueue(data(0, 0), ms(1)).unwrap();
+        q.dequeue(ms(1)).unwrap();
+        assert_eq!(q.class_state(ms(1)).t_dn, Time::ZERO);
+        q.on_tx_status(&status(0, 3, 90, ms(1)), ms(4));
+        assert_eq!(q.class_state(ms(4)).t_dn, Time::from_micros(1649));
+    }
+
+    /// `drawn_estimated` and `dequeue` read each name, default to the model, and a part
+    /// of the drawn reading is refused beside another reading.
+    #[test]
+    fn the_counterfactual_keys_read_their_names() {
+        use crate::qdisc::registry::Params;
+        let mut p = Params::defaults(&SCHEME);
+        let cfg = |p: &Params| DqmConfig::from_params(p, link());
+        assert_eq!(cfg(&p), DqmConfig::table_ii(link()));
+        let parts = [
+            DrawnEstimated::None,
+            DrawnEstimated::Backoff,
+            DrawnEstimated::Ifs,
+            DrawnEstimated::Retries,
+            DrawnEstimated::All,
+        ];
+        for (name, part) in DrawnEstimated::NAMES.iter().zip(parts) {
+            assert!(p.set_choice("drawn_estimated", name));
+            assert_eq!(cfg(&p).drawn_estimated, part);
+        }
+        for (name, d) in Dequeue::NAMES
+            .iter()
+            .zip([Dequeue::Algorithm1, Dequeue::Arrival])
+        {
+            assert!(p.set_choice("dequeue", name));
+            assert_eq!(cfg(&p).dequeue, d);
+        }
+        let setting = Setting {
+            capacity_pkts: Some(100),
+            rate_bps: Some(11e6),
+        };
+        assert!(check(&mut p, &setting).is_empty());
+        assert!(p.set_choice("t_pkt", "elapsed"));
+        let problems = check(&mut p, &setting);
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].key, "drawn_estimated");
+        assert!(p.set_choice("drawn_estimated", "none"));
+        assert!(check(&mut p, &setting).is_empty());
+    }
+
+    /// Under `dequeue = "arrival"` the queues leave in arrival order even when a class
+    /// is over its share: the case of the test above where Algorithm 1 held the ACKs.
+    #[test]
+    fn arrival_dequeue_ignores_the_shares() {
+        let mut q = dqm(DqmConfig {
+            dequeue: Dequeue::Arrival,
+            ..estimated()
+        });
+        for s in 0..3 {
+            q.enqueue(ack(1, s), Time::ZERO).unwrap();
+            q.enqueue(data(0, s), Time::ZERO).unwrap();
+        }
+        assert_eq!(kinds(&mut q, 2, ms(5)), [true, false]);
+        for s in 0..3 {
+            q.on_received(STA, &data(1, s).pkt, ms(6));
+        }
+        let st = q.class_state(ms(6));
+        assert!(!st.under(Class::Up, q.cfg.t_fair) && st.under(Class::Dn, q.cfg.t_fair));
+        assert_eq!(kinds(&mut q, 4, ms(6)), [true, false, true, false]);
+        assert!(q.is_empty());
     }
 
     /// Under "drawn" (and "elapsed") an outgoing packet costs its class nothing at the
