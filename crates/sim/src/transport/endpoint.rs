@@ -166,3 +166,135 @@ impl EndpointIo<'_> {
         self.metrics.on_packet_dropped(node, reason, pkt);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::tcp::{TcpFlow, TcpFlowConfig};
+    use crate::transport::tfrc::{TfrcFlow, TfrcFlowConfig};
+
+    /// Timer slots recorded as the endpoint commands them.
+    #[derive(Default)]
+    struct Slots {
+        deadlines: [Option<Time>; 4],
+        commands: Vec<(u8, TimerCmd)>,
+    }
+
+    impl TimerPort for Slots {
+        fn command(&mut self, slot: u8, cmd: TimerCmd) {
+            self.commands.push((slot, cmd));
+            self.deadlines[slot as usize] = match cmd {
+                TimerCmd::Arm(at) => Some(at),
+                TimerCmd::Cancel => None,
+            };
+        }
+        fn deadline(&self, slot: u8) -> Option<Time> {
+            self.deadlines[slot as usize]
+        }
+    }
+
+    /// Runs `act` on `ep` at `now` as the world would, and returns what it sent.
+    fn call(
+        ep: &mut dyn FlowEndpoint,
+        slots: &mut Slots,
+        metrics: &mut Metrics,
+        now: Time,
+        act: impl FnOnce(&mut dyn FlowEndpoint, &mut EndpointIo),
+    ) -> Vec<Emitted> {
+        let mut sends = Vec::new();
+        let mut io = EndpointIo {
+            now,
+            flow: FlowId(0),
+            src: NodeId(0),
+            dst: NodeId(3),
+            payload_bytes: 1000,
+            sends: &mut sends,
+            timers: slots,
+            metrics,
+        };
+        act(ep, &mut io);
+        sends
+    }
+
+    fn metrics() -> Metrics {
+        let end = Time::from_secs(10);
+        Metrics::new(4, &[(Time::ZERO, end)], end, Time::from_secs(1))
+    }
+
+    #[test]
+    fn a_tcp_sender_starts_with_its_initial_window_from_the_source_and_arms_its_rto() {
+        let mut tcp = TcpFlow::new(&TcpFlowConfig::default(), 1000, false);
+        let (mut slots, mut m) = (Slots::default(), metrics());
+        assert_eq!(tcp.timer_slots(), 2);
+        let sent = call(&mut tcp, &mut slots, &mut m, Time::ZERO, |ep, io| {
+            ep.start(io)
+        });
+        assert!(!sent.is_empty());
+        assert!(sent
+            .iter()
+            .all(|e| e.from == End::Source && e.payload_bytes == 1000));
+        let seqs: Vec<u64> = sent.iter().map(|e| e.seq).collect();
+        assert_eq!(seqs, (0..sent.len() as u64).collect::<Vec<_>>());
+        assert!(matches!(slots.commands.as_slice(), [(0, TimerCmd::Arm(_))]));
+        assert_eq!(tcp.counts.data_created, sent.len() as u64);
+    }
+
+    #[test]
+    fn a_tcp_receiver_answers_a_segment_from_the_destination_and_releases_it() {
+        let mut tcp = TcpFlow::new(&TcpFlowConfig::default(), 1000, false);
+        let (mut slots, mut m) = (Slots::default(), metrics());
+        let sent = call(&mut tcp, &mut slots, &mut m, Time::ZERO, |ep, io| {
+            ep.start(io)
+        });
+        let first = Packet {
+            uid: 0,
+            flow: FlowId(0),
+            src: NodeId(0),
+            dst: NodeId(3),
+            seq: sent[0].seq,
+            payload_bytes: sent[0].payload_bytes,
+            transport: sent[0].transport.clone(),
+            ttl: 64,
+            priority: 0,
+            created: Time::ZERO,
+            diffq: None,
+            report: None,
+        };
+        let at = Time::from_millis(5);
+        let acks = call(&mut tcp, &mut slots, &mut m, at, |ep, io| {
+            ep.on_arrival(NodeId(3), &first, io)
+        });
+        assert_eq!(acks.len(), 1);
+        assert_eq!(acks[0].from, End::Destination);
+        assert!(matches!(acks[0].transport, TransportHeader::TcpAck(_)));
+        assert_eq!(m.flows[0].packets_delivered, 1);
+        assert_eq!(m.delivered, 1);
+    }
+
+    #[test]
+    fn tfrc_sends_one_packet_per_pacing_tick_and_moves_its_clock_on() {
+        let mut tfrc = TfrcFlow::new(&TfrcFlowConfig::default(), 1000);
+        let (mut slots, mut m) = (Slots::default(), metrics());
+        assert_eq!(tfrc.timer_slots(), 3);
+        let sent = call(&mut tfrc, &mut slots, &mut m, Time::ZERO, |ep, io| {
+            ep.start(io)
+        });
+        assert_eq!(sent.len(), 1);
+        assert!(matches!(sent[0].transport, TransportHeader::TfrcData(_)));
+        let pace_arms = |s: &Slots| {
+            (s.commands.iter())
+                .filter(|(slot, c)| *slot == 0 && matches!(c, TimerCmd::Arm(_)))
+                .count()
+        };
+        assert_eq!(pace_arms(&slots), 1);
+        let due = slots.deadline(0).expect("the pacing clock runs");
+        // The pacing timer fires: the next packet leaves and the clock moves on once.
+        slots.deadlines[0] = None;
+        let sent = call(&mut tfrc, &mut slots, &mut m, due, |ep, io| {
+            ep.on_timer(0, io)
+        });
+        assert_eq!(sent.len(), 1);
+        assert_eq!(pace_arms(&slots), 2);
+        assert!(slots.deadline(0).is_some_and(|t| t > due));
+    }
+}
