@@ -253,7 +253,7 @@ mod tests {
             dst: NodeId(3),
             seq: sent[0].seq,
             payload_bytes: sent[0].payload_bytes,
-            transport: sent[0].transport.clone(),
+            transport: sent[0].transport,
             ttl: 64,
             priority: 0,
             created: Time::ZERO,
