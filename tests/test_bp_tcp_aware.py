@@ -243,7 +243,7 @@ def test_a_rate_below_saturation_lets_the_tcp_flow_survive_aodv(counterfactual):
     aodv = "Fig. 12, diamond, TCP + non-TCP, no loss, AODV, uncontrolled UDP"
     tcp = counterfactual.row(f"{aodv}: flow 1 (TCP, A->B) goodput, kb/s").ours
     udp = counterfactual.row(f"{aodv}: flow 2 (non-TCP, A->D) goodput, kb/s").ours
-    # The source offers 200 kb/s of payload; a saturating one gets 600+ and starves TCP.
+    # Below saturation the UDP flow gets at most what it offers, and TCP the rest.
     assert 150.0 < udp <= 200.0
     assert tcp > udp
 
