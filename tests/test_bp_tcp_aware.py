@@ -210,6 +210,55 @@ def test_nontcp_experiment_can_be_switched_off(tmp_path):
     assert [p.name for p in r.figures] == ["goodput.png"]
 
 
+def test_uncontrolled_rate_applies_to_the_uncontrolled_flows_only():
+    default = bpt.Config.make(True, None)
+    assert default.uncontrolled_rate_bps is None and default.nontcp_sweep == bpt.NONTCP_SWEEP
+    config = bpt.Config.make(True, {"uncontrolled_rate_bps": 310e3})
+    for scheme in ("aodv_udp", "tcp_aware_udp"):
+        udp = bpt.nontcp_scenario(config, scheme)["flow"][1]
+        assert (udp["rate"], udp["cc"]) == (310e3, "none")
+    paced = bpt.nontcp_scenario(config, "tcp_aware_fc")["flow"][1]
+    assert (paced["rate"], paced["cc"]) == ("saturate", "backpressure")
+    assert bpt.nontcp_scenario(default, "aodv_udp")["flow"][1]["rate"] == "saturate"
+
+
+@pytest.fixture(scope="module")
+def counterfactual(tmp_path_factory):
+    """AODV's UDP flow at a constant 200 kb/s, and TCP-aware BP without flow control run
+    over the losses as well; one short seed, nontcp rows only (plus one tree run)."""
+    out = tmp_path_factory.mktemp("bp-tcp-aware-counterfactual")
+    params = {
+        "seeds": 1,
+        "duration": 10.0,
+        "schemes": ["droptail"],
+        "losses": [],
+        "nontcp_losses": [0, 0.5],
+        "nontcp_sweep": ["aodv_udp", "tcp_aware_udp"],
+        "uncontrolled_rate_bps": 200e3,
+    }
+    return airqueue.reproduce("bp-tcp-aware", quick=True, out=out, serial=True, params=params)
+
+
+def test_a_rate_below_saturation_lets_the_tcp_flow_survive_aodv(counterfactual):
+    aodv = "Fig. 12, diamond, TCP + non-TCP, no loss, AODV, uncontrolled UDP"
+    tcp = counterfactual.row(f"{aodv}: flow 1 (TCP, A->B) goodput, kb/s").ours
+    udp = counterfactual.row(f"{aodv}: flow 2 (non-TCP, A->D) goodput, kb/s").ours
+    # Below saturation the UDP flow gets at most what it offers, and TCP the rest.
+    assert 150.0 < udp <= 200.0
+    assert tcp > udp
+
+
+def test_the_sweep_runs_the_schemes_it_is_given(counterfactual):
+    at_half = "Fig. 13, diamond, TCP + non-TCP, loss 0.5 on A-B"
+    metrics = [r.metric for r in counterfactual.rows if r.metric.startswith(at_half)]
+    assert {m.split(": ")[0] for m in metrics} == {
+        f"{at_half}, AODV, uncontrolled UDP",
+        f"{at_half}, TCP-aware BP, uncontrolled UDP (ablation)",
+    }
+    assert not [n for n in counterfactual.notes if n.startswith("Fig. 13, loss 0.5")]
+    assert any("uncontrolled_rate_bps" in n and "tcp_aware_udp" in n for n in counterfactual.notes)
+
+
 def test_scenarios_match_the_rust_test_geometry():
     config = bpt.Config.make(False, None)
     assert config.seeds == 10 and config.duration == 200.0
@@ -258,6 +307,11 @@ def test_scenarios_match_the_rust_test_geometry():
         {"control_when": "always"},
         {"avoid_overflow": "yes"},
         {"link_fading": "erasure"},
+        {"nontcp_sweep": ["aodv"]},
+        {"nontcp_sweep": []},
+        {"uncontrolled_rate_bps": 0},
+        {"uncontrolled_rate_bps": 3e6},
+        {"uncontrolled_rate_bps": "fast"},
     ],
 )
 def test_bad_parameters_are_refused(params):

@@ -45,7 +45,11 @@ drop-tail queue, the paper's "uncontrolled non-TCP flows"), and, as an ablation 
 does not run, TCP-aware backpressure with flow 2 uncontrolled. Fig. 12 is the loss-free
 case; Fig. 13 sweeps the loss of link A-B (``nontcp_losses``) for TCP-aware BP with flow
 control against AODV. Rows: each flow's goodput, the aggregate and Jain's index; the
-paper only plots, so its column is blank.
+paper only plots, so its column is blank. Two counterfactual parameters, defaults as
+above: ``nontcp_sweep`` runs other schemes of ``NONTCP_SCHEMES`` over the losses too
+(e.g. TCP-aware BP without flow control), and ``uncontrolled_rate_bps`` gives the
+uncontrolled flow 2 a constant rate instead of always data to send (the paper names
+no rate).
 
 ``--quick``: 2 seeds of 30 s, tree and TCP-SACK only, the sweeps at p = 0 and 0.5.
 Deviations are in the notes of the result.
@@ -170,6 +174,13 @@ class Config(BackpressureParams):
     nontcp: bool = True
     #: Fig. 13: loss probabilities of link A-B (0 is Fig. 12's case).
     nontcp_losses: tuple[float, ...] = LOSSES
+    #: The schemes of ``NONTCP_SCHEMES`` run at every loss of ``nontcp_losses`` (Fig. 13
+    #: compares ``NONTCP_SWEEP``; the others are counterfactuals the paper does not run).
+    nontcp_sweep: tuple[str, ...] = NONTCP_SWEEP
+    #: Offered rate of the uncontrolled non-TCP flow (``cc = "none"``), bit/s; ``None``:
+    #: always data to send (``"saturate"``). The paper gives no rate ("uncontrolled
+    #: non-TCP flows (i.e., UDP flows) occupy buffers", section 5.2).
+    uncontrolled_rate_bps: float | None = None
     #: M of eq. (5) (``[backpressure] log_weight``), bit/s x packets.
     log_weight: float = LOG_WEIGHT
     #: Section 4.1.3's network-coding layer on every TCP flow (``[tcp] network_coding``).
@@ -202,6 +213,7 @@ class Config(BackpressureParams):
                 schemes=tuple(config.schemes),
                 losses=tuple(config.losses),
                 nontcp_losses=tuple(config.nontcp_losses),
+                nontcp_sweep=tuple(config.nontcp_sweep),
             )
             _check(config)
         except ValueError as e:
@@ -240,6 +252,19 @@ def _check(config: Config) -> None:
         problems.append(f"nontcp_losses {bad}: expected probabilities in [0, 1)")
     if not isinstance(config.nontcp, bool):
         problems.append(f"nontcp {config.nontcp!r}: expected true or false")
+    bad = [s for s in config.nontcp_sweep if s not in NONTCP_SCHEMES]
+    if bad or not config.nontcp_sweep:
+        problems.append(
+            f"nontcp_sweep {bad or '(none)'}: expected some of {', '.join(NONTCP_SCHEMES)}"
+        )
+    r = config.uncontrolled_rate_bps
+    if r is not None and (
+        isinstance(r, bool) or not isinstance(r, (int, float)) or not 0 < r <= config.data_rate
+    ):
+        problems.append(
+            f"uncontrolled_rate_bps {r!r}: expected bit/s in (0, data_rate = "
+            f"{config.data_rate:g}], or null for a source with always data to send"
+        )
     problems += coding_problems(config)
     problems += estimate_problems(config)
     w = config.log_weight
@@ -417,13 +442,15 @@ def queue_section(scheme: str, config: Any) -> dict[str, Any]:
 
 def nontcp_scenario(config: Config, scheme: str, loss: float = 0.0) -> dict[str, Any]:
     """Figs. 12-13: the diamond, flow 1 TCP-SACK A -> B, flow 2 a saturating UDP source
-    A -> D, paced by eq. (5) or uncontrolled as ``NONTCP_SCHEMES[scheme]`` says."""
+    A -> D, paced by eq. (5) or uncontrolled as ``NONTCP_SCHEMES[scheme]`` says (an
+    uncontrolled one offers ``config.uncontrolled_rate_bps`` when given)."""
     queue_scheme, cc, _ = NONTCP_SCHEMES[scheme]
     sc = scenario(config, "diamond", "sack", queue_scheme, loss=loss)
     tcp = sc["flow"][1]
+    rate = config.uncontrolled_rate_bps
     sc["flow"][1] = {
         "kind": "udp",
-        "rate": "saturate",
+        "rate": "saturate" if cc != "none" or rate is None else float(rate),
         "cc": cc,
         "src": tcp["src"],
         "dst": tcp["dst"],
@@ -495,12 +522,12 @@ def _run_sweep(
 
 
 def _nontcp_cases(config: Config) -> list[tuple[str, float]]:
-    """(scheme, loss) of the Figs. 12-13 runs: every scheme loss-free, Fig. 13's two at
-    every other loss."""
+    """(scheme, loss) of the Figs. 12-13 runs: every scheme loss-free, those of
+    ``nontcp_sweep`` (Fig. 13's two by default) at every other loss."""
     cases = [(s, 0.0) for s in NONTCP_SCHEMES]
     for p in config.nontcp_losses:
         if p > 0:
-            cases += [(s, float(p)) for s in NONTCP_SWEEP]
+            cases += [(s, float(p)) for s in config.nontcp_sweep]
     return cases
 
 
@@ -543,7 +570,7 @@ def _nontcp_rows(config: Config, nontcp: Mapping[tuple[str, float], pd.DataFrame
         head = f"Fig. 12, diamond, TCP + non-TCP, no loss, {_nontcp_label(s)}"
         rows += _nontcp_block(head, nontcp[(s, 0.0)])
     for p in config.nontcp_losses:
-        for s in NONTCP_SWEEP:
+        for s in config.nontcp_sweep:
             head = f"Fig. 13, diamond, TCP + non-TCP, loss {p:g} on A-B, {_nontcp_label(s)}"
             rows += _nontcp_block(head, nontcp[(s, float(p))])
     return rows
@@ -581,7 +608,7 @@ def _nontcp_loss_figure(
             _nontcp_label(s): {
                 f"{p:g}": list(f(nontcp[(s, float(p))])) for p in config.nontcp_losses
             }
-            for s in NONTCP_SWEEP
+            for s in config.nontcp_sweep
         }
 
     panels = {
@@ -611,9 +638,20 @@ def _nontcp_notes(config: Config, nontcp: Mapping[tuple[str, float], pd.DataFram
         "q ~ 1% (TCP-SACK's RTT and retransmitted fraction in this diamond under TCP-aware "
         "BP) and beta = 0.5 give x ~ 40 packets/s; times a backlog U = 12 (a quarter of "
         "K = 50) gives 3.8e6, rounded to 4e6. It was not tuned against these results.",
-        "Figs. 12-13 deviations: AODV's flow 2 fills its drop-tail queue (100 packets) and is "
-        "refilled as packets leave; the TCP-aware BP + uncontrolled UDP runs are an "
-        "ablation the paper does not show.",
+        (
+            "Figs. 12-13 deviations: AODV's flow 2 fills its drop-tail queue (100 packets) "
+            "and is refilled as packets leave"
+            if config.uncontrolled_rate_bps is None
+            else "Counterfactual (uncontrolled_rate_bps): the uncontrolled flow 2 offers a "
+            f"constant {config.uncontrolled_rate_bps:g} bit/s instead of always having data"
+        )
+        + "; the TCP-aware BP + uncontrolled UDP runs are an ablation the paper does not show"
+        + (
+            "."
+            if config.nontcp_sweep == NONTCP_SWEEP
+            else f"; over the losses run {', '.join(config.nontcp_sweep)} (Fig. 13 compares "
+            f"{' and '.join(NONTCP_SWEEP)})."
+        ),
         lossy_link_note(config),
     ]
     for s in NONTCP_SCHEMES:
@@ -624,6 +662,8 @@ def _nontcp_notes(config: Config, nontcp: Mapping[tuple[str, float], pd.DataFram
             f"{jain(g).mean():.2f}."
         )
     for p in config.nontcp_losses:
+        if ("tcp_aware_fc", float(p)) not in nontcp or ("aodv_udp", float(p)) not in nontcp:
+            continue
         bp, aodv = nontcp[("tcp_aware_fc", float(p))], nontcp[("aodv_udp", float(p))]
         notes.append(
             f"Fig. 13, loss {p:g}: aggregate TCP-aware BP + flow control "
@@ -635,7 +675,8 @@ def _nontcp_notes(config: Config, nontcp: Mapping[tuple[str, float], pd.DataFram
         u = config.log_weight / max(classical[1].mean(), 1.0)
         notes.append(
             "Fig. 12: the paper's TCP flow does not survive classical BP; here it does. Our "
-            "reading (not instrumented): the flow control holds the UDP backlog at A near "
+            "reading (shown by larger log_weight runs, docs/reproductions/backpressure.md): "
+            "the flow control holds the UDP backlog at A near "
             f"M / x, about {u:.0f} packets at the rate it gets, and TCP-SACK's window (up "
             "to 64 segments) queues more than that at A, so U_i - U_j serves TCP too; the "
             "packets the paper sees trapped are those of a flow whose queue stays below "
