@@ -431,10 +431,11 @@ impl QueueDiscipline for DiffQ {
         &self,
         sender: &dyn QueueDiscipline,
         pkt: &Packet,
-        next_hop: Option<NodeId>,
+        routes: &dyn Routes,
     ) -> Option<RelayOverflow> {
         let h = pkt.diffq?;
         let tx = sender.downcast_ref::<DiffQ>()?;
+        let next_hop = routes.next_hop(self.node, pkt.dst);
         let believed = tx.neighbour_len(self.node, pkt.dst) as i64;
         Some(RelayOverflow {
             sender_level: tx.level_for(h.qlen as i64 - believed),

@@ -241,14 +241,14 @@ pub trait QueueDiscipline: Any + Debug + Send {
 
     /// A diagnostic, read as a trace would (the model never reads another node's
     /// memory): this discipline refused `pkt`, forwarded by the node whose discipline is
-    /// `sender`, for want of room; `next_hop` is this node's own next hop towards the
-    /// packet's destination. What the two knew, for disciplines that keep such a trace
-    /// (DiffQ's relay overflows); `None` by default.
+    /// `sender`, for want of room; `routes` are the node's routes. What the two knew,
+    /// for disciplines that keep such a trace (DiffQ's relay overflows); `None` by
+    /// default.
     fn relay_overflow(
         &self,
         _sender: &dyn QueueDiscipline,
         _pkt: &Packet,
-        _next_hop: Option<NodeId>,
+        _routes: &dyn Routes,
     ) -> Option<RelayOverflow> {
         None
     }

@@ -72,8 +72,7 @@ impl World {
         let (Some(rx), Some(tx)) = (w.qdiscs.get(node.index()), w.qdiscs.get(from.index())) else {
             return;
         };
-        let next = self.routing.next_hop(node, pkt.dst);
-        let Some(seen) = rx.relay_overflow(tx.as_ref(), pkt, next) else {
+        let Some(seen) = rx.relay_overflow(tx.as_ref(), pkt, &self.routing) else {
             return;
         };
         let (sender, receiver, stale_by) = (seen.sender_level, seen.receiver_level, seen.stale_by);
