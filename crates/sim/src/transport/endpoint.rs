@@ -49,7 +49,8 @@ pub trait FlowEndpoint: Debug {
         false
     }
 
-    /// A queue at the flow's source dropped one of its packets for `reason`.
+    /// A queue at the end that made `pkt` (its `src`: the source for data, the
+    /// destination for acknowledgements) dropped it for `reason`.
     fn on_source_drop(&mut self, _pkt: &Packet, _reason: DropReason) {}
 
     /// Packets the receiver has acknowledged, for rate controllers that read it.

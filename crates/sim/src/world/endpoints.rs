@@ -103,8 +103,8 @@ impl World {
         r
     }
 
-    /// A queue at `node` dropped `pkt`: the endpoint of its flow hears of it if `node` is
-    /// the flow's source.
+    /// A queue at `node` dropped `pkt`: the endpoint of its flow hears of it if `node` made
+    /// the packet (either end of the flow).
     pub(super) fn endpoint_source_drop(&mut self, node: NodeId, reason: DropReason, pkt: &Packet) {
         if node != pkt.src {
             return;
