@@ -30,7 +30,7 @@ pub use link::{LqAlgorithm, Metric};
 pub use node::{warm_start, OlsrNode, OlsrStats};
 pub use protocol::{OlsrNet, OlsrSetup, OlsrTimer};
 pub use route::RouteScratch;
-pub use topology::{tc_dests, TcDests};
+pub use topology::{TcDests, TcLists};
 pub use wire::{Bodies, MsgKind, OlsrMsg};
 
 use airqueue_kernel::Time;

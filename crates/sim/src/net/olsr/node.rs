@@ -8,7 +8,7 @@
 use super::link::{link_cost, missed_hellos, FfLq, Link, LinkSet, LqAlgorithm, LqWindow, Metric};
 use super::mpr::{self, MprScratch};
 use super::route::{self, RouteScratch};
-use super::topology::{tc_dests, DupEntry, TcDests, TopoEntry};
+use super::topology::{Compaction, DupEntry, TcDests, TcLists, TopoEntry};
 use super::wire::{dequantize, quantize, HelloLink, LinkType, NeighType, TcLink};
 use super::{OlsrConfig, TcRedundancy};
 use crate::ids::NodeId;
@@ -405,7 +405,8 @@ impl OlsrNode {
         seq: u16,
         ansn: u16,
         ttl: u8,
-        dests: &TcDests,
+        dests: TcDests,
+        lists: &TcLists,
         now: Time,
     ) -> bool {
         if orig == self.id {
@@ -426,14 +427,16 @@ impl OlsrNode {
         if t.is_stale(ansn, now) {
             self.stats.tc_ignored += 1;
         } else {
-            let same = t.holds(ansn, dests, now);
+            let same = t.holds(ansn, dests, lists, now);
             if !same {
-                self.changes.links_of(orig.0, t.dests(now), &dests[..]);
+                self.changes
+                    .links_of(orig.0, t.dests(lists, now), lists.get(dests));
             }
-            t.until = now + self.cfg.top_hold_time;
-            if !same {
-                t.ansn = ansn;
-                t.dests = Some(dests.clone());
+            let until = now + self.cfg.top_hold_time;
+            if same {
+                t.until = until;
+            } else {
+                t.set(ansn, dests, until);
                 self.dirty = true;
                 self.inputs += 1;
             }
@@ -471,6 +474,7 @@ impl OlsrNode {
     pub fn compute_routes(
         &mut self,
         now: Time,
+        lists: &TcLists,
         scratch: &mut RouteScratch,
         next_hop: &mut [u32],
         hops: &mut [u32],
@@ -501,6 +505,7 @@ impl OlsrNode {
             &self.links,
             &self.known,
             &self.topo,
+            lists,
             now,
             scratch,
             next_hop,
@@ -509,6 +514,13 @@ impl OlsrNode {
         self.changes.settle(scratch);
         self.routes_at = (self.inputs, until);
         true
+    }
+
+    /// Keeps the TC lists of this node's valid topology tuples through a compaction.
+    pub fn keep_lists(&mut self, c: &mut Compaction<'_>, now: Time) {
+        for t in &mut self.topo {
+            t.keep(c, now);
+        }
     }
 
     /// Forgets the last route calculation and MPR selection, so that the next ones run
@@ -566,7 +578,12 @@ impl OlsrNode {
 /// become symmetric with LQ windows filled at those ratios, MPRs are selected and every
 /// node learns every TC, as if HELLOs and TCs had been exchanged without loss. Routes
 /// are then computed by the caller.
-pub fn warm_start(nodes: &mut [OlsrNode], graph: &[Vec<(NodeId, f64)>], now: Time) {
+pub fn warm_start(
+    nodes: &mut [OlsrNode],
+    graph: &[Vec<(NodeId, f64)>],
+    lists: &mut TcLists,
+    now: Time,
+) {
     let n = nodes.len().min(graph.len());
     let nodes = &mut nodes[..n];
     let delivery = |at: usize, from: NodeId| {
@@ -649,20 +666,18 @@ pub fn warm_start(nodes: &mut [OlsrNode], graph: &[Vec<(NodeId, f64)>], now: Tim
         nodes[o].stats.tcs_originated = 0;
         nodes[o].msg_seq = 0;
         // One list for every node that prices links as the originator does.
-        let (m_orig, shared) = (nodes[o].metric(), tc_dests(nodes[o].metric(), &body));
+        let (m_orig, shared) = (nodes[o].metric(), lists.add(nodes[o].metric(), &body));
         for (i, node) in nodes.iter_mut().enumerate() {
             if i == o {
                 continue;
             }
             let m = node.metric();
-            let t = &mut node.topo[o];
-            t.ansn = ansn;
-            t.until = now + node.cfg.top_hold_time;
-            t.dests = Some(if m == m_orig {
-                shared.clone()
+            let dests = if m == m_orig {
+                shared
             } else {
-                tc_dests(m, &body)
-            });
+                lists.add(m, &body)
+            };
+            node.topo[o].set(ansn, dests, now + node.cfg.top_hold_time);
         }
     }
     for node in nodes.iter_mut() {

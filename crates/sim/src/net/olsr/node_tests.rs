@@ -1,7 +1,7 @@
 //! Unit tests of one OLSR node's state machine, messages handed in by hand.
 
 use super::wire::{HelloLink, LinkType, NeighType, TcLink};
-use super::{tc_dests, warm_start, LqAlgorithm, OlsrConfig, OlsrNode, RouteScratch, TcRedundancy};
+use super::{warm_start, LqAlgorithm, OlsrConfig, OlsrNode, RouteScratch, TcLists, TcRedundancy};
 use crate::ids::NodeId;
 use crate::net::routing::NO_ROUTE;
 use airqueue_kernel::Time;
@@ -97,6 +97,7 @@ fn a_one_way_link_never_becomes_symmetric() {
     let mut hops = vec![0; 2];
     ns[0].compute_routes(
         t(10_000),
+        &TcLists::default(),
         &mut RouteScratch::default(),
         &mut next,
         &mut hops,
@@ -243,31 +244,39 @@ fn tcs_are_processed_once_and_forwarded_by_mprs_only() {
         lq: 255,
         nlq: 255,
     }];
+    let mut lists = TcLists::default();
     let (adv, none) = (
-        tc_dests(ns[2].metric(), &adv),
-        tc_dests(ns[2].metric(), &[]),
+        lists.add(ns[2].metric(), &adv),
+        lists.add(ns[2].metric(), &[]),
     );
+    let lists = &lists;
     // A TC of 0 relayed by 1 (which selected 2 as MPR) reaches 2: processed, forwarded.
-    assert!(ns[2].on_tc(NodeId(1), NodeId(0), 40, 1, 254, &adv, now));
-    assert_eq!(ns[2].topology(NodeId(0)).dests(now), &[(NodeId(1), 1.0)]);
+    assert!(ns[2].on_tc(NodeId(1), NodeId(0), 40, 1, 254, adv, lists, now));
+    assert_eq!(
+        ns[2].topology(NodeId(0)).dests(lists, now),
+        &[(NodeId(1), 1.0)]
+    );
     // The same message again, from 3: a duplicate, neither processed nor forwarded.
-    assert!(!ns[2].on_tc(NodeId(3), NodeId(0), 40, 1, 253, &adv, now));
+    assert!(!ns[2].on_tc(NodeId(3), NodeId(0), 40, 1, 253, adv, lists, now));
     assert_eq!(ns[2].stats.tc_duplicates, 1);
     assert_eq!(ns[2].stats.tcs_forwarded, 1);
     // From a node that is not a symmetric neighbour of 2: ignored (3.4 step 1).
-    assert!(!ns[2].on_tc(NodeId(0), NodeId(3), 41, 1, 254, &adv, now));
+    assert!(!ns[2].on_tc(NodeId(0), NodeId(3), 41, 1, 254, adv, lists, now));
     assert_eq!(ns[2].stats.tc_ignored, 1);
     // 0 selected 1 (its only way to 2): 1 forwards 0's own TC.
-    assert!(ns[1].on_tc(NodeId(0), NodeId(0), 40, 1, 255, &adv, now));
+    assert!(ns[1].on_tc(NodeId(0), NodeId(0), 40, 1, 255, adv, lists, now));
     // TTL 1: processed but not forwarded.
-    assert!(!ns[1].on_tc(NodeId(0), NodeId(0), 41, 2, 1, &adv, now));
+    assert!(!ns[1].on_tc(NodeId(0), NodeId(0), 41, 2, 1, adv, lists, now));
     // An older ANSN is ignored.
-    assert!(!ns[2].on_tc(NodeId(1), NodeId(0), 42, 0, 1, &none, now));
-    assert_eq!(ns[2].topology(NodeId(0)).dests(now), &[(NodeId(1), 1.0)]);
+    assert!(!ns[2].on_tc(NodeId(1), NodeId(0), 42, 0, 1, none, lists, now));
+    assert_eq!(
+        ns[2].topology(NodeId(0)).dests(lists, now),
+        &[(NodeId(1), 1.0)]
+    );
     // Topology tuples expire after TOP_HOLD_TIME.
     assert!(ns[2]
         .topology(NodeId(0))
-        .dests(now + Time::from_secs(15))
+        .dests(lists, now + Time::from_secs(15))
         .is_empty());
 }
 
@@ -299,25 +308,26 @@ fn diamond(lq_13: u8, lq_23: u8) -> OlsrNode {
     me
 }
 
+/// `me`'s routes from its links and 2-hop sets alone (no TC), as (next hops, hops).
+fn routes_of(me: &mut OlsrNode, now: Time, n: usize) -> (Vec<u32>, Vec<u32>) {
+    let (mut next, mut hops) = (vec![0; n], vec![0; n]);
+    let (lists, mut s) = (TcLists::default(), RouteScratch::default());
+    me.compute_routes(now, &lists, &mut s, &mut next, &mut hops);
+    (next, hops)
+}
+
 #[test]
 fn routes_take_the_lower_etx_path_and_ties_the_lowest_next_hop() {
     let now = t(4000);
-    let mut next = vec![0; 4];
-    let mut hops = vec![0; 4];
     // Through 1 the second link has LQ 0.5 (ETX 2), through 2 it is clean.
-    let mut me = diamond(128, 255);
-    me.compute_routes(now, &mut RouteScratch::default(), &mut next, &mut hops);
+    let (next, hops) = routes_of(&mut diamond(128, 255), now, 4);
     assert_eq!(next[3], 2);
     assert_eq!(hops[3], 2);
     assert_eq!((next[1], next[2], next[0]), (1, 2, NO_ROUTE));
     // Equal costs: the lower id.
-    let mut me = diamond(255, 255);
-    me.compute_routes(now, &mut RouteScratch::default(), &mut next, &mut hops);
-    assert_eq!(next[3], 1);
+    assert_eq!(routes_of(&mut diamond(255, 255), now, 4).0[3], 1);
     // The other way round.
-    let mut me = diamond(255, 128);
-    me.compute_routes(now, &mut RouteScratch::default(), &mut next, &mut hops);
-    assert_eq!(next[3], 1);
+    assert_eq!(routes_of(&mut diamond(255, 128), now, 4).0[3], 1);
 }
 
 #[test]
@@ -328,9 +338,7 @@ fn hop_count_ignores_link_quality() {
     };
     let mut ns = nodes(3, c);
     let now = exchange(&mut ns, &[(0, 1), (1, 2), (0, 2)], 3, t(0));
-    let mut next = vec![0; 3];
-    let mut hops = vec![0; 3];
-    ns[0].compute_routes(now, &mut RouteScratch::default(), &mut next, &mut hops);
+    let (next, hops) = routes_of(&mut ns[0], now, 3);
     assert_eq!((next[2], hops[2]), (2, 1));
 }
 
@@ -351,12 +359,14 @@ fn warm_start_matches_a_lossless_exchange() {
         })
         .collect();
     let mut ns = nodes(5, cfg());
-    warm_start(&mut ns, &graph, Time::ZERO);
+    let mut lists = TcLists::default();
+    warm_start(&mut ns, &graph, &mut lists, Time::ZERO);
     let mut next = vec![0; 5];
     let mut hops = vec![0; 5];
     for i in 0..5 {
         ns[i].compute_routes(
             Time::ZERO,
+            &lists,
             &mut RouteScratch::default(),
             &mut next,
             &mut hops,
@@ -385,7 +395,7 @@ fn warm_start_matches_a_lossless_exchange() {
 fn warm_pair(c: OlsrConfig) -> Vec<OlsrNode> {
     let graph = vec![vec![(NodeId(1), 1.0)], vec![(NodeId(0), 1.0)]];
     let mut ns = nodes(2, c);
-    warm_start(&mut ns, &graph, Time::ZERO);
+    warm_start(&mut ns, &graph, &mut TcLists::default(), Time::ZERO);
     ns
 }
 
@@ -483,6 +493,7 @@ proptest::proptest! {
         let edges = [(0u32, 1u32), (1, 2), (0, 2), (2, 3), (3, 4), (4, 5), (3, 5), (5, 1)];
         let n = 6;
         let mut ns = nodes(n, if window { window_cfg() } else { cfg() });
+        let mut lists = TcLists::default();
         let mut now = t(0);
         let mut routes = vec![(vec![NO_ROUTE; n], vec![NO_ROUTE; n]); n];
         let (mut next, mut hops) = (vec![0; n], vec![0; n]);
@@ -507,11 +518,11 @@ proptest::proptest! {
                 1 => {
                     let mut body = Vec::new();
                     if let Some((seq, ansn)) = ns[i].tc(now, &mut body) {
-                        let dests = tc_dests(ns[i].metric(), &body);
+                        let dests = lists.add(ns[i].metric(), &body);
                         for (k, node) in ns.iter_mut().enumerate() {
                             if k != i && mask & (1 << k) == 0 {
                                 let from = NodeId(((k + 1) % n) as u32);
-                                node.on_tc(from, NodeId(i as u32), seq, ansn, 255, &dests, now);
+                                node.on_tc(from, NodeId(i as u32), seq, ansn, 255, dests, &lists, now);
                             }
                         }
                     }
@@ -524,11 +535,11 @@ proptest::proptest! {
             for (k, node) in ns.iter_mut().enumerate() {
                 let mut full = node.clone();
                 full.forget_last_calculation();
-                if node.compute_routes(now, &mut RouteScratch::default(), &mut next, &mut hops) {
+                if node.compute_routes(now, &lists, &mut RouteScratch::default(), &mut next, &mut hops) {
                     routes[k] = (next.clone(), hops.clone());
                 }
                 let (mut fnext, mut fhops) = (vec![0; n], vec![0; n]);
-                proptest::prop_assert!(full.compute_routes(now, &mut RouteScratch::default(), &mut fnext, &mut fhops));
+                proptest::prop_assert!(full.compute_routes(now, &lists, &mut RouteScratch::default(), &mut fnext, &mut fhops));
                 proptest::prop_assert_eq!(&routes[k].0, &fnext, "node {} at {:?}", k, now);
                 proptest::prop_assert_eq!(&routes[k].1, &fhops, "node {} at {:?}", k, now);
                 for x in 0..n as u32 {
@@ -549,40 +560,46 @@ fn a_change_no_path_can_use_leaves_the_routes_and_skips_the_calculation() {
         graph[b as usize].push((NodeId(a), 1.0));
     }
     let mut ns = nodes(5, cfg());
-    warm_start(&mut ns, &graph, Time::ZERO);
+    let mut lists = TcLists::default();
+    warm_start(&mut ns, &graph, &mut lists, Time::ZERO);
     let (mut next, mut hops) = (vec![0; 5], vec![0; 5]);
     let mut s = RouteScratch::default();
     let me = &mut ns[0];
-    assert!(me.compute_routes(t(1), &mut s, &mut next, &mut hops));
+    assert!(me.compute_routes(t(1), &lists, &mut s, &mut next, &mut hops));
     assert_eq!((next[3], next[4]), (1, 1), "ties go to the lower next hop");
     let tc = |to: u32, lq: u8| {
-        tc_dests(
-            me_metric(),
-            &[TcLink {
-                neighbor: NodeId(to),
-                lq,
-                nlq: 255,
-            }],
-        )
+        [TcLink {
+            neighbor: NodeId(to),
+            lq,
+            nlq: 255,
+        }]
     };
     // Node 4 now advertises only a poor link back to 3: no path from 0 can gain by it.
     let ansn = me.topology(NodeId(4)).ansn.wrapping_add(1);
-    me.on_tc(NodeId(1), NodeId(4), 900, ansn, 255, &tc(3, 100), t(2));
+    let poor = lists.add(me_metric(), &tc(3, 100));
+    me.on_tc(NodeId(1), NodeId(4), 900, ansn, 255, poor, &lists, t(2));
     assert!(
-        !me.compute_routes(t(100), &mut s, &mut next, &mut hops),
+        !me.compute_routes(t(100), &lists, &mut s, &mut next, &mut hops),
         "skipped"
     );
     let mut full = me.clone();
     full.forget_last_calculation();
     let (mut fnext, mut fhops) = (vec![0; 5], vec![0; 5]);
-    assert!(full.compute_routes(t(100), &mut RouteScratch::default(), &mut fnext, &mut fhops));
+    assert!(full.compute_routes(
+        t(100),
+        &lists,
+        &mut RouteScratch::default(),
+        &mut fnext,
+        &mut fhops
+    ));
     assert_eq!((&next, &hops), (&fnext, &fhops));
     // Node 3's link to 4, the last link of the path to 4, turns poor: the calculation
     // runs (and the path, the only one, costs more).
     let ansn = me.topology(NodeId(3)).ansn.wrapping_add(1);
-    me.on_tc(NodeId(1), NodeId(3), 901, ansn, 255, &tc(4, 100), t(200));
+    let poor = lists.add(me_metric(), &tc(4, 100));
+    me.on_tc(NodeId(1), NodeId(3), 901, ansn, 255, poor, &lists, t(200));
     assert!(
-        me.compute_routes(t(300), &mut s, &mut next, &mut hops),
+        me.compute_routes(t(300), &lists, &mut s, &mut next, &mut hops),
         "ran"
     );
     assert!((s.cost(NodeId(4)) - (2.0 + 255.0 / 100.0)).abs() < 1e-9);

@@ -26,7 +26,7 @@
 
 use super::wire::{hello_bytes, tc_bytes};
 use super::{
-    tc_dests, warm_start, Bodies, LqAlgorithm, MsgKind, OlsrConfig, OlsrMsg, OlsrNode, RouteScratch,
+    warm_start, Bodies, LqAlgorithm, MsgKind, OlsrConfig, OlsrMsg, OlsrNode, RouteScratch, TcLists,
 };
 use crate::ids::NodeId;
 use crate::medium::wifi::BROADCAST;
@@ -89,6 +89,8 @@ pub struct OlsrNet {
     neighbours: Vec<Vec<(NodeId, f64)>>,
     nodes: Vec<OlsrNode>,
     bodies: Bodies,
+    /// Every TC list the nodes and the bodies hold.
+    lists: TcLists,
     control: ControlQueues,
     /// A route recalculation is scheduled.
     pending: Vec<bool>,
@@ -114,6 +116,7 @@ impl OlsrNet {
                 .collect(),
             // Room for a minute of HELLOs at 1/s per node, and no less than 4096.
             bodies: Bodies::new((64 * n).max(4096)),
+            lists: TcLists::default(),
             control: ControlQueues::new(n, seed, "olsr.jitter", cfg.control_queue_capacity),
             pending: vec![false; n],
             has_table: vec![false; n],
@@ -132,6 +135,17 @@ impl OlsrNet {
     /// A uniform delay in [0, max) from `node`'s jitter stream.
     fn uniform(&mut self, node: NodeId, max: Time) -> Time {
         self.control.jitter(node, max)
+    }
+
+    /// Drops the TC lists that no valid topology tuple and no body in the ring holds.
+    fn compact_lists(&mut self, now: Time) {
+        let (nodes, bodies) = (&mut self.nodes, &mut self.bodies);
+        self.lists.compact(|c| {
+            for node in nodes.iter_mut() {
+                node.keep_lists(c, now);
+            }
+            bodies.keep_lists(c);
+        });
     }
 
     /// A route recalculation of `node` `route_delay` from now, unless one is pending.
@@ -200,11 +214,17 @@ impl RoutingProtocol for OlsrNet {
         let (cfg, n) = (self.cfg, self.nodes.len());
         *table = RoutingTable::empty(n);
         if cfg.warm_start {
-            warm_start(&mut self.nodes, &self.neighbours, Time::ZERO);
+            warm_start(
+                &mut self.nodes,
+                &self.neighbours,
+                &mut self.lists,
+                Time::ZERO,
+            );
             for i in 0..n {
                 let id = NodeId(i as u32);
                 self.nodes[i].compute_routes(
                     Time::ZERO,
+                    &self.lists,
                     &mut self.route_scratch,
                     &mut self.next_hop,
                     &mut self.hops,
@@ -272,7 +292,8 @@ impl RoutingProtocol for OlsrNet {
                 msg.seq,
                 body.ansn,
                 pkt.ttl,
-                dests,
+                *dests,
+                &self.lists,
                 now,
             ),
             // Every TC body gets its list when made.
@@ -317,10 +338,14 @@ impl RoutingProtocol for OlsrNet {
                 let made = self.nodes[node.index()].tc(now, &mut body.tc);
                 if let Some((seq, ansn)) = made {
                     body.ansn = ansn;
-                    body.tc_dests = Some(tc_dests(self.nodes[node.index()].metric(), &body.tc));
+                    let dests = self.lists.add(self.nodes[node.index()].metric(), &body.tc);
+                    body.tc_dests = Some(dests);
                     let bytes = tc_bytes(body.tc.len(), etx);
                     let msg = Self::originated(MsgKind::Tc, node, (seq, 0), id, bytes);
                     Self::send(node, msg, 255, Time::ZERO, out);
+                    if self.lists.wants_compaction() {
+                        self.compact_lists(now);
+                    }
                 }
                 self.rearm(node, OlsrTimer::Tc, self.cfg.tc_interval, now, out);
             }
@@ -379,7 +404,7 @@ impl RoutingProtocol for OlsrNet {
         let i = node.index();
         let (scratch, next_hop, hops) =
             (&mut self.route_scratch, &mut self.next_hop, &mut self.hops);
-        if !self.nodes[i].compute_routes(now, scratch, next_hop, hops) {
+        if !self.nodes[i].compute_routes(now, &self.lists, scratch, next_hop, hops) {
             return false; // the routes in the table stand
         }
         let changed = table.set_row(node, &self.next_hop, &self.hops);

@@ -5,19 +5,18 @@
 //! the node's state.
 
 use super::link::{LinkSet, Metric};
-use super::topology::TopoEntry;
+use super::topology::{TcLists, TopoEntry};
 use crate::ids::NodeId;
 use crate::net::routing::NO_ROUTE;
 use airqueue_kernel::Time;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 /// Dijkstra's scratch, reused by every node's calculation.
 #[derive(Clone, Debug, Default)]
 pub struct RouteScratch {
-    /// Per node: the best path found so far and whether it is final, side by side so
-    /// that one relaxation reads one cache line.
+    /// Per node: the best path found so far (16 bytes, four to a cache line).
     best: Vec<Best>,
+    /// Per node: whether its path is final.
+    done: Vec<bool>,
     /// The symmetric neighbours of the node computing (their 2-hop sets are read).
     sym: Vec<bool>,
     /// Paths to settle, by (cost, node).
@@ -30,7 +29,6 @@ struct Best {
     cost: f64,
     first_hop: u32,
     hops: u32,
-    done: bool,
 }
 
 impl Best {
@@ -38,7 +36,6 @@ impl Best {
         cost: f64::INFINITY,
         first_hop: NO_ROUTE,
         hops: NO_ROUTE,
-        done: false,
     };
 }
 
@@ -55,6 +52,7 @@ pub fn compute(
     links: &LinkSet,
     known: &[u32],
     topo: &[TopoEntry],
+    lists: &TcLists,
     now: Time,
     s: &mut RouteScratch,
     next_hop: &mut [u32],
@@ -63,10 +61,12 @@ pub fn compute(
     let n = links.len();
     s.best.clear();
     s.best.resize(n, Best::NONE);
+    s.done.clear();
+    s.done.resize(n, false);
     s.sym.clear();
     s.sym.resize(n, false);
     s.heap.clear();
-    warm_up(topo, now);
+    warm_up(topo, lists, now);
     let m = me.index();
     let mut until = Time::MAX;
     s.best[m].cost = 0.0;
@@ -74,10 +74,10 @@ pub fn compute(
     s.heap.push(0.0, me.0);
     while let Some((du, u)) = s.heap.pop() {
         let u = u as usize;
-        if s.best[u].done {
+        if s.done[u] {
             continue;
         }
-        s.best[u].done = true;
+        s.done[u] = true;
         let from = s.best[u];
         if u == m {
             for &x in known {
@@ -103,7 +103,7 @@ pub fn compute(
         let t = &topo[u];
         if t.valid(now) {
             until = until.min(t.until);
-            for &(v, c) in t.dests(now) {
+            for &(v, c) in t.dests(lists, now) {
                 relax(s, m, du, v.0, from, c, from.first_hop);
             }
         }
@@ -120,13 +120,12 @@ pub fn compute(
 /// lower-id first hop.
 #[inline(always)]
 fn relax(s: &mut RouteScratch, me: usize, du: f64, v: u32, from: Best, c: f64, first: u32) {
+    // An infinite or NaN `c` is never better; the cost test goes first because it
+    // refuses most offers (a settled node's path costs less than `du` plus a link).
     let b = &mut s.best[v as usize];
-    if v as usize == me || b.done || !c.is_finite() {
-        return;
-    }
     let nd = du + c;
     let better = nd < b.cost - 1e-9 || ((nd - b.cost).abs() <= 1e-9 && first < b.first_hop);
-    if better {
+    if better && !s.done[v as usize] && v as usize != me {
         b.cost = nd;
         b.first_hop = first;
         b.hops = from.hops + 1;
@@ -250,49 +249,86 @@ pub fn holds_until(
 /// cache at memory bandwidth, where the search's scattered reads would each wait for
 /// memory. It changes nothing.
 #[inline]
-fn warm_up(topo: &[TopoEntry], now: Time) {
+fn warm_up(topo: &[TopoEntry], lists: &TcLists, now: Time) {
     let mut touched = 0.0;
     for t in topo {
-        if let Some(&(_, c)) = t.dests(now).first() {
+        if let Some(&(_, c)) = t.dests(lists, now).first() {
             touched += c;
         }
     }
     std::hint::black_box(touched);
 }
 
-/// A priority queue of (cost, node) for a search whose costs only grow: binary heaps
-/// in buckets one cost unit wide (a link costs at least 1 under ETX and hop count), the
-/// last one open-ended. Keys within a bucket are few, so its heap is shallow. A cost is
-/// finite and non-negative, so its IEEE bits order as the number does; pops come in
-/// (cost, node) order, as from one binary heap.
+/// A priority queue of (cost, node) that pops in (cost, node) order, as one binary heap
+/// of the pairs would. Keys go into buckets a quarter of a cost unit wide (the last one
+/// open-ended); a bucket is sorted once, when the search reaches it, and then read in
+/// order. A link costs at least 1 under ETX and hop count, so a search never pushes into
+/// the bucket it is reading; a push that does (or below it) still lands in order. A cost
+/// is finite and non-negative, so its IEEE bits order as the number does.
 #[derive(Clone, Debug, Default)]
 struct BucketHeap {
-    buckets: Vec<BinaryHeap<Reverse<(u64, u32)>>>,
-    /// The lowest bucket that may hold keys.
+    buckets: Vec<Bucket>,
+    /// The lowest bucket that may hold keys, and one past the highest used.
     current: usize,
+    used: usize,
     len: usize,
 }
 
+/// One bucket: keys `(cost bits << 32) | node`; those before `head` were popped.
+#[derive(Clone, Debug, Default)]
+struct Bucket {
+    keys: Vec<u128>,
+    head: usize,
+    sorted: bool,
+}
+
+impl Bucket {
+    /// Inserts `key` in order into a bucket being read.
+    #[cold]
+    fn insert(&mut self, key: u128) {
+        let i = self.head + self.keys[self.head..].partition_point(|&k| k < key);
+        self.keys.insert(i, key);
+    }
+}
+
 impl BucketHeap {
-    const LAST: usize = 4096;
+    const PER_UNIT: f64 = 4.0;
+    const LAST: usize = 1 << 16;
 
     fn clear(&mut self) {
-        for b in &mut self.buckets[..] {
-            b.clear();
+        for b in &mut self.buckets[..self.used] {
+            b.keys.clear();
+            b.head = 0;
+            b.sorted = false;
         }
         self.current = 0;
+        self.used = 0;
         self.len = 0;
     }
 
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, cost: f64, node: u32) {
-        let b = (cost as usize).min(Self::LAST);
-        if b >= self.buckets.len() {
-            self.buckets.resize_with(b + 1, BinaryHeap::new);
+        let at = ((cost * Self::PER_UNIT) as usize).min(Self::LAST);
+        if at >= self.used {
+            self.grow(at);
         }
-        self.buckets[b].push(Reverse((cost.to_bits(), node)));
-        self.current = self.current.min(b);
+        let key = (u128::from(cost.to_bits()) << 32) | u128::from(node);
+        let b = &mut self.buckets[at];
+        if b.sorted {
+            b.insert(key);
+        } else {
+            b.keys.push(key);
+        }
+        self.current = self.current.min(at);
         self.len += 1;
+    }
+
+    #[cold]
+    fn grow(&mut self, at: usize) {
+        if at >= self.buckets.len() {
+            self.buckets.resize_with(at + 1, Bucket::default);
+        }
+        self.used = at + 1;
     }
 
     #[inline]
@@ -301,9 +337,16 @@ impl BucketHeap {
             return None;
         }
         loop {
-            if let Some(Reverse((bits, node))) = self.buckets[self.current].pop() {
+            let b = &mut self.buckets[self.current];
+            if b.head < b.keys.len() {
+                if !b.sorted {
+                    b.keys[b.head..].sort_unstable();
+                    b.sorted = true;
+                }
+                let key = b.keys[b.head];
+                b.head += 1;
                 self.len -= 1;
-                return Some((f64::from_bits(bits), node));
+                return Some((f64::from_bits((key >> 32) as u64), key as u32));
             }
             self.current += 1;
         }
@@ -325,29 +368,33 @@ mod tests {
     use std::collections::BinaryHeap;
 
     proptest! {
-        /// The search's use: after each pop, pushes at or above it; the bucket heap pops
-        /// what one binary heap of (cost, node) pops, in the same order, across
-        /// bucket edges and into the open-ended last bucket.
+        /// The search's use (after each pop, pushes at or above it), across bucket
+        /// edges and into the open-ended last bucket, and pushes below the last pop:
+        /// the bucket heap pops what one binary heap of (cost, node) pops, in order.
         #[test]
         fn pops_as_one_binary_heap_does(
             steps in proptest::collection::vec(
                 proptest::collection::vec((0u32..64, 0u32..64), 0..6), 1..200),
-            scale in prop_oneof![Just(1.0f64), Just(400.0)],
+            scale in prop_oneof![Just(1.0f64), Just(400.0), Just(40_000.0)],
+            below in prop_oneof![Just(0.0f64), Just(0.5), Just(3.0)],
         ) {
             let (mut buckets, mut binary) = (BucketHeap::default(), BinaryHeap::new());
-            buckets.clear();
-            buckets.push(0.0, 7);
-            binary.push(Reverse((0.0f64.to_bits(), 7u32)));
-            let mut steps = steps.into_iter();
-            loop {
-                let want = binary.pop().map(|Reverse((c, n))| (f64::from_bits(c), n));
-                let got = buckets.pop();
-                prop_assert_eq!(got, want);
-                let Some((cost, _)) = got else { break };
-                for (step, node) in steps.next().unwrap_or_default() {
-                    let c = cost + f64::from(step) / 16.0 * scale;
-                    buckets.push(c, node);
-                    binary.push(Reverse((c.to_bits(), node)));
+            for _round in 0..2 {
+                buckets.clear();
+                binary.clear();
+                buckets.push(0.0, 7);
+                binary.push(Reverse((0.0f64.to_bits(), 7u32)));
+                let mut steps = steps.iter();
+                loop {
+                    let want = binary.pop().map(|Reverse((c, n))| (f64::from_bits(c), n));
+                    let got = buckets.pop();
+                    prop_assert_eq!(got, want);
+                    let Some((cost, _)) = got else { break };
+                    for &(step, node) in steps.next().map_or(&[][..], |v| &v[..]) {
+                        let c = (cost + f64::from(step) / 16.0 * scale - below).max(0.0);
+                        buckets.push(c, node);
+                        binary.push(Reverse((c.to_bits(), node)));
+                    }
                 }
             }
         }

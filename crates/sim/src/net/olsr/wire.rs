@@ -151,6 +151,16 @@ impl Bodies {
         (id, b)
     }
 
+    /// Keeps the TC lists of every body in the ring through a compaction (a packet in
+    /// flight may still refer to any of them).
+    pub fn keep_lists(&mut self, c: &mut super::topology::Compaction<'_>) {
+        for b in &mut self.ring {
+            if let Some(d) = &mut b.tc_dests {
+                c.keep(d);
+            }
+        }
+    }
+
     /// The body `id`, `None` if it has been overwritten.
     pub fn get(&self, id: u64) -> Option<&Body> {
         let b = &self.ring[(id % self.ring.len() as u64) as usize];
