@@ -41,7 +41,7 @@ fn run(text: &str) -> Run {
 }
 
 fn more_stats(r: &Run) -> MoreFlowStats {
-    r.outcome.more[0].clone().expect("a MORE flow")
+    r.outcome.net.more[0].clone().expect("a MORE flow")
 }
 
 /// Runs a 10 s chain scenario (`goodputs` checks conservation and that a second run
