@@ -457,3 +457,280 @@ impl NetScheme for MoreNet {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::more::plan;
+    use crate::net::packet::DEFAULT_TTL;
+    use crate::net::scheme::NetFlowConfig;
+    use crate::net::{GraphEdge, RoutingTable};
+
+    const FLOW: FlowId = FlowId(1);
+    const K: u8 = 4;
+
+    /// A line S=0 - R=1 - D=2 (S->R 0.5, R->D 0.8, S->D 0.1, both ways): R forwards
+    /// with credit 0.9 / 0.8. The MORE flow is flow 1 (flow 0 is of another kind).
+    fn line() -> (MoreNet, RoutingTable) {
+        let links = [(0, 1, 0.5), (1, 2, 0.8), (0, 2, 0.1)];
+        let delivery = |a: NodeId, b: NodeId| {
+            let l = links.iter().find(|&&(x, y, _)| {
+                (NodeId(x), NodeId(y)) == (a, b) || (NodeId(y), NodeId(x)) == (a, b)
+            });
+            l.map_or(0.0, |l| l.2)
+        };
+        let cfg = MoreFlowConfig {
+            batch: K,
+            plan: plan(3, NodeId(0), NodeId(2), delivery),
+        };
+        let config = NetFlowConfig::More(cfg.clone());
+        let flow = NetFlow {
+            id: FLOW,
+            src: NodeId(0),
+            dst: NodeId(2),
+            start: Time::from_secs(1),
+            stop: Time::from_secs(10),
+            payload_bytes: 1000,
+            config: &config,
+        };
+        let net = MoreNet::new(std::iter::once((&flow, &cfg)), 3, 7);
+        let edge = |to| GraphEdge {
+            to: NodeId(to),
+            cost: 1.0,
+        };
+        let routes =
+            RoutingTable::shortest_paths(&[vec![edge(1)], vec![edge(0), edge(2)], vec![edge(1)]]);
+        (net, routes)
+    }
+
+    /// The packet the world makes for `spec` (uid `uid`).
+    fn made(spec: PacketSpec, uid: u64) -> Packet {
+        Packet {
+            uid,
+            flow: spec.flow,
+            src: spec.node,
+            dst: spec.dst,
+            seq: spec.seq,
+            payload_bytes: spec.payload_bytes,
+            transport: spec.transport,
+            ttl: DEFAULT_TTL,
+            priority: 0,
+            created: Time::ZERO,
+            diffq: None,
+            report: None,
+        }
+    }
+
+    fn cx(routes: &RoutingTable, secs: u64) -> NetCx<'_> {
+        NetCx {
+            now: Time::from_secs(secs),
+            routes,
+        }
+    }
+
+    fn batch_of(pkt: &Packet) -> u32 {
+        match pkt.transport {
+            TransportHeader::More(d) => d.batch,
+            _ => panic!("not a coded packet"),
+        }
+    }
+
+    #[test]
+    fn claims_its_coded_packets_and_acks_only() {
+        let (net, _) = line();
+        let coded = made(
+            net.flows[1]
+                .as_ref()
+                .unwrap()
+                .opportunity(FLOW, NodeId(0), 0),
+            0,
+        );
+        let mut ack = coded.clone();
+        ack.transport = TransportHeader::MoreAck(MoreAck { batch: 0 });
+        let mut udp = coded.clone();
+        udp.transport = TransportHeader::Udp;
+        assert!(net.claims(&coded) && net.claims(&ack) && !net.claims(&udp));
+    }
+
+    #[test]
+    fn an_unpaced_source_fills_its_queue_while_the_flow_is_on() {
+        let (mut net, routes) = line();
+        let mut out = Vec::new();
+        net.on_flow_start(FLOW, true, &cx(&routes, 1), &mut out);
+        assert!(out.is_empty(), "a paced source waits for its ticks");
+        net.on_flow_start(FLOW, false, &cx(&routes, 1), &mut out);
+        let [NetAction::Fill { pkt, to }] = out.as_slice() else {
+            panic!("one fill: {out:?}")
+        };
+        assert_eq!((pkt.node, pkt.dst, *to), (NodeId(0), NodeId(2), BROADCAST));
+        assert_eq!(pkt.payload_bytes, 1000);
+        let TransportHeader::More(d) = pkt.transport else {
+            panic!("a coded packet")
+        };
+        assert_eq!(
+            (d.batch, d.coeffs, d.batch_k, d.forwarders),
+            (MoreData::CURRENT_BATCH, CoeffHandle::UNFILLED, K, 1)
+        );
+        out.clear();
+        net.on_source_dequeue(FLOW, &cx(&routes, 10), &mut out);
+        assert!(out.is_empty(), "no refill from the flow's stop on");
+        assert!(net.on_pace(FLOW, &cx(&routes, 5), &mut out));
+        assert!(matches!(
+            out.as_slice(),
+            [NetAction::Queue { to: BROADCAST, .. }]
+        ));
+        assert!(
+            !net.on_pace(FlowId(0), &cx(&routes, 5), &mut out),
+            "not a MORE flow"
+        );
+        assert_eq!(out.len(), 1);
+    }
+
+    /// One batch from the source to the destination (direct, S->D), the ACK back through
+    /// the forwarder's ACK queue, and the accounting of every packet on the way.
+    #[test]
+    fn a_batch_is_decoded_acked_and_every_packet_accounted_for() {
+        let (mut net, routes) = line();
+        let mut out = Vec::new();
+        net.on_flow_start(FLOW, false, &cx(&routes, 1), &mut out);
+        let Some(NetAction::Fill { pkt: spec, .. }) = out.pop() else {
+            panic!("a fill")
+        };
+        // The forwarder hears the first coded packet from upstream: one transmission
+        // earned (credit 1.125), for its batch 0.
+        let mut sent = Vec::new();
+        let mut first = made(spec, 0);
+        net.on_dequeue(NodeId(0), &mut first)
+            .expect("the source always has a vector");
+        assert_eq!(batch_of(&first), 0);
+        net.on_packet(
+            NodeId(1),
+            NodeId(0),
+            first.clone(),
+            &cx(&routes, 1),
+            &mut out,
+        );
+        let [NetAction::Queue {
+            pkt: fw_spec,
+            to: BROADCAST,
+        }] = out.as_slice()
+        else {
+            panic!("one transmission earned: {out:?}")
+        };
+        let fw_opportunity = made(*fw_spec, 100);
+        out.clear();
+        sent.push(first);
+        // The destination decodes after K innovative packets (random vectors over
+        // GF(2^8): almost surely the first K).
+        let mut uid = 1;
+        while !out.iter().any(|a| matches!(a, NetAction::Release { .. })) {
+            let mut p = made(spec, uid);
+            uid += 1;
+            net.on_dequeue(NodeId(0), &mut p).unwrap();
+            net.on_packet(NodeId(2), NodeId(0), p.clone(), &cx(&routes, 2), &mut out);
+            sent.push(p);
+        }
+        let release = out.iter().find(|a| matches!(a, NetAction::Release { .. }));
+        let Some(&NetAction::Release {
+            flow,
+            packets,
+            bytes,
+            sent: at,
+        }) = release
+        else {
+            unreachable!()
+        };
+        assert_eq!(
+            (flow, packets, bytes, at),
+            (FLOW, K as u64, K as u64 * 1000, Time::from_secs(1))
+        );
+        let Some(&NetAction::Send(ack_spec)) = out.last() else {
+            panic!("the ACK follows the release: {out:?}")
+        };
+        assert_eq!(
+            (ack_spec.node, ack_spec.dst, ack_spec.seq),
+            (NodeId(2), NodeId(0), 0)
+        );
+        assert_eq!(
+            ack_spec.transport,
+            TransportHeader::MoreAck(MoreAck { batch: 0 })
+        );
+        out.clear();
+        // Broadcast ends: the K innovative ones arrived, the rest are redundancy.
+        for p in &sent {
+            net.on_broadcast_done(NodeId(0), p.clone(), &mut out);
+        }
+        let arrived = out
+            .iter()
+            .filter(|a| matches!(a, NetAction::Arrived))
+            .count();
+        let redundant = out
+            .iter()
+            .filter(|a| {
+                matches!(
+                    a,
+                    NetAction::Drop {
+                        reason: DropReason::CodingRedundancy,
+                        ..
+                    }
+                )
+            })
+            .count();
+        assert_eq!((arrived, arrived + redundant), (K as usize, sent.len()));
+        assert_eq!(
+            net.check(&mut std::iter::empty()),
+            Ok(()),
+            "every vector released"
+        );
+        out.clear();
+        // The ACK, made at the destination, waits in its ACK queue for the MAC.
+        let ack = made(ack_spec, 200);
+        net.on_packet(NodeId(2), NodeId(2), ack, &cx(&routes, 2), &mut out);
+        assert!(matches!(out.as_slice(), [NetAction::Kick(NodeId(2))]));
+        assert_eq!(net.held(), 1);
+        let d = net.pop_control(NodeId(2)).expect("the ACK");
+        assert_eq!(
+            (d.next_hop, d.priority, d.pkt.uid),
+            (NodeId(1), u8::MAX, 200)
+        );
+        assert_eq!(net.held(), 0);
+        out.clear();
+        // At the forwarder: its batch is flushed (its earned opportunity goes stale),
+        // the ACK goes on with one hop less, and back to the head if the MAC gives up.
+        net.on_packet(NodeId(1), NodeId(2), d.pkt, &cx(&routes, 3), &mut out);
+        assert!(matches!(out.as_slice(), [NetAction::Kick(NodeId(1))]));
+        let mut stale = fw_opportunity;
+        assert_eq!(
+            net.on_dequeue(NodeId(1), &mut stale),
+            Err(DropReason::CodingRedundancy)
+        );
+        let d = net.pop_control(NodeId(1)).expect("the ACK");
+        assert_eq!((d.next_hop, d.pkt.ttl), (NodeId(0), DEFAULT_TTL - 1));
+        out.clear();
+        net.on_retry_exhausted(NodeId(1), d.pkt, &cx(&routes, 3), &mut out);
+        assert!(matches!(out.as_slice(), [NetAction::Kick(NodeId(1))]));
+        let d = net.pop_control(NodeId(1)).expect("the ACK again");
+        out.clear();
+        // At the source: arrived, and the next batch begins.
+        net.on_packet(NodeId(0), NodeId(1), d.pkt, &cx(&routes, 4), &mut out);
+        assert!(matches!(out.as_slice(), [NetAction::Arrived]));
+        let mut next = made(spec, 300);
+        net.on_dequeue(NodeId(0), &mut next).unwrap();
+        assert_eq!(batch_of(&next), 1);
+        assert!(
+            net.check(&mut std::iter::empty()).is_err(),
+            "a vector on the air"
+        );
+        assert_eq!(net.check(&mut std::iter::once(&next)), Ok(()));
+        let mut reports = NetReports::new(2);
+        net.report(&mut reports);
+        assert!(reports.more[0].is_none());
+        let m = reports.more[1].clone().expect("the MORE flow");
+        assert_eq!((m.batches_decoded, m.acks_sent, m.acks_received), (1, 1, 1));
+        assert_eq!((m.source_sent, m.stale_credits), (sent.len() as u64 + 1, 1));
+        assert_eq!(
+            (m.destination_innovative, m.forwarder_innovative),
+            (K as u64, 1)
+        );
+    }
+}
