@@ -146,8 +146,8 @@ pub struct FlowConfig {
     /// (`airqueue_tcp::SenderConfig::paced`, `world/diffq.rs`); from the flow's stop on,
     /// pacing ends and recovery is unpaced. A network-layer scheme's source
     /// ([`FlowKindConfig::Net`]) is paced the same way, one tick at a time
-    /// (`NetScheme::on_pace`). TFRC sets its own rate and ignores it. A scheme without a `build` (`cc = "external"`) takes
-    /// its controller from [`World::set_pacer`].
+    /// (`NetScheme::on_pace`). TFRC sets its own rate and ignores it. A scheme without a
+    /// `build` (`cc = "external"`) takes its controller from [`World::set_pacer`].
     pub cc: Option<RegisteredRate>,
 }
 
@@ -816,6 +816,7 @@ impl World {
                     WifiOutput::BroadcastDone { node, pkt } if self.net.claims(&pkt) => {
                         self.net_broadcast_done(node, pkt)
                     }
+                    // Only a scheme broadcasts data (other broadcasts are control).
                     WifiOutput::BroadcastDone { .. } => {}
                     WifiOutput::Received { node, from, pkt } => {
                         self.routing_heard(node, from);
@@ -1173,8 +1174,9 @@ impl World {
         }
         let now = self.events.now();
         let fl = &self.flows[flow.index()];
+        // A scheme's packets are made by forwarders too: only the source's count here.
         if let FlowApp::Net = fl.app {
-            if fl.pacer.is_none() {
+            if fl.pacer.is_none() && node == fl.src {
                 self.net_source_dequeue(flow);
             }
             return;

@@ -13,7 +13,7 @@
 //!
 //! Its flows are those built from a [`crate::world::FlowKindConfig::Net`]; its packets
 //! are those it [`NetScheme::claims`]. The world names no scheme: [`build`] makes the
-//! one the flows ask for.
+//! one the flows ask for, and [`NetSchemes`] lists the schemes (static dispatch).
 
 use super::more::{MoreFlowConfig, MoreFlowStats, MoreNet};
 use super::{DropReason, Packet, RoutingTable, TransportHeader};
@@ -48,14 +48,114 @@ pub struct NetFlow<'a> {
 
 /// The scheme that carries `flows` among `node_count` nodes (`None` without flows);
 /// its random streams are keyed by `seed`.
-pub fn build(flows: &[NetFlow], node_count: usize, seed: u64) -> Option<Box<dyn NetScheme>> {
+pub fn build(flows: &[NetFlow], node_count: usize, seed: u64) -> Option<NetSchemes> {
     if flows.is_empty() {
         return None;
     }
     let more = flows.iter().map(|f| match f.config {
         NetFlowConfig::More(c) => (f, c),
     });
-    Some(Box::new(MoreNet::new(more, node_count, seed)))
+    Some(NetSchemes::More(MoreNet::new(more, node_count, seed)))
+}
+
+/// The schemes a world can run, one variant each. The world holds this enum, not a
+/// `Box<dyn NetScheme>`: its hooks run on every packet of the scheme's flows, and
+/// static dispatch lets them inline into the event core.
+#[derive(Debug)]
+pub enum NetSchemes {
+    More(MoreNet),
+}
+
+/// Calls `$call` on the scheme inside `$self`, whichever it is.
+macro_rules! dispatch {
+    ($self:expr, $s:ident => $call:expr) => {
+        match $self {
+            NetSchemes::More($s) => $call,
+        }
+    };
+}
+
+impl NetSchemes {
+    /// The scheme as a trait object (`downcast_ref` reaches its concrete type).
+    pub fn as_dyn(&self) -> &dyn NetScheme {
+        dispatch!(self, s => s)
+    }
+}
+
+impl NetScheme for NetSchemes {
+    #[inline]
+    fn claims(&self, pkt: &Packet) -> bool {
+        dispatch!(self, s => s.claims(pkt))
+    }
+
+    #[inline]
+    fn on_flow_start(&mut self, flow: FlowId, paced: bool, cx: &NetCx, out: &mut Vec<NetAction>) {
+        dispatch!(self, s => s.on_flow_start(flow, paced, cx, out))
+    }
+
+    #[inline]
+    fn on_packet(
+        &mut self,
+        node: NodeId,
+        from: NodeId,
+        pkt: Packet,
+        cx: &NetCx,
+        out: &mut Vec<NetAction>,
+    ) {
+        dispatch!(self, s => s.on_packet(node, from, pkt, cx, out))
+    }
+
+    fn report(&self, reports: &mut NetReports) {
+        dispatch!(self, s => s.report(reports))
+    }
+
+    #[inline]
+    fn on_pace(&mut self, flow: FlowId, cx: &NetCx, out: &mut Vec<NetAction>) -> bool {
+        dispatch!(self, s => s.on_pace(flow, cx, out))
+    }
+
+    #[inline]
+    fn on_source_dequeue(&mut self, flow: FlowId, cx: &NetCx, out: &mut Vec<NetAction>) {
+        dispatch!(self, s => s.on_source_dequeue(flow, cx, out))
+    }
+
+    #[inline]
+    fn pop_control(&mut self, node: NodeId) -> Option<Dequeued> {
+        dispatch!(self, s => s.pop_control(node))
+    }
+
+    #[inline]
+    fn on_dequeue(&mut self, node: NodeId, pkt: &mut Packet) -> Result<(), DropReason> {
+        dispatch!(self, s => s.on_dequeue(node, pkt))
+    }
+
+    #[inline]
+    fn on_broadcast_done(&mut self, node: NodeId, pkt: &Packet) -> Result<(), DropReason> {
+        dispatch!(self, s => s.on_broadcast_done(node, pkt))
+    }
+
+    #[inline]
+    fn on_retry_exhausted(
+        &mut self,
+        node: NodeId,
+        pkt: Packet,
+        cx: &NetCx,
+        out: &mut Vec<NetAction>,
+    ) {
+        dispatch!(self, s => s.on_retry_exhausted(node, pkt, cx, out))
+    }
+
+    fn held(&self) -> usize {
+        dispatch!(self, s => s.held())
+    }
+
+    fn next_hop_sets(&self, flow: FlowId) -> &[(NodeId, Vec<NodeId>)] {
+        dispatch!(self, s => s.next_hop_sets(flow))
+    }
+
+    fn check(&self, in_macs: &mut dyn Iterator<Item = &Packet>) -> Result<(), String> {
+        dispatch!(self, s => s.check(in_macs))
+    }
 }
 
 /// What a scheme may read while it handles an event.
@@ -177,9 +277,11 @@ pub trait NetScheme: Any + Send + Debug {
     }
 
     /// `node`'s broadcast of `pkt` ended (every reception of it was reported): its life
-    /// at the MAC is over. Arrived by default.
-    fn on_broadcast_done(&mut self, _node: NodeId, _pkt: Packet, out: &mut Vec<NetAction>) {
-        out.push(NetAction::Arrived);
+    /// at the MAC is over. `Ok`: it arrived (the default); `Err`: the world drops it at
+    /// `node` for the reason given. (Once per broadcast: answered at once, not through
+    /// actions.)
+    fn on_broadcast_done(&mut self, _node: NodeId, _pkt: &Packet) -> Result<(), DropReason> {
+        Ok(())
     }
 
     /// `node`'s MAC gave up on the unicast `pkt` at the retry limit. Dropped by default.

@@ -5,20 +5,20 @@
 
 use super::{Iface, World};
 use crate::ids::{FlowId, NodeId};
-use crate::net::scheme::{NetAction, NetCx, NetReports, NetScheme, PacketSpec};
+use crate::net::scheme::{NetAction, NetCx, NetReports, NetScheme, NetSchemes, PacketSpec};
 use crate::net::{DropReason, Packet};
 use crate::qdisc::{Dequeued, Queued};
 
 /// The scheme, if any, and the reused lists its calls fill.
 #[derive(Default)]
 pub(super) struct NetGlue {
-    scheme: Option<Box<dyn NetScheme>>,
+    scheme: Option<NetSchemes>,
     /// Action lists, reused (a nested call takes its own).
     outs: Vec<Vec<NetAction>>,
 }
 
 impl NetGlue {
-    pub(super) fn new(scheme: Option<Box<dyn NetScheme>>) -> Self {
+    pub(super) fn new(scheme: Option<NetSchemes>) -> Self {
         NetGlue {
             scheme,
             outs: Vec::new(),
@@ -28,48 +28,50 @@ impl NetGlue {
     /// Whether `pkt` is the scheme's.
     #[inline]
     pub(super) fn claims(&self, pkt: &Packet) -> bool {
-        self.scheme.as_deref().is_some_and(|s| s.claims(pkt))
+        self.scheme.as_ref().is_some_and(|s| s.claims(pkt))
     }
 
     /// `node`'s next control frame of the scheme, ahead of the data.
     #[inline]
     pub(super) fn pop_control(&mut self, node: NodeId) -> Option<Dequeued> {
-        self.scheme.as_deref_mut()?.pop_control(node)
+        self.scheme.as_mut()?.pop_control(node)
     }
 
     /// Packets the scheme holds (in flight for the conservation law).
     pub(super) fn held(&self) -> usize {
-        self.scheme.as_deref().map_or(0, |s| s.held())
+        self.scheme.as_ref().map_or(0, |s| s.held())
     }
 
     /// For flow `flow`, per node, the neighbours that may take its packets on.
     pub(super) fn next_hop_sets(&self, flow: FlowId) -> &[(NodeId, Vec<NodeId>)] {
-        self.scheme
-            .as_deref()
-            .map_or(&[], |s| s.next_hop_sets(flow))
+        self.scheme.as_ref().map_or(&[], |s| s.next_hop_sets(flow))
     }
 }
 
 impl World {
     /// The network-layer scheme, if any (`downcast_ref` reaches its concrete type).
     pub fn net_scheme(&self) -> Option<&dyn NetScheme> {
-        self.net.scheme.as_deref()
+        self.net.scheme.as_ref().map(NetSchemes::as_dyn)
     }
 
     /// Calls `f` on the scheme with an action list, then carries the actions out.
     /// `None` without a scheme.
     fn with_net<R>(
         &mut self,
-        f: impl FnOnce(&mut dyn NetScheme, &NetCx, &mut Vec<NetAction>) -> R,
+        f: impl FnOnce(&mut NetSchemes, &NetCx, &mut Vec<NetAction>) -> R,
     ) -> Option<R> {
-        let scheme = self.net.scheme.as_deref_mut()?;
+        let scheme = self.net.scheme.as_mut()?;
         let mut out = self.net.outs.pop().unwrap_or_default();
         let cx = NetCx {
             now: self.events.now(),
             routes: &self.routing,
         };
         let r = f(scheme, &cx, &mut out);
-        self.net_act(out);
+        if out.is_empty() {
+            self.net.outs.push(out);
+        } else {
+            self.net_act(out);
+        }
         Some(r)
     }
 
@@ -94,9 +96,15 @@ impl World {
         self.with_net(|s, cx, out| s.on_packet(node, from, pkt, cx, out));
     }
 
-    /// `node`'s broadcast of one of the scheme's packets ended.
+    /// `node`'s broadcast of one of the scheme's packets ended: arrived, or dropped.
     pub(super) fn net_broadcast_done(&mut self, node: NodeId, pkt: Packet) {
-        self.with_net(|s, _, out| s.on_broadcast_done(node, pkt, out));
+        let Some(s) = &mut self.net.scheme else {
+            return;
+        };
+        match s.on_broadcast_done(node, &pkt) {
+            Ok(()) => self.metrics.on_transport_delivered(),
+            Err(reason) => self.metrics.on_packet_dropped(node, reason, &pkt),
+        }
     }
 
     /// `node`'s MAC gave up on one of the scheme's unicast packets.
@@ -108,7 +116,7 @@ impl World {
     /// packets, or refuses one (the caller drops it).
     #[inline]
     pub(super) fn net_dequeue(&mut self, node: NodeId, pkt: &mut Packet) -> Result<(), DropReason> {
-        match self.net.scheme.as_deref_mut() {
+        match &mut self.net.scheme {
             Some(s) if s.claims(pkt) => s.on_dequeue(node, pkt),
             _ => Ok(()),
         }
@@ -116,7 +124,7 @@ impl World {
 
     /// The scheme's end-of-run check against the packets still in the MACs.
     pub(super) fn net_check(&self) -> Result<(), String> {
-        let Some(s) = self.net.scheme.as_deref() else {
+        let Some(s) = &self.net.scheme else {
             return Ok(());
         };
         match &self.wifi {
@@ -128,7 +136,7 @@ impl World {
     /// The scheme's per-flow counters (all `None` without a scheme).
     pub(super) fn net_report(&self) -> NetReports {
         let mut reports = NetReports::new(self.flows.len());
-        if let Some(s) = self.net.scheme.as_deref() {
+        if let Some(s) = &self.net.scheme {
             s.report(&mut reports);
         }
         reports
@@ -197,6 +205,12 @@ impl World {
             (self.metrics).on_packet_dropped(node, DropReason::NoRoute, &pkt);
             return false;
         };
+        self.net_enqueue_at(iface, pkt, to)
+    }
+
+    /// [`World::net_enqueue`] through interface `iface`.
+    fn net_enqueue_at(&mut self, iface: Iface, pkt: Packet, to: NodeId) -> bool {
+        let node = pkt.src;
         let now = self.events.now();
         let q = Queued {
             pkt,
@@ -225,7 +239,7 @@ impl World {
         let diffq = self.flows[spec.flow.index()].diffq_header().is_some();
         while self.qdisc(iface).has_room(node, spec.dst, to, diffq) {
             let pkt = self.net_packet(spec, true);
-            if !self.net_enqueue(pkt, to) {
+            if !self.net_enqueue_at(iface, pkt, to) {
                 return;
             }
         }

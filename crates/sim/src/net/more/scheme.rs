@@ -387,23 +387,18 @@ impl NetScheme for MoreNet {
         Ok(())
     }
 
-    /// A coded packet's broadcast from `node` ended: its fate (module docs).
-    fn on_broadcast_done(&mut self, node: NodeId, pkt: Packet, out: &mut Vec<NetAction>) {
+    /// A coded packet's broadcast ended: its fate (module docs).
+    fn on_broadcast_done(&mut self, _node: NodeId, pkt: &Packet) -> Result<(), DropReason> {
         let TransportHeader::More(d) = pkt.transport else {
-            out.push(NetAction::Arrived);
-            return;
+            return Ok(());
         };
         self.arena.release(d.coeffs);
         match self.innovative.iter().position(|&u| u == pkt.uid) {
             Some(i) => {
                 self.innovative.swap_remove(i);
-                out.push(NetAction::Arrived);
+                Ok(())
             }
-            None => out.push(NetAction::Drop {
-                node,
-                reason: DropReason::CodingRedundancy,
-                pkt,
-            }),
+            None => Err(DropReason::CodingRedundancy),
         }
     }
 
@@ -657,24 +652,12 @@ mod tests {
         );
         out.clear();
         // Broadcast ends: the K innovative ones arrived, the rest are redundancy.
-        for p in &sent {
-            net.on_broadcast_done(NodeId(0), p.clone(), &mut out);
-        }
-        let arrived = out
-            .iter()
-            .filter(|a| matches!(a, NetAction::Arrived))
-            .count();
-        let redundant = out
-            .iter()
-            .filter(|a| {
-                matches!(
-                    a,
-                    NetAction::Drop {
-                        reason: DropReason::CodingRedundancy,
-                        ..
-                    }
-                )
-            })
+        let fates: Vec<_> = (sent.iter())
+            .map(|p| net.on_broadcast_done(NodeId(0), p))
+            .collect();
+        let arrived = fates.iter().filter(|f| f.is_ok()).count();
+        let redundant = (fates.iter())
+            .filter(|&&f| f == Err(DropReason::CodingRedundancy))
             .count();
         assert_eq!((arrived, arrived + redundant), (K as usize, sent.len()));
         assert_eq!(
