@@ -15,6 +15,7 @@ use airqueue_sim::medium::wifi::{Access, RateChange, WifiConfig};
 use airqueue_sim::net::more::{self, MoreFlowConfig, MorePlan};
 use airqueue_sim::net::registry::RoutingSetup;
 use airqueue_sim::net::routing::{etx, GraphEdge};
+use airqueue_sim::net::scheme::NetFlowConfig;
 use airqueue_sim::net::RoutingTable;
 use airqueue_sim::{
     CodingConfig, FlowConfig, FlowKindConfig, MediumConfig, NodeId, RegisteredQdisc, TcpFlowConfig,
@@ -309,10 +310,10 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
                 }),
                 FlowKind::Tcp => FlowKindConfig::Tcp(tcp_flow(s, f)),
                 FlowKind::Tfrc => FlowKindConfig::Tfrc(TfrcFlowConfig { ecn: f.ecn }),
-                FlowKind::More => FlowKindConfig::More(MoreFlowConfig {
+                FlowKind::More => FlowKindConfig::Net(NetFlowConfig::More(MoreFlowConfig {
                     batch: f.batch,
                     plan: more_plan(s, positions, &adjacency, f),
-                }),
+                })),
             },
         })
         .collect();

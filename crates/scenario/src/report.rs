@@ -389,7 +389,7 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
     }
 
     let mut more = Columns::default();
-    for (flow, stats) in out.more.iter().enumerate() {
+    for (flow, stats) in out.net.more.iter().enumerate() {
         let Some(x) = stats else { continue };
         more.push("flow", json!(flow));
         more.push("forwarders", json!(x.forwarders.len()));

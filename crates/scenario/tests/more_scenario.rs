@@ -5,11 +5,14 @@
 mod common;
 use common::goodputs;
 
+use airqueue_kernel::Time;
 use airqueue_scenario::api::{run_value, Run};
+use airqueue_scenario::build::world_config;
 use airqueue_scenario::parse::toml_to_json;
-use airqueue_sim::net::more::MoreFlowStats;
+use airqueue_scenario::validate_and_place;
+use airqueue_sim::net::more::{MoreFlowStats, MoreNet};
 use airqueue_sim::net::DropReason;
-use airqueue_sim::FlowId;
+use airqueue_sim::{FlowId, World};
 
 /// A 4-node 802.11b chain 200 m apart (3 hops at 11 Mb/s) with one flow 0 -> 3 for
 /// `duration` s; `flow` is the flow's kind line and extras, `extra` top-level tables.
@@ -41,7 +44,27 @@ fn run(text: &str) -> Run {
 }
 
 fn more_stats(r: &Run) -> MoreFlowStats {
-    r.outcome.more[0].clone().expect("a MORE flow")
+    r.outcome.net.more[0].clone().expect("a MORE flow")
+}
+
+/// The world of a scenario text, built but not run.
+fn world(text: &str) -> World {
+    let (scenario, positions) = validate_and_place(&toml_to_json(text).unwrap()).unwrap();
+    World::new(world_config(&scenario, &positions))
+}
+
+#[test]
+fn only_a_world_with_more_flows_runs_the_network_layer_scheme() {
+    let mut more = world(&chain(2.0, "kind = \"more\"", ""));
+    let scheme = more.net_scheme().expect("MORE's flows need the scheme");
+    assert!(scheme.downcast_ref::<MoreNet>().is_some());
+    more.run_until(Time::from_secs(1));
+    let out = more.finish();
+    assert!(out.conservation.holds(), "{:?}", out.conservation);
+    assert!(out.net.more[0].as_ref().is_some_and(|m| m.source_sent > 0));
+    let udp = world(&chain(2.0, "kind = \"udp\"\nrate = 1e5", ""));
+    assert!(udp.net_scheme().is_none(), "no scheme without its flows");
+    assert!(udp.finish().net.more.iter().all(Option::is_none));
 }
 
 /// Runs a 10 s chain scenario (`goodputs` checks conservation and that a second run

@@ -5,7 +5,10 @@
 //! fair-queuing queue reports to the queue disciplines, DiffQ-paced sources to their
 //! rate controllers (`world/diffq.rs`), and routing control packets, timers and MAC
 //! failures to the routing protocol, whose actions `world/routing.rs` carries out
-//! (AODV and OLSR implement `net::protocol::RoutingProtocol`).
+//! (AODV and OLSR implement `net::protocol::RoutingProtocol`). A flow that a
+//! network-layer scheme carries with packets of its own (`net::scheme::NetScheme`) is the
+//! scheme's: its starts, ticks, packets and their MAC fates go to the scheme, whose
+//! actions `world/net_scheme.rs` carries out.
 
 use crate::app::{UdpRate, UdpSource};
 use crate::ids::{FlowId, LinkId, NodeId};
@@ -13,10 +16,10 @@ use crate::medium::wifi::{Mac, MacStats, WifiConfig, WifiEvent, WifiOutput};
 use crate::medium::{configured_loss, WiredNet};
 use crate::metrics::{Conservation, Metrics, QueueSample, Traces};
 use crate::net::aodv::AodvStats;
-use crate::net::more::{MoreFlowConfig, MoreFlowStats};
 use crate::net::olsr::OlsrStats;
 use crate::net::packet::DEFAULT_TTL;
 use crate::net::registry::RoutingSetup;
+use crate::net::scheme::{NetFlow, NetFlowConfig, NetReports};
 use crate::net::{
     DiffqHeader, DropReason, Packet, ProtocolStats, RoutingProtocol, RoutingTable, RoutingTimer,
     TransportHeader,
@@ -37,15 +40,15 @@ mod control;
 mod diffq;
 mod endpoints;
 mod extend;
-mod more;
 mod moves;
+mod net_scheme;
 mod queue_control;
 mod rates;
 mod routing;
 mod spin;
 
 use endpoints::TimerOwner;
-use more::{MoreFlow, MoreNet};
+use net_scheme::NetGlue;
 use queue_control::QueueControlNet;
 pub use queue_control::QueueControlStats;
 use routing::RoutingGlue;
@@ -141,10 +144,10 @@ pub struct FlowConfig {
     /// (`airqueue_tcp::SenderConfig::congestion_control`): the variant's loss recovery
     /// decides what is sent, one data segment, retransmissions included, per tick
     /// (`airqueue_tcp::SenderConfig::paced`, `world/diffq.rs`); from the flow's stop on,
-    /// pacing ends and recovery is unpaced. A MORE source is paced the same way, and
-    /// with a scheme whose packets carry the DiffQ header it is DiffQ-MORE. TFRC sets
-    /// its own rate and ignores it. A scheme without a `build` (`cc = "external"`) takes
-    /// its controller from [`World::set_pacer`].
+    /// pacing ends and recovery is unpaced. A network-layer scheme's source
+    /// ([`FlowKindConfig::Net`]) is paced the same way, one tick at a time
+    /// (`NetScheme::on_pace`). TFRC sets its own rate and ignores it. A scheme without a
+    /// `build` (`cc = "external"`) takes its controller from [`World::set_pacer`].
     pub cc: Option<RegisteredRate>,
 }
 
@@ -170,12 +173,9 @@ pub enum FlowKindConfig {
     /// feedback reports travel back through the same queues and medium. Runs without
     /// DiffQ rate control (`FlowConfig::cc` is ignored).
     Tfrc(TfrcFlowConfig),
-    /// A MORE flow (MORE, SIGCOMM 2007; seed 000, section 2) on the wifi medium: coded
-    /// broadcasts in batches, forwarders by TX credit (`world/more.rs`). With DiffQ's
-    /// rate control (`FlowConfig::cc`) it is DiffQ-MORE (seed 000, 4.2 and 6.2): its
-    /// packets carry the DiffQ header, DiffQ schedules them by eq. (2) and the source is
-    /// paced by DiffQ's rate control.
-    More(MoreFlowConfig),
+    /// A flow carried end to end by a network-layer scheme with packets of its own
+    /// (`net::scheme`), which [`crate::net::scheme::build`] makes from its flows' settings.
+    Net(NetFlowConfig),
 }
 
 /// Everything needed to build a world. Produced from a scenario by `airqueue-scenario`.
@@ -284,7 +284,8 @@ enum FlowApp {
     Udp(UdpSource),
     /// An end-to-end transport: TCP (with its coding layer) or TFRC.
     Endpoint(Box<dyn FlowEndpoint>),
-    More(Box<MoreFlow>),
+    /// A flow the network-layer scheme carries (`World::net`), which keeps its state.
+    Net,
 }
 
 /// The 802.11 medium of a world: the shared channel and one queue discipline per node,
@@ -361,13 +362,33 @@ impl WifiMedium {
     }
 }
 
-/// DiffQ-MORE (seed 000, 4.2): each DiffQ discipline of a node that sends for a MORE
-/// flow under DiffQ learns the flow's forwarders among its neighbours (`F_ip`).
-fn register_multipath(flows: &[FlowConfig], qdiscs: &mut [Qdisc]) {
+/// The flows of `flows` that a network-layer scheme carries, as the scheme is built
+/// from them.
+fn net_flows(flows: &[FlowConfig]) -> Vec<NetFlow<'_>> {
+    let flows = flows.iter().enumerate();
+    (flows.filter_map(|(i, f)| match &f.kind {
+        FlowKindConfig::Net(config) => Some(NetFlow {
+            id: FlowId(i as u32),
+            src: f.src,
+            dst: f.dst,
+            start: f.start,
+            stop: f.stop,
+            payload_bytes: f.payload_bytes,
+            config,
+        }),
+        _ => None,
+    }))
+    .collect()
+}
+
+/// Each queue discipline of a node that sends for a scheme's flow whose packets carry
+/// the DiffQ header learns the neighbours that may take the flow's packets on (seed 000,
+/// 4.2: `F_ip`, for DiffQ's multi-path scheduling).
+fn register_next_hop_sets(flows: &[FlowConfig], net: &NetGlue, qdiscs: &mut [Qdisc]) {
     for (i, f) in flows.iter().enumerate() {
         let diffq = f.cc.as_ref().is_some_and(|cc| cc.scheme.diffq_header);
-        if let (FlowKindConfig::More(m), true) = (&f.kind, diffq) {
-            for (node, list) in &m.plan.neighbour_forwarders {
+        if let (FlowKindConfig::Net(_), true) = (&f.kind, diffq) {
+            for (node, list) in net.next_hop_sets(FlowId(i as u32)) {
                 if let Some(q) = qdiscs.get_mut(node.index()) {
                     q.set_multipath(FlowId(i as u32), list.clone());
                 }
@@ -405,8 +426,9 @@ pub struct World {
     timers: Timers<TimerOwner>,
     /// The packets an endpoint sent while it handled an event (reused).
     sends: Vec<Emitted>,
-    /// MORE's code vectors and ACK queues (empty without MORE flows).
-    more: MoreNet,
+    /// The network-layer scheme that carries the `FlowApp::Net` flows, if any, and its
+    /// reused action lists.
+    net: NetGlue,
     /// The queue disciplines' idle control broadcasts, when theirs ask for them (wifi
     /// medium only).
     queue_control: Option<Box<QueueControlNet>>,
@@ -440,8 +462,8 @@ pub struct RunOutcome {
     pub routing: Vec<AodvStats>,
     /// Per-node OLSR counters (empty unless OLSR ran).
     pub olsr: Vec<OlsrStats>,
-    /// Per-flow MORE counters, indexed by flow; `None` for non-MORE flows.
-    pub more: Vec<Option<MoreFlowStats>>,
+    /// The network-layer schemes' per-flow counters.
+    pub net: NetReports,
     /// Per-node counters of the queue disciplines' control broadcasts (empty when off).
     pub queue_control: Vec<QueueControlStats>,
     /// Set when the run stopped early because one component kept the clock from
@@ -530,9 +552,7 @@ impl World {
                     FlowKindConfig::Tfrc(tfrc) => {
                         FlowApp::Endpoint(Box::new(TfrcFlow::new(tfrc, f.payload_bytes)))
                     }
-                    FlowKindConfig::More(more) => {
-                        FlowApp::More(Box::new(MoreFlow::new(more, cfg.seed, id)))
-                    }
+                    FlowKindConfig::Net(_) => FlowApp::Net,
                 };
                 // An endpoint that sets its own rate ignores `cc`.
                 let cc = match &app {
@@ -559,9 +579,14 @@ impl World {
                 }
             })
             .collect::<Vec<FlowState>>();
+        let net = NetGlue::new(crate::net::scheme::build(
+            &net_flows(&cfg.flows),
+            n,
+            cfg.seed,
+        ));
         let mut wifi = wifi;
         if let Some(w) = &mut wifi {
-            register_multipath(&cfg.flows, &mut w.qdiscs);
+            register_next_hop_sets(&cfg.flows, &net, &mut w.qdiscs);
         }
         let mut events = EventQueue::with_capacity(1024);
         rates::schedule(&cfg, &mut events);
@@ -602,15 +627,7 @@ impl World {
             next_uid: 0,
             timers,
             sends: Vec::new(),
-            more: if cfg
-                .flows
-                .iter()
-                .any(|f| matches!(f.kind, FlowKindConfig::More(_)))
-            {
-                MoreNet::new(n)
-            } else {
-                MoreNet::default()
-            },
+            net,
         };
         world.routing_start();
         world.queue_control_start();
@@ -669,10 +686,7 @@ impl World {
             conservation.holds(),
             "packet conservation violated: {conservation:?}"
         );
-        debug_assert!(
-            self.more_arena_consistent(),
-            "MORE code-vector slots leaked"
-        );
+        debug_assert_eq!(self.net_check(), Ok(()), "network-layer scheme bookkeeping");
         let mac = match &mut self.wifi {
             None => Vec::new(),
             Some(WifiMedium { net, .. }) => {
@@ -686,7 +700,7 @@ impl World {
         let rate_control = (self.flows.iter())
             .map(|f| f.pacer.as_deref().map(RateSummary::of))
             .collect();
-        let more = self.more_stats();
+        let net = self.net_report();
         let now = self.events.now();
         let stats = match self.routing_glue.protocol.as_deref_mut() {
             Some(p) => p.stats(now, &self.routing),
@@ -704,7 +718,7 @@ impl World {
         RunOutcome {
             spin: self.spin.take(),
             queue_control,
-            more,
+            net,
             routing,
             olsr,
             tcp: reports.tcp,
@@ -793,18 +807,17 @@ impl World {
                             _ => self.routing_control(node, from, pkt),
                         }
                     }
-                    WifiOutput::Received { node, from, pkt }
-                        if matches!(pkt.transport, TransportHeader::More(_)) =>
-                    {
+                    // A network-layer scheme's packets go to the scheme, not to IP
+                    // forwarding.
+                    WifiOutput::Received { node, from, pkt } if self.net.claims(&pkt) => {
                         self.diffq_report(node, from, &pkt);
-                        self.more_receive(node, from, &pkt)
+                        self.net_receive(node, from, pkt)
                     }
-                    WifiOutput::Received { node, pkt, .. }
-                        if matches!(pkt.transport, TransportHeader::MoreAck(_)) =>
-                    {
-                        self.more_ack_forward(node, pkt)
+                    WifiOutput::BroadcastDone { node, pkt } if self.net.claims(&pkt) => {
+                        self.net_broadcast_done(node, pkt)
                     }
-                    WifiOutput::BroadcastDone { node, pkt } => self.more_broadcast_done(node, pkt),
+                    // Only a scheme broadcasts data (other broadcasts are control).
+                    WifiOutput::BroadcastDone { .. } => {}
                     WifiOutput::Received { node, from, pkt } => {
                         self.routing_heard(node, from);
                         let now = self.events.now();
@@ -822,10 +835,8 @@ impl World {
                     WifiOutput::RetryLimitDrop { node, pkt } if pkt.transport.is_control() => {
                         self.routing_control_lost(node)
                     }
-                    WifiOutput::RetryLimitDrop { node, pkt }
-                        if matches!(pkt.transport, TransportHeader::MoreAck(_)) =>
-                    {
-                        self.more_ack_retry(node, pkt)
+                    WifiOutput::RetryLimitDrop { node, pkt } if self.net.claims(&pkt) => {
+                        self.net_retry_exhausted(node, pkt)
                     }
                     WifiOutput::RetryLimitDrop { node, pkt } => {
                         self.metrics
@@ -866,7 +877,7 @@ impl World {
                 UdpRate::Saturate => self.top_up(f),
             },
             FlowApp::Endpoint(_) => self.endpoint_start(f),
-            FlowApp::More(_) => self.more_start(f),
+            FlowApp::Net => self.net_flow_start(f, false),
         }
     }
 
@@ -983,8 +994,8 @@ impl World {
 
     /// A packet reached its destination `node`: UDP data goes to the metrics, an
     /// endpoint's packets to the flow's endpoint. Control messages were handed to the
-    /// routing protocol or the queue discipline on reception, MORE's packets to
-    /// `world/more.rs`.
+    /// routing protocol or the queue discipline on reception, a network-layer scheme's
+    /// packets to the scheme.
     fn deliver(&mut self, node: NodeId, pkt: Packet) {
         let Some(fl) = self.flows.get(pkt.flow.index()) else {
             return;
@@ -1089,8 +1100,8 @@ impl World {
                     Some(c) if control.is_none() => c.pop_control(node, now),
                     _ => control,
                 };
-                // So do MORE's batch ACKs (MORE, 4.2.3).
-                if let Some(d) = control.or_else(|| self.more.pop_ack(node)) {
+                // So do a network-layer scheme's control frames.
+                if let Some(d) = control.or_else(|| self.net.pop_control(node)) {
                     net.push_frame(node, d, &mut self.events);
                     continue;
                 }
@@ -1119,10 +1130,9 @@ impl World {
                 if let Some(c) = &mut self.queue_control {
                     c.on_data(node, now);
                 }
-                // A MORE packet gets its code vector now, or is dropped if stale.
-                if matches!(d.pkt.transport, TransportHeader::More(_))
-                    && !self.more_fill(node, &mut d.pkt)
-                {
+                // A network-layer scheme fills in its packet now, or refuses it.
+                if let Err(reason) = self.net_dequeue(node, &mut d.pkt) {
+                    self.metrics.on_packet_dropped(node, reason, &d.pkt);
                     self.after_dequeue(node, flow, src);
                     self.take_head_drops(iface, node);
                     continue;
@@ -1164,9 +1174,10 @@ impl World {
         }
         let now = self.events.now();
         let fl = &self.flows[flow.index()];
-        if let FlowApp::More(_) = fl.app {
-            if fl.pacer.is_none() {
-                self.more_top_up(flow);
+        // A scheme's packets are made by forwarders too: only the source's count here.
+        if let FlowApp::Net = fl.app {
+            if fl.pacer.is_none() && node == fl.src {
+                self.net_source_dequeue(flow);
             }
             return;
         }
@@ -1212,7 +1223,7 @@ impl World {
         let radio = self.wifi.as_ref().map_or(0, |w| {
             w.qdiscs.iter().map(|q| q.len()).sum::<usize>() + w.net.in_flight()
         });
-        let waiting = self.routing_waiting() + self.more.waiting();
+        let waiting = self.routing_waiting() + self.net.held();
         let in_flight = wired + radio + waiting;
         Conservation {
             created: self.metrics.created,

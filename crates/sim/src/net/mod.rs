@@ -1,5 +1,6 @@
 //! Network layer: packets and headers, drop reasons, routing (static tables, AODV, OLSR,
-//! and the registry of the protocols' `[routing]` keys).
+//! and the registry of the protocols' `[routing]` keys), and the schemes that carry
+//! their flows with packets of their own (`scheme`: MORE).
 
 pub mod aodv;
 pub mod control;
@@ -10,7 +11,9 @@ pub mod packet;
 pub mod protocol;
 pub mod registry;
 pub mod routing;
+pub mod scheme;
 
 pub use packet::{ControlMsg, DiffqHeader, DropReason, Packet, Report, TransportHeader};
 pub use protocol::{ProtocolStats, RoutingAction, RoutingProtocol, RoutingTimer};
 pub use routing::{GraphEdge, RoutingTable};
+pub use scheme::{NetAction, NetScheme};

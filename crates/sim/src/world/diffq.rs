@@ -96,8 +96,8 @@ impl World {
     /// itself), then the first tick.
     pub(super) fn start_paced(&mut self, f: FlowId) {
         let fl = &self.flows[f.index()];
-        if let FlowApp::More(_) = fl.app {
-            self.more_begin(f);
+        if let FlowApp::Net = fl.app {
+            self.net_flow_start(f, true);
         }
         let fl = &self.flows[f.index()];
         if let FlowApp::Endpoint(_) = fl.app {
@@ -167,7 +167,7 @@ impl World {
                 true
             }
             FlowApp::Endpoint(_) => self.endpoint_call(f, |ep, io| ep.on_pace(io)),
-            FlowApp::More(_) => self.more_pace(f),
+            FlowApp::Net => self.net_pace(f),
         };
         if !sent {
             self.flows[f.index()].clock.held = true;
@@ -192,7 +192,7 @@ impl World {
                 UdpRate::Cbr { rate_bps } => Some(rate_bps),
                 UdpRate::Saturate => None,
             },
-            FlowApp::Endpoint(_) | FlowApp::More(_) => None,
+            FlowApp::Endpoint(_) | FlowApp::Net => None,
         };
         let pacer = fl.pacer.as_ref().expect("paced flow");
         pacer.interval(fl.payload_bytes, cap)

@@ -4,17 +4,20 @@
 //!
 //! One job per module: GF(2^8) arithmetic (`gf256`), a node's knowledge of a batch
 //! (`basis`), headers and the code-vector arena (`wire`), forwarder selection and TX
-//! credits (`credits`), and the source, forwarder and destination state machines
-//! (`state`). The world's glue is `world/more.rs`.
+//! credits (`credits`), the source, forwarder and destination state machines
+//! (`state`), and the flows at every node behind the world's network-layer scheme
+//! extension point (`scheme`: [`MoreNet`], a `net::scheme::NetScheme`).
 
 pub mod basis;
 pub mod credits;
 pub mod gf256;
+pub mod scheme;
 pub mod state;
 pub mod wire;
 
 pub use basis::{Basis, Coeffs, MAX_BATCH};
 pub use credits::{plan, MorePlan, PlannedForwarder};
+pub use scheme::MoreNet;
 pub use state::{DestinationArrival, ForwarderArrival, MoreDestination, MoreForwarder, MoreSource};
 pub use wire::{CoeffArena, CoeffHandle, MoreAck, MoreData};
 

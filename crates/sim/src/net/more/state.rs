@@ -1,8 +1,8 @@
 //! MORE's per-node state machines for one flow (MORE, SIGCOMM 2007, section 4.2): the
 //! source codes the current batch until it is ACKed, a forwarder earns TX credit on
 //! packets from upstream and spends it one coded packet at a time, and the
-//! destination decodes once it holds K innovative packets. Pure: the world feeds them
-//! arrivals and asks them for code vectors (`world/more.rs`).
+//! destination decodes once it holds K innovative packets. Pure: `MoreNet` (`scheme.rs`)
+//! feeds them arrivals and asks them for code vectors.
 
 use super::basis::{random_coeffs, Basis, Coeffs};
 use airqueue_kernel::{RngStream, Time};

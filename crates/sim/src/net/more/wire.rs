@@ -8,7 +8,7 @@
 //!
 //! Why an arena: the code vector is 32 bytes and [`crate::net::Packet`] must stay small
 //! (it moves by value through queues), and a `Box` per coded packet would allocate on
-//! the hot path. The header holds a 4-byte [`CoeffHandle`] into the world's
+//! the hot path. The header holds a 4-byte [`CoeffHandle`] into the scheme's
 //! [`CoeffArena`], whose slots are recycled through a free list. A slot is taken when a
 //! coded packet is handed to the MAC and released exactly once: when its broadcast ends
 //! (every receiver of the frame has already read the vector: the MAC reports all the
