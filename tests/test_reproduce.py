@@ -726,6 +726,34 @@ def test_ablation_smoke(tmp_path):
     _pngs(res)
 
 
+def test_ablation_driver_buffer_and_link_loss_are_counterfactuals(tmp_path):
+    """``diffq-ablation``'s ``driver_buffer`` and ``link_loss`` reach every variant's
+    scenario (``[mac] tx_buffer``, one ``[[link]]`` per pair); at the defaults (one frame,
+    loss-free) neither key appears, so the scored runs stay as they were; a value the
+    core would refuse is refused before any run, naming the parameter."""
+    params = {"seeds": 1, "duration": 2.0}
+    airqueue.reproduce("diffq-ablation", out=tmp_path / "plain", serial=True, params=params)
+    airqueue.reproduce(
+        "diffq-ablation",
+        out=tmp_path / "driver",
+        serial=True,
+        params={**params, "driver_buffer": 200, "link_loss": 0.04},
+    )
+    for name, buffered in (("plain", False), ("driver", True)):
+        runs = sorted((tmp_path / name / "store" / "runs").iterdir())
+        assert len(runs) == 3
+        for run in runs:
+            sc = json.loads((run / "manifest.json").read_text())["scenario"]
+            assert sc["mac"].get("tx_buffer") == (200 if buffered else None)
+            links = sc.get("link", [])
+            assert len(links) == (46 * 45 // 2 if buffered else 0)
+            assert all(lk["loss"] == 0.04 for lk in links)
+    with pytest.raises(ValueError, match=r"diffq-ablation: driver_buffer must be .*--param"):
+        airqueue.reproduce(
+            "diffq-ablation", out=tmp_path / "bad", serial=True, params={"driver_buffer": 0}
+        )
+
+
 def test_paths_read_hops_and_diameter_from_the_run_s_tables():
     import pandas as pd
 
