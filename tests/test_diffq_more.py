@@ -92,6 +92,20 @@ def test_scenarios():
     assert mesh["flows"]["random"] == 8 and mesh["flows"]["cc"] == "diffq"
     assert mesh["queue"]["kind"] == "diffq" and mesh["mac"]["levels"] == "diffq8"
     assert mesh["topology"]["nodes"] == 46
+    assert "tx_buffer" not in mesh["mac"] and "link" not in mesh and "link" not in sc
+
+
+def test_driver_buffer_and_link_loss_are_counterfactuals():
+    """``driver_buffer`` and ``link_loss`` reach the mesh's and the chain's scenarios
+    (``[mac] tx_buffer``, one ``[[link]]`` per pair of their nodes); the defaults leave
+    both out (test_scenarios)."""
+    config = dm.Config.make(False, {"driver_buffer": 200, "link_loss": 0.04})
+    mesh = dm.mesh_scenario(config, "MORE", 32)
+    assert mesh["mac"]["tx_buffer"] == 200
+    assert len(mesh["link"]) == 46 * 45 // 2 and {lk["loss"] for lk in mesh["link"]} == {0.04}
+    chain = dm.chain_scenario(config, "DiffQ-MORE", 2)
+    assert chain["mac"]["tx_buffer"] == 200
+    assert [(lk["a"], lk["b"]) for lk in chain["link"]] == [(0, 1), (0, 2), (1, 2)]
 
 
 @pytest.mark.parametrize(
@@ -102,6 +116,8 @@ def test_scenarios():
         ({"batch": 40}, "batch"),
         ({"schemes": ["ExOR"]}, "scheme"),
         ({"fading": "rice"}, "fading"),
+        ({"driver_buffer": 0}, "driver_buffer must be .*1..=512"),
+        ({"link_loss": 1.5}, "link_loss must be a probability"),
     ],
 )
 def test_bad_parameters_are_named(tmp_path, params, needle):

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 import airqueue
 from airqueue.cli import app
 from airqueue.reproduce import NAMES
+from airqueue.store import load
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 ROW_KEYS = {"metric", "paper", "ours", "ci_low", "ci_high"}
@@ -190,6 +191,83 @@ def test_fading_option_of_the_mesh(tmp_path):
         airqueue.reproduce(
             "diffq-single-path", quick=True, out=tmp_path, serial=True, params={"fading": "rice"}
         )
+
+
+def test_diffq_switches_of_the_mesh_are_counterfactuals(tmp_path):
+    """``diffq_scheduling`` and ``diffq_mac_priority`` off set ``[diffq] scheduling`` and
+    ``mac_priority`` to false for the DiffQ schemes only (section 6.4's round robin and
+    priority 0); on, the defaults, neither key appears, so the scored runs stay as they
+    were; a value that is not a boolean is refused before any run, naming the parameter."""
+    from airqueue.reproduce import diffq_single_path as sp
+
+    mesh = {
+        "name": "x",
+        "duration": 1.0,
+        "nodes": 46,
+        "area": (900.0, 900.0),
+        "flows": 4,
+        "packet_size": 1400,
+        "queue_capacity": 199,
+        "delayed_ack": True,
+    }
+    config = sp.Config()
+    assert config.diffq_scheduling and config.diffq_mac_priority
+    for scheme in ("DiffQ-TCP", "DiffQ-UDP"):
+        default = sp.scheme_scenario(scheme, **mesh)
+        assert "scheduling" not in default["diffq"] and "mac_priority" not in default["diffq"]
+        off = sp.scheme_scenario(scheme, scheduling=False, mac_priority=False, **mesh)
+        assert off["diffq"]["scheduling"] is False and off["diffq"]["mac_priority"] is False
+        assert {k: v for k, v in off["diffq"].items() if k not in default["diffq"]} == {
+            "scheduling": False,
+            "mac_priority": False,
+        }
+        only_rr = sp.scheme_scenario(scheme, scheduling=False, **mesh)
+        assert "mac_priority" not in only_rr["diffq"]
+    tfrc = sp.scheme_scenario("TFRC-ECN", scheduling=False, mac_priority=False, **mesh)
+    assert tfrc == sp.scheme_scenario("TFRC-ECN", **mesh)
+    assert "diffq" not in tfrc
+    made = sp.Config.make(False, {"diffq_scheduling": False, "diffq_mac_priority": False})
+    assert not made.diffq_scheduling and not made.diffq_mac_priority
+    with pytest.raises(ValueError, match=r"parameter diffq_mac_priority: expected bool"):
+        airqueue.reproduce(
+            "diffq-single-path",
+            quick=True,
+            out=tmp_path,
+            serial=True,
+            params={"diffq_mac_priority": "off"},
+        )
+
+
+def test_diffq_switches_reach_the_run(tmp_path):
+    """A quick DiffQ-UDP run with the MAC priority off sends every frame at level 0 (the
+    run's per-level MAC counts), where the default spreads them over higher levels; the
+    report's notes name the switch."""
+    params = {
+        "schemes": ["DiffQ-UDP"],
+        "flow_counts": [8],
+        "seeds": 1,
+        "duration": 5.0,
+        "alone": False,
+    }
+    on = airqueue.reproduce(
+        "diffq-single-path", quick=True, out=tmp_path / "on", serial=True, params=params
+    )
+    off = airqueue.reproduce(
+        "diffq-single-path",
+        quick=True,
+        out=tmp_path / "off",
+        serial=True,
+        params={**params, "diffq_mac_priority": False},
+    )
+    assert not any("MAC priority" in n for n in on.notes)
+    assert any("MAC priority off (level 0)" in n for n in off.notes)
+    levels = {}
+    for name in ("on", "off"):
+        df = load(tmp_path / name / "store", table="mac_levels")
+        levels[name] = df.groupby("level")["data_tx"].sum()
+    assert levels["off"][levels["off"].index > 0].sum() == 0
+    assert levels["off"].get(0, 0) > 0
+    assert levels["on"][levels["on"].index > 0].sum() > 0
 
 
 def test_cli_json_rows_resume_from_the_store(starvation, starvation_dir):
@@ -646,6 +724,34 @@ def test_ablation_smoke(tmp_path):
     )
     assert {p.name for p in res.figures} == {"drops-by-hops.png", "variants.png"}
     _pngs(res)
+
+
+def test_ablation_driver_buffer_and_link_loss_are_counterfactuals(tmp_path):
+    """``diffq-ablation``'s ``driver_buffer`` and ``link_loss`` reach every variant's
+    scenario (``[mac] tx_buffer``, one ``[[link]]`` per pair); at the defaults (one frame,
+    loss-free) neither key appears, so the scored runs stay as they were; a value the
+    core would refuse is refused before any run, naming the parameter."""
+    params = {"seeds": 1, "duration": 2.0}
+    airqueue.reproduce("diffq-ablation", out=tmp_path / "plain", serial=True, params=params)
+    airqueue.reproduce(
+        "diffq-ablation",
+        out=tmp_path / "driver",
+        serial=True,
+        params={**params, "driver_buffer": 200, "link_loss": 0.04},
+    )
+    for name, buffered in (("plain", False), ("driver", True)):
+        runs = sorted((tmp_path / name / "store" / "runs").iterdir())
+        assert len(runs) == 3
+        for run in runs:
+            sc = json.loads((run / "manifest.json").read_text())["scenario"]
+            assert sc["mac"].get("tx_buffer") == (200 if buffered else None)
+            links = sc.get("link", [])
+            assert len(links) == (46 * 45 // 2 if buffered else 0)
+            assert all(lk["loss"] == 0.04 for lk in links)
+    with pytest.raises(ValueError, match=r"diffq-ablation: driver_buffer must be .*--param"):
+        airqueue.reproduce(
+            "diffq-ablation", out=tmp_path / "bad", serial=True, params={"driver_buffer": 0}
+        )
 
 
 def test_paths_read_hops_and_diameter_from_the_run_s_tables():

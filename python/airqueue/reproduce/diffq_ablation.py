@@ -17,6 +17,10 @@ a destination queue at a node that relays the packet, from the run's ``flow_drop
 table), queue drops at the packets' own sources, all queue drops, MAC drops (retry
 limit), log utility, Jain's index, aggregate goodput, and intermediate-node queue drops
 by the path length of the flow whose packet was dropped (Fig. 15's x axis).
+
+The MAC holds one frame behind DiffQ's queues and links are loss-free; ``driver_buffer``
+and ``link_loss`` give ``diffq-single-path``'s MadWiFi driver buffer and Table 2 link
+loss as a counterfactual.
 """
 
 from __future__ import annotations
@@ -32,11 +36,13 @@ import pandas as pd
 from airqueue.reproduce.claims import Claim, Direction, Ref, ValueInCI
 from airqueue.reproduce.diffq_single_path import (
     DIFFQ_D,
+    DRIVER_BUFFER_FRAMES,
     MADWIFI_IFQ_PACKETS,
     MADWIFI_TX_ATTEMPTS,
     OLSRD_TC_REDUNDANCY,
     QUEUE_THRESHOLD,
     RATE_UPDATE,
+    check_driver,
     check_routing,
     scheme_scenario,
 )
@@ -82,12 +88,20 @@ class Config:
     routing: str = "olsr"
     #: OLSR's ``tc_redundancy``, as in ``diffq-single-path`` (olsrd's 2).
     tc_redundancy: int = OLSRD_TC_REDUNDANCY
+    #: Frames the MAC holds behind DiffQ's queues (``[mac] tx_buffer``): one, the default
+    #: (``DRIVER_BUFFER_FRAMES``); ``diffq-single-path``'s MadWiFi 200 is a
+    #: counterfactual here (docs/reproductions/diffq.md, "Driver buffer and link loss").
+    driver_buffer: int = DRIVER_BUFFER_FRAMES
+    #: Frame erasure probability of every pair of nodes (``[[link]] loss``): 0, the
+    #: default; ``diffq-single-path``'s Table 2 calibration 0.04 is a counterfactual here.
+    link_loss: float = 0.0
 
     @classmethod
     def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
         base = cls(seeds=3, duration=20.0) if quick else cls()
         config = apply_params(base, params)
         check_routing(NAME, config.routing, config.tc_redundancy)
+        check_driver(NAME, config.driver_buffer, config.link_loss)
         return config
 
 
@@ -122,6 +136,8 @@ def run(
                 retry_limit=config.retry_limit,
                 routing=config.routing,
                 tc_redundancy=config.tc_redundancy,
+                driver_buffer=config.driver_buffer,
+                link_loss=config.link_loss,
             )
             base["diffq"].update(switches)
             frames.append(runner.sweep(variant, base, seeds=seeds))
@@ -237,6 +253,15 @@ def run(
         ),
         "DiffQ queues: destination queues of D = 40 packets and a node buffer that never "
         "binds (the paper's Forwarder Algorithm limits destination queues only).",
+        *(
+            [
+                f"Driver: {config.driver_buffer} frame(s) held by the MAC behind DiffQ's "
+                f"queues; links: frame erasure probability {config.link_loss:g} on every "
+                "pair (a counterfactual: the default is one frame, loss-free)."
+            ]
+            if (config.driver_buffer, config.link_loss) != (DRIVER_BUFFER_FRAMES, 0.0)
+            else []
+        ),
     ]
     return ReproductionResult(
         name=NAME,

@@ -20,6 +20,8 @@ normalised goodput difference (DiffQ-MORE - MORE) / MORE of each flow against it
 ETX at the largest flow count. Without configured link loss every link's delivery is 1,
 so a path's ETX is its hop count and MORE's forwarder lists are short: the nodes that
 improve on the best next hop's progress are pruned (their expected share is 0).
+``driver_buffer`` and ``link_loss`` (one frame and loss-free by default) give
+``diffq-single-path``'s MadWiFi driver buffer and Table 2 link loss as a counterfactual.
 """
 
 from __future__ import annotations
@@ -35,12 +37,15 @@ import pandas as pd
 from airqueue.reproduce.claims import Claim, Direction, Ratio, Ref, ValueInCI
 from airqueue.reproduce.diffq_single_path import (
     DIFFQ_D,
+    DRIVER_BUFFER_FRAMES,
     MADWIFI_IFQ_PACKETS,
     MADWIFI_TX_ATTEMPTS,
     QUEUE_THRESHOLD,
     RATE_UPDATE,
     cdf_figure,
+    check_driver,
     diffq_sections,
+    lossy_links,
     mac_section,
 )
 from airqueue.reproduce.params import as_params, make_config
@@ -99,6 +104,12 @@ class Config:
     #: one forwarder per hop) or ``"rayleigh"`` (per-frame fading: lossy links of every
     #: quality, closer to the testbed's building; an analysis option, not the default).
     fading: str = "none"
+    #: Frames the MAC holds behind the queue (``[mac] tx_buffer``): one, the default;
+    #: ``diffq-single-path``'s MadWiFi 200 is a counterfactual here.
+    driver_buffer: int = DRIVER_BUFFER_FRAMES
+    #: Frame erasure probability of every pair of nodes (``[[link]] loss``): 0, the
+    #: default; ``diffq-single-path``'s Table 2 calibration 0.04 is a counterfactual here.
+    link_loss: float = 0.0
 
     @classmethod
     def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
@@ -124,22 +135,30 @@ def _check(config: Config) -> None:
         problems.append(f"unknown scheme(s) {unknown}; known: {list(SCHEMES)}")
     if config.fading not in ("none", "rayleigh"):
         problems.append(f'parameter fading: expected "none" or "rayleigh", got {config.fading!r}')
+    try:
+        check_driver(NAME, config.driver_buffer, config.link_loss)
+    except ValueError as e:
+        problems.append(str(e).removeprefix(f"{NAME}: "))
     if problems:
         raise ValueError("; ".join(problems))
 
 
 def _common(config: Config, scheme: str, name: str, duration_nodes: int) -> dict[str, Any]:
-    """What every scenario of ``scheme`` shares: radio, MAC, routes, queues."""
+    """What every scenario of ``scheme`` shares: radio, MAC, routes, queues; the driver
+    buffer and every pair's link loss when set (counterfactuals; left out at the defaults,
+    so those scenarios stay as they were)."""
     diffq = scheme == "DiffQ-MORE"
     sc: dict[str, Any] = {
         "name": name,
         "duration": config.duration,
         "seed": 1,
         "radio": {"data_rate": 11e6, "fading": config.fading},
-        "mac": mac_section(diffq, config.retry_limit),
+        "mac": mac_section(diffq, config.retry_limit, config.driver_buffer),
         "routing": {"kind": "static", "metric": "etx"},
         "queue": {"kind": "droptail", "capacity": config.queue_capacity},
     }
+    if config.link_loss:
+        sc["link"] = lossy_links(duration_nodes, config.link_loss)
     if diffq:
         sc.update(
             diffq_sections(

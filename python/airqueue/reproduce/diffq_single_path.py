@@ -170,6 +170,15 @@ class Config:
     link_loss: float = TABLE2_LINK_LOSS
     #: ``radio.fading`` (``FADINGS``): ``"none"``, the default, or ``"rayleigh"``.
     fading: str = "none"
+    #: ``[diffq] scheduling`` of the DiffQ schemes: on, the default (section 4.2: the
+    #: destination with the highest queue differential is served first); off serves
+    #: destinations round robin, section 6.4's "Flows are scheduled based on a simple
+    #: round-robin scheduling scheme". A counterfactual, as ``diffq-ablation``'s variants.
+    diffq_scheduling: bool = True
+    #: ``[diffq] mac_priority`` of the DiffQ schemes: on, the default (section 5.5: the
+    #: differential sets one of eight MAC levels); off sends every frame at level 0,
+    #: section 6.4's "packets are transmitted with priority 0". A counterfactual.
+    diffq_mac_priority: bool = True
 
     @classmethod
     def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
@@ -298,11 +307,15 @@ def scheme_scenario(
     driver_buffer: int = DRIVER_BUFFER_FRAMES,
     link_loss: float = 0.0,
     fading: str = "none",
+    scheduling: bool = True,
+    mac_priority: bool = True,
 ) -> dict[str, Any]:
     """The scenario of one scheme on the random mesh (shared with ``diffq-ablation``);
     ``routing`` is the ``[routing] kind``, with the ETX metric and, under OLSR,
     ``tc_redundancy``; ``driver_buffer`` frames behind the queue, ``link_loss`` on
-    every pair, and ``radio.fading`` when ``fading`` is not ``"none"``."""
+    every pair, and ``radio.fading`` when ``fading`` is not ``"none"``. ``scheduling``
+    and ``mac_priority`` off set those ``[diffq]`` switches of a DiffQ scheme (left out
+    when on, the core's default, so those scenarios stay as they were)."""
     diffq = scheme.startswith("DiffQ")
     template: dict[str, Any] = {
         "random": flows,
@@ -339,6 +352,10 @@ def scheme_scenario(
         sc["radio"]["fading"] = fading
     if diffq:
         sc.update(diffq_sections(nodes, diffq_d, queue_threshold, rate_update))
+        if not scheduling:
+            sc["diffq"]["scheduling"] = False
+        if not mac_priority:
+            sc["diffq"]["mac_priority"] = False
     return sc
 
 
@@ -385,6 +402,8 @@ def run(
                 driver_buffer=config.driver_buffer,
                 link_loss=config.link_loss,
                 fading=config.fading,
+                scheduling=config.diffq_scheduling,
+                mac_priority=config.diffq_mac_priority,
             )
             frames.append(runner.sweep(s, base, seeds=seeds, grid=grid))
         flows = pd.concat(frames, ignore_index=True)
@@ -491,6 +510,15 @@ def run(
             else f"(the Table 2 calibration is {TABLE2_LINK_LOSS:g})."
         )
         + (f" Fading: {config.fading}." if config.fading != "none" else ""),
+        *(
+            [
+                "DiffQ schemes (counterfactual, section 6.4's switches): "
+                f"scheduling {'on' if config.diffq_scheduling else 'off (round robin)'}, "
+                f"MAC priority {'on' if config.diffq_mac_priority else 'off (level 0)'}."
+            ]
+            if not (config.diffq_scheduling and config.diffq_mac_priority)
+            else []
+        ),
         "Paper values: Table 3 ratios are numbers in the paper; Jain and log-utility ratios "
         "are the text's 'about two times higher' and 'about 20% better' (section 6.3, over "
         "all flow counts, Fig. 11a/c). Per-scheme absolute values are plotted, not "
