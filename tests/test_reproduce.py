@@ -108,20 +108,24 @@ def test_rate_update_is_a_parameter_and_a_wrong_clock_is_refused(tmp_path):
         )
 
 
+#: A one-second, four-flow version of the DiffQ mesh's scenario arguments.
+SMALL_MESH = {
+    "name": "x",
+    "duration": 1.0,
+    "nodes": 46,
+    "area": (900.0, 900.0),
+    "flows": 4,
+    "packet_size": 1400,
+    "queue_capacity": 199,
+    "delayed_ack": True,
+}
+
+
 @pytest.mark.parametrize("name", ["diffq-single-path", "diffq-ablation"])
 def test_olsr_tc_redundancy_is_olsrds_and_a_wrong_value_is_refused(tmp_path, name):
     from airqueue.reproduce.diffq_single_path import scheme_scenario
 
-    mesh = {
-        "name": "x",
-        "duration": 1.0,
-        "nodes": 46,
-        "area": (900.0, 900.0),
-        "flows": 4,
-        "packet_size": 1400,
-        "queue_capacity": 199,
-        "delayed_ack": True,
-    }
+    mesh = dict(SMALL_MESH)
     sc = scheme_scenario("DiffQ-TCP", routing="olsr", **mesh)
     assert sc["routing"]["tc_redundancy"] == 2
     static = scheme_scenario("TCP-SACK", routing="static", **mesh)
@@ -200,16 +204,7 @@ def test_diffq_switches_of_the_mesh_are_counterfactuals(tmp_path):
     were; a value that is not a boolean is refused before any run, naming the parameter."""
     from airqueue.reproduce import diffq_single_path as sp
 
-    mesh = {
-        "name": "x",
-        "duration": 1.0,
-        "nodes": 46,
-        "area": (900.0, 900.0),
-        "flows": 4,
-        "packet_size": 1400,
-        "queue_capacity": 199,
-        "delayed_ack": True,
-    }
+    mesh = dict(SMALL_MESH)
     config = sp.Config()
     assert config.diffq_scheduling and config.diffq_mac_priority
     for scheme in ("DiffQ-TCP", "DiffQ-UDP"):
