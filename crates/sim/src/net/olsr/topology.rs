@@ -20,16 +20,6 @@ pub struct TcDests {
     len: u16,
 }
 
-impl TcDests {
-    pub fn len(self) -> usize {
-        self.len as usize
-    }
-
-    pub fn is_empty(self) -> bool {
-        self.len == 0
-    }
-}
-
 /// Every TC list still held, end to end. Lists are only added; the protocol drops
 /// those no node or message body holds any more with [`TcLists::compact`] once the
 /// arena has doubled since the last compaction.
