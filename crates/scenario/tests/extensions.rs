@@ -7,8 +7,9 @@ use airqueue_kernel::Time;
 use airqueue_scenario::api::{run_json, run_json_extended, Extensions};
 use airqueue_scenario::parse::toml_to_json;
 use airqueue_sim::net::{DropReason, Packet, Report};
+use airqueue_sim::qdisc::codel::CodelParams;
 use airqueue_sim::qdisc::{
-    Dequeued, DropTail, Qdisc, QueueCounters, QueueDiscipline, Queued, Routes,
+    Codel, CodelConfig, Dequeued, DropTail, Qdisc, QueueCounters, QueueDiscipline, Queued, Routes,
 };
 use airqueue_sim::transport::{RateController, RateUpdate};
 use airqueue_sim::{FlowId, NodeId};
@@ -86,6 +87,8 @@ impl RateController for Constant {
 #[derive(Default)]
 struct Supplied {
     report: bool,
+    /// CoDel with RFC 8289's defaults instead of drop-tail.
+    codel: bool,
     rate_bps: Option<f64>,
     fail_after_steps: Option<u32>,
     steps: u32,
@@ -97,6 +100,18 @@ impl Extensions for Supplied {
     fn queue(&mut self, node: NodeId, capacity_pkts: u32) -> Option<Result<Qdisc, String>> {
         self.asked.push((node.0, capacity_pkts));
         let fifo = DropTail::new(capacity_pkts as usize);
+        if self.codel {
+            let params = CodelParams {
+                target: Time::from_millis(5),
+                interval: Time::from_millis(100),
+                mtu_bytes: 1500,
+                ecn: false,
+            };
+            return Some(Ok(Box::new(Codel::new(CodelConfig {
+                capacity_pkts,
+                params,
+            }))));
+        }
         Some(Ok(if self.report {
             Box::new(Reporting {
                 fifo,
@@ -138,6 +153,35 @@ fn a_supplied_copy_of_drop_tail_gives_the_same_bits() {
     assert_eq!(ours["tables"]["flows"], builtin["tables"]["flows"]);
     // Every radio node was asked, with the scenario's queue.capacity.
     assert_eq!(ext.asked, (0..21).map(|n| (n, 50)).collect::<Vec<_>>());
+}
+
+/// A supplied discipline that drops at the head (installed after the world is built)
+/// has its head drops taken and counted as the registered one's are.
+#[test]
+fn a_supplied_codel_gives_the_bits_of_the_registered_one() {
+    let json = scenario("star-wifi.toml");
+    let mut ext = Supplied {
+        codel: true,
+        ..Supplied::default()
+    };
+    let ours = without_wall_clock(&extended(&json, 3.0, &mut ext));
+    let mut registered: Value = serde_json::from_str(&json).unwrap();
+    registered["queue"]["kind"] = "codel".into();
+    // The capacity the supplied one is built with (CoDel's own default is larger).
+    registered["queue"]["capacity"] = ext.asked[0].1.into();
+    let builtin = without_wall_clock(&run_json(&registered.to_string(), None, Some(3.0)));
+    assert_eq!(ours["summary"], builtin["summary"]);
+    assert_eq!(ours["tables"]["flows"], builtin["tables"]["flows"]);
+    assert_eq!(ours["tables"]["drops"], builtin["tables"]["drops"]);
+    let aqm_drops = builtin["tables"]["drops"]
+        .to_string()
+        .matches("aqm")
+        .count();
+    assert!(
+        aqm_drops > 0,
+        "no head drops: {}",
+        builtin["tables"]["drops"]
+    );
 }
 
 #[test]

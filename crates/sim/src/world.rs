@@ -414,6 +414,9 @@ pub struct World {
     wires: WiredNet,
     /// The queue discipline in front of each wired link direction, by `LinkId`.
     link_qdiscs: Vec<Qdisc>,
+    /// Some interface's discipline drops at the head
+    /// ([`QueueDiscipline::drops_at_head`](crate::qdisc::QueueDiscipline::drops_at_head)).
+    head_drops: bool,
     /// The 802.11 channel (`None` on a pure wired world).
     wifi: Option<WifiMedium>,
     routing: RoutingTable,
@@ -609,7 +612,11 @@ impl World {
             .as_ref()
             .and_then(|w| w.qdiscs.iter().find_map(|q| q.control_interval()))
             .map(|t| Box::new(QueueControlNet::new(n, cfg.seed, t)));
+        let head_drops = (link_qdiscs.iter())
+            .chain(wifi.iter().flat_map(|w| w.qdiscs.iter()))
+            .any(|q| q.drops_at_head());
         let mut world = World {
+            head_drops,
             instant: spin::InstantCount::default(),
             spin: None,
             queue_control,
@@ -902,6 +909,7 @@ impl World {
 
     /// The interface through which `node` reaches its neighbour `next`: the wire that
     /// joins them if there is one, else `node`'s radio if it has one.
+    #[inline]
     fn iface_towards(&self, node: NodeId, next: NodeId) -> Option<Iface> {
         if let Some(l) = self.wires.link_to(node, next) {
             return Some(Iface::Link(l));
@@ -1162,6 +1170,9 @@ impl World {
     /// Accounts for the packets `iface`'s discipline dropped while handing out others
     /// (CoDel's head drops); a saturating source among them refills its queue.
     fn take_head_drops(&mut self, iface: Iface, node: NodeId) {
+        if !self.head_drops {
+            return;
+        }
         while let Some((q, reason)) = self.qdisc_mut(iface).take_dropped() {
             self.metrics.on_packet_dropped(node, reason, &q.pkt);
             self.after_dequeue(node, q.pkt.flow, q.pkt.src);

@@ -133,6 +133,9 @@ impl WiredNet {
     #[inline]
     pub fn link_to(&self, from: NodeId, to: NodeId) -> Option<LinkId> {
         let out = &self.out[from.index()];
+        if out.len() <= 8 {
+            return out.iter().find(|(n, _)| *n == to).map(|(_, l)| *l);
+        }
         out.binary_search_by_key(&to, |(n, _)| *n)
             .ok()
             .map(|i| out[i].1)

@@ -382,6 +382,10 @@ impl QueueDiscipline for Codel {
         self.counters
     }
 
+    fn drops_at_head(&self) -> bool {
+        true
+    }
+
     fn take_dropped(&mut self) -> Option<(Queued, DropReason)> {
         self.dropped.pop_front().map(|q| (q, DropReason::Aqm))
     }

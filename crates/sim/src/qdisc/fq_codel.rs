@@ -303,6 +303,10 @@ impl QueueDiscipline for FqCodel {
         self.counters
     }
 
+    fn drops_at_head(&self) -> bool {
+        true
+    }
+
     fn take_dropped(&mut self) -> Option<(Queued, DropReason)> {
         self.dropped.pop_front()
     }

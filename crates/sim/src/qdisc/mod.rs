@@ -148,6 +148,14 @@ pub trait QueueDiscipline: Any + Debug + Send {
         None
     }
 
+    /// Whether [`QueueDiscipline::take_dropped`] can return packets: a discipline that
+    /// drops at the head says so. The world asks for head drops only when some
+    /// interface's discipline says yes (a packet left unasked breaks the conservation
+    /// check at the end of the run).
+    fn drops_at_head(&self) -> bool {
+        false
+    }
+
     /// Records the queue report piggybacked on `pkt`, a packet decoded or overheard
     /// from neighbour `from` at `now`. Returns whether a held-back packet may have been
     /// released (the interface should then try to pull).

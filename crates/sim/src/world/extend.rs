@@ -25,6 +25,7 @@ impl World {
         }
         match &mut self.wifi {
             Some(w) => {
+                self.head_drops |= q.drops_at_head();
                 w.qdiscs[node.index()] = q;
                 Ok(())
             }
