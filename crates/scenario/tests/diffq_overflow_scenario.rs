@@ -106,3 +106,29 @@ fn other_queues_report_no_diffq_overflows() {
     assert!(relay_overflows(&out) > 0);
     assert!(out["summary"].get("diffq_overflows").is_none());
 }
+
+/// `[diffq] source_queue = "first_relay"` (a counterfactual oracle): sources whose rate
+/// rule also reads their next hop's queue for the destination stop overfilling it, so
+/// first relays overflow less; "own", the default, is the paper's rule and the same bits
+/// as leaving the key out.
+#[test]
+fn sources_that_read_the_first_relay_overflow_it_less() {
+    let queue = "kind = \"diffq\"\ncapacity = 1840\nper_dest_capacity = 40";
+    let first_relay_drops = |out: &Value| {
+        out["summary"]["diffq_overflows"]["first_relay"]["drops"]
+            .as_u64()
+            .unwrap()
+    };
+    let default = run(&mesh("", queue));
+    let own = run(&mesh("source_queue = \"own\"", queue));
+    assert_eq!(own["summary"]["events"], default["summary"]["events"]);
+    assert_eq!(own["summary"]["flows"], default["summary"]["flows"]);
+    assert_eq!(own["tables"]["flow_drops"], default["tables"]["flow_drops"]);
+    let oracle = run(&mesh("source_queue = \"first_relay\"", queue));
+    let (before, after) = (first_relay_drops(&default), first_relay_drops(&oracle));
+    eprintln!("first-relay overflows: own {before}, first_relay {after}");
+    assert!(
+        before > 0 && after * 2 < before,
+        "own {before}, first_relay {after}"
+    );
+}

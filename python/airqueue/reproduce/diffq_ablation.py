@@ -20,7 +20,8 @@ by the path length of the flow whose packet was dropped (Fig. 15's x axis).
 
 The MAC holds one frame behind DiffQ's queues and links are loss-free; ``driver_buffer``
 and ``link_loss`` give ``diffq-single-path``'s MadWiFi driver buffer and Table 2 link
-loss as a counterfactual.
+loss as a counterfactual; ``source_queue=first_relay`` gives the sources' rate rule their
+next hop's queue for the destination as well (an oracle the paper does not describe).
 """
 
 from __future__ import annotations
@@ -66,6 +67,10 @@ VARIANTS: dict[str, dict[str, bool]] = {
 PAPER_QUEUE_DROPS = {"RC only": 70_000.0, "RC + scheduling": 70_000.0, "full DiffQ": 2_500.0}
 
 
+#: ``[diffq] source_queue``'s values (docs/scenario.md).
+SOURCE_QUEUES = ("own", "first_relay")
+
+
 @dataclass(frozen=True)
 class Config:
     """Parameters (``airqueue.reproduce(NAME, params={...})`` overrides any of them)."""
@@ -95,6 +100,11 @@ class Config:
     #: Frame erasure probability of every pair of nodes (``[[link]] loss``): 0, the
     #: default; ``diffq-single-path``'s Table 2 calibration 0.04 is a counterfactual here.
     link_loss: float = 0.0
+    #: ``[diffq] source_queue``: ``"own"``, the paper's rule (4.1: the source reads its
+    #: own queue for the destination); ``"first_relay"``, a counterfactual whose sources
+    #: read the larger of their own and their next hop's queue (docs/reproductions/diffq.md,
+    #: "Why full DiffQ still drops a quarter").
+    source_queue: str = "own"
 
     @classmethod
     def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
@@ -102,6 +112,11 @@ class Config:
         config = apply_params(base, params)
         check_routing(NAME, config.routing, config.tc_redundancy)
         check_driver(NAME, config.driver_buffer, config.link_loss)
+        if config.source_queue not in SOURCE_QUEUES:
+            raise ValueError(
+                f"{NAME}: source_queue must be one of {', '.join(SOURCE_QUEUES)}, got "
+                f"{config.source_queue!r}; e.g. --param source_queue=first_relay"
+            )
         return config
 
 
@@ -140,6 +155,8 @@ def run(
                 link_loss=config.link_loss,
             )
             base["diffq"].update(switches)
+            if config.source_queue != "own":
+                base["diffq"]["source_queue"] = config.source_queue
             frames.append(runner.sweep(variant, base, seeds=seeds))
         flows = pd.concat(frames, ignore_index=True)
         summary = runner.table(flows, "summary")

@@ -53,7 +53,7 @@ pub static SCHEME: RateScheme = RateScheme {
 };
 
 /// `[diffq]`'s rate keys, in the order they are read (after the queue's switches).
-static KEYS: [Key; 10] = [
+static KEYS: [Key; 11] = [
     Key {
         name: "utility",
         doc: "\"aimd\" (default) or \"log\" (rate = log_weight / max(qlen, 1))",
@@ -108,6 +108,17 @@ static KEYS: [Key; 10] = [
             min: 0,
             max: u32::MAX as u64,
             expected: "an integer number of packets >= 0",
+        },
+    },
+    Key {
+        name: "source_queue",
+        doc: "the queue the rate rule reads: \"own\" (default, the source's queue for the \
+              destination, 4.1) or \"first_relay\" (the larger of that and its next hop's \
+              queue for the destination, read from the next hop's memory: a counterfactual \
+              the paper does not describe)",
+        value: KeyValue::Choice {
+            default: "own",
+            names: &["own", "first_relay"],
         },
     },
     Key {
@@ -241,6 +252,10 @@ pub struct DiffqRateConfig {
     /// because it is starved outranks the sources around it, which is how DiffQ restores
     /// fairness in the paper's Fig. 2.
     pub queue_threshold_pkts: u32,
+    /// Whether the rule reads the larger of the source's queue and its next hop's queue
+    /// for the destination (`source_queue = "first_relay"`), an oracle for a
+    /// counterfactual run; false (the paper's rule): the source's own.
+    pub reads_first_relay: bool,
     /// Log utility: `M` of `rate = M / max(qlen, 1)`, bit/s. Default 4 Mb/s, near the
     /// capacity of one 11 Mb/s 802.11b hop for 1400-byte packets (the paper's one-hop TCP
     /// figure, Table 2), so an unqueued source offers one hop's worth.
@@ -264,6 +279,7 @@ impl DiffqRateConfig {
             alpha_bps: 10e3,
             beta: 0.5,
             queue_threshold_pkts: 10,
+            reads_first_relay: false,
             log_weight_bps: 4e6,
             initial_bps: 100e3,
             min_bps: 10e3,
@@ -312,6 +328,7 @@ impl DiffqRateConfig {
             alpha_bps: p.real("alpha"),
             beta: p.real("beta"),
             queue_threshold_pkts: p.integer("queue_threshold") as u32,
+            reads_first_relay: p.choice("source_queue") == Some("first_relay"),
             log_weight_bps: p.real("log_weight"),
             initial_bps: p.real("initial_rate"),
             min_bps: p.real("min_rate"),
@@ -338,6 +355,9 @@ impl DiffqRateConfig {
         params.set("alpha", self.alpha_bps);
         params.set("beta", self.beta);
         params.set("queue_threshold", f64::from(self.queue_threshold_pkts));
+        if self.reads_first_relay {
+            params.set_choice("source_queue", "first_relay");
+        }
         params.set("log_weight", self.log_weight_bps);
         params.set("initial_rate", self.initial_bps);
         params.set("min_rate", self.min_bps);
@@ -416,6 +436,10 @@ impl RateController for DiffqRate {
 
     fn on_update(&mut self, source_queue_pkts: usize, may_rise: bool) -> f64 {
         self.update(source_queue_pkts, may_rise)
+    }
+
+    fn reads_next_hop(&self) -> bool {
+        self.cfg.reads_first_relay
     }
 
     fn counts(&self) -> (u64, u64) {

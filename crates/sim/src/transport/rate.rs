@@ -180,6 +180,13 @@ pub trait RateController: Debug + Send {
         self.on_update(seen.queue_pkts, seen.may_rise)
     }
 
+    /// Whether the source's queue it reads is the larger of the source's own and its
+    /// next hop's (an oracle: the world reads the next hop's discipline); false, the
+    /// default: the source's own.
+    fn reads_next_hop(&self) -> bool {
+        false
+    }
+
     /// Updates made and how many lowered the rate, for the run's outcome.
     fn counts(&self) -> (u64, u64) {
         (0, 0)

@@ -248,14 +248,29 @@ impl World {
     /// eq. (5)).
     fn source_queue_len(&self, f: FlowId) -> usize {
         let fl = &self.flows[f.index()];
-        let q = self
-            .routing
-            .next_hop(fl.src, fl.dst)
+        let next = self.routing.next_hop(fl.src, fl.dst);
+        let q = next
             .and_then(|next| self.iface_towards(fl.src, next))
             .map(|iface| self.qdisc(iface));
-        match fl.cc.map(|cc| cc.reads) {
+        let own = match fl.cc.map(|cc| cc.reads) {
             Some(SourceQueue::Commodity) => q.map_or(0, |q| q.commodity_len(f, fl.dst)),
             _ => q.map_or(0, |q| q.queue_len_for(fl.dst)),
+        };
+        match (&fl.pacer, next) {
+            (Some(p), Some(next)) if p.reads_next_hop() && next != fl.dst => {
+                own.max(self.next_hop_queue_len(fl.src, next, fl.dst))
+            }
+            _ => own,
         }
+    }
+
+    /// The queue for `dst` at `next`, `node`'s neighbour, on the interface `next` sends
+    /// on towards `dst` (0 when it has no route): what an oracle of the next hop's memory
+    /// reads ([`RateController::reads_next_hop`](crate::transport::RateController)).
+    fn next_hop_queue_len(&self, node: NodeId, next: NodeId, dst: NodeId) -> usize {
+        debug_assert_ne!(node, next);
+        (self.routing.next_hop(next, dst))
+            .and_then(|after| self.iface_towards(next, after))
+            .map_or(0, |iface| self.qdisc(iface).queue_len_for(dst))
     }
 }
