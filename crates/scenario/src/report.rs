@@ -8,10 +8,8 @@ use crate::schema::{FlowKind, Medium, Scenario};
 use airqueue_kernel::Time;
 use airqueue_phy::Dbm;
 use airqueue_sim::metrics::{jain_index, log_utility, OverflowCounts, Traces};
-use airqueue_sim::net::aodv::{AodvConfig, AodvStats};
 use airqueue_sim::net::more::MoreFlowStats;
-use airqueue_sim::net::olsr::OlsrStats;
-use airqueue_sim::net::DropReason;
+use airqueue_sim::net::{DropReason, StatValue};
 use airqueue_sim::qdisc::diffq;
 use airqueue_sim::world::QueueControlStats;
 use airqueue_sim::{NodeId, RunOutcome};
@@ -73,7 +71,7 @@ pub fn summary(s: &Scenario, out: &RunOutcome, wall_seconds: f64) -> Value {
     }
     let simulated = out.simulated.as_secs_f64();
     let c = out.conservation;
-    let routing = routing_totals(s, out);
+    let routing = routing_totals(out);
     let mut summary = json!({
         "name": s.name,
         "seed": s.seed,
@@ -123,116 +121,11 @@ fn overflow_counts(c: &OverflowCounts) -> Value {
     })
 }
 
-/// Whether AODV runs with local repair (RFC 3561 6.12), whose counters the report adds.
-fn aodv_local_repair(s: &Scenario) -> bool {
-    let params = s.routing.params_of(&airqueue_sim::net::aodv::keys::SCHEME);
-    params.is_some_and(AodvConfig::local_repair_in)
-}
-
-/// The AODV counters of every node, by name (what the `routing` table has per node);
-/// the local repair counters only when the scenario turns local repair on (so that
-/// scenarios without it report what they did before it existed).
-fn aodv_counters(s: &AodvStats, local_repair: bool) -> impl Iterator<Item = (&'static str, u64)> {
-    let all = [
-        ("rreq_originated", s.rreq_originated),
-        ("rreq_forwarded", s.rreq_forwarded),
-        ("rreq_duplicates", s.rreq_duplicates),
-        ("rrep_by_destination", s.rrep_by_destination),
-        ("rrep_by_intermediate", s.rrep_by_intermediate),
-        ("rrep_forwarded", s.rrep_forwarded),
-        ("rrep_sent", s.rrep_by_destination + s.rrep_by_intermediate),
-        ("rerr_sent", s.rerr_sent),
-        ("rerr_rate_limited", s.rerr_rate_limited),
-        ("discoveries_started", s.discoveries_started),
-        ("discoveries_succeeded", s.discoveries_succeeded),
-        ("discoveries_failed", s.discoveries_failed),
-        ("link_breaks", s.link_breaks),
-        ("hellos_sent", s.hellos_sent),
-        ("control_drops", s.control_drops),
-        ("local_repairs", s.local_repairs),
-        ("local_repair_failures", s.local_repair_failures),
-    ];
-    let n = if local_repair {
-        all.len()
-    } else {
-        all.len() - 2
-    };
-    all.into_iter().take(n)
-}
-
-/// The OLSR counters of every node, by name (what the `routing` table has per node).
-fn olsr_counters(s: &OlsrStats) -> [(&'static str, u64); 13] {
-    [
-        ("hellos_sent", s.hellos_sent),
-        ("hellos_received", s.hellos_received),
-        ("tcs_originated", s.tcs_originated),
-        ("tcs_forwarded", s.tcs_forwarded),
-        ("tcs_received", s.tcs_received),
-        ("tc_duplicates", s.tc_duplicates),
-        ("tc_ignored", s.tc_ignored),
-        ("route_recomputations", s.route_recomputations),
-        ("route_changes", s.route_changes),
-        ("control_drops", s.control_drops),
-        ("sym_neighbors", s.sym_neighbors),
-        ("mprs", s.mprs),
-        ("mpr_selectors", s.mpr_selectors),
-    ]
-}
-
-/// The OLSR gauges of every node's final link state, by name.
-fn olsr_gauges(s: &OlsrStats) -> [(&'static str, f64); 3] {
-    [
-        ("mean_link_etx", s.mean_link_etx),
-        ("min_lq", s.min_lq),
-        ("mean_next_hop_etx", s.mean_next_hop_etx),
-    ]
-}
-
-/// Summary `routing` for OLSR: the counters summed over the nodes; `mean_link_etx` and
-/// `mean_next_hop_etx` averaged over the nodes with symmetric neighbours, `min_lq` the
-/// lowest LQ of any symmetric link at the end.
-fn olsr_totals(stats: &[OlsrStats]) -> Value {
+/// Summary `routing`: `{"kind": "static"}` (with the queue disciplines' control
+/// broadcasts summed over the nodes), or the protocol's `kind` and its totals.
+fn routing_totals(out: &RunOutcome) -> Value {
     let mut m = Map::new();
-    m.insert("kind".into(), json!("olsr"));
-    for st in stats {
-        for (name, v) in olsr_counters(st) {
-            let e = m.entry(name).or_insert(json!(0u64));
-            *e = json!(e.as_u64().unwrap_or(0) + v);
-        }
-    }
-    let linked: Vec<&OlsrStats> = stats.iter().filter(|s| s.sym_neighbors > 0).collect();
-    let mean = |f: fn(&OlsrStats) -> f64| {
-        if linked.is_empty() {
-            Value::Null
-        } else {
-            num(linked.iter().map(|s| f(s)).sum::<f64>() / linked.len() as f64)
-        }
-    };
-    m.insert("mean_link_etx".into(), mean(|s| s.mean_link_etx));
-    m.insert("mean_next_hop_etx".into(), mean(|s| s.mean_next_hop_etx));
-    let min_lq = linked
-        .iter()
-        .map(|s| s.min_lq)
-        .fold(f64::INFINITY, f64::min);
-    m.insert(
-        "min_lq".into(),
-        if linked.is_empty() {
-            Value::Null
-        } else {
-            num(min_lq)
-        },
-    );
-    Value::Object(m)
-}
-
-/// Summary `routing`: `{"kind": "static"}`, or for AODV the kind and every counter
-/// summed over the nodes (for OLSR see [`olsr_totals`]).
-fn routing_totals(s: &Scenario, out: &RunOutcome) -> Value {
-    if !out.olsr.is_empty() {
-        return olsr_totals(&out.olsr);
-    }
-    if out.routing.is_empty() {
-        let mut m = Map::new();
+    let Some(r) = &out.routing else {
         m.insert("kind".into(), json!("static"));
         // Backpressure's control packets (seed 002, 4.1.2), summed over the nodes.
         if !out.queue_control.is_empty() {
@@ -245,16 +138,20 @@ fn routing_totals(s: &Scenario, out: &RunOutcome) -> Value {
             m.insert("bp_control_lost".into(), sum(|s| s.lost));
         }
         return Value::Object(m);
-    }
-    let mut m = Map::new();
-    m.insert("kind".into(), json!("aodv"));
-    for st in &out.routing {
-        for (name, v) in aodv_counters(st, aodv_local_repair(s)) {
-            let e = m.entry(name).or_insert(json!(0u64));
-            *e = json!(e.as_u64().unwrap_or(0) + v);
-        }
+    };
+    m.insert("kind".into(), json!(r.kind));
+    for &(name, v) in &r.totals {
+        m.insert(name.into(), stat(v));
     }
     Value::Object(m)
+}
+
+fn stat(v: StatValue) -> Value {
+    match v {
+        StatValue::Count(n) => json!(n),
+        StatValue::Real(x) => num(x),
+        StatValue::Missing => Value::Null,
+    }
 }
 
 /// Column-oriented end-of-run tables: `flows`, `drops`, `flow_drops` (drops of flows'
@@ -398,31 +295,17 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         }
     }
 
+    // The protocol's per-node report (empty with static routing).
     let mut routing = Columns::default();
-    for (node, st) in out.routing.iter().enumerate() {
-        routing.push("node", json!(node));
-        for (name, v) in aodv_counters(st, aodv_local_repair(s)) {
-            routing.push(name, json!(v));
-        }
-    }
-    let mut routing_columns: Vec<&str> = std::iter::once("node")
-        .chain(aodv_counters(&AodvStats::default(), aodv_local_repair(s)).map(|(n, _)| n))
-        .collect();
-    if !out.olsr.is_empty() {
-        for (node, st) in out.olsr.iter().enumerate() {
+    let mut routing_columns = vec!["node"];
+    if let Some(r) = &out.routing {
+        routing_columns.extend(&r.columns);
+        for (node, row) in r.rows.iter().enumerate() {
             routing.push("node", json!(node));
-            for (name, v) in olsr_counters(st) {
-                routing.push(name, json!(v));
-            }
-            for (name, v) in olsr_gauges(st) {
-                routing.push(name, num(v));
+            for (&name, &v) in r.columns.iter().zip(row) {
+                routing.push(name, stat(v));
             }
         }
-        let d = OlsrStats::default();
-        routing_columns = std::iter::once("node")
-            .chain(olsr_counters(&d).map(|(n, _)| n))
-            .chain(olsr_gauges(&d).map(|(n, _)| n))
-            .collect();
     }
 
     let mut nodes = Columns::default();

@@ -6,11 +6,23 @@ use airqueue_scenario::api::{run_json, run_value, Run};
 use airqueue_scenario::build::world_config;
 use airqueue_scenario::parse::toml_to_json;
 use airqueue_scenario::validate_and_place;
+use airqueue_sim::net::aodv::{AodvNet, AodvStats};
 use airqueue_sim::net::DropReason;
-use airqueue_sim::{NodeId, World};
+use airqueue_sim::{NodeId, RunOutcome, World};
 use serde_json::Value;
 
 mod common;
+
+/// Each node's AODV counters, read back from the run's routing report.
+fn aodv_stats(out: &RunOutcome) -> Vec<AodvStats> {
+    AodvStats::from_report(out.routing.as_ref().expect("AODV ran"))
+}
+
+/// The next hop and hop count of `node`'s active AODV route to `dst` at the world's time.
+fn aodv_route(world: &World, node: NodeId, dst: NodeId) -> Option<(NodeId, u8)> {
+    let aodv = world.routing_protocol()?.downcast_ref::<AodvNet>()?;
+    aodv.route(node, dst, world.now())
+}
 
 fn run(text: &str) -> Run {
     run_value(toml_to_json(text).unwrap(), None, None).unwrap_or_else(|e| panic!("{e:?}"))
@@ -38,7 +50,7 @@ fn a_chain_discovers_the_static_route_and_delivers() {
     let stat = run(&chain("kind = \"static\""));
     let out = &aodv.outcome;
     assert!(out.conservation.holds(), "{:?}", out.conservation);
-    let r = &out.routing;
+    let r = &aodv_stats(out);
     assert_eq!(r.len(), 6);
     // One discovery by the source, answered by the destination; the middle nodes relay.
     assert_eq!(r[0].discoveries_started, 1);
@@ -83,12 +95,12 @@ fn the_route_found_has_the_static_hop_count_and_the_first_packet_waits() {
     let table = cfg.routing.clone();
     let mut world = World::new(cfg);
     world.run_until(Time::from_secs(3));
-    let (next, hops) = world.aodv_route(NodeId(0), NodeId(5)).expect("route to 5");
+    let (next, hops) = aodv_route(&world, NodeId(0), NodeId(5)).expect("route to 5");
     assert_eq!(Some(next), table.next_hop(NodeId(0), NodeId(5)));
     assert_eq!(Some(hops as u32), table.hop_count(NodeId(0), NodeId(5)));
     assert_eq!(hops, 5);
     // And the reverse route the request left at the destination.
-    let (back, back_hops) = world.aodv_route(NodeId(5), NodeId(0)).expect("route to 0");
+    let (back, back_hops) = aodv_route(&world, NodeId(5), NodeId(0)).expect("route to 0");
     assert_eq!((back, back_hops), (NodeId(4), 5));
 }
 
@@ -128,7 +140,7 @@ fn a_congested_grid_breaks_links_and_rediscovers_routes() {
     let out = run(&grid(20.0)).outcome;
     assert!(out.conservation.holds(), "{:?}", out.conservation);
     let total = |f: fn(&airqueue_sim::net::aodv::AodvStats) -> u64| -> u64 {
-        out.routing.iter().map(f).sum()
+        aodv_stats(&out).iter().map(f).sum()
     };
     let breaks = total(|s| s.link_breaks);
     let rerrs = total(|s| s.rerr_sent);
@@ -162,11 +174,11 @@ fn tcp_runs_over_aodv_on_a_chain() {
     // sender three hops away can destroy a frame after its preamble, so a retry-limit
     // drop may break a link and make node 5 discover; without the reverse route node 5
     // would discover before its first ACK, break or not.)
-    let breaks: u64 = out.routing.iter().map(|s| s.link_breaks).sum();
+    let breaks: u64 = aodv_stats(&out).iter().map(|s| s.link_breaks).sum();
     assert!(
-        out.routing[5].discoveries_started <= breaks,
+        aodv_stats(&out)[5].discoveries_started <= breaks,
         "{} discoveries by the destination, {breaks} link breaks",
-        out.routing[5].discoveries_started
+        aodv_stats(&out)[5].discoveries_started
     );
 }
 
@@ -257,9 +269,10 @@ fn simultaneous_sources_that_hear_each_other_both_find_routes() {
     assert!(out.conservation.holds(), "{:?}", out.conservation);
     for src in [1, 2] {
         assert_eq!(
-            out.routing[src].discoveries_succeeded, 1,
+            aodv_stats(&out)[src].discoveries_succeeded,
+            1,
             "{:?}",
-            out.routing[src]
+            aodv_stats(&out)[src]
         );
     }
     for f in &out.metrics.flows {
@@ -276,7 +289,7 @@ const HELLO: &str = "kind = \"aodv\"\nlink_detection = \"hello\"";
 fn hello_detection_on_a_chain_discovers_delivers_and_sends_hellos() {
     let out = run(&chain(HELLO)).outcome;
     assert!(out.conservation.holds(), "{:?}", out.conservation);
-    let r = &out.routing;
+    let r = &aodv_stats(&out);
     assert_eq!(
         (r[0].discoveries_started, r[0].discoveries_succeeded),
         (1, 1)
@@ -304,7 +317,10 @@ fn hello_detection_on_a_chain_discovers_delivers_and_sends_hellos() {
     }
     // MAC detection sends none, and the default is MAC detection, bit for bit.
     let mac = run(&chain("kind = \"aodv\"")).outcome;
-    assert_eq!(mac.routing.iter().map(|s| s.hellos_sent).sum::<u64>(), 0);
+    assert_eq!(
+        aodv_stats(&mac).iter().map(|s| s.hellos_sent).sum::<u64>(),
+        0
+    );
     let explicit = run(&chain("kind = \"aodv\"\nlink_detection = \"mac\"")).outcome;
     assert_eq!(mac.routing, explicit.routing);
     assert_eq!(
@@ -339,7 +355,7 @@ fn a_congested_grid_breaks_fewer_links_with_hellos() {
         let out = run(text).outcome;
         assert!(out.conservation.holds(), "{:?}", out.conservation);
         let sum = |f: fn(&airqueue_sim::net::aodv::AodvStats) -> u64| -> u64 {
-            out.routing.iter().map(f).sum()
+            aodv_stats(&out).iter().map(f).sum()
         };
         let drops = out.metrics.drops_by_reason();
         (
@@ -430,7 +446,7 @@ fn local_repair_repairs_relayed_routes_on_the_congested_grid() {
     assert!(on.conservation.holds(), "{:?}", on.conservation);
     let total = |o: &airqueue_sim::RunOutcome,
                  f: fn(&airqueue_sim::net::aodv::AodvStats) -> u64|
-     -> u64 { o.routing.iter().map(f).sum() };
+     -> u64 { aodv_stats(o).iter().map(f).sum() };
     let repairs = total(&on, |s| s.local_repairs);
     let failures = total(&on, |s| s.local_repair_failures);
     assert!(repairs >= 3, "{repairs} local repairs");

@@ -6,10 +6,24 @@ use airqueue_scenario::api::{run_json, run_value, Run};
 use airqueue_scenario::build::{neighbour_graph, routing_table, world_config};
 use airqueue_scenario::parse::toml_to_json;
 use airqueue_scenario::validate_and_place;
+use airqueue_sim::net::olsr::{OlsrNet, OlsrNode, OlsrStats};
 use airqueue_sim::{NodeId, World};
 use serde_json::Value;
 
 mod common;
+
+/// Each node's OLSR statistics, read back from the run's routing report.
+fn olsr_stats(out: &airqueue_sim::RunOutcome) -> Vec<OlsrStats> {
+    OlsrStats::from_report(out.routing.as_ref().expect("OLSR ran"))
+}
+
+/// `node`'s OLSR state machine.
+fn olsr_node(world: &World, node: NodeId) -> Option<&OlsrNode> {
+    world
+        .routing_protocol()?
+        .downcast_ref::<OlsrNet>()?
+        .node(node)
+}
 
 fn run(text: &str) -> Run {
     run_value(toml_to_json(text).unwrap(), None, None).unwrap_or_else(|e| panic!("{e:?}"))
@@ -68,7 +82,7 @@ fn a_chain_keeps_the_static_routes_and_delivers() {
         f.packets_delivered as f64 >= 0.95 * f.packets_sent as f64,
         "{f:?}"
     );
-    let r = &out.olsr;
+    let r = &olsr_stats(&out);
     assert_eq!(r.len(), 6);
     // A HELLO every 2 s minus jitter (up to 0.5 s): 10 to 14 in 20 s.
     assert!(
@@ -122,7 +136,7 @@ fn grid(duration: f64, queue: &str, flow_extra: &str) -> String {
 fn a_congested_grid_loses_hellos_and_moves_routes() {
     let out = run(&grid(30.0, "", "")).outcome;
     assert!(out.conservation.holds(), "{:?}", out.conservation);
-    let r = &out.olsr;
+    let r = &olsr_stats(&out);
     let changes: u64 = r.iter().map(|s| s.route_changes).sum();
     let min_lq = r.iter().map(|s| s.min_lq).fold(1.0, f64::min);
     assert!(changes > 0, "{changes} route changes");
@@ -140,12 +154,17 @@ fn full_tc_redundancy_floods_more_tcs_and_keeps_packets() {
     let full =
         run(&grid(10.0, "", "").replace("kind = \"olsr\"", "kind = \"olsr\"\ntc_redundancy = 2"))
             .outcome;
-    let tcs = |o: &airqueue_sim::RunOutcome| o.olsr.iter().map(|s| s.tcs_originated).sum::<u64>();
-    let originators =
-        |o: &airqueue_sim::RunOutcome| o.olsr.iter().filter(|s| s.tcs_originated > 0).count();
+    let tcs =
+        |o: &airqueue_sim::RunOutcome| olsr_stats(o).iter().map(|s| s.tcs_originated).sum::<u64>();
+    let originators = |o: &airqueue_sim::RunOutcome| {
+        olsr_stats(o)
+            .iter()
+            .filter(|s| s.tcs_originated > 0)
+            .count()
+    };
     assert!(tcs(&full) > tcs(&base), "{} vs {}", tcs(&full), tcs(&base));
-    assert_eq!(originators(&full), full.olsr.len());
-    assert!(originators(&base) < base.olsr.len());
+    assert_eq!(originators(&full), olsr_stats(&full).len());
+    assert!(originators(&base) < olsr_stats(&base).len());
     assert!(full.conservation.holds(), "{:?}", full.conservation);
 }
 
@@ -179,7 +198,7 @@ fn diffq_runs_over_olsr_and_conserves_packets() {
     let out = run(&text).outcome;
     assert!(out.conservation.holds(), "{:?}", out.conservation);
     assert!(out.metrics.flows.iter().all(|f| f.packets_delivered > 0));
-    assert!(out.olsr.iter().all(|s| s.hellos_sent > 0));
+    assert!(olsr_stats(&out).iter().all(|s| s.hellos_sent > 0));
     // Backpressure and fair queuing read the table too.
     for q in [
         "[queue]\nkind = \"backpressure\"\n",
@@ -281,7 +300,7 @@ fn etx_measured_from_lost_hellos_routes_around_a_lossy_link() {
         Some(NodeId(2))
     );
     let now = w.now();
-    let n0 = w.olsr_node(NodeId(0)).unwrap();
+    let n0 = olsr_node(&w, NodeId(0)).unwrap();
     let lq = n0.quality(NodeId(1)).0;
     assert!(lq > 0.1 && lq < 0.9, "LQ of 0-1 {lq}");
     assert!(n0.link_cost(NodeId(1), now) > 1.5);
@@ -297,7 +316,7 @@ fn etx_measured_from_lost_hellos_routes_around_a_lossy_link() {
         w.routing_table().next_hop(NodeId(0), NodeId(3)),
         Some(NodeId(2))
     );
-    let lq = w.olsr_node(NodeId(0)).unwrap().quality(NodeId(1)).0;
+    let lq = olsr_node(&w, NodeId(0)).unwrap().quality(NodeId(1)).0;
     assert!(lq > 0.1 && lq < 0.9, "window LQ of 0-1 {lq}");
     // By hop count the tie goes to the lower id, lossy or not.
     let (mut w, _) = world(&lossy_diamond("kind = \"olsr\"\nmetric = \"hops\""));

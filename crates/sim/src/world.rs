@@ -15,8 +15,6 @@ use crate::ids::{FlowId, LinkId, NodeId};
 use crate::medium::wifi::{Mac, MacStats, WifiConfig, WifiEvent, WifiOutput};
 use crate::medium::{configured_loss, WiredNet};
 use crate::metrics::{Conservation, Metrics, QueueSample, Traces};
-use crate::net::aodv::AodvStats;
-use crate::net::olsr::OlsrStats;
 use crate::net::packet::DEFAULT_TTL;
 use crate::net::registry::RoutingSetup;
 use crate::net::scheme::{NetFlow, NetFlowConfig, NetReports};
@@ -461,10 +459,8 @@ pub struct RunOutcome {
     /// Per-bin trace rows not drained while the run went: all of them for a run
     /// nobody drained ([`World::traces_mut`]).
     pub traces: Traces,
-    /// Per-node AODV counters (empty with static routing and OLSR).
-    pub routing: Vec<AodvStats>,
-    /// Per-node OLSR counters (empty unless OLSR ran).
-    pub olsr: Vec<OlsrStats>,
+    /// The routing protocol's report (`None` with static routing).
+    pub routing: Option<ProtocolStats>,
     /// The network-layer schemes' per-flow counters.
     pub net: NetReports,
     /// Per-node counters of the queue disciplines' control broadcasts (empty when off).
@@ -709,15 +705,8 @@ impl World {
             .collect();
         let net = self.net_report();
         let now = self.events.now();
-        let stats = match self.routing_glue.protocol.as_deref_mut() {
-            Some(p) => p.stats(now, &self.routing),
-            None => ProtocolStats::None,
-        };
-        let (routing, olsr) = match stats {
-            ProtocolStats::Aodv(a) => (a, Vec::new()),
-            ProtocolStats::Olsr(o) => (Vec::new(), o),
-            ProtocolStats::None => (Vec::new(), Vec::new()),
-        };
+        let routing =
+            (self.routing_glue.protocol.as_deref_mut()).and_then(|p| p.stats(now, &self.routing));
         let queue_control = self
             .queue_control
             .as_ref()
@@ -727,7 +716,6 @@ impl World {
             queue_control,
             net,
             routing,
-            olsr,
             tcp: reports.tcp,
             tfrc: reports.tfrc,
             rate_control,

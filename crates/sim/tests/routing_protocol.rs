@@ -12,7 +12,7 @@ use airqueue_sim::net::control::ControlQueues;
 use airqueue_sim::net::protocol::Unqueued;
 use airqueue_sim::net::{
     ControlMsg, DropReason, Packet, ProtocolStats, RoutingAction, RoutingProtocol, RoutingTable,
-    RoutingTimer, TransportHeader,
+    RoutingTimer, StatValue, TransportHeader,
 };
 use airqueue_sim::qdisc::Dequeued;
 use airqueue_sim::{FlowKindConfig, World};
@@ -112,9 +112,9 @@ impl RoutingProtocol for CutAtOne {
         }
     }
 
-    fn stats(&mut self, _now: Time, _table: &RoutingTable) -> ProtocolStats {
+    fn stats(&mut self, _now: Time, _table: &RoutingTable) -> Option<ProtocolStats> {
         assert!(self.unqueued.is_empty());
-        ProtocolStats::None
+        None
     }
 }
 
@@ -231,8 +231,13 @@ impl RoutingProtocol for Beacons {
         self.control.pop(node, now)
     }
 
-    fn stats(&mut self, _now: Time, _table: &RoutingTable) -> ProtocolStats {
-        ProtocolStats::None
+    /// Beacons heard per node, in the protocol's own words.
+    fn stats(&mut self, _now: Time, _table: &RoutingTable) -> Option<ProtocolStats> {
+        let rows =
+            (self.heard.iter()).map(|h| [("beacons_heard", StatValue::Count(h.len() as u64))]);
+        let mut stats = ProtocolStats::of_rows("beacons", rows);
+        stats.totals = stats.summed_counts();
+        Some(stats)
     }
 }
 
@@ -263,4 +268,11 @@ fn a_protocol_of_ones_own_sends_its_own_control_messages() {
     // Control packets take air time but belong to no flow.
     assert_eq!(out.conservation.created, 0);
     assert!(out.mac.iter().all(|m| m.data_tx == 1), "{:?}", out.mac);
+    // Its report reaches the run's outcome as it wrote it.
+    let report = out.routing.expect("the protocol's report");
+    assert_eq!(report.kind, "beacons");
+    assert_eq!(report.columns, ["beacons_heard"]);
+    let heard: Vec<_> = (0..3).map(|n| report.count(n, "beacons_heard")).collect();
+    assert_eq!(heard, [Some(1), Some(2), Some(1)]);
+    assert_eq!(report.totals, [("beacons_heard", StatValue::Count(4))]);
 }

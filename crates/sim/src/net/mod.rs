@@ -14,6 +14,6 @@ pub mod routing;
 pub mod scheme;
 
 pub use packet::{ControlMsg, DiffqHeader, DropReason, Packet, Report, TransportHeader};
-pub use protocol::{ProtocolStats, RoutingAction, RoutingProtocol, RoutingTimer};
+pub use protocol::{ProtocolStats, RoutingAction, RoutingProtocol, RoutingTimer, StatValue};
 pub use routing::{GraphEdge, RoutingTable};
 pub use scheme::{NetAction, NetScheme};

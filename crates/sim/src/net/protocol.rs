@@ -79,13 +79,84 @@ pub enum RoutingAction {
     Kick(NodeId),
 }
 
-/// A protocol's counters at the end of a run.
-#[derive(Clone, Debug, Default)]
-pub enum ProtocolStats {
-    #[default]
-    None,
-    Aodv(Vec<super::aodv::AodvStats>),
-    Olsr(Vec<super::olsr::OlsrStats>),
+/// One value of a protocol's report: a counter, a gauge, or a gauge with nothing to
+/// measure (a mean over no nodes).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum StatValue {
+    Count(u64),
+    Real(f64),
+    Missing,
+}
+
+/// What a protocol reports at the end of a run, in its own names: one row of values per
+/// node (the run's `routing` table) and totals over the nodes (the summary's `routing`
+/// object, after its `kind`). The report writes them as they come, so a protocol's
+/// counters need no code outside its module.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProtocolStats {
+    /// Its `routing.kind`.
+    pub kind: &'static str,
+    /// The name of each row's values, in order.
+    pub columns: Vec<&'static str>,
+    /// One row per node, by node id.
+    pub rows: Vec<Vec<StatValue>>,
+    /// Totals over the nodes, by name, in order.
+    pub totals: Vec<(&'static str, StatValue)>,
+}
+
+impl ProtocolStats {
+    /// A report of `kind` whose rows come from `per_node`'s named values (every row
+    /// names the same columns in the same order).
+    pub fn of_rows<I>(kind: &'static str, per_node: impl IntoIterator<Item = I>) -> Self
+    where
+        I: IntoIterator<Item = (&'static str, StatValue)>,
+    {
+        let mut stats = ProtocolStats {
+            kind,
+            ..ProtocolStats::default()
+        };
+        for named in per_node {
+            let (names, row): (Vec<_>, Vec<_>) = named.into_iter().unzip();
+            if stats.columns.is_empty() {
+                stats.columns = names;
+            }
+            stats.rows.push(row);
+        }
+        stats
+    }
+
+    /// `node`'s value of `column`.
+    pub fn value(&self, node: usize, column: &str) -> Option<StatValue> {
+        let c = self.columns.iter().position(|&n| n == column)?;
+        self.rows.get(node)?.get(c).copied()
+    }
+
+    /// `node`'s counter `column` (`None` for a gauge or an unknown name).
+    pub fn count(&self, node: usize, column: &str) -> Option<u64> {
+        match self.value(node, column)? {
+            StatValue::Count(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// The sum over the nodes of every counter column, in column order.
+    pub fn summed_counts(&self) -> Vec<(&'static str, StatValue)> {
+        let mut sums: Vec<(&'static str, u64)> = Vec::new();
+        for (c, name) in self.columns.iter().enumerate() {
+            let mut total = None;
+            for row in &self.rows {
+                if let Some(StatValue::Count(n)) = row.get(c) {
+                    *total.get_or_insert(0u64) += n;
+                }
+            }
+            if let Some(t) = total {
+                sums.push((name, t));
+            }
+        }
+        sums.into_iter()
+            .map(|(n, t)| (n, StatValue::Count(t)))
+            .collect()
+    }
 }
 
 /// A routing protocol: next hops, control traffic, link failures. The required core is
@@ -232,8 +303,11 @@ pub trait RoutingProtocol: Any + Send {
         0
     }
 
-    /// The counters, with the gauges of the state at `now`.
-    fn stats(&mut self, now: Time, table: &RoutingTable) -> ProtocolStats;
+    /// Its counters, with the gauges of the state at `now`, for the run's report; `None`
+    /// (the default): nothing to report.
+    fn stats(&mut self, _now: Time, _table: &RoutingTable) -> Option<ProtocolStats> {
+        None
+    }
 }
 
 impl dyn RoutingProtocol {

@@ -4,8 +4,6 @@
 
 use super::{Event, Iface, World};
 use crate::ids::NodeId;
-use crate::net::aodv::AodvNet;
-use crate::net::olsr::{OlsrNet, OlsrNode};
 use crate::net::protocol::Unqueued;
 use crate::net::{DropReason, Packet, RoutingAction, RoutingProtocol, RoutingTable, RoutingTimer};
 use airqueue_kernel::Time;
@@ -36,19 +34,6 @@ impl RoutingGlue {
 }
 
 impl World {
-    /// With AODV: the next hop and hop count of `node`'s active route to `dst` now.
-    pub fn aodv_route(&self, node: NodeId, dst: NodeId) -> Option<(NodeId, u8)> {
-        let p = self.routing_glue.protocol.as_deref()?;
-        let aodv = p.downcast_ref::<AodvNet>()?;
-        aodv.route(node, dst, self.events.now())
-    }
-
-    /// With OLSR: `node`'s state machine (tests look inside).
-    pub fn olsr_node(&self, node: NodeId) -> Option<&OlsrNode> {
-        let p = self.routing_glue.protocol.as_deref()?;
-        p.downcast_ref::<OlsrNet>()?.node(node)
-    }
-
     /// The routing protocol, if any (`downcast_ref` reaches its concrete type).
     pub fn routing_protocol(&self) -> Option<&dyn RoutingProtocol> {
         self.routing_glue.protocol.as_deref()

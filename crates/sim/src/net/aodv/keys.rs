@@ -187,12 +187,6 @@ impl AodvConfig {
             ..AodvConfig::default()
         }
     }
-
-    /// Whether `p` turns local repair on (RFC 3561 6.12), which adds its counters to
-    /// the run's report.
-    pub fn local_repair_in(p: &Params) -> bool {
-        p.value("local_repair").is_some_and(|x| x != 0.0)
-    }
 }
 
 #[cfg(test)]
@@ -204,7 +198,6 @@ mod tests {
     fn the_defaults_are_rfc_3561_section_10s() {
         let p = SCHEME.defaults().unwrap();
         assert_eq!(AodvConfig::from_params(&p), AodvConfig::default());
-        assert!(!AodvConfig::local_repair_in(&p));
     }
 
     #[test]
@@ -245,7 +238,6 @@ mod tests {
             ..AodvConfig::default()
         };
         assert_eq!(AodvConfig::from_params(&p), expected);
-        assert!(AodvConfig::local_repair_in(&p));
     }
 
     #[test]

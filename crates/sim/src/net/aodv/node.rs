@@ -32,6 +32,7 @@ use super::wire::{AodvMsg, Rerr, Rrep, Rreq};
 use super::{AodvConfig, LinkDetection};
 use crate::ids::NodeId;
 use crate::medium::wifi::BROADCAST;
+use crate::net::protocol::ProtocolStats;
 use airqueue_kernel::Time;
 use std::collections::VecDeque;
 
@@ -108,6 +109,69 @@ pub struct AodvStats {
     /// its retry limit or with the link to their neighbour, replies without a reverse
     /// route.
     pub control_drops: u64,
+}
+
+impl AodvStats {
+    /// The counters by name, as the run's `routing` table has them; the local repair
+    /// ones only with `local_repair`.
+    pub fn named(&self, local_repair: bool) -> impl Iterator<Item = (&'static str, u64)> {
+        let all = [
+            ("rreq_originated", self.rreq_originated),
+            ("rreq_forwarded", self.rreq_forwarded),
+            ("rreq_duplicates", self.rreq_duplicates),
+            ("rrep_by_destination", self.rrep_by_destination),
+            ("rrep_by_intermediate", self.rrep_by_intermediate),
+            ("rrep_forwarded", self.rrep_forwarded),
+            (
+                "rrep_sent",
+                self.rrep_by_destination + self.rrep_by_intermediate,
+            ),
+            ("rerr_sent", self.rerr_sent),
+            ("rerr_rate_limited", self.rerr_rate_limited),
+            ("discoveries_started", self.discoveries_started),
+            ("discoveries_succeeded", self.discoveries_succeeded),
+            ("discoveries_failed", self.discoveries_failed),
+            ("link_breaks", self.link_breaks),
+            ("hellos_sent", self.hellos_sent),
+            ("control_drops", self.control_drops),
+            ("local_repairs", self.local_repairs),
+            ("local_repair_failures", self.local_repair_failures),
+        ];
+        let n = if local_repair {
+            all.len()
+        } else {
+            all.len() - 2
+        };
+        all.into_iter().take(n)
+    }
+
+    /// Each node's counters read back from a run's routing report (zero where the
+    /// report has no such column).
+    pub fn from_report(report: &ProtocolStats) -> Vec<AodvStats> {
+        (0..report.rows.len())
+            .map(|i| {
+                let c = |name| report.count(i, name).unwrap_or(0);
+                AodvStats {
+                    rreq_originated: c("rreq_originated"),
+                    rreq_forwarded: c("rreq_forwarded"),
+                    rreq_duplicates: c("rreq_duplicates"),
+                    rrep_by_destination: c("rrep_by_destination"),
+                    rrep_by_intermediate: c("rrep_by_intermediate"),
+                    rrep_forwarded: c("rrep_forwarded"),
+                    rerr_sent: c("rerr_sent"),
+                    rerr_rate_limited: c("rerr_rate_limited"),
+                    discoveries_started: c("discoveries_started"),
+                    discoveries_succeeded: c("discoveries_succeeded"),
+                    discoveries_failed: c("discoveries_failed"),
+                    local_repairs: c("local_repairs"),
+                    local_repair_failures: c("local_repair_failures"),
+                    link_breaks: c("link_breaks"),
+                    hellos_sent: c("hellos_sent"),
+                    control_drops: c("control_drops"),
+                }
+            })
+            .collect()
+    }
 }
 
 /// A route discovery in progress.

@@ -26,7 +26,9 @@ use super::{Action, AodvConfig, AodvMsg, AodvNode, AodvTimer, Buffer, LinkDetect
 use crate::ids::NodeId;
 use crate::medium::wifi::BROADCAST;
 use crate::net::control::ControlQueues;
-use crate::net::protocol::{ProtocolStats, RoutingAction, RoutingProtocol, RoutingTimer};
+use crate::net::protocol::{
+    ProtocolStats, RoutingAction, RoutingProtocol, RoutingTimer, StatValue,
+};
 use crate::net::{DropReason, Packet, RoutingTable, TransportHeader};
 use crate::qdisc::Dequeued;
 use airqueue_kernel::Time;
@@ -449,14 +451,62 @@ impl RoutingProtocol for AodvNet {
         self.buffers.iter().map(Buffer::len).sum()
     }
 
-    fn stats(&mut self, _now: Time, _table: &RoutingTable) -> ProtocolStats {
-        ProtocolStats::Aodv(self.nodes.iter().map(|n| n.stats).collect())
+    /// Every node's counters (the local repair ones only when local repair is on, so
+    /// that runs without it report what they did before it existed), summed for the
+    /// totals.
+    fn stats(&mut self, _now: Time, _table: &RoutingTable) -> Option<ProtocolStats> {
+        let repair = self.cfg.local_repair;
+        let rows = (self.nodes.iter())
+            .map(|n| n.stats.named(repair).map(|(k, v)| (k, StatValue::Count(v))));
+        let mut stats = ProtocolStats::of_rows("aodv", rows);
+        stats.totals = stats.summed_counts();
+        Some(stats)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::aodv::AodvStats;
+
+    /// The report names every counter once (the local repair ones only with local
+    /// repair on), sums them for the totals, and reads back into the same counters.
+    #[test]
+    fn the_report_names_sums_and_reads_back_every_counter() {
+        let node = |k: u64| AodvStats {
+            rreq_originated: k,
+            rreq_forwarded: 2 * k,
+            rrep_by_destination: 3,
+            rrep_by_intermediate: 4,
+            local_repairs: k,
+            hellos_sent: 5 * k,
+            ..AodvStats::default()
+        };
+        for repair in [false, true] {
+            let all = [node(1), node(2)];
+            let rows = all
+                .iter()
+                .map(|s| s.named(repair).map(|(k, v)| (k, StatValue::Count(v))));
+            let mut report = ProtocolStats::of_rows("aodv", rows);
+            report.totals = report.summed_counts();
+            assert_eq!(report.columns.len(), if repair { 17 } else { 15 });
+            assert_eq!(report.count(1, "rreq_forwarded"), Some(4));
+            assert_eq!(report.count(0, "rrep_sent"), Some(7));
+            assert!(report
+                .totals
+                .contains(&("hellos_sent", StatValue::Count(15))));
+            assert_eq!(
+                report.totals.iter().any(|(k, _)| *k == "local_repairs"),
+                repair
+            );
+            let back = AodvStats::from_report(&report);
+            let expected = |s: AodvStats| AodvStats {
+                local_repairs: if repair { s.local_repairs } else { 0 },
+                ..s
+            };
+            assert_eq!(back, all.map(expected));
+        }
+    }
 
     #[test]
     fn timers_round_trip_through_the_opaque_code() {

@@ -12,6 +12,7 @@ use super::topology::{Compaction, DupEntry, TcDests, TcLists, TopoEntry};
 use super::wire::{dequantize, quantize, HelloLink, LinkType, NeighType, TcLink};
 use super::{OlsrConfig, TcRedundancy};
 use crate::ids::NodeId;
+use crate::net::protocol::{ProtocolStats, StatValue};
 use crate::net::routing::NO_ROUTE;
 use airqueue_kernel::Time;
 
@@ -42,6 +43,91 @@ pub struct OlsrStats {
     pub min_lq: f64,
     /// At the end: mean ETX of the link to the next hop over the destinations routed.
     pub mean_next_hop_etx: f64,
+}
+
+impl OlsrStats {
+    /// The counters, then the gauges of the final link state, by name, as the run's
+    /// `routing` table has them.
+    pub fn named(&self) -> [(&'static str, StatValue); 16] {
+        let c = StatValue::Count;
+        let r = StatValue::Real;
+        [
+            ("hellos_sent", c(self.hellos_sent)),
+            ("hellos_received", c(self.hellos_received)),
+            ("tcs_originated", c(self.tcs_originated)),
+            ("tcs_forwarded", c(self.tcs_forwarded)),
+            ("tcs_received", c(self.tcs_received)),
+            ("tc_duplicates", c(self.tc_duplicates)),
+            ("tc_ignored", c(self.tc_ignored)),
+            ("route_recomputations", c(self.route_recomputations)),
+            ("route_changes", c(self.route_changes)),
+            ("control_drops", c(self.control_drops)),
+            ("sym_neighbors", c(self.sym_neighbors)),
+            ("mprs", c(self.mprs)),
+            ("mpr_selectors", c(self.mpr_selectors)),
+            ("mean_link_etx", r(self.mean_link_etx)),
+            ("min_lq", r(self.min_lq)),
+            ("mean_next_hop_etx", r(self.mean_next_hop_etx)),
+        ]
+    }
+
+    /// Each node's statistics read back from a run's routing report (zero where the
+    /// report has no such column).
+    pub fn from_report(report: &ProtocolStats) -> Vec<OlsrStats> {
+        (0..report.rows.len())
+            .map(|i| {
+                let c = |name| report.count(i, name).unwrap_or(0);
+                let r = |name| match report.value(i, name) {
+                    Some(StatValue::Real(x)) => x,
+                    _ => 0.0,
+                };
+                OlsrStats {
+                    hellos_sent: c("hellos_sent"),
+                    hellos_received: c("hellos_received"),
+                    tcs_originated: c("tcs_originated"),
+                    tcs_forwarded: c("tcs_forwarded"),
+                    tcs_received: c("tcs_received"),
+                    tc_duplicates: c("tc_duplicates"),
+                    tc_ignored: c("tc_ignored"),
+                    route_recomputations: c("route_recomputations"),
+                    route_changes: c("route_changes"),
+                    control_drops: c("control_drops"),
+                    sym_neighbors: c("sym_neighbors"),
+                    mprs: c("mprs"),
+                    mpr_selectors: c("mpr_selectors"),
+                    mean_link_etx: r("mean_link_etx"),
+                    min_lq: r("min_lq"),
+                    mean_next_hop_etx: r("mean_next_hop_etx"),
+                }
+            })
+            .collect()
+    }
+
+    /// The run's totals: the counters summed over the nodes; `mean_link_etx` and
+    /// `mean_next_hop_etx` averaged over the nodes with symmetric neighbours, `min_lq`
+    /// the lowest LQ of any symmetric link at the end (missing without any).
+    pub fn totals(
+        all: &[OlsrStats],
+        summed: Vec<(&'static str, StatValue)>,
+    ) -> Vec<(&'static str, StatValue)> {
+        let linked: Vec<&OlsrStats> = all.iter().filter(|s| s.sym_neighbors > 0).collect();
+        let gauge = |v: f64| match linked.is_empty() {
+            true => StatValue::Missing,
+            false => StatValue::Real(v),
+        };
+        let mean = |f: fn(&OlsrStats) -> f64| {
+            gauge(linked.iter().map(|s| f(s)).sum::<f64>() / linked.len() as f64)
+        };
+        let min_lq = linked
+            .iter()
+            .map(|s| s.min_lq)
+            .fold(f64::INFINITY, f64::min);
+        let mut totals = summed;
+        totals.push(("mean_link_etx", mean(|s| s.mean_link_etx)));
+        totals.push(("mean_next_hop_etx", mean(|s| s.mean_next_hop_etx)));
+        totals.push(("min_lq", gauge(min_lq)));
+        totals
+    }
 }
 
 /// One node's OLSR state: dense vectors by node id.

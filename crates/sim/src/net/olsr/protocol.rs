@@ -26,7 +26,8 @@
 
 use super::wire::{hello_bytes, tc_bytes};
 use super::{
-    warm_start, Bodies, LqAlgorithm, MsgKind, OlsrConfig, OlsrMsg, OlsrNode, RouteScratch, TcLists,
+    warm_start, Bodies, LqAlgorithm, MsgKind, OlsrConfig, OlsrMsg, OlsrNode, OlsrStats,
+    RouteScratch, TcLists,
 };
 use crate::ids::NodeId;
 use crate::medium::wifi::BROADCAST;
@@ -422,15 +423,15 @@ impl RoutingProtocol for OlsrNet {
     }
 
     /// Every node's counters, with the gauges of the state at `now`.
-    fn stats(&mut self, now: Time, table: &RoutingTable) -> ProtocolStats {
-        ProtocolStats::Olsr(
-            self.nodes
-                .iter_mut()
-                .map(|node| {
-                    node.close_stats(now, table.row(node.id).unwrap_or_default());
-                    node.stats
-                })
-                .collect(),
-        )
+    fn stats(&mut self, now: Time, table: &RoutingTable) -> Option<ProtocolStats> {
+        let all: Vec<OlsrStats> = (self.nodes.iter_mut())
+            .map(|node| {
+                node.close_stats(now, table.row(node.id).unwrap_or_default());
+                node.stats
+            })
+            .collect();
+        let mut stats = ProtocolStats::of_rows("olsr", all.iter().map(OlsrStats::named));
+        stats.totals = OlsrStats::totals(&all, stats.summed_counts());
+        Some(stats)
     }
 }
