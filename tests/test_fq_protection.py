@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
 import pytest
 
 import airqueue
@@ -188,6 +189,34 @@ def test_case2_and_jitter_rows_of_a_short_run(tmp_path):
         f"{bp}: runs in which TCP stalls (none delivered in the last 20% of the run), of 2 per seed"
     )
     assert stalls.ours in (0.0, 1.0, 2.0)
+    # The delay variation of consecutive packets is bounded by twice the deviation
+    # (|d_i - d_j| <= |d_i - mean| + |d_j - mean|), and is positive for a spread delay.
+    variation = res.row(f"{bp}: {fqp._JITTER_VARIATION}")
+    assert variation.ours is not None and 0 < variation.ours <= 2.1 * jitter.ours
+    delay = res.row(f"{bp}: {fqp._DELAY}")
+    assert delay.ours is not None and delay.ours > jitter.ours / 10
+    wait = res.row(f"{bp}: {fqp._SOURCE_WAIT}")
+    assert wait.ours is not None and wait.ours > 0
+
+
+def test_source_wait_is_littles_law_at_the_source_node():
+    config = fqp.Config(duration=23.0)  # 10 s after the UDP start at 13 s
+    queues = pd.DataFrame(
+        {
+            "scheme": ["x|udp"] * 4,
+            "seed": [1, 1, 1, 1],
+            "t_s": [12.0, 14.0, 15.0, 16.0],
+            "node": [80, 80, 80, 32],
+            # Before the UDP start the sample does not count; node 32 is the other flow's.
+            "len_pkts": [50, 8, 12, 4],
+        }
+    )
+    udp = pd.DataFrame({"id": [8, 9], "seed": [1, 1], "src": [80, 32], "packets_sent": [300, 20]})
+    # Flow 8 loses 100 packets at its source before the MAC: 200 injected in 10 s, 20/s,
+    # its node holds 10 on average: 0.5 s. Flow 9: 20 injected, 2/s, 4 held: 2 s.
+    before_mac = pd.DataFrame({"flow": [8], "seed": [1], "packets": [100]})
+    wait = fqp._source_wait(queues, udp, before_mac, "x|udp", config)
+    assert wait.loc[1] == pytest.approx((0.5 + 2.0) / 2)
 
 
 @pytest.mark.parametrize(
