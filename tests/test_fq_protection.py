@@ -334,3 +334,32 @@ def test_quick_tdma_rows_and_the_claims_rows(quick):
         assert quick.row(f"{label}: {fqp._CUT_TDMA}").ours <= 4
     for metric in (fqp._TDMA_GLOBAL, fqp._TDMA_LOCAL):
         assert quick.row(metric).ours > 0.0
+
+
+def test_counterfactual_layouts_reach_the_scenarios():
+    # docs/reproductions/fq.md's counterfactuals: UDP from two hops of the server, a
+    # larger drop-tail buffer, and the TDMA grid's UDP crossing off the server.
+    config = fqp.Config.make(
+        False,
+        {
+            "udp_flows": [[82, 86], [58, 110]],
+            "queue_capacity": 200,
+            "tdma_udp_flows": [[5, 9], [1, 21]],
+        },
+    )
+    sc = fqp.scenario(config, "droptail", udp=True)
+    udp = [(f["src"], f["dst"]) for f in sc["flow"] if f["kind"] == "udp"]
+    assert udp == [(82, 86), (58, 110)]
+    # Both cross the server, two hops from it on each side.
+    for s, d in udp:
+        (rs, cs), (rd, cd), (r0, c0) = (divmod(x, config.cols) for x in (s, d, config.server))
+        assert (rs == rd == r0 and cs == c0 - 2 and cd == c0 + 2) or (
+            cs == cd == c0 and rs == r0 - 2 and rd == r0 + 2
+        )
+    assert sc["queue"] == {"kind": "droptail", "capacity": 200}
+    tdma = fqp.scenario(config, "tdma-fq-source", udp=True)
+    tdma_udp = [(f["src"], f["dst"]) for f in tdma["flow"] if f["kind"] == "udp"]
+    assert tdma_udp == [(5, 9), (1, 21)]
+    # Row 1 and column 1 of the 5 x 5 grid: neither passes the server (row 2, column 2).
+    on_paths = set(range(5, 10)) | set(range(1, 22, 5))
+    assert config.tdma_server not in on_paths

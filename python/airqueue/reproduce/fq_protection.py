@@ -225,7 +225,9 @@ class Config:
     #: FTP server (the centre) and clients (corners and edge mid-points, section 3.1).
     server: int = 84
     clients: tuple[int, ...] = (0, 6, 12, 78, 90, 156, 162, 168)
-    #: UDP CBR flows (source, destination): 8 hops, crossing at the server.
+    #: UDP CBR flows (source, destination): 8 hops, crossing at the server. The
+    #: counterfactual ``[[82, 86], [58, 110]]`` starts them two hops from the server, so
+    #: that their load reaches its neighbourhood (docs/reproductions/fq.md).
     udp_flows: tuple[tuple[int, int], ...] = ((80, 88), (32, 136))
     #: 800 KB/s (Table 1), bit/s.
     udp_rate: float = 6.4e6
@@ -245,7 +247,8 @@ class Config:
     #: (short, long) retry limits: 802.11's and ns-2's default, and section 3.3's.
     default_retry: tuple[int, int] = (7, 4)
     raised_retry: tuple[int, int] = (21, 12)
-    #: ns-2's interface queue; the node buffer of the fair-queuing schemes too.
+    #: ns-2's interface queue; the node buffer of the fair-queuing schemes too (the
+    #: counterfactual ``200`` lets drop-tail relays keep the UDP packets they now drop).
     queue_capacity: int = 50
     #: Buffer quota of one fair-queuing class; the paper gives none (the model's default).
     per_flow_capacity: int = 10
@@ -277,6 +280,7 @@ class Config:
     tdma_clients: tuple[int, ...] = (0, 4, 20, 24)
     #: Our reading of Case 1's UDP flows on the 5 x 5 grid: the 13 x 13 grid's cross
     #: through the server (row and column of the server) scaled to the grid, edge to edge.
+    #: The counterfactual ``[[5, 9], [1, 21]]`` crosses them at node 6, off the server.
     tdma_udp_flows: tuple[tuple[int, int], ...] = ((10, 14), (2, 22))
     #: ``"aodv"`` (RFC 3561 with link-layer detection, the paper's "default settings",
     #: footnote 5; no local repair) or ``"static"`` (shortest paths, ties to the lowest
