@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
 import pytest
 
 import airqueue
@@ -188,6 +189,34 @@ def test_case2_and_jitter_rows_of_a_short_run(tmp_path):
         f"{bp}: runs in which TCP stalls (none delivered in the last 20% of the run), of 2 per seed"
     )
     assert stalls.ours in (0.0, 1.0, 2.0)
+    # The delay variation of consecutive packets is bounded by twice the deviation
+    # (|d_i - d_j| <= |d_i - mean| + |d_j - mean|), and is positive for a spread delay.
+    variation = res.row(f"{bp}: {fqp._JITTER_VARIATION}")
+    assert variation.ours is not None and 0 < variation.ours <= 2.1 * jitter.ours
+    delay = res.row(f"{bp}: {fqp._DELAY}")
+    assert delay.ours is not None and delay.ours > jitter.ours / 10
+    wait = res.row(f"{bp}: {fqp._SOURCE_WAIT}")
+    assert wait.ours is not None and wait.ours > 0
+
+
+def test_source_wait_is_littles_law_at_the_source_node():
+    config = fqp.Config(duration=23.0)  # 10 s after the UDP start at 13 s
+    queues = pd.DataFrame(
+        {
+            "scheme": ["x|udp"] * 4,
+            "seed": [1, 1, 1, 1],
+            "t_s": [12.0, 14.0, 15.0, 16.0],
+            "node": [80, 80, 80, 32],
+            # Before the UDP start the sample does not count; node 32 is the other flow's.
+            "len_pkts": [50, 8, 12, 4],
+        }
+    )
+    udp = pd.DataFrame({"id": [8, 9], "seed": [1, 1], "src": [80, 32], "packets_sent": [300, 20]})
+    # Flow 8 loses 100 packets at its source before the MAC: 200 injected in 10 s, 20/s,
+    # its node holds 10 on average: 0.5 s. Flow 9: 20 injected, 2/s, 4 held: 2 s.
+    before_mac = pd.DataFrame({"flow": [8], "seed": [1], "packets": [100]})
+    wait = fqp._source_wait(queues, udp, before_mac, "x|udp", config)
+    assert wait.loc[1] == pytest.approx((0.5 + 2.0) / 2)
 
 
 @pytest.mark.parametrize(
@@ -305,3 +334,32 @@ def test_quick_tdma_rows_and_the_claims_rows(quick):
         assert quick.row(f"{label}: {fqp._CUT_TDMA}").ours <= 4
     for metric in (fqp._TDMA_GLOBAL, fqp._TDMA_LOCAL):
         assert quick.row(metric).ours > 0.0
+
+
+def test_counterfactual_layouts_reach_the_scenarios():
+    # docs/reproductions/fq.md's counterfactuals: UDP from two hops of the server, a
+    # larger drop-tail buffer, and the TDMA grid's UDP crossing off the server.
+    config = fqp.Config.make(
+        False,
+        {
+            "udp_flows": [[82, 86], [58, 110]],
+            "queue_capacity": 200,
+            "tdma_udp_flows": [[5, 9], [1, 21]],
+        },
+    )
+    sc = fqp.scenario(config, "droptail", udp=True)
+    udp = [(f["src"], f["dst"]) for f in sc["flow"] if f["kind"] == "udp"]
+    assert udp == [(82, 86), (58, 110)]
+    # Both cross the server, two hops from it on each side.
+    for s, d in udp:
+        (rs, cs), (rd, cd), (r0, c0) = (divmod(x, config.cols) for x in (s, d, config.server))
+        assert (rs == rd == r0 and cs == c0 - 2 and cd == c0 + 2) or (
+            cs == cd == c0 and rs == r0 - 2 and rd == r0 + 2
+        )
+    assert sc["queue"] == {"kind": "droptail", "capacity": 200}
+    tdma = fqp.scenario(config, "tdma-fq-source", udp=True)
+    tdma_udp = [(f["src"], f["dst"]) for f in tdma["flow"] if f["kind"] == "udp"]
+    assert tdma_udp == [(5, 9), (1, 21)]
+    # Row 1 and column 1 of the 5 x 5 grid: neither passes the server (row 2, column 2).
+    on_paths = set(range(5, 10)) | set(range(1, 22, 5))
+    assert config.tdma_server not in on_paths

@@ -185,6 +185,10 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         flows.push("bytes_delivered", json!(fm.bytes_delivered));
         flows.push("mean_delay_s", fm.mean_delay_s().map_or(Value::Null, num));
         flows.push("delay_std_s", fm.delay_std_s().map_or(Value::Null, num));
+        flows.push(
+            "delay_variation_s",
+            fm.delay_variation_s().map_or(Value::Null, num),
+        );
     }
 
     let mut drops = Columns::default();
@@ -511,7 +515,7 @@ const MAC_COLUMNS: [&str; 14] = [
     "tcp_ack_airtime_s",
 ];
 
-const FLOW_COLUMNS: [&str; 14] = [
+const FLOW_COLUMNS: [&str; 15] = [
     "id",
     "kind",
     "src",
@@ -526,6 +530,7 @@ const FLOW_COLUMNS: [&str; 14] = [
     "bytes_delivered",
     "mean_delay_s",
     "delay_std_s",
+    "delay_variation_s",
 ];
 
 /// Builds a table column by column; empty tables still list their columns.

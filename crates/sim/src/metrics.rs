@@ -50,6 +50,13 @@ pub struct FlowMetrics {
     /// Sum of their squares (ns^2), for the delay's jitter.
     pub delay_sq_sum_ns2: u128,
     pub delay_count: u64,
+    /// Delay (ns) of the last packet delivered inside the window, and the sum and number
+    /// of the absolute differences between consecutive such delays: the delay variation
+    /// of RFC 3550 6.4.1 (`|D(i-1, i)|`, unsmoothed) and RFC 3393's IPDV between
+    /// consecutive deliveries.
+    last_delay_ns: Option<u128>,
+    pub delay_variation_sum_ns: u128,
+    pub delay_variation_count: u64,
     /// Payload bytes and packets delivered so far in the open time-series bin
     /// ([`Metrics::open_bin`]).
     open_bin_bytes: u64,
@@ -105,6 +112,27 @@ impl FlowMetrics {
             (nf * self.delay_sq_sum_ns2 as f64 - sum * sum).max(0.0)
         });
         Some(spread.sqrt() / n as f64 * 1e-9)
+    }
+
+    /// Jitter as the mean absolute difference between the one-way delays of consecutive
+    /// packets delivered inside the window (RFC 3550 6.4.1's `D(i-1, i)`, averaged
+    /// instead of smoothed), seconds; `None` before two deliveries there.
+    pub fn delay_variation_s(&self) -> Option<f64> {
+        (self.delay_variation_count > 0)
+            .then(|| self.delay_variation_sum_ns as f64 * 1e-9 / self.delay_variation_count as f64)
+    }
+
+    /// One delay sample of a delivery inside the window.
+    #[inline]
+    fn add_delay(&mut self, delay_ns: u128) {
+        self.delay_sum_ns += delay_ns;
+        self.delay_sq_sum_ns2 += delay_ns * delay_ns;
+        self.delay_count += 1;
+        if let Some(last) = self.last_delay_ns {
+            self.delay_variation_sum_ns += last.abs_diff(delay_ns);
+            self.delay_variation_count += 1;
+        }
+        self.last_delay_ns = Some(delay_ns);
     }
 }
 
@@ -366,10 +394,7 @@ impl Metrics {
         f.bytes_delivered += pkt.payload_bytes as u64;
         if f.in_window(now) {
             f.window_bytes += pkt.payload_bytes as u64;
-            let delay_ns = (now - pkt.created).as_nanos() as u128;
-            f.delay_sum_ns += delay_ns;
-            f.delay_sq_sum_ns2 += delay_ns * delay_ns;
-            f.delay_count += 1;
+            f.add_delay((now - pkt.created).as_nanos() as u128);
         }
         if in_bin {
             f.open_bin_bytes += pkt.payload_bytes as u64;
@@ -481,10 +506,7 @@ impl Metrics {
         f.bytes_delivered += bytes;
         if f.in_window(now) {
             f.window_bytes += bytes;
-            let delay_ns = now.saturating_sub(sent).as_nanos() as u128;
-            f.delay_sum_ns += delay_ns;
-            f.delay_sq_sum_ns2 += delay_ns * delay_ns;
-            f.delay_count += 1;
+            f.add_delay(now.saturating_sub(sent).as_nanos() as u128);
         }
         if in_bin {
             f.open_bin_bytes += bytes;
@@ -576,6 +598,33 @@ mod tests {
             m.on_app_delivered(FlowId(1), 1, 10, sent, sent + Time::from_millis(7));
         }
         assert_eq!(m.flows[1].delay_std_s(), Some(0.0));
+    }
+
+    #[test]
+    fn delay_variation_is_the_mean_difference_of_consecutive_delays() {
+        let mut m = two_flows();
+        // Delays 10, 30, 20, 20 ms in delivery order: differences 20, 10, 0 ms.
+        for (sent, at) in [(0, 10), (100, 130), (200, 220), (300, 320)] {
+            let (sent, now) = (Time::from_millis(sent), Time::from_millis(at));
+            m.on_app_delivered(FlowId(0), 1, 10, sent, now);
+            if at == 10 {
+                assert_eq!(
+                    m.flows[0].delay_variation_s(),
+                    None,
+                    "one delivery: no pair"
+                );
+            }
+        }
+        assert!((m.flows[0].delay_variation_s().unwrap() - 0.010).abs() < 1e-12);
+        // A steady ramp of delays has a large deviation but a small variation.
+        let mut m = two_flows();
+        for k in 0..100u64 {
+            let sent = Time::from_millis(10 * k);
+            m.on_app_delivered(FlowId(1), 1, 10, sent, sent + Time::from_millis(k));
+        }
+        let f = &m.flows[1];
+        assert!((f.delay_variation_s().unwrap() - 0.001).abs() < 1e-12);
+        assert!(f.delay_std_s().unwrap() > 0.025);
     }
 
     /// Two flows, 1-s bins, a 2.5-s run: three bins, the last one half long.

@@ -165,6 +165,21 @@ _CUT_TDMA = "TCP clients cut off with UDP (goodput below 1 kb/s), of 4"
 _TCP_DROPS = "TCP packets (data and ACKs) dropped by queues and the MAC with UDP per run"
 #: The row of the UDP packets' delay jitter (section 4.4).
 _JITTER = "UDP delay jitter (standard deviation of the one-way delay, mean of the flows), ms"
+#: The same jitter read as RFC 3550 6.4.1's delay variation: the mean absolute difference
+#: between the one-way delays of consecutive delivered packets (section 4.4 does not define
+#: jitter; its reference [21] is not available).
+_JITTER_VARIATION = (
+    "UDP delay variation (mean absolute difference of consecutive packets' one-way delays, "
+    "RFC 3550 6.4.1; mean of the flows), ms"
+)
+#: The UDP packets' mean one-way delay, and the part of it spent at the source by Little's
+#: law (the source node's mean queue length after the UDP start over the packets it
+#: injects per second: an upper bound, as the node's queue also holds relayed TCP).
+_DELAY = "UDP mean one-way delay (mean of the flows), ms"
+_SOURCE_WAIT = (
+    "UDP packets' mean wait at the source, Little's law (source node's mean queue length / "
+    "UDP packets injected per second; an upper bound), ms"
+)
 #: The row of Fig. 2's connections 6 and 7 (Case 2's clients that keep their goodput).
 _PAIR = "connections 6 and 7 (Fig. 2), TCP goodput with UDP / without UDP"
 #: The rows of the TCP ACKs' share of the server's transmissions (section 3.3): of its
@@ -210,7 +225,9 @@ class Config:
     #: FTP server (the centre) and clients (corners and edge mid-points, section 3.1).
     server: int = 84
     clients: tuple[int, ...] = (0, 6, 12, 78, 90, 156, 162, 168)
-    #: UDP CBR flows (source, destination): 8 hops, crossing at the server.
+    #: UDP CBR flows (source, destination): 8 hops, crossing at the server. The
+    #: counterfactual ``[[82, 86], [58, 110]]`` starts them two hops from the server, so
+    #: that their load reaches its neighbourhood (docs/reproductions/fq.md).
     udp_flows: tuple[tuple[int, int], ...] = ((80, 88), (32, 136))
     #: 800 KB/s (Table 1), bit/s.
     udp_rate: float = 6.4e6
@@ -230,7 +247,8 @@ class Config:
     #: (short, long) retry limits: 802.11's and ns-2's default, and section 3.3's.
     default_retry: tuple[int, int] = (7, 4)
     raised_retry: tuple[int, int] = (21, 12)
-    #: ns-2's interface queue; the node buffer of the fair-queuing schemes too.
+    #: ns-2's interface queue; the node buffer of the fair-queuing schemes too (the
+    #: counterfactual ``200`` lets drop-tail relays keep the UDP packets they now drop).
     queue_capacity: int = 50
     #: Buffer quota of one fair-queuing class; the paper gives none (the model's default).
     per_flow_capacity: int = 10
@@ -262,6 +280,7 @@ class Config:
     tdma_clients: tuple[int, ...] = (0, 4, 20, 24)
     #: Our reading of Case 1's UDP flows on the 5 x 5 grid: the 13 x 13 grid's cross
     #: through the server (row and column of the server) scaled to the grid, edge to edge.
+    #: The counterfactual ``[[5, 9], [1, 21]]`` crosses them at node 6, off the server.
     tdma_udp_flows: tuple[tuple[int, int], ...] = ((10, 14), (2, 22))
     #: ``"aodv"`` (RFC 3561 with link-layer detection, the paper's "default settings",
     #: footnote 5; no local repair) or ``"static"`` (shortest paths, ties to the lowest
@@ -576,6 +595,12 @@ class _Measured:
     #: Jitter of the UDP packets' one-way delay: the flows' delay standard deviations
     #: (packets delivered from the UDP start on), averaged over the UDP flows, seconds.
     udp_jitter: pd.Series
+    #: The same as RFC 3550's delay variation (consecutive packets), seconds.
+    udp_delay_variation: pd.Series
+    #: The flows' mean one-way delay, averaged over the UDP flows, seconds.
+    udp_delay: pd.Series
+    #: The mean wait at the source by Little's law, averaged over the UDP flows, seconds.
+    udp_source_wait: pd.Series
     #: TCP data segments the clients put on the network with UDP (retransmissions too).
     tcp_sent: pd.Series
     #: TCP packets (data and ACKs) dropped with UDP by a queue or the MAC's retry limit.
@@ -632,10 +657,13 @@ def run(
         ts = runner.table(flows, "timeseries")
         drops = runner.table(flows, "flow_drops")
         mac = runner.table(flows, "mac")
+        queues = _source_queues(runner, flows)
     start, end = config.udp_start, config.duration
     win = window_goodputs(ts, start, end)
     tail = window_goodputs(ts, end - STALL_TAIL * end, end)
-    measured = {sch.key: _measure(flows, win, tail, drops, mac, sch.key, config) for sch in schemes}
+    measured = {
+        sch.key: _measure(flows, win, tail, drops, mac, queues, sch.key, config) for sch in schemes
+    }
 
     rows: list[Row] = []
     for sch in schemes:
@@ -659,6 +687,7 @@ def _measure(
     tail: pd.DataFrame,
     drops: pd.DataFrame,
     mac: pd.DataFrame,
+    queues: pd.DataFrame,
     key: str,
     config: Config,
 ) -> _Measured:
@@ -704,6 +733,9 @@ def _measure(
         udp_delivered=f.groupby("seed")["packets_delivered"].sum(),
         udp_relay_drops=relay.reindex(seeds, fill_value=0),
         udp_jitter=f.groupby("seed")["delay_std_s"].mean(),
+        udp_delay_variation=f.groupby("seed")["delay_variation_s"].mean(),
+        udp_delay=f.groupby("seed")["mean_delay_s"].mean(),
+        udp_source_wait=_source_wait(queues, f, before_mac, with_udp, config),
         tcp_sent=with_f.groupby("seed")["packets_sent"].sum(),
         tcp_drops=td.groupby("seed")["packets"].sum().reindex(seeds, fill_value=0),
         cut_off=cut_off.reindex(seeds, fill_value=0),
@@ -712,6 +744,41 @@ def _measure(
         pair_with=sums(True, "tcp", srcs=pair),
         **_ack_shares(mac, key, _ends(config, sch)[0]),
     )
+
+
+def _source_queues(runner: Runner, flows: pd.DataFrame) -> pd.DataFrame:
+    """The queue-length samples of the UDP sources' nodes in the runs with UDP, one
+    configuration at a time (the whole table of every node would not fit)."""
+    udp = flows[flows["scheme"].str.endswith("|udp") & (flows["kind"] == "udp")]
+    parts = [pd.DataFrame(columns=["scheme", "seed", "t_s", "node", "len_pkts"])]
+    for _, runs in udp.groupby("scheme"):
+        q = runner.table(runs, "queues")
+        parts.append(q[q["node"].isin(set(runs["src"]))])
+    return pd.concat(parts, ignore_index=True)
+
+
+def _source_wait(
+    queues: pd.DataFrame,
+    udp_flows: pd.DataFrame,
+    before_mac: pd.DataFrame,
+    scheme_name: str,
+    config: Config,
+) -> pd.Series:
+    """Per seed, the UDP packets' mean wait at their source by Little's law, averaged over
+    the flows: the source node's mean queue length from the UDP start to the end over
+    the packets the flow injected per second there. The node's queue holds the relayed
+    packets of other flows too, so this bounds the wait from above."""
+    q = queues[(queues["scheme"] == scheme_name) & (queues["t_s"] > config.udp_start)]
+    span = config.duration - config.udp_start
+    waits = []
+    for flow_id, rows in udp_flows.groupby("id"):
+        sent = rows.set_index("seed")["packets_sent"]
+        at_node = q[q["node"] == rows["src"].iloc[0]]
+        mean_len = at_node.groupby("seed")["len_pkts"].mean().reindex(sent.index)
+        lost = before_mac[before_mac["flow"] == flow_id].groupby("seed")["packets"].sum()
+        injected = sent - lost.reindex(sent.index, fill_value=0)
+        waits.append(mean_len / (injected / span))
+    return pd.concat(waits, axis=1).mean(axis=1)
 
 
 def _ack_shares(mac: pd.DataFrame, key: str, server: int) -> dict[str, pd.Series]:
@@ -753,6 +820,9 @@ def _scheme_rows(sch: Scheme, m: _Measured) -> list[Row]:
         row(f"{sch.label}: UDP packets delivered per run", list(m.udp_delivered)),
         row(f"{sch.label}: UDP packets dropped at relay queues per run", list(m.udp_relay_drops)),
         row(f"{sch.label}: {_JITTER}", list(m.udp_jitter), scale=1e-3),
+        row(f"{sch.label}: {_JITTER_VARIATION}", list(m.udp_delay_variation), scale=1e-3),
+        row(f"{sch.label}: {_DELAY}", list(m.udp_delay), scale=1e-3),
+        row(f"{sch.label}: {_SOURCE_WAIT}", list(m.udp_source_wait), scale=1e-3),
         row(
             f"{sch.label}: runs in which TCP stalls (none delivered in the last "
             f"{STALL_TAIL:.0%} of the run), of 2 per seed",
