@@ -363,3 +363,16 @@ def test_counterfactual_layouts_reach_the_scenarios():
     # Row 1 and column 1 of the 5 x 5 grid: neither passes the server (row 2, column 2).
     on_paths = set(range(5, 10)) | set(range(1, 22, 5))
     assert config.tdma_server not in on_paths
+
+
+def test_tdma_server_slots_reach_the_tdma_scenarios_only():
+    # docs/reproductions/fq.md's TDMA counterfactual: the server owns more slots of each
+    # round; the paper's schedule (one slot each) writes no key, and 802.11 runs none.
+    default = fqp.Config.make(False, None)
+    assert "tdma_slots" not in fqp.scenario(default, "tdma-fq-source", udp=True)["mac"]
+    config = fqp.Config.make(False, {"tdma_server_slots": 3})
+    mac = fqp.scenario(config, "tdma-fq-source", udp=True)["mac"]
+    assert mac["tdma_slots"] == [[config.tdma_server, 3]]
+    assert "tdma_slots" not in fqp.scenario(config, "droptail", udp=True)["mac"]
+    with pytest.raises(ValueError, match=r"tdma_server_slots: expected an integer in 1\.\.=64"):
+        fqp.Config.make(False, {"tdma_server_slots": 0})

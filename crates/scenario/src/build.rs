@@ -91,6 +91,9 @@ pub fn wifi_config(radio: &Radio, mac: &Mac) -> WifiConfig {
         nav_reset_after_rts: mac.nav_reset_after_rts,
         rate_control: mac.rate_control,
         tx_buffer_frames: mac.tx_buffer_frames,
+        tdma_slots: (mac.tdma_slots.iter())
+            .map(|&(node, slots)| (NodeId(node), slots))
+            .collect(),
         access: match (mac.kind, mac.tdma_slot_bytes) {
             (MacKind::Tdma, Some(slot_bytes)) => Access::Tdma { slot_bytes },
             (MacKind::Tdma, None) => Access::Tdma {

@@ -283,7 +283,7 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
     let links = read_links(top.tables(errs, "link"), nodes, errs);
     let medium = wifi::read_medium(top.section("medium", errs), errs);
     let radio = wifi::read_radio(top.section("radio", errs), errs);
-    let mac = wifi::read_mac(top.section("mac", errs), errs);
+    let mac = wifi::read_mac(top.section("mac", errs), nodes, errs);
     let routing = read_routing(top.section("routing", errs), errs);
     // RED counts idle time in packet times at the medium's bit rate.
     let rate_bps = match (&medium, &radio) {

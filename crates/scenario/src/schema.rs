@@ -257,6 +257,11 @@ pub struct Mac {
     /// 80 bytes of IP and TCP header (1460 + 80 without flows). Resolved for tdma,
     /// `None` otherwise.
     pub tdma_slot_bytes: Option<u32>,
+    /// `tdma_slots` (kind tdma only): `[node, slots]` pairs giving the listed nodes more
+    /// than one slot per round, a counterfactual (seed 001's schedule gives every node
+    /// one); empty by default.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tdma_slots: Vec<(u32, u32)>,
 }
 
 /// `mac.kind`.

@@ -32,6 +32,26 @@ fn a_saturated_chain_moves_one_packet_per_round_of_slots() {
 }
 
 #[test]
+fn a_node_given_two_slots_per_round_sends_twice_per_round() {
+    // `mac.tdma_slots` (a counterfactual schedule): node 0 owns two slots of a round of
+    // four, so its saturated one-hop flow gets two packets per round.
+    let text = "duration = 10.0\nwarmup = 1.0\n\
+        [topology]\nkind = \"chain\"\nnodes = 3\nspacing = 200.0\n\
+        [mac]\nkind = \"tdma\"\ntdma_slots = [[0, 2]]\n\
+        [[flow]]\nkind = \"udp\"\nsrc = 0\ndst = 1\npacket_size = 1000\nrate = 5e6\n";
+    let g = goodputs(text);
+    let slot = frame_duration(1000 + 80 + 36, DsssRate::Mbps11, Preamble::Long).as_secs_f64()
+        + 10e-6
+        + frame_duration(14, DsssRate::Mbps1, Preamble::Long).as_secs_f64();
+    let expected = 2.0 * 1000.0 * 8.0 / (4.0 * slot);
+    assert!(
+        (g[0] - expected).abs() < 0.01 * expected,
+        "goodput {} b/s, two packets per round of four slots give {expected}",
+        g[0]
+    );
+}
+
+#[test]
 fn a_grid_with_tcp_udp_and_aodv_conserves_packets_and_repeats() {
     let text = "duration = 20.0\n\
         [topology]\nkind = \"grid\"\nrows = 3\ncols = 3\nspacing = 200.0\n\

@@ -282,6 +282,10 @@ class Config:
     #: through the server (row and column of the server) scaled to the grid, edge to edge.
     #: The counterfactual ``[[5, 9], [1, 21]]`` crosses them at node 6, off the server.
     tdma_udp_flows: tuple[tuple[int, int], ...] = ((10, 14), (2, 22))
+    #: The server's TDMA slots per round (``[mac] tdma_slots``): 1, the paper's schedule
+    #: ("every node in turn"); more is a counterfactual that gives the server's classes,
+    #: which share its one slot round robin, more of the channel.
+    tdma_server_slots: int = 1
     #: ``"aodv"`` (RFC 3561 with link-layer detection, the paper's "default settings",
     #: footnote 5; no local repair) or ``"static"`` (shortest paths, ties to the lowest
     #: node id). Every configuration and both runs of it (with and without UDP) use it.
@@ -366,6 +370,9 @@ def _check(config: Config) -> None:
         )
     if config.tdma_server in config.tdma_clients:
         problems.append(f"tdma_server {config.tdma_server} is also a tdma client")
+    slots = config.tdma_server_slots
+    if isinstance(slots, bool) or not isinstance(slots, int) or not 1 <= slots <= 64:
+        problems.append(f"tdma_server_slots: expected an integer in 1..=64, got {slots!r}")
     if not set(config.case2_clients) <= set(config.clients):
         problems.append(
             f"case2_clients: {sorted(set(config.case2_clients) - set(config.clients))} are "
@@ -562,7 +569,10 @@ def _mac(config: Config, sch: Scheme) -> dict[str, Any]:
     packet (the core's default for ``tdma_slot_bytes``: the largest packet plus IP and TCP
     headers), ACKed, no RTS/CTS; only its short retry limit applies."""
     if sch.tdma:
-        return {"kind": "tdma", "short_retry_limit": sch.retry[0]}
+        mac: dict[str, Any] = {"kind": "tdma", "short_retry_limit": sch.retry[0]}
+        if config.tdma_server_slots != 1:
+            mac["tdma_slots"] = [[config.tdma_server, config.tdma_server_slots]]
+        return mac
     return {
         "kind": "dcf",
         "short_retry_limit": sch.retry[0],

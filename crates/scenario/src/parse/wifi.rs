@@ -356,7 +356,7 @@ pub(super) fn read_radio(mut f: Fields, errs: &mut Errs) -> Option<Radio> {
     })
 }
 
-pub(super) fn read_mac(mut f: Fields, errs: &mut Errs) -> Option<Mac> {
+pub(super) fn read_mac(mut f: Fields, nodes: Option<u32>, errs: &mut Errs) -> Option<Mac> {
     let defaults = WifiConfig::dsss_default();
     let kind_given = f.has("kind");
     let kind = f.choice(errs, "kind", Some("dcf"), &["dcf", "edca", "tdma"], &[]);
@@ -428,6 +428,7 @@ pub(super) fn read_mac(mut f: Fields, errs: &mut Errs) -> Option<Mac> {
         1..=MAX_TX_BUFFER_FRAMES,
     ));
     let tdma_slot_bytes = read_tdma_slot_bytes(&mut f, kind, errs);
+    let tdma_slots = read_tdma_slots(&mut f, kind, nodes, errs);
     f.finish(errs);
     let kind = match kind? {
         "edca" => MacKind::Edca,
@@ -444,7 +445,79 @@ pub(super) fn read_mac(mut f: Fields, errs: &mut Errs) -> Option<Mac> {
         rate_control: rate_control?,
         tx_buffer_frames: tx_buffer?,
         tdma_slot_bytes: tdma_slot_bytes?,
+        tdma_slots: tdma_slots?,
     })
+}
+
+/// Most slots one node may have per TDMA round.
+pub const MAX_TDMA_SLOTS: u64 = 64;
+
+/// `tdma_slots` (kind "tdma" only): `[node, slots]` pairs, each node once, slots in
+/// 1..=[`MAX_TDMA_SLOTS`]. `None` on an error.
+fn read_tdma_slots(
+    f: &mut Fields,
+    kind: Option<&str>,
+    nodes: Option<u32>,
+    errs: &mut Errs,
+) -> Option<Vec<(u32, u32)>> {
+    const KEY: &str = "tdma_slots";
+    let path = f.path(KEY);
+    let Some(v) = f.take(KEY) else {
+        return Some(Vec::new());
+    };
+    if kind != Some("tdma") {
+        if kind.is_some() {
+            errs.push(ConfigError::new(
+                path,
+                "used only by kind = \"tdma\"; remove it or set kind = \"tdma\"",
+            ));
+        }
+        return Some(Vec::new());
+    }
+    let expected =
+        format!("a [node, slots] pair: a node id and its slots per round in 1..={MAX_TDMA_SLOTS}");
+    let Some(items) = v.as_array() else {
+        errs.push(ConfigError::new(
+            path,
+            format!(
+                "expected an array of [node, slots] pairs, got {}",
+                describe(v)
+            ),
+        ));
+        return None;
+    };
+    let mut out: Vec<(u32, u32)> = Vec::with_capacity(items.len());
+    let mut ok = true;
+    for (i, item) in items.iter().enumerate() {
+        let at = format!("{path}[{i}]");
+        let pair = match item.as_array().map(Vec::as_slice) {
+            Some([node, slots]) => node.as_u64().zip(slots.as_u64()),
+            _ => None,
+        };
+        let problem = match pair {
+            None => Some(format!("expected {expected}, got {}", describe(item))),
+            Some((_, s)) if !(1..=MAX_TDMA_SLOTS).contains(&s) => {
+                Some(format!("expected {expected}, got {s} slots"))
+            }
+            Some((node, _)) if nodes.is_some_and(|n| node >= u64::from(n)) => Some(format!(
+                "node {node} does not exist; the topology has {} nodes",
+                nodes.unwrap_or(0)
+            )),
+            Some((node, _)) if out.iter().any(|&(n, _)| u64::from(n) == node) => Some(format!(
+                "node {node} is listed twice; give each node one entry"
+            )),
+            Some(_) => None,
+        };
+        match (problem, pair) {
+            (Some(msg), _) => {
+                errs.push(ConfigError::new(at, msg));
+                ok = false;
+            }
+            (None, Some((node, slots))) => out.push((node as u32, slots as u32)),
+            (None, None) => unreachable!("a missing pair is a problem"),
+        }
+    }
+    ok.then_some(out)
 }
 
 /// The keys of contention that a TDMA schedule has no use for: an error each, rather

@@ -67,6 +67,7 @@ fn a_file_without_medium_is_wifi_with_the_dsss_defaults() {
             rate_control: RateControl::Constant,
             tx_buffer_frames: 1,
             tdma_slot_bytes: None,
+            tdma_slots: Vec::new(),
         }
     );
     // An empty [medium] and an explicit kind = "wifi" mean the same.
@@ -273,6 +274,7 @@ fn every_mac_key_given() {
             rate_control: RateControl::Aarf,
             tx_buffer_frames: 200,
             tdma_slot_bytes: None,
+            tdma_slots: Vec::new(),
         }
     );
 }
@@ -323,6 +325,42 @@ fn contention_keys_are_refused_with_tdma_and_the_slot_without_it() {
     assert_eq!(
         one_error(&with("[mac]\nkind = \"tdma\"\ntdma_slot_bytes = 0\n")),
         "mac.tdma_slot_bytes: expected an integer number of bytes in 1..=65535, got 0"
+    );
+}
+
+#[test]
+fn tdma_slots_give_listed_nodes_more_slots_and_name_each_mistake() {
+    let s = ok(&with(
+        "[mac]\nkind = \"tdma\"\ntdma_slots = [[2, 4], [0, 1]]\n",
+    ));
+    assert_eq!(s.mac.tdma_slots, [(2, 4), (0, 1)]);
+    assert!(ok(&with("[mac]\nkind = \"tdma\"\n"))
+        .mac
+        .tdma_slots
+        .is_empty());
+    let bad = |v: &str| {
+        one_error(&with(&format!(
+            "[mac]\nkind = \"tdma\"\ntdma_slots = {v}\n"
+        )))
+    };
+    assert_eq!(
+        bad("[[2, 0]]"),
+        "mac.tdma_slots[0]: expected a [node, slots] pair: a node id and its slots per round \
+         in 1..=64, got 0 slots"
+    );
+    assert!(bad("[[2]]").starts_with("mac.tdma_slots[0]: expected a [node, slots] pair"));
+    assert!(bad("3").starts_with("mac.tdma_slots: expected an array of [node, slots] pairs"));
+    assert_eq!(
+        bad("[[1, 2], [99, 2]]"),
+        "mac.tdma_slots[1]: node 99 does not exist; the topology has 5 nodes"
+    );
+    assert_eq!(
+        bad("[[1, 2], [1, 3]]"),
+        "mac.tdma_slots[1]: node 1 is listed twice; give each node one entry"
+    );
+    assert_eq!(
+        one_error(&with("[mac]\ntdma_slots = [[1, 2]]\n")),
+        "mac.tdma_slots: used only by kind = \"tdma\"; remove it or set kind = \"tdma\""
     );
 }
 
@@ -634,7 +672,7 @@ fn bad_mac_values() {
             "retry_limit = 3",
             "mac.retry_limit: unknown key; expected one of kind, levels, short_retry_limit, \
              long_retry_limit, rts_threshold, nav_reset_after_rts, rate_control, tx_buffer, \
-             tdma_slot_bytes",
+             tdma_slot_bytes, tdma_slots",
         ),
         (
             "nav_reset_after_rts = 1",

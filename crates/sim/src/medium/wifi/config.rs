@@ -143,6 +143,9 @@ pub struct WifiConfig {
     /// Frames the MAC holds (over all levels) before it stops pulling from the queue
     /// discipline.
     pub tx_buffer_frames: u32,
+    /// A TDMA schedule's slots per round of the nodes listed (the others have one): a
+    /// counterfactual; seed 001's schedule gives every node one slot in turn.
+    pub tdma_slots: Vec<(NodeId, u32)>,
     /// Bytes of MAC framing added to each network packet in a data frame: the MAC header
     /// and FCS (28) plus LLC/SNAP encapsulation (8).
     pub data_overhead_bytes: u32,
@@ -192,6 +195,7 @@ impl WifiConfig {
             nav_reset_after_rts: false,
             rate_control: RateControl::Constant,
             tx_buffer_frames: 1,
+            tdma_slots: Vec::new(),
             data_overhead_bytes: airqueue_phy::dsss::DATA_OVERHEAD_BYTES
                 + airqueue_phy::dsss::LLC_SNAP_BYTES,
             rate_changes: Vec::new(),

@@ -3,7 +3,8 @@
 //! single TCP packet could be transmitted in a time-slot").
 //!
 //! Slots follow one another from time 0, one per radio node in id order, round after
-//! round: slot `k` starts at `k * slot` and belongs to the `k mod n`-th radio node. In its
+//! round: slot `k` starts at `k * slot` and belongs to the `k mod n`-th radio node
+//! (`WifiConfig::tdma_slots` may give some nodes more per round, spread over it). In its
 //! slot a node sends the frame at the head of its MAC buffer, if it has one, at once: no
 //! carrier sense, no backoff, no RTS/CTS. A unicast frame is acknowledged as in 802.11
 //! (the receiver answers SIFS after the frame, at the basic rate, 10.3.2.9); without the
@@ -50,6 +51,36 @@ pub fn slot_duration(cfg: &WifiConfig, slot_bytes: u32) -> Time {
         cfg.preamble,
     ) + cfg.sifs()
         + dsss::ack_duration(cfg.basic_rate, cfg.preamble)
+}
+
+/// One round of the schedule: every radio node once in id order, and a node given `w`
+/// slots per round (`WifiConfig::tdma_slots`, a counterfactual) `w - 1` more, spread
+/// evenly over the round: its `j`-th slot sits `j / w` of a round after its own place.
+/// Ties keep the node's own slot first, then node id.
+fn schedule(radios: &[NodeId], slots: &[(NodeId, u32)]) -> Vec<NodeId> {
+    let n = radios.len() as u64;
+    let weight = |v: NodeId| {
+        slots
+            .iter()
+            .find(|(u, _)| *u == v)
+            .map_or(1, |&(_, w)| w.max(1))
+    };
+    // (place as the fraction num / den of a round, j, node)
+    let mut places: Vec<(u64, u64, u32, NodeId)> = Vec::new();
+    for (i, &v) in radios.iter().enumerate() {
+        let w = u64::from(weight(v));
+        for j in 0..w {
+            let num = (i as u64 * w + j * n) % (n * w);
+            places.push((num, w, j as u32, v));
+        }
+    }
+    places.sort_by(|a, b| {
+        (u128::from(a.0) * u128::from(b.1))
+            .cmp(&(u128::from(b.0) * u128::from(a.1)))
+            .then(a.2.cmp(&b.2))
+            .then(a.3.cmp(&b.3))
+    });
+    places.into_iter().map(|p| p.3).collect()
 }
 
 /// The two timers of the schedule: the next slot's start, and the SIFS before an ACK.
@@ -124,10 +155,11 @@ impl TdmaNet {
             Access::Contention => panic!("TdmaNet built for a contention MAC"),
         };
         let channel = Channel::with_radios(&cfg, positions, radio, seed, loss);
-        let order = (0..positions.len() as u32)
+        let radios: Vec<NodeId> = (0..positions.len() as u32)
             .map(NodeId)
             .filter(|&n| channel.has_radio(n))
             .collect();
+        let order = schedule(&radios, &cfg.tdma_slots);
         let stations = (0..positions.len())
             .map(|_| Station {
                 queue: VecDeque::new(),
@@ -593,6 +625,23 @@ mod tests {
     use crate::net::packet::DEFAULT_TTL;
 
     const SLOT_BYTES: u32 = 1540;
+
+    #[test]
+    fn a_round_gives_every_radio_one_slot_in_id_order_unless_told_otherwise() {
+        let radios: Vec<NodeId> = [0, 1, 2, 3, 4, 5].map(NodeId).to_vec();
+        assert_eq!(schedule(&radios, &[]), radios);
+        assert_eq!(schedule(&radios, &[(NodeId(4), 1)]), radios);
+        // Node 2 with three slots: its own, then a third and two thirds of a round on.
+        let ids = |v: Vec<NodeId>| v.into_iter().map(|n| n.0).collect::<Vec<_>>();
+        assert_eq!(
+            ids(schedule(&radios, &[(NodeId(2), 3)])),
+            [0, 2, 1, 2, 3, 4, 2, 5]
+        );
+        // Two weighted nodes share the round; every node keeps its count.
+        let order = schedule(&radios, &[(NodeId(0), 2), (NodeId(5), 4)]);
+        let count = |v: u32| order.iter().filter(|n| n.0 == v).count();
+        assert_eq!((order.len(), count(0), count(5), count(3)), (10, 2, 4, 1));
+    }
 
     fn cfg() -> WifiConfig {
         WifiConfig {
