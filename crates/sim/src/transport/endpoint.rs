@@ -6,7 +6,8 @@
 //! packet reaching one of its ends, a pacing tick) and hands it an [`EndpointIo`]. What
 //! the endpoint sends is queued there and forwarded, in order, once it returns; timer
 //! commands take effect at once (so they are queued ahead of the packets' events, as
-//! the machines' outboxes order them); deliveries to the application are counted
+//! the machines' outboxes order them), or after the packets left
+//! ([`EndpointIo::timer_after_sends`]); deliveries to the application are counted
 //! directly. An endpoint never reaches into the world.
 
 use crate::ids::{FlowId, NodeId};
@@ -24,6 +25,38 @@ pub trait FlowEndpoint: Debug {
     /// How many timers it uses: slots `0..timer_slots()` of [`EndpointIo::timer`].
     fn timer_slots(&self) -> u8 {
         0
+    }
+
+    /// What it is, as a user would look for it in the scenario (for error messages).
+    fn name(&self) -> &'static str {
+        "transport"
+    }
+
+    /// Whether the flow is a session whose destination answers its source (TCP, TFRC):
+    /// a session hears [`FlowEndpoint::stop`] at its stop time, and one whose window is
+    /// empty or that runs from a node to itself (each packet answered within the same
+    /// instant, forever) never starts. A datagram source (UDP) keeps to its window
+    /// itself and starts whatever its ends.
+    fn session(&self) -> bool {
+        true
+    }
+
+    /// Whether it is a greedy source: unpaced, the world keeps its first queue full,
+    /// calling [`FlowEndpoint::fill`] from its start on while that queue has room, and
+    /// again whenever one of its packets leaves it or routing lets it send again.
+    fn greedy(&self) -> bool {
+        false
+    }
+
+    /// A greedy source sends one more packet. Returns whether one left.
+    fn fill(&mut self, _io: &mut EndpointIo) -> bool {
+        false
+    }
+
+    /// The application's own rate, bit/s, which caps a source rate controller's pace
+    /// (a CBR source offers no more); `None`: the controller's rate alone.
+    fn rate_cap_bps(&self) -> Option<f64> {
+        None
     }
 
     /// Whether a source rate controller (`[[flow]] cc`) may pace it: if so the world
@@ -119,6 +152,8 @@ pub struct EndpointIo<'a> {
     pub(crate) sends: &'a mut Vec<Emitted>,
     pub(crate) timers: &'a mut dyn TimerPort,
     pub(crate) metrics: &'a mut Metrics,
+    /// The command of [`EndpointIo::timer_after_sends`], applied by the caller.
+    pub(crate) after_sends: Option<(u8, TimerCmd)>,
 }
 
 impl EndpointIo<'_> {
@@ -137,6 +172,14 @@ impl EndpointIo<'_> {
         if let Some(cmd) = cmd {
             self.timers.command(slot, cmd);
         }
+    }
+
+    /// Applies a timer command to slot `slot` once the packets sent in this call have
+    /// been forwarded (the last such command of the call): for a source that times its
+    /// next send from after its packet left, so the timer's event queues behind those
+    /// the packet set off (a CBR application's next packet).
+    pub fn timer_after_sends(&mut self, slot: u8, cmd: TimerCmd) {
+        self.after_sends = Some((slot, cmd));
     }
 
     /// When slot `slot` fires, if armed.
@@ -212,8 +255,12 @@ mod tests {
             sends: &mut sends,
             timers: slots,
             metrics,
+            after_sends: None,
         };
         act(ep, &mut io);
+        if let Some((slot, cmd)) = io.after_sends {
+            io.timers.command(slot, cmd);
+        }
         sends
     }
 

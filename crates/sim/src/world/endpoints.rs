@@ -1,7 +1,7 @@
 //! The world's side of the flows' end-to-end transports ([`FlowEndpoint`]): it calls
 //! an endpoint on its flow's events, then forwards what it sent, in order, from the end
-//! it left. Timers are the kernel's, one slot per endpoint timer, owned by
-//! (flow, slot).
+//! it left, then applies the timer command meant for after the sends. Timers are the
+//! kernel's, one slot per endpoint timer, owned by (flow, slot).
 
 use super::{Event, FlowApp, World};
 use crate::ids::{FlowId, NodeId};
@@ -58,8 +58,8 @@ pub(super) fn create_timers(
 }
 
 impl World {
-    /// Runs `act` on flow `f`'s endpoint, then forwards what it sent. Returns what `act`
-    /// returns.
+    /// Runs `act` on flow `f`'s endpoint, then forwards what it sent, then applies its
+    /// [`EndpointIo::timer_after_sends`]. Returns what `act` returns.
     pub(super) fn endpoint_call<R>(
         &mut self,
         f: FlowId,
@@ -85,8 +85,10 @@ impl World {
             sends: &mut sends,
             timers: &mut timers,
             metrics: &mut self.metrics,
+            after_sends: None,
         };
         let r = act(ep.as_mut(), &mut io);
+        let after_sends = io.after_sends;
         for e in sends.drain(..) {
             let (from, to) = match e.from {
                 End::Source => (src, dst),
@@ -100,6 +102,14 @@ impl World {
             self.forward(from, pkt);
         }
         self.sends = sends;
+        if let Some((slot, cmd)) = after_sends {
+            let mut timers = FlowTimers {
+                timers: &mut self.timers,
+                events: &mut self.events,
+                first: self.flows[f.index()].first_timer,
+            };
+            timers.command(slot, cmd);
+        }
         r
     }
 
