@@ -8,7 +8,8 @@
 //! commands take effect at once (so they are queued ahead of the packets' events, as
 //! the machines' outboxes order them), or after the packets left
 //! ([`EndpointIo::timer_after_sends`]); deliveries to the application are counted
-//! directly. An endpoint never reaches into the world.
+//! directly. An endpoint never reaches into the world, nor does the world know which
+//! transport it runs: UDP's datagram source (`udp.rs`) is an endpoint like TCP and TFRC.
 
 use crate::ids::{FlowId, NodeId};
 use crate::metrics::Metrics;
@@ -214,8 +215,10 @@ impl EndpointIo<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::UdpRate;
     use crate::transport::tcp::{TcpFlow, TcpFlowConfig};
     use crate::transport::tfrc::{TfrcFlow, TfrcFlowConfig};
+    use crate::transport::udp::UdpFlow;
 
     /// Timer slots recorded as the endpoint commands them.
     #[derive(Default)]
@@ -315,6 +318,136 @@ mod tests {
         assert_eq!(acks.len(), 1);
         assert_eq!(acks[0].from, End::Destination);
         assert!(matches!(acks[0].transport, TransportHeader::TcpAck(_)));
+        assert_eq!(m.flows[0].packets_delivered, 1);
+        assert_eq!(m.delivered, 1);
+    }
+
+    fn cbr_8kbps(window: (Time, Time), run_end: Time) -> UdpFlow {
+        // 1000-byte datagrams at 8 kb/s: one a second.
+        UdpFlow::new(UdpRate::Cbr { rate_bps: 8e3 }, 1000, window, run_end)
+    }
+
+    #[test]
+    fn a_cbr_source_sends_at_start_and_arms_its_next_packet_only_once_the_first_left() {
+        let end = Time::from_secs(10);
+        let mut udp = cbr_8kbps((Time::ZERO, Time::from_millis(2500)), end);
+        let (mut slots, mut m) = (Slots::default(), metrics());
+        assert_eq!(
+            (udp.timer_slots(), udp.session(), udp.greedy()),
+            (1, false, false)
+        );
+        let sent = call(&mut udp, &mut slots, &mut m, Time::ZERO, |ep, io| {
+            ep.start(io);
+            // Not yet armed: the world applies it after forwarding the datagram.
+            assert_eq!(io.deadline(0), None);
+        });
+        assert_eq!(sent.len(), 1);
+        assert_eq!((sent[0].from, sent[0].seq), (End::Source, 0));
+        assert_eq!(sent[0].transport, TransportHeader::Udp);
+        assert_eq!(slots.commands, vec![(0, TimerCmd::Arm(Time::from_secs(1)))]);
+        // Packet k is due at start + k s; none is due at or after the flow's stop.
+        let seqs: Vec<u64> = [1, 2]
+            .into_iter()
+            .flat_map(|k| {
+                let at = Time::from_secs(k);
+                slots.deadlines[0] = None;
+                call(&mut udp, &mut slots, &mut m, at, |ep, io| {
+                    ep.on_timer(0, io)
+                })
+            })
+            .map(|e| e.seq)
+            .collect();
+        assert_eq!(seqs, vec![1, 2]);
+        assert_eq!(slots.commands.len(), 2, "{:?}", slots.commands);
+        assert_eq!(slots.deadline(0), None);
+    }
+
+    #[test]
+    fn a_cbr_source_arms_no_packet_due_at_the_end_of_the_run() {
+        let end = Time::from_millis(1500);
+        let mut udp = cbr_8kbps((Time::ZERO, Time::from_secs(5)), end);
+        let (mut slots, mut m) = (Slots::default(), metrics());
+        call(&mut udp, &mut slots, &mut m, Time::ZERO, |ep, io| {
+            ep.start(io)
+        });
+        slots.deadlines[0] = None;
+        let at = Time::from_secs(1);
+        let sent = call(&mut udp, &mut slots, &mut m, at, |ep, io| {
+            ep.on_timer(0, io)
+        });
+        assert_eq!(sent.len(), 1);
+        assert_eq!(
+            slots.deadline(0),
+            None,
+            "packet 2 would be due after the run"
+        );
+    }
+
+    #[test]
+    fn a_saturating_source_sends_only_when_asked_to_fill_and_caps_no_pace() {
+        let end = Time::from_secs(10);
+        let mut udp = UdpFlow::new(UdpRate::Saturate, 500, (Time::ZERO, end), end);
+        let (mut slots, mut m) = (Slots::default(), metrics());
+        assert_eq!((udp.timer_slots(), udp.greedy()), (0, true));
+        assert_eq!(udp.rate_cap_bps(), None);
+        let none = call(&mut udp, &mut slots, &mut m, Time::ZERO, |ep, io| {
+            ep.start(io)
+        });
+        assert!(none.is_empty());
+        let mut seqs = Vec::new();
+        for _ in 0..3 {
+            let sent = call(&mut udp, &mut slots, &mut m, Time::ZERO, |ep, io| {
+                assert!(ep.fill(io));
+            });
+            seqs.extend(sent.iter().map(|e| (e.seq, e.payload_bytes)));
+        }
+        assert_eq!(seqs, vec![(0, 500), (1, 500), (2, 500)]);
+        assert!(slots.commands.is_empty());
+    }
+
+    #[test]
+    fn a_paced_cbr_source_sends_only_on_ticks_and_caps_the_pace_at_its_rate() {
+        let end = Time::from_secs(10);
+        let mut udp = cbr_8kbps((Time::ZERO, end), end).paced(true);
+        let (mut slots, mut m) = (Slots::default(), metrics());
+        assert_eq!((udp.timer_slots(), udp.greedy()), (0, false));
+        assert_eq!(udp.rate_cap_bps(), Some(8e3));
+        let none = call(&mut udp, &mut slots, &mut m, Time::ZERO, |ep, io| {
+            ep.start(io);
+            assert!(!ep.fill(io), "a CBR source is not greedy");
+        });
+        assert!(none.is_empty());
+        let sent = call(&mut udp, &mut slots, &mut m, Time::ZERO, |ep, io| {
+            assert!(ep.on_pace(io));
+        });
+        assert_eq!(sent.len(), 1);
+        assert!(slots.commands.is_empty());
+    }
+
+    #[test]
+    fn a_udp_datagram_counts_as_delivered_where_it_arrives_and_nothing_answers() {
+        let end = Time::from_secs(10);
+        let mut udp = cbr_8kbps((Time::ZERO, end), end);
+        let (mut slots, mut m) = (Slots::default(), metrics());
+        let pkt = Packet {
+            uid: 7,
+            flow: FlowId(0),
+            src: NodeId(0),
+            dst: NodeId(3),
+            seq: 0,
+            payload_bytes: 1000,
+            transport: TransportHeader::Udp,
+            ttl: 64,
+            priority: 0,
+            created: Time::ZERO,
+            diffq: None,
+            report: None,
+        };
+        let at = Time::from_millis(5);
+        let sent = call(&mut udp, &mut slots, &mut m, at, |ep, io| {
+            ep.on_arrival(NodeId(3), &pkt, io)
+        });
+        assert!(sent.is_empty());
         assert_eq!(m.flows[0].packets_delivered, 1);
         assert_eq!(m.delivered, 1);
     }
