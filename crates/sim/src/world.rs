@@ -1,7 +1,7 @@
 //! The world: owns every node, medium, flow and metric in flat vectors and runs the event
 //! loop. This is the one place where layers meet (STYLE.md): media pull from queue
-//! disciplines, arrivals go to forwarding, deliveries go to metrics or to the flows'
-//! transport endpoints (`transport::endpoint::FlowEndpoint`, `world/endpoints.rs`), DiffQ and
+//! disciplines, arrivals go to forwarding, deliveries go to the flows' transport
+//! endpoints (`transport::endpoint::FlowEndpoint`, `world/endpoints.rs`), DiffQ and
 //! fair-queuing queue reports to the queue disciplines, DiffQ-paced sources to their
 //! rate controllers (`world/diffq.rs`), and routing control packets, timers and MAC
 //! failures to the routing protocol, whose actions `world/routing.rs` carries out
