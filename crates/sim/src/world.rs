@@ -27,8 +27,8 @@ pub use crate::qdisc::registry::RegisteredQdisc;
 use crate::qdisc::{DropTail, Qdisc, Queued};
 use crate::transport::diffq::RateUpdate;
 use crate::transport::endpoint::{Emitted, FlowEndpoint};
-use crate::transport::flow_kind::EndpointSetup;
 pub use crate::transport::flow_kind::FlowKindConfig;
+use crate::transport::flow_kind::{AnyEndpoint, EndpointSetup};
 use crate::transport::rate::{RateScheme, RegisteredRate};
 use crate::transport::tcp::TcpFlowStats;
 use crate::transport::tfrc::TfrcFlowStats;
@@ -268,7 +268,7 @@ impl FlowState {
 #[derive(Debug)]
 enum FlowApp {
     /// An end-to-end transport ([`FlowKindConfig::endpoint`]).
-    Endpoint(Box<dyn FlowEndpoint>),
+    Endpoint(AnyEndpoint),
     /// A flow the network-layer scheme carries (`World::net`), which keeps its state.
     Net,
 }
@@ -544,7 +544,7 @@ impl World {
                 };
                 let pacer = cc.and_then(RegisteredRate::build);
                 let first_timer = match &app {
-                    FlowApp::Endpoint(ep) => endpoints::create_timers(&mut timers, id, &**ep),
+                    FlowApp::Endpoint(ep) => endpoints::create_timers(&mut timers, id, ep),
                     _ => TimerId(0),
                 };
                 FlowState {

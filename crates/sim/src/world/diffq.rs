@@ -19,6 +19,7 @@ use super::{Event, FlowApp, RateUpdate, World};
 use crate::ids::{FlowId, NodeId};
 use crate::metrics::{RateKind, RateRow};
 use crate::net::Packet;
+use crate::transport::endpoint::FlowEndpoint;
 use crate::transport::{SourceQueue, SourceView};
 use airqueue_kernel::Time;
 

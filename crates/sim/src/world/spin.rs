@@ -9,6 +9,7 @@
 
 use super::{Event, FlowApp, Iface, World};
 use crate::medium::wifi::WifiEvent;
+use crate::transport::endpoint::FlowEndpoint;
 use airqueue_kernel::Time;
 use std::fmt;
 
