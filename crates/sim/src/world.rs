@@ -1,7 +1,7 @@
 //! The world: owns every node, medium, flow and metric in flat vectors and runs the event
 //! loop. This is the one place where layers meet (STYLE.md): media pull from queue
-//! disciplines, arrivals go to forwarding, deliveries go to metrics or to the flows'
-//! transport endpoints (`transport::endpoint::FlowEndpoint`, `world/endpoints.rs`), DiffQ and
+//! disciplines, arrivals go to forwarding, deliveries go to the flows' transport
+//! endpoints (`transport::endpoint::FlowEndpoint`, `world/endpoints.rs`), DiffQ and
 //! fair-queuing queue reports to the queue disciplines, DiffQ-paced sources to their
 //! rate controllers (`world/diffq.rs`), and routing control packets, timers and MAC
 //! failures to the routing protocol, whose actions `world/routing.rs` carries out
@@ -10,14 +10,12 @@
 //! scheme's: its starts, ticks, packets and their MAC fates go to the scheme, whose
 //! actions `world/net_scheme.rs` carries out.
 
-use crate::app::{UdpRate, UdpSource};
 use crate::ids::{FlowId, LinkId, NodeId};
 use crate::medium::wifi::{Mac, MacStats, WifiConfig, WifiEvent, WifiOutput};
 use crate::medium::{configured_loss, WiredNet};
 use crate::metrics::{Conservation, Metrics, QueueSample, Traces};
-use crate::net::packet::DEFAULT_TTL;
 use crate::net::registry::RoutingSetup;
-use crate::net::scheme::{NetFlow, NetFlowConfig, NetReports};
+use crate::net::scheme::{NetFlow, NetReports};
 use crate::net::{
     DiffqHeader, DropReason, Packet, ProtocolStats, RoutingProtocol, RoutingTable, RoutingTimer,
     TransportHeader,
@@ -27,9 +25,11 @@ pub use crate::qdisc::registry::RegisteredQdisc;
 use crate::qdisc::{DropTail, Qdisc, Queued};
 use crate::transport::diffq::RateUpdate;
 use crate::transport::endpoint::{Emitted, FlowEndpoint};
+pub use crate::transport::flow_kind::FlowKindConfig;
+use crate::transport::flow_kind::{AnyEndpoint, EndpointSetup};
 use crate::transport::rate::{RateScheme, RegisteredRate};
-use crate::transport::tcp::{TcpFlow, TcpFlowConfig, TcpFlowStats};
-use crate::transport::tfrc::{TfrcFlow, TfrcFlowConfig, TfrcFlowStats};
+use crate::transport::tcp::TcpFlowStats;
+use crate::transport::tfrc::TfrcFlowStats;
 use crate::transport::{RateController, RateSummary};
 use airqueue_kernel::{EventQueue, RngStream, StreamKey, Time, TimerEvent, TimerId, Timers};
 use airqueue_phy::access::Link;
@@ -136,9 +136,9 @@ pub struct FlowConfig {
     /// transport's own (none for UDP, the variant's window control for TCP). A paced
     /// flow sends one packet per tick at its controller's rate, updated on its source's
     /// queue ([`RateScheme::reads`]) every interval or once per emitted packet
-    /// ([`RateUpdate`]). A UDP source sends one packet per tick (a CBR rate caps the
-    /// pace: the application offers no more; `Saturate` leaves it to the controller
-    /// alone). A TCP sender runs with its congestion control off
+    /// ([`RateUpdate`]). A UDP source sends one packet per tick (an application rate caps
+    /// the pace, [`FlowEndpoint::rate_cap_bps`]: a CBR source offers no more; a
+    /// saturating one leaves it to the controller alone). A TCP sender runs with its congestion control off
     /// (`airqueue_tcp::SenderConfig::congestion_control`): the variant's loss recovery
     /// decides what is sent, one data segment, retransmissions included, per tick
     /// (`airqueue_tcp::SenderConfig::paced`, `world/diffq.rs`); from the flow's stop on,
@@ -159,21 +159,6 @@ struct PaceClock {
     /// A tick since the last rate update found the source unable to send (a DiffQ-TCP
     /// window full): the next update may not raise the rate.
     held: bool,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum FlowKindConfig {
-    Udp(UdpRate),
-    /// A TCP transfer from `src` to `dst`, window-limited (no application rate); ACKs
-    /// travel back through the same queues and medium.
-    Tcp(TcpFlowConfig),
-    /// A TFRC flow (RFC 5348), or TFRC-ECN (seed 000) with `ecn`: rate-paced, unreliable;
-    /// feedback reports travel back through the same queues and medium. Runs without
-    /// DiffQ rate control (`FlowConfig::cc` is ignored).
-    Tfrc(TfrcFlowConfig),
-    /// A flow carried end to end by a network-layer scheme with packets of its own
-    /// (`net::scheme`), which [`crate::net::scheme::build`] makes from its flows' settings.
-    Net(NetFlowConfig),
 }
 
 /// Everything needed to build a world. Produced from a scenario by `airqueue-scenario`.
@@ -209,8 +194,6 @@ pub struct WorldConfig {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Event {
     FlowStart(FlowId),
-    /// CBR packet number `k` of a flow is due.
-    CbrSend(FlowId, u64),
     LinkTxEnd(LinkId),
     LinkArrive(LinkId),
     Wifi(WifiEvent),
@@ -254,6 +237,9 @@ struct FlowState {
     stop: Time,
     payload_bytes: u32,
     app: FlowApp,
+    /// Its endpoint is a greedy source ([`FlowEndpoint::greedy`]): unpaced, the world
+    /// keeps its first queue full.
+    greedy: bool,
     /// The first of its endpoint's timers (unused by other flows).
     first_timer: TimerId,
     /// Source rate control (`FlowConfig::cc`): its controller, `None` until the caller
@@ -279,9 +265,8 @@ impl FlowState {
 /// The traffic source of a flow.
 #[derive(Debug)]
 enum FlowApp {
-    Udp(UdpSource),
-    /// An end-to-end transport: TCP (with its coding layer) or TFRC.
-    Endpoint(Box<dyn FlowEndpoint>),
+    /// An end-to-end transport ([`FlowKindConfig::endpoint`]).
+    Endpoint(AnyEndpoint),
     /// A flow the network-layer scheme carries (`World::net`), which keeps its state.
     Net,
 }
@@ -540,18 +525,16 @@ impl World {
             .enumerate()
             .map(|(i, f)| {
                 let id = FlowId(i as u32);
-                let app = match &f.kind {
-                    FlowKindConfig::Udp(rate) => {
-                        FlowApp::Udp(UdpSource::new(*rate, f.payload_bytes, f.start, f.stop))
-                    }
-                    FlowKindConfig::Tcp(tcp) => {
-                        let paced = f.cc.is_some();
-                        FlowApp::Endpoint(Box::new(TcpFlow::new(tcp, f.payload_bytes, paced)))
-                    }
-                    FlowKindConfig::Tfrc(tfrc) => {
-                        FlowApp::Endpoint(Box::new(TfrcFlow::new(tfrc, f.payload_bytes)))
-                    }
-                    FlowKindConfig::Net(_) => FlowApp::Net,
+                let setup = EndpointSetup {
+                    payload_bytes: f.payload_bytes,
+                    start: f.start,
+                    stop: f.stop,
+                    run_end: cfg.duration,
+                    paced: f.cc.is_some(),
+                };
+                let app = match f.kind.endpoint(&setup) {
+                    Some(ep) => FlowApp::Endpoint(ep),
+                    None => FlowApp::Net,
                 };
                 // An endpoint that sets its own rate ignores `cc`.
                 let cc = match &app {
@@ -560,10 +543,11 @@ impl World {
                 };
                 let pacer = cc.and_then(RegisteredRate::build);
                 let first_timer = match &app {
-                    FlowApp::Endpoint(ep) => endpoints::create_timers(&mut timers, id, &**ep),
+                    FlowApp::Endpoint(ep) => endpoints::create_timers(&mut timers, id, ep),
                     _ => TimerId(0),
                 };
                 FlowState {
+                    greedy: matches!(&app, FlowApp::Endpoint(ep) if ep.greedy()),
                     first_timer,
                     src: f.src,
                     dst: f.dst,
@@ -591,12 +575,12 @@ impl World {
         rates::schedule(&cfg, &mut events);
         moves::schedule(&cfg, &mut events);
         for (i, (f, state)) in cfg.flows.iter().zip(&flows).enumerate() {
-            let endpoint = matches!(state.app, FlowApp::Endpoint(_));
-            if f.start < cfg.duration && !(endpoint && f.stop <= f.start) {
+            let session = matches!(&state.app, FlowApp::Endpoint(ep) if ep.session());
+            if f.start < cfg.duration && !(session && f.stop <= f.start) {
                 events.schedule_in(f.start, Event::FlowStart(FlowId(i as u32)));
-                // An endpoint's sender takes no new data from `stop` on (UDP sources
-                // check it).
-                if endpoint && f.stop < cfg.duration {
+                // A session's sender takes no new data from `stop` on (other sources
+                // keep to their window themselves).
+                if session && f.stop < cfg.duration {
                     events.schedule_in(f.stop, Event::FlowStop(FlowId(i as u32)));
                 }
             }
@@ -732,10 +716,6 @@ impl World {
         let now = self.events.now();
         match ev {
             Event::FlowStart(f) => self.start_flow(f),
-            Event::CbrSend(f, k) => {
-                self.send_app_packet(f);
-                self.schedule_cbr(f, k + 1);
-            }
             Event::LinkTxEnd(l) => {
                 let arrival = self.wires.links[l.index()].finish_tx(now);
                 self.events.schedule_in(arrival - now, Event::LinkArrive(l));
@@ -864,34 +844,13 @@ impl World {
             return self.start_paced(f);
         }
         match &self.flows[f.index()].app {
-            FlowApp::Udp(udp) => match udp.rate {
-                UdpRate::Cbr { .. } => {
-                    self.send_app_packet(f);
-                    self.schedule_cbr(f, 1);
+            FlowApp::Endpoint(_) => {
+                self.endpoint_start(f);
+                if self.flows[f.index()].greedy {
+                    self.top_up(f);
                 }
-                UdpRate::Saturate => self.top_up(f),
-            },
-            FlowApp::Endpoint(_) => self.endpoint_start(f),
-            FlowApp::Net => self.net_flow_start(f, false),
-        }
-    }
-
-    /// The UDP source of flow `f` (callers only ask for UDP flows).
-    fn udp(&self, f: FlowId) -> &UdpSource {
-        match &self.flows[f.index()].app {
-            FlowApp::Udp(u) => u,
-            _ => unreachable!("UDP event for a non-UDP flow"),
-        }
-    }
-
-    fn schedule_cbr(&mut self, f: FlowId, k: u64) {
-        let udp = self.udp(f);
-        if let Some(at) = udp.cbr_due(k) {
-            if at < udp.stop && at < self.duration {
-                // `at` is never in the past: due times grow with k and k-1 ran now.
-                let delay = at.saturating_sub(self.events.now());
-                self.events.schedule_in(delay, Event::CbrSend(f, k));
             }
+            FlowApp::Net => self.net_flow_start(f, false),
         }
     }
 
@@ -922,13 +881,13 @@ impl World {
         }
     }
 
-    /// Fills a saturating flow's first-hop queue to capacity (its destination's queue,
-    /// for DiffQ).
+    /// Fills greedy flow `f`'s first-hop queue to capacity (its destination's queue,
+    /// for DiffQ), within the flow's window `[start, stop)`.
     fn top_up(&mut self, f: FlowId) {
         let now = self.events.now();
         let fl = &self.flows[f.index()];
         let (src, dst, diffq) = (fl.src, fl.dst, fl.pacer.is_some());
-        if !self.udp(f).active(now) {
+        if now < fl.start || now >= fl.stop {
             return;
         }
         let next = self.routing_peek_next_hop(src, dst);
@@ -937,39 +896,14 @@ impl World {
         else {
             // Unroutable: one packet is created and dropped so the failure shows in drops
             // (with AODV, it waits for a route discovery).
-            self.send_app_packet(f);
+            self.endpoint_call(f, |ep, io| ep.fill(io));
             return;
         };
         while self.qdisc(iface).has_room(src, dst, next, diffq) {
-            self.send_app_packet(f);
+            if !self.endpoint_call(f, |ep, io| ep.fill(io)) {
+                return;
+            }
         }
-    }
-
-    /// Creates one application packet of flow `f` at its source and forwards it.
-    fn send_app_packet(&mut self, f: FlowId) {
-        let now = self.events.now();
-        let flow = &mut self.flows[f.index()];
-        let FlowApp::Udp(udp) = &mut flow.app else {
-            unreachable!("UDP send for a non-UDP flow")
-        };
-        let pkt = Packet {
-            uid: self.next_uid,
-            flow: f,
-            src: flow.src,
-            dst: flow.dst,
-            seq: udp.take_seq(),
-            payload_bytes: udp.payload_bytes,
-            transport: TransportHeader::Udp,
-            ttl: DEFAULT_TTL,
-            priority: flow.priority,
-            created: now,
-            diffq: flow.diffq_header(),
-            report: None,
-        };
-        self.next_uid += 1;
-        self.metrics.on_created(&pkt);
-        let src = pkt.src;
-        self.forward(src, pkt);
     }
 
     /// A packet arrived at `node` from its neighbour `from`.
@@ -988,32 +922,30 @@ impl World {
         self.forward_from(node, from, pkt);
     }
 
-    /// A packet reached its destination `node`: UDP data goes to the metrics, an
-    /// endpoint's packets to the flow's endpoint. Control messages were handed to the
-    /// routing protocol or the queue discipline on reception, a network-layer scheme's
-    /// packets to the scheme.
+    /// A packet reached its destination `node`: an endpoint's packets go to the flow's
+    /// endpoint. Control messages were handed to the routing protocol or the queue
+    /// discipline on reception, a network-layer scheme's packets to the scheme.
     fn deliver(&mut self, node: NodeId, pkt: Packet) {
         let Some(fl) = self.flows.get(pkt.flow.index()) else {
             return;
         };
-        match (&fl.app, &pkt.transport) {
-            (FlowApp::Udp(_), TransportHeader::Udp) => {
-                self.metrics.on_delivered(&pkt, self.events.now())
-            }
-            (FlowApp::Endpoint(_), _) => {
-                self.endpoint_call(pkt.flow, |ep, io| ep.on_arrival(node, &pkt, io))
-            }
-            _ => {}
+        if let FlowApp::Endpoint(_) = &fl.app {
+            self.endpoint_call(pkt.flow, |ep, io| ep.on_arrival(node, &pkt, io))
         }
     }
 
-    /// An endpoint's flow starts. A flow from a node to itself never starts (its packets
-    /// would be answered within the same instant, forever).
+    /// An endpoint's flow starts. A session from a node to itself never starts (its
+    /// packets would be answered within the same instant, forever).
     fn endpoint_start(&mut self, f: FlowId) {
         let fl = &self.flows[f.index()];
-        if fl.src != fl.dst {
+        if fl.src != fl.dst || !self.endpoint_is_session(f) {
             self.endpoint_call(f, |ep, io| ep.start(io));
         }
+    }
+
+    /// Whether flow `f`'s endpoint is a session ([`FlowEndpoint::session`]).
+    fn endpoint_is_session(&self, f: FlowId) -> bool {
+        matches!(&self.flows[f.index()].app, FlowApp::Endpoint(ep) if ep.session())
     }
 
     /// Hands a packet `node` generated to the queue towards its next hop.
@@ -1154,9 +1086,9 @@ impl World {
         }
     }
 
-    /// A saturating source replaces each of its packets that leaves its first queue.
+    /// A greedy source replaces each of its packets that leaves its first queue.
     /// Accounts for the packets `iface`'s discipline dropped while handing out others
-    /// (CoDel's head drops); a saturating source among them refills its queue.
+    /// (CoDel's head drops); a greedy source among them refills its queue.
     fn take_head_drops(&mut self, iface: Iface, node: NodeId) {
         if !self.head_drops {
             return;
@@ -1171,7 +1103,6 @@ impl World {
         if src != node || flow.index() >= self.flows.len() {
             return;
         }
-        let now = self.events.now();
         let fl = &self.flows[flow.index()];
         // A scheme's packets are made by forwarders too: only the source's count here.
         if let FlowApp::Net = fl.app {
@@ -1180,10 +1111,8 @@ impl World {
             }
             return;
         }
-        if let (FlowApp::Udp(udp), None) = (&fl.app, &fl.pacer) {
-            if udp.rate == UdpRate::Saturate && udp.active(now) {
-                self.top_up(flow);
-            }
+        if fl.greedy && fl.pacer.is_none() {
+            self.top_up(flow);
         }
     }
 

@@ -6,8 +6,10 @@
 //! packet reaching one of its ends, a pacing tick) and hands it an [`EndpointIo`]. What
 //! the endpoint sends is queued there and forwarded, in order, once it returns; timer
 //! commands take effect at once (so they are queued ahead of the packets' events, as
-//! the machines' outboxes order them); deliveries to the application are counted
-//! directly. An endpoint never reaches into the world.
+//! the machines' outboxes order them), or after the packets left
+//! ([`EndpointIo::timer_after_sends`]); deliveries to the application are counted
+//! directly. An endpoint never reaches into the world, nor does the world know which
+//! transport it runs: UDP's datagram source (`udp.rs`) is an endpoint like TCP and TFRC.
 
 use crate::ids::{FlowId, NodeId};
 use crate::metrics::Metrics;
@@ -24,6 +26,38 @@ pub trait FlowEndpoint: Debug {
     /// How many timers it uses: slots `0..timer_slots()` of [`EndpointIo::timer`].
     fn timer_slots(&self) -> u8 {
         0
+    }
+
+    /// What it is, as a user would look for it in the scenario (for error messages).
+    fn name(&self) -> &'static str {
+        "transport"
+    }
+
+    /// Whether the flow is a session whose destination answers its source (TCP, TFRC):
+    /// a session hears [`FlowEndpoint::stop`] at its stop time, and one whose window is
+    /// empty or that runs from a node to itself (each packet answered within the same
+    /// instant, forever) never starts. A datagram source (UDP) keeps to its window
+    /// itself and starts whatever its ends.
+    fn session(&self) -> bool {
+        true
+    }
+
+    /// Whether it is a greedy source: unpaced, the world keeps its first queue full,
+    /// calling [`FlowEndpoint::fill`] from its start on while that queue has room, and
+    /// again whenever one of its packets leaves it or routing lets it send again.
+    fn greedy(&self) -> bool {
+        false
+    }
+
+    /// A greedy source sends one more packet. Returns whether one left.
+    fn fill(&mut self, _io: &mut EndpointIo) -> bool {
+        false
+    }
+
+    /// The application's own rate, bit/s, which caps a source rate controller's pace
+    /// (a CBR source offers no more); `None`: the controller's rate alone.
+    fn rate_cap_bps(&self) -> Option<f64> {
+        None
     }
 
     /// Whether a source rate controller (`[[flow]] cc`) may pace it: if so the world
@@ -119,6 +153,8 @@ pub struct EndpointIo<'a> {
     pub(crate) sends: &'a mut Vec<Emitted>,
     pub(crate) timers: &'a mut dyn TimerPort,
     pub(crate) metrics: &'a mut Metrics,
+    /// The command of [`EndpointIo::timer_after_sends`], applied by the caller.
+    pub(crate) after_sends: Option<(u8, TimerCmd)>,
 }
 
 impl EndpointIo<'_> {
@@ -137,6 +173,14 @@ impl EndpointIo<'_> {
         if let Some(cmd) = cmd {
             self.timers.command(slot, cmd);
         }
+    }
+
+    /// Applies a timer command to slot `slot` once the packets sent in this call have
+    /// been forwarded (the last such command of the call): for a source that times its
+    /// next send from after its packet left, so the timer's event queues behind those
+    /// the packet set off (a CBR application's next packet).
+    pub fn timer_after_sends(&mut self, slot: u8, cmd: TimerCmd) {
+        self.after_sends = Some((slot, cmd));
     }
 
     /// When slot `slot` fires, if armed.
@@ -171,8 +215,10 @@ impl EndpointIo<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::UdpRate;
     use crate::transport::tcp::{TcpFlow, TcpFlowConfig};
     use crate::transport::tfrc::{TfrcFlow, TfrcFlowConfig};
+    use crate::transport::udp::UdpFlow;
 
     /// Timer slots recorded as the endpoint commands them.
     #[derive(Default)]
@@ -212,8 +258,12 @@ mod tests {
             sends: &mut sends,
             timers: slots,
             metrics,
+            after_sends: None,
         };
         act(ep, &mut io);
+        if let Some((slot, cmd)) = io.after_sends {
+            io.timers.command(slot, cmd);
+        }
         sends
     }
 
@@ -268,6 +318,136 @@ mod tests {
         assert_eq!(acks.len(), 1);
         assert_eq!(acks[0].from, End::Destination);
         assert!(matches!(acks[0].transport, TransportHeader::TcpAck(_)));
+        assert_eq!(m.flows[0].packets_delivered, 1);
+        assert_eq!(m.delivered, 1);
+    }
+
+    fn cbr_8kbps(window: (Time, Time), run_end: Time) -> UdpFlow {
+        // 1000-byte datagrams at 8 kb/s: one a second.
+        UdpFlow::new(UdpRate::Cbr { rate_bps: 8e3 }, 1000, window, run_end)
+    }
+
+    #[test]
+    fn a_cbr_source_sends_at_start_and_arms_its_next_packet_only_once_the_first_left() {
+        let end = Time::from_secs(10);
+        let mut udp = cbr_8kbps((Time::ZERO, Time::from_millis(2500)), end);
+        let (mut slots, mut m) = (Slots::default(), metrics());
+        assert_eq!(
+            (udp.timer_slots(), udp.session(), udp.greedy()),
+            (1, false, false)
+        );
+        let sent = call(&mut udp, &mut slots, &mut m, Time::ZERO, |ep, io| {
+            ep.start(io);
+            // Not yet armed: the world applies it after forwarding the datagram.
+            assert_eq!(io.deadline(0), None);
+        });
+        assert_eq!(sent.len(), 1);
+        assert_eq!((sent[0].from, sent[0].seq), (End::Source, 0));
+        assert_eq!(sent[0].transport, TransportHeader::Udp);
+        assert_eq!(slots.commands, vec![(0, TimerCmd::Arm(Time::from_secs(1)))]);
+        // Packet k is due at start + k s; none is due at or after the flow's stop.
+        let seqs: Vec<u64> = [1, 2]
+            .into_iter()
+            .flat_map(|k| {
+                let at = Time::from_secs(k);
+                slots.deadlines[0] = None;
+                call(&mut udp, &mut slots, &mut m, at, |ep, io| {
+                    ep.on_timer(0, io)
+                })
+            })
+            .map(|e| e.seq)
+            .collect();
+        assert_eq!(seqs, vec![1, 2]);
+        assert_eq!(slots.commands.len(), 2, "{:?}", slots.commands);
+        assert_eq!(slots.deadline(0), None);
+    }
+
+    #[test]
+    fn a_cbr_source_arms_no_packet_due_at_the_end_of_the_run() {
+        let end = Time::from_millis(1500);
+        let mut udp = cbr_8kbps((Time::ZERO, Time::from_secs(5)), end);
+        let (mut slots, mut m) = (Slots::default(), metrics());
+        call(&mut udp, &mut slots, &mut m, Time::ZERO, |ep, io| {
+            ep.start(io)
+        });
+        slots.deadlines[0] = None;
+        let at = Time::from_secs(1);
+        let sent = call(&mut udp, &mut slots, &mut m, at, |ep, io| {
+            ep.on_timer(0, io)
+        });
+        assert_eq!(sent.len(), 1);
+        assert_eq!(
+            slots.deadline(0),
+            None,
+            "packet 2 would be due after the run"
+        );
+    }
+
+    #[test]
+    fn a_saturating_source_sends_only_when_asked_to_fill_and_caps_no_pace() {
+        let end = Time::from_secs(10);
+        let mut udp = UdpFlow::new(UdpRate::Saturate, 500, (Time::ZERO, end), end);
+        let (mut slots, mut m) = (Slots::default(), metrics());
+        assert_eq!((udp.timer_slots(), udp.greedy()), (0, true));
+        assert_eq!(udp.rate_cap_bps(), None);
+        let none = call(&mut udp, &mut slots, &mut m, Time::ZERO, |ep, io| {
+            ep.start(io)
+        });
+        assert!(none.is_empty());
+        let mut seqs = Vec::new();
+        for _ in 0..3 {
+            let sent = call(&mut udp, &mut slots, &mut m, Time::ZERO, |ep, io| {
+                assert!(ep.fill(io));
+            });
+            seqs.extend(sent.iter().map(|e| (e.seq, e.payload_bytes)));
+        }
+        assert_eq!(seqs, vec![(0, 500), (1, 500), (2, 500)]);
+        assert!(slots.commands.is_empty());
+    }
+
+    #[test]
+    fn a_paced_cbr_source_sends_only_on_ticks_and_caps_the_pace_at_its_rate() {
+        let end = Time::from_secs(10);
+        let mut udp = cbr_8kbps((Time::ZERO, end), end).paced(true);
+        let (mut slots, mut m) = (Slots::default(), metrics());
+        assert_eq!((udp.timer_slots(), udp.greedy()), (0, false));
+        assert_eq!(udp.rate_cap_bps(), Some(8e3));
+        let none = call(&mut udp, &mut slots, &mut m, Time::ZERO, |ep, io| {
+            ep.start(io);
+            assert!(!ep.fill(io), "a CBR source is not greedy");
+        });
+        assert!(none.is_empty());
+        let sent = call(&mut udp, &mut slots, &mut m, Time::ZERO, |ep, io| {
+            assert!(ep.on_pace(io));
+        });
+        assert_eq!(sent.len(), 1);
+        assert!(slots.commands.is_empty());
+    }
+
+    #[test]
+    fn a_udp_datagram_counts_as_delivered_where_it_arrives_and_nothing_answers() {
+        let end = Time::from_secs(10);
+        let mut udp = cbr_8kbps((Time::ZERO, end), end);
+        let (mut slots, mut m) = (Slots::default(), metrics());
+        let pkt = Packet {
+            uid: 7,
+            flow: FlowId(0),
+            src: NodeId(0),
+            dst: NodeId(3),
+            seq: 0,
+            payload_bytes: 1000,
+            transport: TransportHeader::Udp,
+            ttl: 64,
+            priority: 0,
+            created: Time::ZERO,
+            diffq: None,
+            report: None,
+        };
+        let at = Time::from_millis(5);
+        let sent = call(&mut udp, &mut slots, &mut m, at, |ep, io| {
+            ep.on_arrival(NodeId(3), &pkt, io)
+        });
+        assert!(sent.is_empty());
         assert_eq!(m.flows[0].packets_delivered, 1);
         assert_eq!(m.delivered, 1);
     }

@@ -360,6 +360,10 @@ impl TcpFlow {
 }
 
 impl FlowEndpoint for TcpFlow {
+    fn name(&self) -> &'static str {
+        "TCP"
+    }
+
     fn timer_slots(&self) -> u8 {
         if self.coding.is_some() {
             3

@@ -121,6 +121,10 @@ impl TfrcFlow {
 }
 
 impl FlowEndpoint for TfrcFlow {
+    fn name(&self) -> &'static str {
+        "TFRC"
+    }
+
     fn timer_slots(&self) -> u8 {
         3
     }

@@ -1,16 +1,14 @@
 //! What the routing glue shares: the control packets the world makes for a protocol,
-//! and the refill of saturating sources whose packets routing held back or dropped.
+//! and the refill of greedy sources whose packets routing held back or dropped.
 
-use super::{FlowApp, World};
-use crate::app::UdpRate;
+use super::World;
 use crate::ids::{FlowId, NodeId};
 use crate::net::{Packet, TransportHeader};
 
 impl World {
-    /// Saturating UDP sources at `node` (not DiffQ-paced) whose destination passes
-    /// `ready` fill their first queue again. A saturating source only refills when one of
-    /// its packets leaves that queue; after routing dropped or held its packets, nothing
-    /// else would wake it.
+    /// Greedy sources at `node` (not paced) whose destination passes `ready` fill their
+    /// first queue again. A greedy source only refills when one of its packets leaves
+    /// that queue; after routing dropped or held its packets, nothing else would wake it.
     pub(super) fn refill_saturating_at(
         &mut self,
         node: NodeId,
@@ -18,11 +16,10 @@ impl World {
     ) {
         for i in 0..self.flows.len() {
             let f = &self.flows[i];
-            if f.src != node || f.pacer.is_some() {
+            if f.src != node || !f.greedy || f.pacer.is_some() {
                 continue;
             }
-            let FlowApp::Udp(udp) = &f.app else { continue };
-            if udp.rate == UdpRate::Saturate && ready(self, f.dst) {
+            if ready(self, f.dst) {
                 self.top_up(FlowId(i as u32));
             }
         }

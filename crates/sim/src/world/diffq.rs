@@ -16,10 +16,10 @@
 //!   sample and RTO start when it leaves the source, not when TCP chose it.
 
 use super::{Event, FlowApp, RateUpdate, World};
-use crate::app::UdpRate;
 use crate::ids::{FlowId, NodeId};
 use crate::metrics::{RateKind, RateRow};
 use crate::net::Packet;
+use crate::transport::endpoint::FlowEndpoint;
 use crate::transport::{SourceQueue, SourceView};
 use airqueue_kernel::Time;
 
@@ -101,7 +101,7 @@ impl World {
         }
         let fl = &self.flows[f.index()];
         if let FlowApp::Endpoint(_) = fl.app {
-            if fl.src == fl.dst {
+            if fl.src == fl.dst && self.endpoint_is_session(f) {
                 return; // see `endpoint_start`
             }
             self.endpoint_call(f, |ep, io| ep.start(io));
@@ -162,10 +162,6 @@ impl World {
         // A window-blocked DiffQ-TCP sender with nothing to (re)send lets the tick pass;
         // its rate does not grow meanwhile.
         let sent = match &self.flows[f.index()].app {
-            FlowApp::Udp(_) => {
-                self.send_app_packet(f);
-                true
-            }
             FlowApp::Endpoint(_) => self.endpoint_call(f, |ep, io| ep.on_pace(io)),
             FlowApp::Net => self.net_pace(f),
         };
@@ -183,16 +179,13 @@ impl World {
         self.schedule_while_paced(f, next, Event::Pace(f));
     }
 
-    /// Time between two ticks of flow `f` at its current rate, capped by a CBR source's
-    /// own rate.
+    /// Time between two ticks of flow `f` at its current rate, capped by the source's
+    /// own rate ([`FlowEndpoint::rate_cap_bps`](crate::transport::endpoint::FlowEndpoint::rate_cap_bps)).
     fn pace_interval(&self, f: FlowId) -> Time {
         let fl = &self.flows[f.index()];
         let cap = match &fl.app {
-            FlowApp::Udp(u) => match u.rate {
-                UdpRate::Cbr { rate_bps } => Some(rate_bps),
-                UdpRate::Saturate => None,
-            },
-            FlowApp::Endpoint(_) | FlowApp::Net => None,
+            FlowApp::Endpoint(ep) => ep.rate_cap_bps(),
+            FlowApp::Net => None,
         };
         let pacer = fl.pacer.as_ref().expect("paced flow");
         pacer.interval(fl.payload_bytes, cap)

@@ -1,9 +1,9 @@
 //! The world's side of the flows' end-to-end transports ([`FlowEndpoint`]): it calls
 //! an endpoint on its flow's events, then forwards what it sent, in order, from the end
-//! it left. Timers are the kernel's, one slot per endpoint timer, owned by
-//! (flow, slot).
+//! it left, then applies the timer command meant for after the sends. Timers are the
+//! kernel's, one slot per endpoint timer, owned by (flow, slot).
 
-use super::{Event, FlowApp, World};
+use super::{AnyEndpoint, Event, FlowApp, World};
 use crate::ids::{FlowId, NodeId};
 use crate::net::{DropReason, Packet};
 use crate::transport::endpoint::{End, EndpointIo, FlowEndpoint, FlowReports, TimerPort};
@@ -58,14 +58,14 @@ pub(super) fn create_timers(
 }
 
 impl World {
-    /// Runs `act` on flow `f`'s endpoint, then forwards what it sent. Returns what `act`
-    /// returns.
+    /// Runs `act` on flow `f`'s endpoint, then forwards what it sent, then applies its
+    /// [`EndpointIo::timer_after_sends`]. Returns what `act` returns.
+    #[inline]
     pub(super) fn endpoint_call<R>(
         &mut self,
         f: FlowId,
-        act: impl FnOnce(&mut dyn FlowEndpoint, &mut EndpointIo) -> R,
+        act: impl FnOnce(&mut AnyEndpoint, &mut EndpointIo) -> R,
     ) -> R {
-        let mut sends = std::mem::take(&mut self.sends);
         let fl = &mut self.flows[f.index()];
         let FlowApp::Endpoint(ep) = &mut fl.app else {
             unreachable!("transport event of a flow without an endpoint")
@@ -82,11 +82,31 @@ impl World {
             src,
             dst,
             payload_bytes: fl.payload_bytes,
-            sends: &mut sends,
+            sends: &mut self.sends,
             timers: &mut timers,
             metrics: &mut self.metrics,
+            after_sends: None,
         };
-        let r = act(ep.as_mut(), &mut io);
+        let r = act(ep, &mut io);
+        let after_sends = io.after_sends;
+        if !self.sends.is_empty() {
+            self.forward_sends(f, src, dst);
+        }
+        if let Some((slot, cmd)) = after_sends {
+            let mut timers = FlowTimers {
+                timers: &mut self.timers,
+                events: &mut self.events,
+                first: self.flows[f.index()].first_timer,
+            };
+            timers.command(slot, cmd);
+        }
+        r
+    }
+
+    /// Forwards, in order, what flow `f`'s endpoint sent (`src`, `dst`: the flow's ends).
+    /// A nested call (a packet delivered where it was made) takes a list of its own.
+    fn forward_sends(&mut self, f: FlowId, src: NodeId, dst: NodeId) {
+        let mut sends = std::mem::take(&mut self.sends);
         for e in sends.drain(..) {
             let (from, to) = match e.from {
                 End::Source => (src, dst),
@@ -100,7 +120,6 @@ impl World {
             self.forward(from, pkt);
         }
         self.sends = sends;
-        r
     }
 
     /// A queue at `node` dropped `pkt`: the endpoint of its flow hears of it if `node` made

@@ -234,8 +234,8 @@ impl World {
         self.routing_glue.outs.push(out);
     }
 
-    /// Saturating UDP sources at `node` that the protocol lets send fill their queue
-    /// again.
+    /// Greedy sources (saturating UDP) at `node` that the protocol lets send fill their
+    /// queue again.
     fn routing_refill(&mut self, node: NodeId) {
         self.refill_saturating_at(node, |w, dst| {
             w.routing_glue

@@ -7,8 +7,9 @@
 //! one timestamp, a compare and an increment per event, and stops past
 //! [`MAX_EVENTS_PER_INSTANT`].
 
-use super::{Event, Iface, World};
+use super::{Event, FlowApp, Iface, World};
 use crate::medium::wifi::WifiEvent;
+use crate::transport::endpoint::FlowEndpoint;
 use airqueue_kernel::Time;
 use std::fmt;
 
@@ -133,7 +134,6 @@ impl World {
             format!("flow {f} ({what}, node {} -> node {})", s.src, s.dst)
         };
         match ev {
-            Event::CbrSend(f, _) => flow(f, "UDP source"),
             Event::FlowStart(f) | Event::FlowStop(f) => flow(f, "start/stop"),
             Event::Pace(f) => flow(f, "paced source"),
             Event::RateUpdate(f) => flow(f, "rate controller"),
@@ -143,7 +143,13 @@ impl World {
             }
             Event::Wifi(WifiEvent::TxEnd(n)) => format!("the 802.11 MAC of node {n}"),
             Event::Wifi(WifiEvent::Timer(_)) => "the 802.11 MAC timers".to_string(),
-            Event::Timer(_) => "the transport (TCP/TFRC) timers".to_string(),
+            Event::Timer(t) => {
+                let f = self.timers.owner(t.id).flow;
+                match &self.flows[f.index()].app {
+                    FlowApp::Endpoint(ep) => flow(f, ep.name()),
+                    FlowApp::Net => flow(f, "transport"),
+                }
+            }
             Event::Wake(Iface::Wifi(n)) => format!("the radio queue of node {n}"),
             Event::Wake(Iface::Link(l)) => {
                 let link = &self.wires.links[l.index()];
