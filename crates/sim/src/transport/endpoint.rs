@@ -267,6 +267,24 @@ mod tests {
         sends
     }
 
+    /// Flow 0's packet from node 0 to node 3, made at time zero.
+    fn packet(seq: u64, payload_bytes: u32, transport: TransportHeader) -> Packet {
+        Packet {
+            uid: 0,
+            flow: FlowId(0),
+            src: NodeId(0),
+            dst: NodeId(3),
+            seq,
+            payload_bytes,
+            transport,
+            ttl: 64,
+            priority: 0,
+            created: Time::ZERO,
+            diffq: None,
+            report: None,
+        }
+    }
+
     fn metrics() -> Metrics {
         let end = Time::from_secs(10);
         Metrics::new(4, &[(Time::ZERO, end)], end, Time::from_secs(1))
@@ -297,20 +315,7 @@ mod tests {
         let sent = call(&mut tcp, &mut slots, &mut m, Time::ZERO, |ep, io| {
             ep.start(io)
         });
-        let first = Packet {
-            uid: 0,
-            flow: FlowId(0),
-            src: NodeId(0),
-            dst: NodeId(3),
-            seq: sent[0].seq,
-            payload_bytes: sent[0].payload_bytes,
-            transport: sent[0].transport,
-            ttl: 64,
-            priority: 0,
-            created: Time::ZERO,
-            diffq: None,
-            report: None,
-        };
+        let first = packet(sent[0].seq, sent[0].payload_bytes, sent[0].transport);
         let at = Time::from_millis(5);
         let acks = call(&mut tcp, &mut slots, &mut m, at, |ep, io| {
             ep.on_arrival(NodeId(3), &first, io)
@@ -429,20 +434,7 @@ mod tests {
         let end = Time::from_secs(10);
         let mut udp = cbr_8kbps((Time::ZERO, end), end);
         let (mut slots, mut m) = (Slots::default(), metrics());
-        let pkt = Packet {
-            uid: 7,
-            flow: FlowId(0),
-            src: NodeId(0),
-            dst: NodeId(3),
-            seq: 0,
-            payload_bytes: 1000,
-            transport: TransportHeader::Udp,
-            ttl: 64,
-            priority: 0,
-            created: Time::ZERO,
-            diffq: None,
-            report: None,
-        };
+        let pkt = packet(0, 1000, TransportHeader::Udp);
         let at = Time::from_millis(5);
         let sent = call(&mut udp, &mut slots, &mut m, at, |ep, io| {
             ep.on_arrival(NodeId(3), &pkt, io)
