@@ -66,9 +66,22 @@ impl Time {
     }
     /// Time to send `bits` at `rate_bps`, rounded up to the next nanosecond so that a frame
     /// never ends before its last bit.
+    #[inline]
     pub fn for_bits(bits: u64, rate_bps: f64) -> Time {
         debug_assert!(rate_bps > 0.0);
-        Time((bits as f64 * 1e9 / rate_bps).ceil() as u64)
+        Time(ceil_u64(bits as f64 * 1e9 / rate_bps))
+    }
+}
+
+/// `x.ceil() as u64` without the libm call baseline x86-64 makes for `ceil`: the
+/// truncation, plus one when it fell short (saturating, as the cast is).
+#[inline]
+fn ceil_u64(x: f64) -> u64 {
+    let t = x as u64;
+    if (t as f64) < x {
+        t.saturating_add(1)
+    } else {
+        t
     }
 }
 
@@ -114,6 +127,42 @@ impl fmt::Display for Time {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn ceil_u64_is_the_ceiling_cast_at_the_edges() {
+        let edges = [
+            0.0,
+            -0.0,
+            -0.5,
+            -3.0,
+            0.5,
+            1.0,
+            1.0 + f64::EPSILON,
+            2f64.powi(52) + 0.5,
+            2f64.powi(53),
+            2f64.powi(53) + 2.0,
+            2f64.powi(63),
+            2f64.powi(64),
+            1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::MIN_POSITIVE,
+        ];
+        for x in edges {
+            assert_eq!(ceil_u64(x), x.ceil() as u64, "{x}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn ceil_u64_is_the_ceiling_cast(bits in any::<u64>(), rate in 1.0f64..1e12, x in any::<f64>()) {
+            let v = bits as f64 * 1e9 / rate;
+            prop_assert_eq!(ceil_u64(v), v.ceil() as u64);
+            prop_assert_eq!(ceil_u64(x), x.ceil() as u64);
+        }
+    }
 
     #[test]
     fn constructors_agree() {

@@ -6,7 +6,7 @@
 use super::{AnyEndpoint, Event, FlowApp, World};
 use crate::ids::{FlowId, NodeId};
 use crate::net::{DropReason, Packet};
-use crate::transport::endpoint::{End, EndpointIo, FlowEndpoint, FlowReports, TimerPort};
+use crate::transport::endpoint::{Emitted, End, EndpointIo, FlowEndpoint, FlowReports, TimerPort};
 use airqueue_kernel::{EventQueue, Time, TimerId, Timers};
 use airqueue_tcp::TimerCmd;
 
@@ -106,20 +106,31 @@ impl World {
     /// Forwards, in order, what flow `f`'s endpoint sent (`src`, `dst`: the flow's ends).
     /// A nested call (a packet delivered where it was made) takes a list of its own.
     fn forward_sends(&mut self, f: FlowId, src: NodeId, dst: NodeId) {
+        // One packet (a datagram, most segments): taken off the list before it goes.
+        if self.sends.len() == 1 {
+            let e = self.sends.pop().expect("one send");
+            return self.forward_emitted(f, src, dst, e);
+        }
         let mut sends = std::mem::take(&mut self.sends);
         for e in sends.drain(..) {
-            let (from, to) = match e.from {
-                End::Source => (src, dst),
-                End::Destination => (dst, src),
-            };
-            let pkt = self.flow_packet(f, from, to, e.seq, e.payload_bytes, e.transport);
-            match e.from {
-                End::Source => self.metrics.on_created(&pkt),
-                End::Destination => self.metrics.on_created_control(),
-            }
-            self.forward(from, pkt);
+            self.forward_emitted(f, src, dst, e);
         }
         self.sends = sends;
+    }
+
+    /// Makes and forwards one packet an endpoint of flow `f` sent.
+    #[inline]
+    fn forward_emitted(&mut self, f: FlowId, src: NodeId, dst: NodeId, e: Emitted) {
+        let (from, to) = match e.from {
+            End::Source => (src, dst),
+            End::Destination => (dst, src),
+        };
+        let pkt = self.flow_packet(f, from, to, e.seq, e.payload_bytes, e.transport);
+        match e.from {
+            End::Source => self.metrics.on_created(&pkt),
+            End::Destination => self.metrics.on_created_control(),
+        }
+        self.forward(from, pkt);
     }
 
     /// A queue at `node` dropped `pkt`: the endpoint of its flow hears of it if `node` made
