@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -366,7 +367,19 @@ def test_ctrl_c_stops_a_long_run_and_leaves_no_thread_behind():
     import threading
 
     long_run = dict(CHAIN, duration=1e7)  # hours of wall time if it were not stopped
-    timer = threading.Timer(0.3, _thread.interrupt_main)
+
+    def interrupt_once_running() -> None:
+        # Ctrl-C once the core's thread runs (however loaded the machine), not at a fixed
+        # time that could fall before the run begins.
+        deadline = time.monotonic() + 60.0
+        while time.monotonic() < deadline:
+            if any(t.name == "airqueue-run" and t.is_alive() for t in threading.enumerate()):
+                time.sleep(0.2)
+                _thread.interrupt_main()
+                return
+            time.sleep(0.01)
+
+    timer = threading.Thread(target=interrupt_once_running)
     timer.start()
     with pytest.raises(KeyboardInterrupt):
         airqueue.run(long_run)
