@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import signal
 import time
 from pathlib import Path
 
@@ -379,11 +380,17 @@ def test_ctrl_c_stops_a_long_run_and_leaves_no_thread_behind():
                 return
             time.sleep(0.01)
 
+    # Python's own Ctrl-C handler, whatever the parent left (a background job starts
+    # with SIGINT ignored, and then an interrupt does nothing).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Thread(target=interrupt_once_running)
-    timer.start()
-    with pytest.raises(KeyboardInterrupt):
-        airqueue.run(long_run)
-    timer.join()
+    try:
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            airqueue.run(long_run)
+        timer.join()
+    finally:
+        signal.signal(signal.SIGINT, previous)
     # run() joins its helper thread before the interrupt goes on: the core has stopped.
     assert not [t for t in threading.enumerate() if t.name == "airqueue-run" and t.is_alive()]
 
