@@ -141,20 +141,15 @@ impl ProtocolStats {
 
     /// The sum over the nodes of every counter column, in column order.
     pub fn summed_counts(&self) -> Vec<(&'static str, StatValue)> {
-        let mut sums: Vec<(&'static str, u64)> = Vec::new();
-        for (c, name) in self.columns.iter().enumerate() {
-            let mut total = None;
-            for row in &self.rows {
-                if let Some(StatValue::Count(n)) = row.get(c) {
-                    *total.get_or_insert(0u64) += n;
-                }
-            }
-            if let Some(t) = total {
-                sums.push((name, t));
-            }
-        }
-        sums.into_iter()
-            .map(|(n, t)| (n, StatValue::Count(t)))
+        let counts = |c: usize| {
+            (self.rows.iter()).filter_map(move |row| match row.get(c) {
+                Some(StatValue::Count(n)) => Some(*n),
+                _ => None,
+            })
+        };
+        (self.columns.iter().enumerate())
+            .filter(|&(c, _)| counts(c).next().is_some())
+            .map(|(c, &name)| (name, StatValue::Count(counts(c).sum())))
             .collect()
     }
 }
