@@ -159,9 +159,9 @@ fn stat(v: StatValue) -> Value {
 /// `nodes` (positions; null for a BSS's wired hosts, which are not on the channel),
 /// `mac` (802.11 counters per node; empty for the wired medium), `mac_levels`
 /// (802.11 data frames, failed attempts and retry-limit drops per node and priority
-/// level), `routing` (AODV or OLSR counters per node; empty with static routing),
-/// `tcp` (one row per TCP flow: final window, RTT, retransmissions, timeouts), `tfrc` (one
-/// row per TFRC flow: final allowed rate, RTT, loss-event rate, events, feedback) and
+/// level), `routing` (AODV or OLSR counters per node; empty with static routing), one
+/// table per transport that keeps one (its name and columns as the transport declares
+/// them, one row per flow of it: `RunOutcome::transports`) and
 /// `more` (one row per MORE flow: batches decoded, coded packets sent by the source and
 /// by forwarders, innovative and redundant receptions, ACKs), `routes` (each flow's path,
 /// [`routes_table`]) and `links` (neighbour pairs the PHY connects, [`links_table`]). The
@@ -243,52 +243,6 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         }
     }
 
-    let mut tcp = Columns::default();
-    for (flow, stats) in out.tcp.iter().enumerate() {
-        let Some(t) = stats else { continue };
-        tcp.push("flow", json!(flow));
-        tcp.push("cwnd_pkts", num(t.cwnd_pkts));
-        tcp.push("ssthresh_pkts", num(t.ssthresh_pkts));
-        tcp.push(
-            "srtt_s",
-            t.srtt.map_or(Value::Null, |x| num(x.as_secs_f64())),
-        );
-        tcp.push("rto_s", num(t.rto.as_secs_f64()));
-        tcp.push("segments_sent", json!(t.segments_sent));
-        tcp.push("retransmissions", json!(t.retransmissions));
-        tcp.push("timeouts", json!(t.timeouts));
-        tcp.push("spurious_timeouts", json!(t.spurious_timeouts));
-        tcp.push("fast_retransmits", json!(t.fast_retransmits));
-        tcp.push("ecn_reductions", json!(t.ecn_reductions));
-        tcp.push("segments_delivered", json!(t.segments_delivered));
-        tcp.push("duplicate_segments", json!(t.duplicate_segments));
-        let c = t.coding;
-        let coding = |x: fn(&airqueue_sim::CodingStats) -> u64| {
-            c.as_ref().map_or(Value::Null, |c| json!(x(c)))
-        };
-        tcp.push("coded_packets", coding(|c| c.coded_packets));
-        tcp.push("repair_packets", coding(|c| c.repair_packets));
-        tcp.push("repair_requests", coding(|c| c.repair_requests));
-        tcp.push("redundant_packets", coding(|c| c.redundant_packets));
-        tcp.push("blocks_decoded", coding(|c| c.blocks_decoded));
-        tcp.push("unmasked_losses", coding(|c| c.unmasked_losses));
-    }
-
-    let mut tfrc = Columns::default();
-    for (flow, stats) in out.tfrc.iter().enumerate() {
-        let Some(t) = stats else { continue };
-        tfrc.push("flow", json!(flow));
-        tfrc.push("rate_bps", num(t.rate_bytes_per_s * 8.0));
-        tfrc.push("x_recv_bps", num(t.x_recv_bytes_per_s * 8.0));
-        tfrc.push("rtt_s", t.rtt_s.map_or(Value::Null, num));
-        tfrc.push("loss_event_rate", num(t.p));
-        tfrc.push("loss_events", json!(t.receiver.loss_events));
-        tfrc.push("lost", json!(t.receiver.lost));
-        tfrc.push("ce_received", json!(t.receiver.ce_received));
-        tfrc.push("feedbacks", json!(t.sender.feedbacks));
-        tfrc.push("nofeedback_expiries", json!(t.sender.nofeedback_expiries));
-    }
-
     let mut more = Columns::default();
     for (flow, stats) in out.net.more.iter().enumerate() {
         let Some(x) = stats else { continue };
@@ -300,17 +254,14 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
     }
 
     // The protocol's per-node report (empty with static routing).
-    let mut routing = Columns::default();
-    let mut routing_columns = vec!["node"];
-    if let Some(r) = &out.routing {
-        routing_columns.extend(&r.columns);
-        for (node, row) in r.rows.iter().enumerate() {
-            routing.push("node", json!(node));
-            for (&name, &v) in r.columns.iter().zip(row) {
-                routing.push(name, stat(v));
-            }
-        }
-    }
+    let routing = match &out.routing {
+        Some(r) => stat_rows(
+            "node",
+            &r.columns,
+            r.rows.iter().map(Vec::as_slice).enumerate(),
+        ),
+        None => stat_rows("node", &[], std::iter::empty()),
+    };
 
     let mut nodes = Columns::default();
     for (i, p) in positions.iter().enumerate() {
@@ -319,26 +270,55 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
         nodes.push("y_m", json!(p[1]));
     }
 
-    json!({
-        "flows": flows.finish(&FLOW_COLUMNS),
-        "drops": drops.finish(&["node", "reason", "packets"]),
-        "flow_drops": flow_drops.finish(&["flow", "node", "reason", "at_origin", "packets"]),
-        "nodes": nodes.finish(&["node", "x_m", "y_m"]),
-        "mac": mac.finish(&MAC_COLUMNS),
-        "mac_levels": mac_levels.finish(&[
+    let mut tables = Map::new();
+    tables.insert("flows".into(), flows.finish(&FLOW_COLUMNS));
+    tables.insert("drops".into(), drops.finish(&["node", "reason", "packets"]));
+    tables.insert(
+        "flow_drops".into(),
+        flow_drops.finish(&["flow", "node", "reason", "at_origin", "packets"]),
+    );
+    tables.insert("nodes".into(), nodes.finish(&["node", "x_m", "y_m"]));
+    tables.insert("mac".into(), mac.finish(&MAC_COLUMNS));
+    tables.insert(
+        "mac_levels".into(),
+        mac_levels.finish(&[
             "node",
             "level",
             "data_tx",
             "failed_attempts",
             "retry_limit_drops",
         ]),
-        "tcp": tcp.finish(&TCP_COLUMNS),
-        "tfrc": tfrc.finish(&TFRC_COLUMNS),
-        "more": more.finish(&MORE_COLUMNS),
-        "routing": routing.finish(&routing_columns),
-        "routes": routes_table(s, positions),
-        "links": links_table(s, positions),
-    })
+    );
+    // Each transport's per-flow table, as it declares it.
+    for t in &out.transports.tables {
+        let rows = t.rows.iter().map(|r| (r.flow.index(), r.values.as_slice()));
+        tables.insert(t.spec.name.into(), stat_rows("flow", t.spec.columns, rows));
+    }
+    tables.insert("more".into(), more.finish(&MORE_COLUMNS));
+    tables.insert("routing".into(), routing);
+    tables.insert("routes".into(), routes_table(s, positions));
+    tables.insert("links".into(), links_table(s, positions));
+    Value::Object(tables)
+}
+
+/// A table of a component's rows of named values, each row keyed by its `key` column (a
+/// node or flow id): the `routing` table, and the transports' tables.
+fn stat_rows<'a>(
+    key: &str,
+    columns: &[&str],
+    rows: impl Iterator<Item = (usize, &'a [StatValue])>,
+) -> Value {
+    let mut table = Columns::default();
+    for (id, row) in rows {
+        table.push(key, json!(id));
+        for (&name, &v) in columns.iter().zip(row) {
+            table.push(name, stat(v));
+        }
+    }
+    let names: Vec<&str> = std::iter::once(key)
+        .chain(columns.iter().copied())
+        .collect();
+    table.finish(&names)
 }
 
 /// `routes`: the path of every flow, one row per (flow, hop index, node) from the source
@@ -461,41 +441,6 @@ const MORE_COLUMNS: [&str; 12] = [
     "stale_credits",
     "acks_sent",
     "acks_received",
-];
-
-const TFRC_COLUMNS: [&str; 10] = [
-    "flow",
-    "rate_bps",
-    "x_recv_bps",
-    "rtt_s",
-    "loss_event_rate",
-    "loss_events",
-    "lost",
-    "ce_received",
-    "feedbacks",
-    "nofeedback_expiries",
-];
-
-const TCP_COLUMNS: [&str; 19] = [
-    "flow",
-    "cwnd_pkts",
-    "ssthresh_pkts",
-    "srtt_s",
-    "rto_s",
-    "segments_sent",
-    "retransmissions",
-    "timeouts",
-    "spurious_timeouts",
-    "fast_retransmits",
-    "ecn_reductions",
-    "segments_delivered",
-    "duplicate_segments",
-    "coded_packets",
-    "repair_packets",
-    "repair_requests",
-    "redundant_packets",
-    "blocks_decoded",
-    "unmasked_losses",
 ];
 
 const MAC_COLUMNS: [&str; 14] = [

@@ -7,7 +7,7 @@ use common::goodputs;
 
 use airqueue_scenario::api::{run_value, Run};
 use airqueue_scenario::parse::toml_to_json;
-use airqueue_sim::TcpFlowStats;
+use airqueue_sim::{FlowId, TcpFlowStats};
 
 /// A 3-hop 802.11b chain (200 m apart, 2 Mb/s) with one TCP-SACK flow 0 -> 3 for 60 s;
 /// `extra` is added at the top level (`[tcp]`, `[mac]`, `[queue]`, `[[link]]`).
@@ -25,7 +25,8 @@ const CODED: &str = "[tcp]\nnetwork_coding = true\n";
 fn run(text: &str) -> (f64, TcpFlowStats) {
     let g = goodputs(text)[0];
     let r: Run = run_value(toml_to_json(text).unwrap(), None, None).unwrap();
-    (g, r.outcome.tcp[0].clone().expect("a TCP flow"))
+    let t = r.outcome.transports.stats::<TcpFlowStats>(FlowId(0));
+    (g, t.expect("a TCP flow").clone())
 }
 
 /// On a loss-free chain the layer costs only its bytes: the coding header and one

@@ -1,9 +1,15 @@
 //! TFRC and TFRC-ECN from scenario files: `kind = "tfrc"`, `ecn` and `[queue] ecn_mark`
 //! reach the core, runs are deterministic and conserve packets.
 
-use airqueue_scenario::api::{run_json, run_value};
+use airqueue_scenario::api::{run_json, run_value, Run};
 use airqueue_scenario::parse::toml_to_json;
+use airqueue_sim::{FlowId, TfrcFlowStats};
 use serde_json::Value;
+
+/// Flow 0's TFRC counters, from the run's transport report.
+fn tfrc_stats(run: &Run) -> &TfrcFlowStats {
+    (run.outcome.transports.stats(FlowId(0))).expect("a TFRC flow")
+}
 
 fn chain(ecn: bool, mark: &str) -> String {
     format!(
@@ -52,7 +58,7 @@ fn a_tfrc_ecn_flow_from_a_file_runs_deterministically_and_is_marked() {
         None,
     )
     .unwrap();
-    let t = run.outcome.tfrc[0].as_ref().unwrap();
+    let t = tfrc_stats(&run);
     assert!(t.ecn);
     assert!(t.receiver.ce_received > 0, "{t:?}");
     assert!(t.receiver.loss_events > 0 && t.p > 0.0, "{t:?}");
@@ -61,11 +67,11 @@ fn a_tfrc_ecn_flow_from_a_file_runs_deterministically_and_is_marked() {
 #[test]
 fn without_marking_tfrc_ecn_sees_no_marks_and_plain_tfrc_sees_losses() {
     let run = run_value(toml_to_json(&chain(true, "")).unwrap(), None, None).unwrap();
-    let t = run.outcome.tfrc[0].as_ref().unwrap();
+    let t = tfrc_stats(&run);
     assert_eq!(t.receiver.ce_received, 0);
     assert_eq!(t.receiver.loss_events, 0);
     let run = run_value(toml_to_json(&chain(false, "")).unwrap(), None, None).unwrap();
-    let t = run.outcome.tfrc[0].as_ref().unwrap();
+    let t = tfrc_stats(&run);
     assert!(!t.ecn && t.receiver.loss_events > 0, "{t:?}");
     assert!(run.outcome.conservation.holds());
 }

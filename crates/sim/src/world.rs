@@ -28,9 +28,7 @@ use crate::transport::endpoint::{Emitted, FlowEndpoint};
 pub use crate::transport::flow_kind::FlowKindConfig;
 use crate::transport::flow_kind::{AnyEndpoint, EndpointSetup};
 use crate::transport::rate::{RateScheme, RegisteredRate};
-use crate::transport::tcp::TcpFlowStats;
-use crate::transport::tfrc::TfrcFlowStats;
-use crate::transport::{RateController, RateSummary};
+use crate::transport::{RateController, RateSummary, TransportReports};
 use airqueue_kernel::{EventQueue, RngStream, StreamKey, Time, TimerEvent, TimerId, Timers};
 use airqueue_phy::access::Link;
 
@@ -434,10 +432,9 @@ pub struct RunOutcome {
     /// Per-node MAC counters (empty for the wired medium; all zero for a node without
     /// a radio).
     pub mac: Vec<MacStats>,
-    /// Per-flow TCP traces, indexed by flow; `None` for non-TCP flows.
-    pub tcp: Vec<Option<TcpFlowStats>>,
-    /// Per-flow TFRC traces, indexed by flow; `None` for non-TFRC flows.
-    pub tfrc: Vec<Option<TfrcFlowStats>>,
+    /// The transports' per-flow tables (every declared one, each with a row per flow
+    /// of its transport).
+    pub transports: TransportReports,
     /// Final state of each flow's rate controller (DiffQ's, or backpressure flow
     /// control's); `None` for flows without one.
     pub rate_control: Vec<Option<RateSummary>>,
@@ -683,7 +680,7 @@ impl World {
                     .collect()
             }
         };
-        let reports = self.endpoint_reports();
+        let transports = self.endpoint_reports();
         let rate_control = (self.flows.iter())
             .map(|f| f.pacer.as_deref().map(RateSummary::of))
             .collect();
@@ -700,8 +697,7 @@ impl World {
             queue_control,
             net,
             routing,
-            tcp: reports.tcp,
-            tfrc: reports.tfrc,
+            transports,
             rate_control,
             traces: std::mem::take(&mut self.metrics.traces),
             conservation,

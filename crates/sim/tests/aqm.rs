@@ -15,8 +15,8 @@ use airqueue_kernel::Time;
 use airqueue_sim::net::DropReason;
 use airqueue_sim::qdisc::droptail;
 use airqueue_sim::{
-    FlowConfig, NodeId, PiConfig, RedConfig, RegisteredQdisc, RunOutcome, TcpFlowConfig,
-    TcpVariant, WorldConfig,
+    FlowConfig, FlowId, NodeId, PiConfig, RedConfig, RegisteredQdisc, RunOutcome, TcpFlowConfig,
+    TcpFlowStats, TcpVariant, WorldConfig,
 };
 
 mod common;
@@ -82,14 +82,18 @@ fn measure(out: &RunOutcome) -> Bottleneck {
         .map(|s| s.len_pkts as f64)
         .collect();
     let drops = out.metrics.drops_by_reason();
+    let flows = 0..out.metrics.flows.len() as u32;
+    let tcp: Vec<&TcpFlowStats> = flows
+        .filter_map(|f| out.transports.stats(FlowId(f)))
+        .collect();
     Bottleneck {
         mean_queue: samples.iter().sum::<f64>() / samples.len() as f64,
         full: samples.iter().filter(|&&q| q >= CAPACITY as f64).count() as f64
             / samples.len() as f64,
         aqm_drops: drops[DropReason::Aqm.index()],
         overflow_drops: drops[DropReason::QueueOverflow.index()],
-        ce_marks: out.tcp.iter().flatten().map(|t| t.ce_received).sum(),
-        retransmissions: out.tcp.iter().flatten().map(|t| t.retransmissions).sum(),
+        ce_marks: tcp.iter().map(|t| t.ce_received).sum(),
+        retransmissions: tcp.iter().map(|t| t.retransmissions).sum(),
         goodput_bps: out.metrics.flows.iter().map(|f| f.goodput_bps()).sum(),
     }
 }

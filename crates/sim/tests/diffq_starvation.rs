@@ -34,7 +34,9 @@ use airqueue_sim::{
 };
 
 mod common;
-use common::{diffq8_wifi, diffq_queue, run_checked as run, run_twice_by, tcp_flow, wifi_world};
+use common::{
+    diffq8_wifi, diffq_queue, run_checked as run, run_twice_by, tcp_flow, tcp_stats, wifi_world,
+};
 
 const PAYLOAD: u32 = 1400;
 const DURATION_S: u64 = 60;
@@ -125,8 +127,8 @@ fn report(name: &str, out: &RunOutcome) -> (Vec<f64>, f64) {
         share * 100.0,
         out.metrics.drops_by_reason(),
     );
-    for (i, t) in out.tcp.iter().enumerate() {
-        let t = t.as_ref().unwrap();
+    for i in 0..out.metrics.flows.len() {
+        let t = tcp_stats(out, i);
         let rate = out.rate_control[i].as_ref().map_or(String::new(), |r| {
             format!(
                 ", final DiffQ rate {:.0} kb/s ({} updates, {} decreases)",

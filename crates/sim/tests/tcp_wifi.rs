@@ -16,7 +16,7 @@ use airqueue_sim::{FlowConfig, FlowId, RunOutcome, TcpFlowConfig, TcpVariant, Wo
 mod common;
 use common::{
     chain_positions, events_and_delivered, run_checked as run, run_twice_by, saturating_udp,
-    tcp_flow, wifi_world,
+    tcp_flow, tcp_stats, wifi_world,
 };
 
 /// The MSS.
@@ -111,7 +111,7 @@ fn one_hop_tcp_gets_the_data_ack_air_time_budget() {
         let got = out.metrics.flows[0].goodput_bps();
         let err = (got - model) / model;
         let err_serialized = (got - serialized) / serialized;
-        let t = out.tcp[0].as_ref().unwrap();
+        let t = tcp_stats(&out, 0);
         eprintln!(
             "{name}: {got:.0} b/s; two-station model {model:.0} b/s ({:+.2}%); serialized \
              budget {serialized:.0} b/s ({:+.2}%); retransmissions {}, MAC retries {} + {}",
@@ -228,7 +228,7 @@ fn saturating_udp_through_the_relay_starves_tcp() {
     let g_alone = alone.metrics.flows[0].goodput_bps();
     let g_tcp = mixed.metrics.flows[0].goodput_bps();
     let g_udp = mixed.metrics.flows[1].goodput_bps();
-    let t = mixed.tcp[0].as_ref().unwrap();
+    let t = tcp_stats(&mixed, 0);
     eprintln!(
         "TCP 0->3 alone {:.0} kb/s; with saturating UDP 1->3: TCP {:.0} kb/s ({:.1}%), \
          UDP {:.0} kb/s; TCP timeouts {}, srtt {:?}",
@@ -251,7 +251,7 @@ fn tcp_traces_and_accounting_are_consistent() {
         ..TcpFlowConfig::new(TcpVariant::Sack)
     };
     let out = run_twice(chain_config(4, vec![tcp(0, 3, cfg, duration)], duration, 7));
-    let t = out.tcp[0].as_ref().unwrap();
+    let t = tcp_stats(&out, 0);
     let f = &out.metrics.flows[0];
     // Every data packet sent is a segment the sender emitted.
     assert_eq!(t.packets.data_created, t.segments_sent);

@@ -5,7 +5,7 @@ use airqueue_kernel::Time;
 use airqueue_sim::{FlowConfig, FlowId, RunOutcome, TcpFlowConfig, TcpVariant, WorldConfig};
 
 mod common;
-use common::{events_and_delivered, run_twice_by, tcp_flow, wired_chain};
+use common::{events_and_delivered, run_twice_by, tcp_flow, tcp_stats, wired_chain};
 
 const BANDWIDTH_BPS: f64 = 10e6;
 const DELAY: Time = Time::from_millis(1);
@@ -40,7 +40,7 @@ fn bulk_transfer_fills_a_three_hop_chain() {
         let out = run_twice(chain(4, vec![tcp(cfg, 3, duration)], duration));
         let capacity = BANDWIDTH_BPS * MSS as f64 / (MSS + IP_TCP) as f64;
         let got = out.metrics.flows[0].goodput_bps();
-        let t = out.tcp[0].as_ref().unwrap();
+        let t = tcp_stats(&out, 0);
         eprintln!(
             "{variant:?}: {got:.0} b/s of {capacity:.0} b/s ({:.2}%), srtt {:?}",
             100.0 * got / capacity,
@@ -65,7 +65,7 @@ fn window_above_the_queue_overflows_and_recovers() {
             ..TcpFlowConfig::new(variant)
         };
         let out = run_twice(chain(4, vec![tcp(cfg, 3, duration)], duration));
-        let t = out.tcp[0].as_ref().unwrap();
+        let t = tcp_stats(&out, 0);
         let capacity = BANDWIDTH_BPS * MSS as f64 / (MSS + IP_TCP) as f64;
         let got = out.metrics.flows[0].goodput_bps();
         eprintln!(
@@ -90,7 +90,7 @@ fn finite_transfer_completes_and_stop_ends_new_data() {
         ..TcpFlowConfig::default()
     };
     let out = run_twice(chain(3, vec![tcp(finite, 2, duration)], duration));
-    let t = out.tcp[0].as_ref().unwrap();
+    let t = tcp_stats(&out, 0);
     assert_eq!(t.segments_delivered, 500);
     assert_eq!(out.metrics.flows[0].bytes_delivered, 500 * MSS as u64);
     assert_eq!(out.conservation.in_flight, 0);

@@ -7,11 +7,12 @@ use airqueue_sim::app::UdpRate;
 use airqueue_sim::medium::wifi::WifiConfig;
 use airqueue_sim::net::DropReason;
 use airqueue_sim::qdisc::droptail;
-use airqueue_sim::{FlowConfig, FlowId, FlowKindConfig, RunOutcome, TfrcFlowConfig};
+use airqueue_sim::{FlowConfig, FlowId, FlowKindConfig, RunOutcome, TfrcFlowConfig, TfrcFlowStats};
 
 mod common;
 use common::{
-    chain_positions, events_and_delivered, flow, run_twice_by, saturating_udp, wifi_world,
+    chain_positions, events_and_delivered, flow, run_twice_by, saturating_udp, tfrc_stats,
+    wifi_world,
 };
 
 const PAYLOAD: u32 = 1000;
@@ -70,7 +71,7 @@ fn one_hop_tfrc_gets_a_sizeable_share_of_udp_saturation() {
         key,
     );
     let got = out.metrics.flows[0].goodput_bps();
-    let t = out.tfrc[0].as_ref().unwrap();
+    let t = tfrc_stats(&out, 0);
     eprintln!(
         "one hop: TFRC {got:.0} b/s, UDP saturation {udp_bps:.0} b/s ({:.1}%); \
          X = {:.0} B/s, p = {:.5}, R = {:?}, loss events {}, feedback {}/{}",
@@ -111,10 +112,7 @@ fn tfrc_ecn_keeps_chain_queues_below_capacity() {
     let (warmup, end) = (Time::from_secs(10), Time::from_secs(40));
     let ecn = run_twice_by(chain(4, vec![tfrc(0, 3, true, end)], end, Some(0.75)), key);
     let loss = run_twice_by(chain(4, vec![tfrc(0, 3, false, end)], end, None), key);
-    let (te, tl) = (
-        ecn.tfrc[0].as_ref().unwrap(),
-        loss.tfrc[0].as_ref().unwrap(),
-    );
+    let (te, tl) = (tfrc_stats(&ecn, 0), tfrc_stats(&loss, 0));
     let ecn_steady = steady_overflows(4, true, Some(0.75), warmup, end);
     let loss_steady = steady_overflows(4, false, None, warmup, end);
     let max_q = |o: &RunOutcome| {
@@ -175,12 +173,13 @@ fn tfrc_conserves_packets_and_is_deterministic_with_cross_traffic() {
     ];
     let out = run_twice_by(chain(3, flows, duration, Some(0.75)), key);
     for f in 0..2 {
-        let t = out.tfrc[f].as_ref().unwrap();
+        let t = tfrc_stats(&out, f);
         let c = t.packets;
         assert!(c.data_created >= c.data_arrived && c.feedback_created >= c.feedback_arrived);
         assert_eq!(out.metrics.flows[f].packets_sent, c.data_created);
         assert_eq!(out.metrics.flows[f].packets_delivered, c.data_arrived);
         assert!(c.data_arrived > 0, "flow {f}: {t:?}");
     }
-    assert!(out.tfrc[2].is_none() && out.tcp.iter().all(Option::is_none));
+    let tcp_rows = &out.transports.table("tcp").expect("declared").rows;
+    assert!(out.transports.stats::<TfrcFlowStats>(FlowId(2)).is_none() && tcp_rows.is_empty());
 }

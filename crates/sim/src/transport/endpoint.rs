@@ -14,14 +14,13 @@
 use crate::ids::{FlowId, NodeId};
 use crate::metrics::Metrics;
 use crate::net::{DropReason, Packet, TransportHeader};
-use crate::transport::tcp::TcpFlowStats;
-use crate::transport::tfrc::TfrcFlowStats;
+use crate::transport::report::TransportReports;
 use airqueue_kernel::Time;
 use airqueue_tcp::TimerCmd;
 use std::fmt::Debug;
 
-/// A flow's end-to-end transport: the required core is starting, reacting to its own
-/// packets and reporting; everything else has a no-op default.
+/// A flow's end-to-end transport: the required core is starting and reacting to its own
+/// packets; everything else has a no-op default.
 pub trait FlowEndpoint: Debug {
     /// How many timers it uses: slots `0..timer_slots()` of [`EndpointIo::timer`].
     fn timer_slots(&self) -> u8 {
@@ -95,25 +94,9 @@ pub trait FlowEndpoint: Debug {
     /// Once per bin from the flow's start on: its trace rows.
     fn sample(&self, _flow: FlowId, _now: Time, _metrics: &mut Metrics) {}
 
-    /// End of run: its counters into the run's report.
-    fn report(&self, flow: FlowId, reports: &mut FlowReports);
-}
-
-/// The per-flow counters of the transports that keep them, indexed by flow (`None` for
-/// flows of another transport).
-#[derive(Clone, Debug, Default)]
-pub struct FlowReports {
-    pub tcp: Vec<Option<TcpFlowStats>>,
-    pub tfrc: Vec<Option<TfrcFlowStats>>,
-}
-
-impl FlowReports {
-    pub fn new(flows: usize) -> Self {
-        FlowReports {
-            tcp: vec![None; flows],
-            tfrc: vec![None; flows],
-        }
-    }
+    /// End of run: its row of its transport's table ([`TransportReports::push`]), for a
+    /// transport that keeps one.
+    fn report(&self, _flow: FlowId, _reports: &mut TransportReports) {}
 }
 
 /// Which end of the flow a packet leaves from.

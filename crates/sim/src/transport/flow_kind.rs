@@ -10,9 +10,10 @@ use crate::ids::{FlowId, NodeId};
 use crate::metrics::Metrics;
 use crate::net::scheme::NetFlowConfig;
 use crate::net::{DropReason, Packet};
-use crate::transport::endpoint::{EndpointIo, FlowEndpoint, FlowReports};
-use crate::transport::tcp::{TcpFlow, TcpFlowConfig};
-use crate::transport::tfrc::{TfrcFlow, TfrcFlowConfig};
+use crate::transport::endpoint::{EndpointIo, FlowEndpoint};
+use crate::transport::report::{TransportReports, TransportStats, TransportTableSpec};
+use crate::transport::tcp::{TcpFlow, TcpFlowConfig, TcpFlowStats};
+use crate::transport::tfrc::{TfrcFlow, TfrcFlowConfig, TfrcFlowStats};
 use crate::transport::udp::UdpFlow;
 use airqueue_kernel::Time;
 
@@ -32,6 +33,10 @@ pub enum FlowKindConfig {
     /// (`net::scheme`), which [`crate::net::scheme::build`] makes from its flows' settings.
     Net(NetFlowConfig),
 }
+
+/// The tables of the transports that report per flow, in the order the run's report
+/// lists them; each transport declares its own.
+pub static TRANSPORT_TABLES: &[&TransportTableSpec] = &[TcpFlowStats::TABLE, TfrcFlowStats::TABLE];
 
 /// What a flow's endpoint is made from besides its kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,7 +162,7 @@ impl FlowEndpoint for AnyEndpoint {
         each!(self, ep => ep.sample(flow, now, metrics))
     }
 
-    fn report(&self, flow: FlowId, reports: &mut FlowReports) {
+    fn report(&self, flow: FlowId, reports: &mut TransportReports) {
         each!(self, ep => ep.report(flow, reports))
     }
 }

@@ -1,8 +1,9 @@
 //! Transports in the world: the glue between the pure state machines of `airqueue-tcp`
 //! and the simulator's packets, timers and metrics, UDP's datagram source, each a
-//! [`endpoint::FlowEndpoint`] made from its flow kind (`flow_kind.rs`), and the rate
-//! controllers that pace sources (DiffQ's, backpressure's flow control), each a
-//! registered `cc` value (`rate.rs`).
+//! [`endpoint::FlowEndpoint`] made from its flow kind (`flow_kind.rs`) that may report a
+//! row of its transport's table (`report.rs`), and the rate controllers that pace
+//! sources (DiffQ's, backpressure's flow control), each a registered `cc` value
+//! (`rate.rs`).
 
 pub mod coding;
 pub mod diffq;
@@ -10,6 +11,7 @@ pub mod endpoint;
 pub mod flow_control;
 pub mod flow_kind;
 pub mod rate;
+pub mod report;
 pub mod tcp;
 pub mod tfrc;
 pub mod udp;
@@ -20,6 +22,9 @@ pub use flow_kind::{EndpointSetup, FlowKindConfig};
 pub use rate::{
     rate_scheme, RateController, RateScheme, RateSetting, RateSummary, RegisteredRate, SourceQueue,
     SourceView, RATE_SCHEMES,
+};
+pub use report::{
+    TransportReports, TransportRow, TransportStats, TransportTable, TransportTableSpec,
 };
 pub use tcp::{TcpFlowConfig, TcpFlowStats, TcpVariant};
 pub use tfrc::{TfrcFlowConfig, TfrcFlowStats, TfrcPacketCounts};

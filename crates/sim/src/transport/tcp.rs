@@ -19,12 +19,14 @@
 use crate::ids::{FlowId, NodeId};
 use crate::metrics::Metrics;
 use crate::net::packet::TcpAckHeader;
+use crate::net::StatValue;
 use crate::net::{DropReason, Packet, TransportHeader};
 use crate::transport::coding::{
     CodedData, CodingConfig, CodingDecoder, CodingEncoder, CodingFeedback, CodingStats,
     FeedbackKind,
 };
-use crate::transport::endpoint::{End, EndpointIo, FlowEndpoint, FlowReports};
+use crate::transport::endpoint::{End, EndpointIo, FlowEndpoint};
+use crate::transport::report::{TransportReports, TransportStats, TransportTableSpec};
 use airqueue_kernel::Time;
 use airqueue_tcp::{
     AppData, Outbox, ReceiverConfig, RtoConfig, SenderConfig, TcpAck, TcpData, TcpReceiver,
@@ -475,12 +477,13 @@ impl FlowEndpoint for TcpFlow {
         metrics.record_cwnd(flow, sample);
     }
 
-    fn report(&self, flow: FlowId, reports: &mut FlowReports) {
-        reports.tcp[flow.index()] = Some(self.stats());
+    fn report(&self, flow: FlowId, reports: &mut TransportReports) {
+        reports.push(flow, self.stats());
     }
 }
 
-/// End-of-run trace of a TCP flow (`RunOutcome::tcp`).
+/// End-of-run trace of a TCP flow (its row of the `tcp` table, and in full
+/// `RunOutcome::transports.stats`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpFlowStats {
     pub variant: TcpVariant,
@@ -513,4 +516,59 @@ pub struct TcpFlowStats {
     pub packets: TcpPacketCounts,
     /// The network-coding layer's counters, for a coded flow.
     pub coding: Option<CodingStats>,
+}
+
+impl TransportStats for TcpFlowStats {
+    /// The run's `tcp` table: one row per TCP flow.
+    const TABLE: &'static TransportTableSpec = &TransportTableSpec {
+        name: "tcp",
+        columns: &[
+            "cwnd_pkts",
+            "ssthresh_pkts",
+            "srtt_s",
+            "rto_s",
+            "segments_sent",
+            "retransmissions",
+            "timeouts",
+            "spurious_timeouts",
+            "fast_retransmits",
+            "ecn_reductions",
+            "segments_delivered",
+            "duplicate_segments",
+            "coded_packets",
+            "repair_packets",
+            "repair_requests",
+            "redundant_packets",
+            "blocks_decoded",
+            "unmasked_losses",
+        ],
+    };
+
+    /// Its row: the final window and timers, the sender's and receiver's counters, and
+    /// the coding layer's (missing for an uncoded flow).
+    fn values(&self) -> Vec<StatValue> {
+        use StatValue::{Count, Missing, Real};
+        let coding =
+            |x: fn(&CodingStats) -> u64| (self.coding.as_ref()).map_or(Missing, |c| Count(x(c)));
+        vec![
+            Real(self.cwnd_pkts),
+            Real(self.ssthresh_pkts),
+            self.srtt.map_or(Missing, |t| Real(t.as_secs_f64())),
+            Real(self.rto.as_secs_f64()),
+            Count(self.segments_sent),
+            Count(self.retransmissions),
+            Count(self.timeouts),
+            Count(self.spurious_timeouts),
+            Count(self.fast_retransmits),
+            Count(self.ecn_reductions),
+            Count(self.segments_delivered),
+            Count(self.duplicate_segments),
+            coding(|c| c.coded_packets),
+            coding(|c| c.repair_packets),
+            coding(|c| c.repair_requests),
+            coding(|c| c.redundant_packets),
+            coding(|c| c.blocks_decoded),
+            coding(|c| c.unmasked_losses),
+        ]
+    }
 }

@@ -10,8 +10,10 @@
 use crate::ids::{FlowId, NodeId};
 use crate::metrics::{Metrics, RateKind, RateRow};
 use crate::net::packet::TfrcFeedbackHeader;
+use crate::net::StatValue;
 use crate::net::{Packet, TransportHeader};
-use crate::transport::endpoint::{End, EndpointIo, FlowEndpoint, FlowReports};
+use crate::transport::endpoint::{End, EndpointIo, FlowEndpoint};
+use crate::transport::report::{TransportReports, TransportStats, TransportTableSpec};
 use airqueue_kernel::Time;
 use airqueue_tcp::{
     CongestionSignal, Outbox, TfrcData, TfrcFeedback, TfrcReceiver, TfrcReceiverConfig,
@@ -191,12 +193,13 @@ impl FlowEndpoint for TfrcFlow {
         });
     }
 
-    fn report(&self, flow: FlowId, reports: &mut FlowReports) {
-        reports.tfrc[flow.index()] = Some(self.stats());
+    fn report(&self, flow: FlowId, reports: &mut TransportReports) {
+        reports.push(flow, self.stats());
     }
 }
 
-/// End-of-run trace of a TFRC flow (`RunOutcome::tfrc`).
+/// End-of-run trace of a TFRC flow (its row of the `tfrc` table, and in full
+/// `RunOutcome::transports.stats`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TfrcFlowStats {
     pub ecn: bool,
@@ -210,4 +213,39 @@ pub struct TfrcFlowStats {
     pub sender: TfrcSenderStats,
     pub receiver: TfrcReceiverStats,
     pub packets: TfrcPacketCounts,
+}
+
+impl TransportStats for TfrcFlowStats {
+    /// The run's `tfrc` table: one row per TFRC flow.
+    const TABLE: &'static TransportTableSpec = &TransportTableSpec {
+        name: "tfrc",
+        columns: &[
+            "rate_bps",
+            "x_recv_bps",
+            "rtt_s",
+            "loss_event_rate",
+            "loss_events",
+            "lost",
+            "ce_received",
+            "feedbacks",
+            "nofeedback_expiries",
+        ],
+    };
+
+    /// Its row: the final allowed and received rates in bit/s, RTT and loss-event rate,
+    /// and the ends' counters.
+    fn values(&self) -> Vec<StatValue> {
+        use StatValue::{Count, Missing, Real};
+        vec![
+            Real(self.rate_bytes_per_s * 8.0),
+            Real(self.x_recv_bytes_per_s * 8.0),
+            self.rtt_s.map_or(Missing, Real),
+            Real(self.p),
+            Count(self.receiver.loss_events),
+            Count(self.receiver.lost),
+            Count(self.receiver.ce_received),
+            Count(self.sender.feedbacks),
+            Count(self.sender.nofeedback_expiries),
+        ]
+    }
 }

@@ -8,9 +8,9 @@
 //! CBR rate capping the pace ([`FlowEndpoint::rate_cap_bps`]).
 
 use crate::app::{UdpRate, UdpSource};
-use crate::ids::{FlowId, NodeId};
+use crate::ids::NodeId;
 use crate::net::{Packet, TransportHeader};
-use crate::transport::endpoint::{End, EndpointIo, FlowEndpoint, FlowReports};
+use crate::transport::endpoint::{End, EndpointIo, FlowEndpoint};
 use airqueue_kernel::Time;
 use airqueue_tcp::TimerCmd;
 
@@ -131,7 +131,4 @@ impl FlowEndpoint for UdpFlow {
             UdpRate::Saturate => None,
         }
     }
-
-    /// UDP keeps no counters beyond the flow's own.
-    fn report(&self, _flow: FlowId, _reports: &mut FlowReports) {}
 }

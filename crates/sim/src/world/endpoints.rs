@@ -6,7 +6,8 @@
 use super::{AnyEndpoint, Event, FlowApp, World};
 use crate::ids::{FlowId, NodeId};
 use crate::net::{DropReason, Packet};
-use crate::transport::endpoint::{Emitted, End, EndpointIo, FlowEndpoint, FlowReports, TimerPort};
+use crate::transport::endpoint::{Emitted, End, EndpointIo, FlowEndpoint, TimerPort};
+use crate::transport::report::TransportReports;
 use airqueue_kernel::{EventQueue, Time, TimerId, Timers};
 use airqueue_tcp::TimerCmd;
 
@@ -155,9 +156,9 @@ impl World {
         }
     }
 
-    /// The endpoints' end-of-run counters.
-    pub(super) fn endpoint_reports(&self) -> FlowReports {
-        let mut reports = FlowReports::new(self.flows.len());
+    /// The endpoints' end-of-run tables.
+    pub(super) fn endpoint_reports(&self) -> TransportReports {
+        let mut reports = TransportReports::declared();
         for (i, fl) in self.flows.iter().enumerate() {
             if let FlowApp::Endpoint(ep) = &fl.app {
                 ep.report(FlowId(i as u32), &mut reports);

@@ -15,7 +15,8 @@ use airqueue_sim::net::RoutingTable;
 use airqueue_sim::qdisc::registry::RegisteredQdisc;
 use airqueue_sim::qdisc::{diffq, droptail};
 use airqueue_sim::{
-    FlowConfig, FlowKindConfig, MediumConfig, NodeId, RunOutcome, TcpFlowConfig, World, WorldConfig,
+    FlowConfig, FlowId, FlowKindConfig, MediumConfig, NodeId, RunOutcome, TcpFlowConfig,
+    TcpFlowStats, TfrcFlowStats, World, WorldConfig,
 };
 
 /// The 802.11 decode range the wifi tests route over, in metres.
@@ -171,6 +172,18 @@ pub fn saturating_udp(src: u32, dst: u32, payload_bytes: u32, stop: Time) -> Flo
 /// A TCP [`flow`] with segments of `mss` bytes.
 pub fn tcp_flow(src: u32, dst: u32, mss: u32, cfg: TcpFlowConfig, stop: Time) -> FlowConfig {
     flow(src, dst, mss, FlowKindConfig::Tcp(cfg), stop)
+}
+
+/// Flow `flow`'s TCP counters, from the run's transport report.
+#[track_caller]
+pub fn tcp_stats(out: &RunOutcome, flow: usize) -> &TcpFlowStats {
+    (out.transports.stats(FlowId(flow as u32))).expect("a TCP flow")
+}
+
+/// Flow `flow`'s TFRC counters, from the run's transport report.
+#[track_caller]
+pub fn tfrc_stats(out: &RunOutcome, flow: usize) -> &TfrcFlowStats {
+    (out.transports.stats(FlowId(flow as u32))).expect("a TFRC flow")
 }
 
 /// Checks packet conservation.
