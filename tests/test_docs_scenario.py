@@ -7,13 +7,13 @@
    messages must be quoted from the core's tests. Blocks marked ``# sweep file`` load as
    sweeps (their ``base`` taken from ``examples/``).
 2. Drift guard: every key the scenario reader knows, taken from the Rust source with
-   simple regexes (the const key arrays such as TOPOLOGY_KEYS and FLOW_KEYS, and the key
-   names passed to the field getters), is named in the page as `key`. Every queue kind
-   declares its keys in its module (airqueue_sim::qdisc::registry), and so does every
-   source rate controller (`[diffq]`, `[backpressure]`: airqueue_sim::transport::
-   RATE_SCHEMES) and every routing protocol (`[routing]` of aodv and olsr:
-   airqueue_sim::net::registry); crates/scenario/tests/registered_docs.rs checks those
-   against this page.
+   simple regexes (the const key arrays such as TOPOLOGY_KEYS, and the key names passed
+   to the field getters), is named in the page as `key`. Every queue kind declares its
+   keys in its module (airqueue_sim::qdisc::registry), and so does every source rate
+   controller (`[diffq]`, `[backpressure]`: airqueue_sim::transport::RATE_SCHEMES), every
+   routing protocol (`[routing]` of aodv and olsr: airqueue_sim::net::registry) and every
+   flow kind (`[[flow]]` of udp, tcp, tfrc and more: airqueue_sim::transport::FLOW_KINDS);
+   crates/scenario/tests/registered_docs.rs checks those against this page.
 3. The extraction itself is checked: non-empty, and it finds keys known to exist.
 """
 
@@ -46,7 +46,6 @@ EXAMPLES = ROOT / "examples"
 # The key arrays the drift guard must find (name -> file); more are picked up if present.
 EXPECTED_ARRAYS = {
     "TOPOLOGY_KEYS": PARSE,
-    "FLOW_KEYS": PARSE,
     "MEDIUM_KEYS": PARSE_DIR / "wifi.rs",
     "PROPAGATION_KEYS": PARSE_DIR / "wifi.rs",
     "OWN_KEYS": PARSE_DIR / "random_flows.rs",
@@ -129,18 +128,20 @@ def test_key_arrays_are_found_and_hold_known_keys():
         assert name in arrays, f"{name} not found in {path}; was it renamed?"
         assert arrays[name][1], f"{name} parsed as empty"
     assert {"spacing", "nodes", "stations", "wire_capacity"} <= set(arrays["TOPOLOGY_KEYS"][1])
-    assert {"rate", "cc", "ecn"} <= set(arrays["FLOW_KEYS"][1])
     # Every queue kind declares its keys in its module (registered_docs.rs checks them).
     assert "QUEUE_KEYS" not in arrays
     assert arrays["OWN_KEYS"][1] == ["random", "start", "min_hops", "max_hops"]
     getters = _getter_keys()
-    assert {"capacity", "variant", "spacing", "duration", "tx_buffer"} <= getters
+    assert {"capacity", "cc", "spacing", "duration", "tx_buffer"} <= getters
     # So does every source rate controller: `[diffq] utility` is no longer a getter call.
     assert "utility" not in getters
     assert {"short_retry_limit", "cw_min", "min_hops", "metric"} <= getters
     # And every routing protocol: AODV's `net_diameter` is declared in net/aodv/keys.rs.
     assert "ROUTING_KEYS" not in arrays
     assert "net_diameter" not in getters
+    # And every flow kind: MORE's `batch` is declared in net/more/mod.rs.
+    assert "FLOW_KEYS" not in arrays
+    assert "batch" not in getters
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_ARRAYS))

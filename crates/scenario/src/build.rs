@@ -3,23 +3,20 @@
 
 use crate::parse::wifi::DEFAULT_TDMA_PAYLOAD_BYTES;
 use crate::schema::{
-    Fading, FlowKind, FlowSpec, Level, LinkFading, Mac, MacKind, Medium, Radio, Rate,
-    RoutingMetric, Scenario, TcpVariantKind, Topology,
+    Fading, Level, LinkFading, Mac, MacKind, Medium, Radio, RoutingMetric, Scenario, Topology,
 };
 use crate::topology::adjacency;
 use airqueue_kernel::Time;
 use airqueue_phy::{Dbm, DsssRate, EdcaLevel};
-use airqueue_sim::app::UdpRate;
 use airqueue_sim::medium::wifi::tdma::SLOT_HEADROOM_BYTES;
 use airqueue_sim::medium::wifi::{Access, RateChange, WifiConfig};
-use airqueue_sim::net::more::{self, MoreFlowConfig, MorePlan};
 use airqueue_sim::net::registry::RoutingSetup;
 use airqueue_sim::net::routing::{etx, GraphEdge};
-use airqueue_sim::net::scheme::NetFlowConfig;
 use airqueue_sim::net::RoutingTable;
+use airqueue_sim::transport::FlowBuildContext;
 use airqueue_sim::{
-    CodingConfig, FlowConfig, FlowKindConfig, MediumConfig, NodeId, RegisteredQdisc, TcpFlowConfig,
-    TcpVariant, TfrcFlowConfig, WiresConfig, WorldConfig,
+    CodingConfig, FlowConfig, MediumConfig, NodeId, RegisteredQdisc, TcpFlowConfig, TcpVariant,
+    WiresConfig, WorldConfig,
 };
 
 /// Erasure probability configured for the directed pair (a, b) by `[[link]]`.
@@ -136,24 +133,6 @@ fn fading_delivery(s: &Scenario, positions: &[[f64; 2]], a: usize, b: usize) -> 
         return 0.0;
     }
     (-threshold_mw / mean_mw).exp()
-}
-
-/// MORE's forwarders and TX credits for flow `f` (MORE, 4.4): a broadcast from `a`
-/// reaches a neighbour `b` with probability `(1 - loss(a, b))` times the fading
-/// delivery at the basic rate, and nobody else.
-fn more_plan(
-    s: &Scenario,
-    positions: &[[f64; 2]],
-    adjacency: &[Vec<u32>],
-    f: &FlowSpec,
-) -> MorePlan {
-    let delivery = |a: NodeId, b: NodeId| {
-        if !adjacency[a.index()].contains(&b.0) {
-            return 0.0;
-        }
-        (1.0 - link_loss(s, a.0, b.0)) * fading_delivery(s, positions, a.index(), b.index())
-    };
-    more::plan(positions.len(), NodeId(f.src), NodeId(f.dst), delivery)
 }
 
 /// The static routing graph: the neighbour graph with the configured metric as link cost.
@@ -295,29 +274,36 @@ pub fn world_config(s: &Scenario, positions: &[[f64; 2]]) -> WorldConfig {
         scheme: s.queue.kind,
         params: s.queue.params.clone(),
     };
+    let tcp = tcp_flow(s);
+    // A broadcast from `a` reaches a neighbour `b` with probability `(1 - loss(a, b))`
+    // times the fading delivery at the basic rate, and nobody else.
+    let delivery = |a: NodeId, b: NodeId| {
+        if !adjacency[a.index()].contains(&b.0) {
+            return 0.0;
+        }
+        (1.0 - link_loss(s, a.0, b.0)) * fading_delivery(s, positions, a.index(), b.index())
+    };
     let flows = s
         .flows
         .iter()
-        .map(|f| FlowConfig {
-            src: NodeId(f.src),
-            dst: NodeId(f.dst),
-            start: Time::from_secs_f64(f.start_s),
-            stop: Time::from_secs_f64(f.stop_s),
-            payload_bytes: f.packet_size_bytes,
-            priority: f.priority,
-            cc: f.cc.map(|scheme| s.rate_control(scheme)),
-            kind: match f.kind {
-                FlowKind::Udp => FlowKindConfig::Udp(match f.rate {
-                    Rate::Bps(r) => UdpRate::Cbr { rate_bps: r },
-                    Rate::Saturate => UdpRate::Saturate,
-                }),
-                FlowKind::Tcp => FlowKindConfig::Tcp(tcp_flow(s, f)),
-                FlowKind::Tfrc => FlowKindConfig::Tfrc(TfrcFlowConfig { ecn: f.ecn }),
-                FlowKind::More => FlowKindConfig::Net(NetFlowConfig::More(MoreFlowConfig {
-                    batch: f.batch,
-                    plan: more_plan(s, positions, &adjacency, f),
-                })),
-            },
+        .map(|f| {
+            let cx = FlowBuildContext {
+                src: NodeId(f.src),
+                dst: NodeId(f.dst),
+                node_count: positions.len(),
+                tcp: &tcp,
+                delivery: &delivery,
+            };
+            FlowConfig {
+                src: NodeId(f.src),
+                dst: NodeId(f.dst),
+                start: Time::from_secs_f64(f.start_s),
+                stop: Time::from_secs_f64(f.stop_s),
+                payload_bytes: f.packet_size_bytes,
+                priority: f.priority,
+                cc: f.cc.map(|scheme| s.rate_control(scheme)),
+                kind: (f.kind.build)(&f.params, &cx),
+            }
         })
         .collect();
     WorldConfig {
@@ -367,27 +353,21 @@ fn routing_setup(
     })
 }
 
-/// The TCP settings of flow `f`: its variant and transfer size, `[tcp]` for the rest.
-/// DiffQ-TCP keeps the variant's loss recovery; the core turns its window control off.
-fn tcp_flow(s: &Scenario, f: &FlowSpec) -> TcpFlowConfig {
-    let variant = match f.variant {
-        TcpVariantKind::Newreno => TcpVariant::NewReno,
-        TcpVariantKind::Sack => TcpVariant::Sack,
-        TcpVariantKind::Vegas => TcpVariant::VEGAS,
-        TcpVariantKind::Few => TcpVariant::FEW,
-    };
+/// The settings of `[tcp]`, which each TCP flow completes with its variant and transfer
+/// size (`transport::tcp::FLOW_KIND`). DiffQ-TCP keeps the variant's loss recovery; the
+/// core turns its window control off.
+fn tcp_flow(s: &Scenario) -> TcpFlowConfig {
     TcpFlowConfig {
         min_rto: Time::from_secs_f64(s.tcp.min_rto_s),
         delayed_ack: s.tcp.delayed_ack,
         max_window: s.tcp.max_window_pkts,
         ecn: s.tcp.ecn,
         timestamps: s.tcp.timestamps,
-        transfer_pkts: f.transfer_pkts,
         coding: s.tcp.network_coding.then(|| CodingConfig {
             block_pkts: s.tcp.coding_block_pkts as u16,
             repair_delay: Time::from_secs_f64(s.tcp.coding_repair_delay_s),
         }),
-        ..TcpFlowConfig::new(variant)
+        ..TcpFlowConfig::new(TcpVariant::NewReno)
     }
 }
 

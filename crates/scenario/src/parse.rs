@@ -39,14 +39,16 @@ use serde_json::Value;
 use crate::error::{ConfigError, ConfigErrors};
 use crate::schema::RandomFlows;
 use crate::schema::{
-    Fading, FlowKind, FlowSpec, LinkFading, LinkSpec, MacKind, Medium, Outputs, QueueSpec, Rate,
-    Routing, RoutingMetric, Scenario, TcpSpec, TcpVariantKind, Topology,
+    Fading, FlowSpec, LinkFading, LinkSpec, MacKind, Medium, Outputs, QueueSpec, Routing,
+    RoutingMetric, Scenario, TcpSpec, Topology,
 };
 use airqueue_sim::medium::wifi::tdma::SLOT_HEADROOM_BYTES;
 use airqueue_sim::net::registry::routing_scheme;
 use airqueue_sim::qdisc::registry::Params;
 use airqueue_sim::qdisc::{backpressure, diffq, droptail, fq, registry};
-use airqueue_sim::transport::{rate_scheme, RateScheme, RateSetting, RegisteredRate, RATE_SCHEMES};
+use airqueue_sim::transport::{
+    flow_kind, rate_scheme, RateScheme, RateSetting, RegisteredRate, FLOW_KINDS, RATE_SCHEMES,
+};
 use fields::{describe, number, short, within, Errs, Fields};
 
 /// Largest topology accepted. Placement and neighbour search are set up for the few
@@ -122,17 +124,6 @@ const TOPOLOGY_KEYS: [(&str, &[&str]); 13] = [
     ("wire_bandwidth", &["bss"]),
     ("wire_delay", &["bss"]),
     ("wire_capacity", &["bss"]),
-];
-
-/// `[[flow]]` keys that only some flow kinds take (TCP is window-limited and TFRC sets
-/// its own rate, so only UDP has a `rate`; DiffQ rate control pairs with UDP or TCP).
-const FLOW_KEYS: [(&str, &[&str]); 6] = [
-    ("rate", &["udp"]),
-    ("variant", &["tcp"]),
-    ("packets", &["tcp"]),
-    ("cc", &["udp", "tcp", "more"]),
-    ("ecn", &["tfrc"]),
-    ("batch", &["more"]),
 ];
 
 /// Parses a scenario from TOML text.
@@ -483,7 +474,7 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
             ));
         }
     }
-    check_more_medium(&flows, &random_flows, &medium, &topology, &routing, errs);
+    check_flow_medium(&flows, &random_flows, &medium, &topology, &routing, errs);
     if let Some(q) = &queue {
         let listed = flows.iter().flatten().enumerate();
         let listed = listed.map(|(i, f)| (format!("flow[{i}]"), f));
@@ -494,9 +485,9 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
         for (path, f) in listed.chain(drawn) {
             // A saturating source keeps its first queue full; an AQM there refuses
             // arrivals before it is full, so the source would offer packets without end.
-            if let (Some(aqm), FlowKind::Udp, Rate::Saturate) = (aqm, f.kind, f.rate) {
+            if let (Some(aqm), Some(key)) = (aqm, (f.kind.keeps_queue_full)(&f.params)) {
                 errs.push(ConfigError::new(
-                    format!("{path}.rate"),
+                    format!("{path}.{key}"),
                     format!(
                         "\"saturate\" keeps the source's queue full, which an active queue \
                          manager (queue.kind = \"{aqm}\") does not allow; give a rate in bit/s \
@@ -504,17 +495,12 @@ fn read_scenario(v: &Value, errs: &mut Errs) -> Option<Scenario> {
                     ),
                 ));
             }
-            // MORE sends from each node's FIFO (seed 000, section 2); DiffQ-MORE from
-            // DiffQ's destination queues, paced by DiffQ (section 6.2).
-            match (f.kind, f.cc, q.kind) {
-                (FlowKind::More, None, s) if *s == droptail::SCHEME => {}
-                (FlowKind::More, None, _) => errs.push(ConfigError::new(
-                    format!("{path}.kind"),
-                    "\"more\" broadcasts its coded packets from each node's FIFO (seed 000, \
-                     section 2); set queue.kind = \"droptail\", or cc = \"diffq\" with \
-                     queue.kind = \"diffq\" for DiffQ-MORE",
-                )),
-                _ => {}
+            // A kind may need a queue discipline unless a rate controller paces it (MORE
+            // sends from each node's FIFO, DiffQ-MORE from DiffQ's destination queues).
+            if let (Some((queue, message)), None) = (f.kind.unpaced_queue, f.cc) {
+                if q.kind != queue {
+                    errs.push(ConfigError::new(format!("{path}.kind"), message));
+                }
             }
             // A controller reads its source's queue of the discipline it needs.
             let Some(cc) = f.cc else { continue };
@@ -633,9 +619,10 @@ pub(crate) fn offered_rate(
     )
 }
 
-/// MORE broadcasts on the 802.11 channel and sends its batch ACKs over the static
-/// routes (MORE, 4.2.3: the shortest ETX path).
-fn check_more_medium(
+/// What a flow kind needs of the medium and routing: the 802.11 channel at every node
+/// for a kind that broadcasts there, static routes for one that answers over them
+/// (MORE's batch ACKs: the shortest ETX path).
+fn check_flow_medium(
     flows: &Option<Vec<FlowSpec>>,
     random_flows: &Option<Option<RandomFlows>>,
     medium: &Option<Medium>,
@@ -648,26 +635,14 @@ fn check_more_medium(
     let drawn = random_flows.iter().flatten();
     let drawn = drawn.map(|r| ("flows".to_string(), &r.template));
     for (path, f) in listed.chain(drawn) {
-        if f.kind != FlowKind::More {
-            continue;
-        }
         let wifi = matches!(medium, Some(Medium::Wifi));
         let bss = matches!(topology, Some(Topology::Bss { .. }));
-        if !wifi || bss {
-            errs.push(ConfigError::new(
-                format!("{path}.kind"),
-                "\"more\" broadcasts over the 802.11 channel: set medium.kind = \"wifi\" \
-                 with a topology whose nodes all have radios (not \"bss\")",
-            ));
+        if let (Some(message), true) = (f.kind.needs_radio_everywhere, !wifi || bss) {
+            errs.push(ConfigError::new(format!("{path}.kind"), message));
         }
-        if let Some(r) = routing {
-            if r.protocol.is_some() {
-                errs.push(ConfigError::new(
-                    format!("{path}.kind"),
-                    "\"more\" sends its batch ACKs over the static routes (MORE: the \
-                     shortest ETX path); set routing.kind = \"static\" (with metric = \"etx\")",
-                ));
-            }
+        let protocol = routing.as_ref().is_some_and(|r| r.protocol.is_some());
+        if let (Some(message), true) = (f.kind.needs_static_routes, protocol) {
+            errs.push(ConfigError::new(format!("{path}.kind"), message));
         }
     }
 }
@@ -1167,7 +1142,9 @@ fn read_flows(
     all_ok.then_some(flows)
 }
 
-/// One `[[flow]]` (or `[flows]`' template). `max_offered_bps`: see [`offered_rate`].
+/// One `[[flow]]` (or `[flows]`' template): the keys every flow has, then its kind's
+/// own as the kind declares them (`FLOW_KINDS`). `max_offered_bps`: see
+/// [`offered_rate`].
 fn read_flow(
     item: &Value,
     path: &str,
@@ -1177,7 +1154,8 @@ fn read_flow(
     errs: &mut Errs,
 ) -> Option<FlowSpec> {
     let mut f = Fields::table(item, path, errs);
-    let kind = f.choice(errs, "kind", None, &["udp", "tcp", "tfrc", "more"], &[]);
+    let kinds: Vec<&str> = FLOW_KINDS.iter().map(|k| k.name).collect();
+    let kind = f.choice(errs, "kind", None, &kinds, &[]);
     let src = f.node(errs, "src");
     let src = check_node(src, nodes, &f.path("src"), errs);
     let dst = f.node(errs, "dst");
@@ -1235,54 +1213,18 @@ fn read_flow(
         1..=u64::from(MAX_PACKET_SIZE_BYTES),
     ));
     // Keys only some kinds take; the others get "not used by kind ..." and are skipped.
-    f.only_for(errs, "kind", kind, true, &FLOW_KEYS);
-    let rate = match kind {
-        // TCP is window-limited, TFRC sets its own rate (RFC 5348). Without a valid kind
-        // the rate is still checked as the one kind that needs it would.
-        Some("tcp" | "tfrc" | "more") => Some(Rate::Saturate),
-        _ => read_rate(&mut f, max_offered_bps, errs),
-    };
-    let variant = match kind {
-        Some("tcp") => f.choice(
-            errs,
-            "variant",
-            Some("newreno"),
-            &["newreno", "sack", "vegas", "few"],
-            &[],
-        ),
-        _ => Some("newreno"),
-    };
-    let transfer = match kind {
-        Some("tcp") if f.has("packets") => to_u32(f.integer(
-            errs,
-            "packets",
-            None,
-            "an integer number of segments >= 1",
-            1..=u64::from(u32::MAX),
-        ))
-        .map(Some),
-        _ => {
-            let _ = f.take("packets"); // registers the key (a JSON null reads as absent)
-            Some(None)
-        }
-    };
-    let cc = match kind {
-        Some(kind @ ("udp" | "tcp" | "more")) => read_cc(&mut f, kind, errs),
+    let keys_by_kind = registered::flow_keys_by_kind();
+    let keys_by_kind: Vec<(&str, &[&str])> = (keys_by_kind.iter())
+        .map(|(k, kinds)| (*k, kinds.as_slice()))
+        .collect();
+    f.only_for(errs, "kind", kind, true, &keys_by_kind);
+    // Without a valid kind the keys are still checked as the first kind's (UDP's
+    // required `rate`).
+    let scheme = kind.map_or(Some(FLOW_KINDS[0]), flow_kind);
+    let params = scheme.map(|s| registered::read_flow_keys(&mut f, errs, s, max_offered_bps));
+    let cc = match kind.and_then(flow_kind) {
+        Some(s) if s.takes_cc => read_cc(&mut f, s.name, errs),
         _ => Some(None),
-    };
-    let ecn = match kind {
-        Some("tfrc") => f.boolean(errs, "ecn", false),
-        _ => Some(false),
-    };
-    let batch = match kind {
-        Some("more") => f.integer(
-            errs,
-            "batch",
-            Some(32),
-            "an integer number of packets in 1..=32 (MORE's K is 32)",
-            1..=32,
-        ),
-        _ => Some(32),
     };
     let priority = f.integer(
         errs,
@@ -1293,19 +1235,7 @@ fn read_flow(
     );
     f.finish(errs);
 
-    let kind = match kind? {
-        "udp" => FlowKind::Udp,
-        "tcp" => FlowKind::Tcp,
-        "tfrc" => FlowKind::Tfrc,
-        "more" => FlowKind::More,
-        _ => return None,
-    };
-    let variant = match variant? {
-        "sack" => TcpVariantKind::Sack,
-        "vegas" => TcpVariantKind::Vegas,
-        "few" => TcpVariantKind::Few,
-        _ => TcpVariantKind::Newreno,
-    };
+    let kind = flow_kind(kind?)?;
     let cc = cc?;
     match (src, dst) {
         (Some(s), Some(d)) if s == d => None,
@@ -1316,13 +1246,9 @@ fn read_flow(
             start_s: start?,
             stop_s: stop?,
             packet_size_bytes: packet_size?,
-            rate: rate?,
             priority: priority? as u8,
-            variant,
-            transfer_pkts: transfer?,
             cc,
-            ecn: ecn?,
-            batch: batch? as u8,
+            params: params??,
         }),
     }
 }
@@ -1349,11 +1275,17 @@ fn read_cc(f: &mut Fields, kind: &str, errs: &mut Errs) -> Option<Option<&'stati
     }
 }
 
-fn read_rate(f: &mut Fields, max_offered_bps: Option<(f64, f64)>, errs: &mut Errs) -> Option<Rate> {
+/// A source's `key` (`[[flow]] rate`): bit/s, or `"saturate"` as infinity.
+fn read_rate(
+    f: &mut Fields,
+    key: &'static str,
+    max_offered_bps: Option<(f64, f64)>,
+    errs: &mut Errs,
+) -> Option<f64> {
     const EXPECTED: &str = "bit/s > 0 or \"saturate\"";
-    let path = f.path("rate");
-    match f.take("rate") {
-        Some(Value::String(s)) if s == "saturate" => Some(Rate::Saturate),
+    let path = f.path(key);
+    match f.take(key) {
+        Some(Value::String(s)) if s == "saturate" => Some(f64::INFINITY),
         Some(Value::String(s)) => {
             let hint = if fields::closest(s, &["saturate"]).is_some() {
                 "; did you mean \"saturate\"?"
@@ -1373,7 +1305,7 @@ fn read_rate(f: &mut Fields, max_offered_bps: Option<(f64, f64)>, errs: &mut Err
                 e.message
                     .push_str(", or \"saturate\" to keep the source's queue full");
             }
-            rate.map(Rate::Bps)
+            rate
         }
         None => {
             if !f.is_broken() {

@@ -4,7 +4,7 @@
 //! [`Traces`], so that no trace is held for the whole run or as a JSON value per cell.
 
 use crate::build::{neighbour_graph, static_routes};
-use crate::schema::{FlowKind, Medium, Scenario};
+use crate::schema::{Medium, Scenario};
 use airqueue_kernel::Time;
 use airqueue_phy::Dbm;
 use airqueue_sim::metrics::{jain_index, log_utility, OverflowCounts, Traces};
@@ -27,15 +27,6 @@ fn num(x: f64) -> Value {
     }
 }
 
-fn flow_kind(k: FlowKind) -> &'static str {
-    match k {
-        FlowKind::Udp => "udp",
-        FlowKind::Tcp => "tcp",
-        FlowKind::Tfrc => "tfrc",
-        FlowKind::More => "more",
-    }
-}
-
 /// Builds the summary object.
 pub fn summary(s: &Scenario, out: &RunOutcome, wall_seconds: f64) -> Value {
     let m = &out.metrics;
@@ -48,7 +39,7 @@ pub fn summary(s: &Scenario, out: &RunOutcome, wall_seconds: f64) -> Value {
         .map(|(i, (spec, fm))| {
             json!({
                 "id": i,
-                "kind": flow_kind(spec.kind),
+                "kind": spec.kind.name,
                 "src": spec.src,
                 "dst": spec.dst,
                 "goodput_bps": num(fm.goodput_bps()),
@@ -172,7 +163,7 @@ pub fn tables(s: &Scenario, positions: &[[f64; 2]], out: &RunOutcome) -> Value {
     let mut flows = Columns::default();
     for (i, (spec, fm)) in s.flows.iter().zip(&m.flows).enumerate() {
         flows.push("id", json!(i));
-        flows.push("kind", json!(flow_kind(spec.kind)));
+        flows.push("kind", json!(spec.kind.name));
         flows.push("src", json!(spec.src));
         flows.push("dst", json!(spec.dst));
         flows.push("start_s", json!(spec.start_s));

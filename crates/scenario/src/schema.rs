@@ -8,7 +8,7 @@
 use airqueue_phy::Propagation;
 use airqueue_sim::net::registry::RoutingScheme;
 use airqueue_sim::qdisc::registry::{Params, Scheme};
-use airqueue_sim::transport::{RateScheme, RegisteredRate};
+use airqueue_sim::transport::{FlowKindScheme, RateScheme, RegisteredRate};
 use serde::ser::SerializeMap;
 use serde::Serialize;
 
@@ -353,13 +353,6 @@ fn scheme_name<S: serde::Serializer>(scheme: &&'static Scheme, s: S) -> Result<S
     s.serialize_str(scheme.name)
 }
 
-fn cc_name<S: serde::Serializer>(
-    cc: &Option<&'static RateScheme>,
-    s: S,
-) -> Result<S::Ok, S::Error> {
-    s.serialize_str(cc.map_or("none", |c| c.name))
-}
-
 /// As a map of each table (a scheme with keys) to its keys.
 fn rate_tables<S: serde::Serializer>(rates: &[RegisteredRate], s: S) -> Result<S::Ok, S::Error> {
     let with_keys = rates.iter().filter(|r| !r.scheme.keys.is_empty());
@@ -405,20 +398,11 @@ pub struct TcpSpec {
     pub coding_repair_delay_s: f64,
 }
 
-/// `[[flow]] variant`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TcpVariantKind {
-    Newreno,
-    Sack,
-    Vegas,
-    Few,
-}
-
 /// `[[flow]]`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct FlowSpec {
-    pub kind: FlowKind,
+    /// `kind`: a registered flow kind, which declares its own keys (`params`).
+    pub kind: &'static FlowKindScheme,
     pub src: u32,
     pub dst: u32,
     /// `start` seconds, in [0, duration).
@@ -427,25 +411,32 @@ pub struct FlowSpec {
     pub stop_s: f64,
     /// `packet_size`: application payload bytes per packet, 1..=65000.
     pub packet_size_bytes: u32,
-    /// `rate` (udp only, required there). TCP flows are window-limited: `Saturate`.
-    pub rate: Rate,
     /// `priority`: the MAC (EDCA) level the flow's packets ask for, like an IP DSCP
     /// mapped to an 802.11e access category; 0 (default) is the lowest. Must name one of
     /// `mac.levels`.
     pub priority: u8,
-    /// `variant` (tcp only): default newreno; DiffQ-TCP uses sack.
-    pub variant: TcpVariantKind,
-    /// `packets` (tcp only): segments to transfer; default unlimited (bulk).
-    pub transfer_pkts: Option<u32>,
     /// `cc`: a registered source rate controller on top of the transport; `None`
     /// ("none", the default) for the transport's own control.
-    #[serde(serialize_with = "cc_name")]
     pub cc: Option<&'static RateScheme>,
-    /// `ecn` (tfrc only): TFRC-ECN (seed 000) when true: CE marks, not losses, are
-    /// congestion events. Default false.
-    pub ecn: bool,
-    /// `batch` (more only): packets per batch K, 1..=32; default 32 (MORE's).
-    pub batch: u8,
+    /// The values of the kind's own keys.
+    pub params: Params,
+}
+
+/// As a map of the common keys, then the kind's own keys under their resolved names.
+impl Serialize for FlowSpec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("kind", self.kind.name)?;
+        map.serialize_entry("src", &self.src)?;
+        map.serialize_entry("dst", &self.dst)?;
+        map.serialize_entry("start_s", &self.start_s)?;
+        map.serialize_entry("stop_s", &self.stop_s)?;
+        map.serialize_entry("packet_size_bytes", &self.packet_size_bytes)?;
+        map.serialize_entry("priority", &self.priority)?;
+        map.serialize_entry("cc", self.cc.map_or("none", |c| c.name))?;
+        (self.params).serialize_entries(&mut map, |key| self.kind.resolved_name(key))?;
+        map.end()
+    }
 }
 
 /// `[flows]`: `count` distinct (src, dst) pairs drawn from the run seed among the pairs
@@ -464,29 +455,6 @@ pub struct RandomFlows {
     /// The other keys (`kind`, `rate`, `packet_size`, `stop`, `priority`, ...) read as a
     /// `[[flow]]` would read them; its `src`, `dst` and `start_s` are placeholders.
     pub template: FlowSpec,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FlowKind {
-    Udp,
-    /// A bulk TCP transfer (FTP-like), window-limited.
-    Tcp,
-    /// TFRC (RFC 5348), or TFRC-ECN with `ecn = true`: equation-based, rate-paced,
-    /// unreliable.
-    Tfrc,
-    /// MORE (Chachulski et al., SIGCOMM 2007): opportunistic routing with intra-flow
-    /// network coding, batches of `batch` coded packets (seed 000, section 2).
-    More,
-}
-
-/// `rate`: offered application bit/s, or "saturate".
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Rate {
-    Bps(f64),
-    /// Keep the sender's queue full.
-    Saturate,
 }
 
 /// `[outputs]`.

@@ -45,12 +45,12 @@ fn the_table_reads_like_a_flow_plus_its_own_keys() {
     );
     assert_eq!(
         (
-            r.template.kind,
-            r.template.rate,
+            r.template.kind.name,
+            r.template.params.rate_or_saturate("rate"),
             r.template.stop_s,
             r.template.packet_size_bytes
         ),
-        (FlowKind::Udp, Rate::Bps(1e5), 50.0, 512)
+        ("udp", Some(1e5), 50.0, 512)
     );
     assert_eq!(s.flows.len(), 1, "drawing waits for placement");
 
@@ -121,7 +121,10 @@ fn drawn_flows_follow_the_listed_ones_and_respect_the_hop_limits() {
         let hops = hops_between(&adj, f.src, f.dst).unwrap();
         assert!((2..=3).contains(&hops), "{f:?} is {hops} hops");
         assert!((1.0..2.0).contains(&f.start_s), "{f:?}");
-        assert_eq!((f.rate, f.stop_s), (Rate::Bps(1e5), 60.0));
+        assert_eq!(
+            (f.params.rate_or_saturate("rate"), f.stop_s),
+            (Some(1e5), 60.0)
+        );
     }
     pairs.sort_unstable();
     pairs.dedup();

@@ -2,17 +2,18 @@
 //! (`airqueue_sim::qdisc::registry`), the keys some keep in a top-level table named
 //! after them, the tables of the source rate controllers
 //! (`airqueue_sim::transport::RATE_SCHEMES`) and the `[routing]` keys of the routing
-//! protocols (`airqueue_sim::net::registry`): each key is read by the type, default and
+//! protocols (`airqueue_sim::net::registry`) and the `[[flow]]` keys of the flow kinds
+//! (`airqueue_sim::transport::FLOW_KINDS`): each key is read by the type, default and
 //! range its scheme gives, and the scheme's checks between keys run once all are read.
 
 use airqueue_sim::net::registry::{RoutingScheme, ROUTING_SCHEMES};
 use airqueue_sim::qdisc::registry::{
     Fallback, Key, KeyValue, OnlyWith, Params, Range, Scheme, Setting, SCHEMES,
 };
-use airqueue_sim::transport::{RateScheme, RateSetting, RATE_SCHEMES};
+use airqueue_sim::transport::{FlowKindScheme, RateScheme, RateSetting, FLOW_KINDS, RATE_SCHEMES};
 
 use super::fields::{short, within, Errs, Fields};
-use super::offered_rate;
+use super::{offered_rate, read_rate};
 use crate::error::ConfigError;
 
 /// Every `queue.kind`, the default (drop-tail) first.
@@ -58,6 +59,33 @@ pub(super) fn routing_keys_by_kind() -> Vec<(&'static str, Vec<&'static str>)> {
     table
 }
 
+/// Which flow kinds take which `[[flow]]` key: each kind's own keys, then `cc` (the
+/// kinds a source rate controller may pace), each key's kinds in registration order.
+pub(super) fn flow_keys_by_kind() -> Vec<(&'static str, Vec<&'static str>)> {
+    let mut table = Vec::new();
+    let registered = FLOW_KINDS
+        .iter()
+        .flat_map(|s| s.keys.iter().map(|k| (k.name, s.name)));
+    add_kinds(&mut table, registered);
+    let paced = FLOW_KINDS.iter().filter(|s| s.takes_cc).map(|s| s.name);
+    table.push(("cc", paced.collect()));
+    table
+}
+
+/// Reads `kind`'s keys from a `[[flow]]` (`f`); `None` when one is invalid or a
+/// required one missing (reported). `max_offered_bps` bounds a source's rate (see
+/// [`offered_rate`]).
+pub(super) fn read_flow_keys(
+    f: &mut Fields,
+    errs: &mut Errs,
+    kind: &'static FlowKindScheme,
+    max_offered_bps: Option<(f64, f64)>,
+) -> Option<Params> {
+    let mut params = kind.defaults();
+    read_keys_with(f, errs, kind.keys, &[], max_offered_bps, &mut params);
+    params.is_complete().then_some(params)
+}
+
 /// Adds each (key, kind) pair to `table`: the kind to the key's row, or a new row.
 fn add_kinds(
     table: &mut Vec<(&'static str, Vec<&'static str>)>,
@@ -79,7 +107,7 @@ pub(super) fn read_routing(
     scheme: &'static RoutingScheme,
 ) -> Option<Params> {
     let mut params = Params::of_keys(scheme.keys.iter().collect());
-    read_keys_with(f, errs, scheme.keys, scheme.only_with, &mut params);
+    read_keys_with(f, errs, scheme.keys, scheme.only_with, None, &mut params);
     let problems = (scheme.check)(&mut params);
     let fine = problems.is_empty();
     for p in problems {
@@ -205,17 +233,19 @@ pub(super) fn read_rate_tables(
 /// Reads `keys` from `f` into `params`, marking the ones written as given and the
 /// refused ones invalid (reported).
 fn read_keys(f: &mut Fields, errs: &mut Errs, keys: &'static [Key], params: &mut Params) {
-    read_keys_with(f, errs, keys, &[], params);
+    read_keys_with(f, errs, keys, &[], None, params);
 }
 
 /// [`read_keys`], where a key of `only_with` is read only beside the values of its
 /// choice key that take it: beside another it is refused as not used (and silently
 /// dropped when that choice was invalid, already reported), and keeps its default.
+/// `max_offered_bps` bounds a [`KeyValue::RateOrSaturate`] key (see [`offered_rate`]).
 fn read_keys_with(
     f: &mut Fields,
     errs: &mut Errs,
     keys: &'static [Key],
     only_with: &[OnlyWith],
+    max_offered_bps: Option<(f64, f64)>,
     params: &mut Params,
 ) {
     for key in keys {
@@ -343,6 +373,15 @@ fn read_keys_with(
                     Some(None)
                 }
             },
+            KeyValue::RateOrSaturate => read_rate(f, key.name, max_offered_bps, errs).map(Some),
+            KeyValue::OptionalCount { min, max, expected } if f.has(key.name) => f
+                .integer(errs, key.name, None, expected, min..=max)
+                .map(|x| Some(x as f64)),
+            KeyValue::OptionalCount { .. } => {
+                // Absent, or a JSON null: none.
+                let _ = f.take(key.name);
+                Some(None)
+            }
             KeyValue::Duration {
                 default,
                 max_s,

@@ -9,6 +9,7 @@ use airqueue_sim::qdisc::backpressure::{
     BackpressureConfig, BackpressureVariant, ControlWhen, LinkEstimate, LossCount, UnknownNeighbour,
 };
 use airqueue_sim::transport::diffq as dq_rate;
+use airqueue_sim::transport::udp;
 
 /// A valid five-node chain with one flow; tests append or replace lines.
 pub(super) const BASE: &str = r#"
@@ -110,19 +111,19 @@ fn defaults_fill_every_optional_section() {
     assert_eq!(
         s.flows,
         vec![FlowSpec {
-            kind: FlowKind::Udp,
+            kind: &udp::FLOW_KIND,
             src: 0,
             dst: 4,
             start_s: 0.0,
             stop_s: 60.0,
             packet_size_bytes: 1000,
-            rate: Rate::Bps(1e6),
             priority: 0,
-            variant: TcpVariantKind::Newreno,
-            transfer_pkts: None,
             cc: None,
-            ecn: false,
-            batch: 32,
+            params: {
+                let mut p = udp::FLOW_KIND.defaults();
+                p.set("rate", 1e6);
+                p
+            },
         }]
     );
     assert_eq!(s.outputs, Outputs { bin_s: 1.0 });
@@ -219,7 +220,7 @@ bin = 0.5
     assert_eq!(s.routing.metric, RoutingMetric::Etx);
     assert_eq!(s.queue.capacity_pkts, 10);
     assert_eq!((s.flows[0].start_s, s.flows[0].stop_s), (1.0, 20.0));
-    assert_eq!(s.flows[0].rate, Rate::Saturate);
+    assert_eq!(s.flows[0].params.rate_or_saturate("rate"), None, "saturate");
     assert_eq!(s.outputs.bin_s, 0.5);
 }
 
@@ -739,13 +740,12 @@ fn tcp_flows_read_variant_transfer_size_and_tcp_section() {
     .unwrap();
     let f = &s.flows[0];
     assert_eq!(
-        (f.kind, f.variant, f.transfer_pkts, f.rate),
         (
-            FlowKind::Tcp,
-            TcpVariantKind::Vegas,
-            Some(500),
-            Rate::Saturate
-        )
+            f.kind.name,
+            f.params.choice("variant"),
+            f.params.optional_count("packets")
+        ),
+        ("tcp", Some("vegas"), Some(500))
     );
     assert_eq!(
         s.tcp,
@@ -898,12 +898,45 @@ fn tfrc_flows_read_ecn_and_droptail_marking() {
     let params = &s.queue.params;
     assert_eq!(params.optional_real("ecn_mark"), Some(0.75));
     let (a, b) = (&s.flows[0], &s.flows[1]);
-    assert_eq!((a.kind, a.ecn, a.cc), (FlowKind::Tfrc, true, None));
     assert_eq!(
-        (b.kind, b.ecn, b.packet_size_bytes),
-        (FlowKind::Tfrc, false, 500)
+        (a.kind.name, a.params.flag("ecn"), a.cc),
+        ("tfrc", true, None)
     );
-    assert_eq!(a.rate, Rate::Saturate);
+    assert_eq!(
+        (b.kind.name, b.params.flag("ecn"), b.packet_size_bytes),
+        ("tfrc", false, 500)
+    );
+}
+
+#[test]
+fn the_resolved_scenario_gives_each_flow_its_own_kinds_keys() {
+    let s = from_toml_str(&format!(
+        "{TWO_NODES}[[flow]]\nkind = \"udp\"\nsrc = 0\ndst = 2\nrate = 1e5\n\
+         [[flow]]\nkind = \"udp\"\nsrc = 0\ndst = 2\nrate = \"saturate\"\n\
+         [[flow]]\nkind = \"tcp\"\nsrc = 0\ndst = 2\nvariant = \"vegas\"\npackets = 500\n\
+         [[flow]]\nkind = \"tcp\"\nsrc = 0\ndst = 2\n\
+         [[flow]]\nkind = \"tfrc\"\nsrc = 0\ndst = 2\necn = true\n\
+         [[flow]]\nkind = \"more\"\nsrc = 0\ndst = 2\nbatch = 8\n"
+    ))
+    .unwrap();
+    let resolved = serde_json::to_value(&s.flows).unwrap();
+    let common = serde_json::json!({
+        "src": 0, "dst": 2, "start_s": 0.0, "stop_s": 10.0, "packet_size_bytes": 1000,
+        "priority": 0, "cc": "none",
+    });
+    let own = [
+        serde_json::json!({"kind": "udp", "rate": {"bps": 1e5}}),
+        serde_json::json!({"kind": "udp", "rate": "saturate"}),
+        serde_json::json!({"kind": "tcp", "variant": "vegas", "transfer_pkts": 500}),
+        serde_json::json!({"kind": "tcp", "variant": "newreno", "transfer_pkts": null}),
+        serde_json::json!({"kind": "tfrc", "ecn": true}),
+        serde_json::json!({"kind": "more", "batch": 8}),
+    ];
+    for (got, own) in resolved.as_array().unwrap().iter().zip(own) {
+        let mut expected = common.as_object().unwrap().clone();
+        expected.extend(own.as_object().unwrap().clone());
+        assert_eq!(got.as_object().unwrap(), &expected);
+    }
 }
 
 #[test]

@@ -168,6 +168,17 @@ pub enum KeyValue {
         share: f64,
         expected: &'static str,
     },
+    /// A source's offered bit rate, or `"saturate"` (a source that always has a packet,
+    /// held as infinity); required. The reader bounds it by the scenario's fastest
+    /// link; the resolved scenario writes `{"bps": <rate>}` or `"saturate"`.
+    RateOrSaturate,
+    /// An integer in `min..=max`, or absent for none (`null` in the resolved scenario);
+    /// `expected` as for [`KeyValue::Count`].
+    OptionalCount {
+        min: u64,
+        max: u64,
+        expected: &'static str,
+    },
 }
 
 /// A key that only some values of a [`KeyValue::Choice`] key of the same scheme take
@@ -298,6 +309,7 @@ impl KeyValue {
             KeyValue::Count { default, .. } => Some(default as f64),
             // Worked out from the keys it depends on ([`Params::relative`]).
             KeyValue::MoreThan { .. } | KeyValue::ShareOf { .. } => None,
+            KeyValue::RateOrSaturate | KeyValue::OptionalCount { .. } => None,
             KeyValue::Packets { default } => default.map(f64::from),
             KeyValue::Choice { default, names } => {
                 names.iter().position(|n| *n == default).map(|i| i as f64)
@@ -318,6 +330,7 @@ impl KeyValue {
             } | KeyValue::BitRate {
                 default: Fallback::Off
             } | KeyValue::Packets { default: None }
+                | KeyValue::OptionalCount { .. }
         )
     }
 }
@@ -551,6 +564,17 @@ impl Params {
         (s > 0.0).then(|| Time::from_secs_f64(s))
     }
 
+    /// A [`KeyValue::RateOrSaturate`] key: `None` for `"saturate"`.
+    pub fn rate_or_saturate(&self, key: &str) -> Option<f64> {
+        let x = self.get(key);
+        x.is_finite().then_some(x)
+    }
+
+    /// A [`KeyValue::OptionalCount`] key: `None` when absent.
+    pub fn optional_count(&self, key: &str) -> Option<u64> {
+        self.value(key).map(|x| x as u64)
+    }
+
     /// A [`KeyValue::Packets`] key: `None` when off.
     pub fn packets(&self, key: &str) -> Option<u32> {
         self.value(key).map(|x| x as u32)
@@ -581,31 +605,64 @@ impl Params {
 impl Serialize for Params {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.keys.len()))?;
+        self.serialize_entries(&mut map, |name| name)?;
+        map.end()
+    }
+}
+
+/// How a [`KeyValue::RateOrSaturate`] key is written.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+enum WrittenRate {
+    Bps(f64),
+    Saturate,
+}
+
+impl Params {
+    /// Writes each key and its value into `map`, under `name(key)` (a flow kind's
+    /// resolved names).
+    pub fn serialize_entries<M: SerializeMap>(
+        &self,
+        map: &mut M,
+        name: impl Fn(&'static str) -> &'static str,
+    ) -> Result<(), M::Error> {
         for (k, v) in self.keys.iter().zip(&self.values) {
             let v = v.unwrap_or(f64::NAN);
+            let key = name(k.name);
             match k.value {
-                KeyValue::Seconds { .. } => map.serialize_entry(k.name, &v)?,
-                KeyValue::Integer { .. } => map.serialize_entry(k.name, &(v as u64))?,
-                KeyValue::Bool { .. } => map.serialize_entry(k.name, &(v != 0.0))?,
+                KeyValue::Seconds { .. } => map.serialize_entry(key, &v)?,
+                KeyValue::Integer { .. } => map.serialize_entry(key, &(v as u64))?,
+                KeyValue::Bool { .. } => map.serialize_entry(key, &(v != 0.0))?,
                 KeyValue::Real { .. }
                 | KeyValue::Duration { .. }
                 | KeyValue::BitRate { .. }
                 | KeyValue::Capped { .. }
                 | KeyValue::MoreThan { .. }
                 | KeyValue::ShareOf { .. } => {
-                    map.serialize_entry(k.name, &v.is_finite().then_some(v))?
+                    map.serialize_entry(key, &v.is_finite().then_some(v))?
                 }
-                KeyValue::Count { .. } => map.serialize_entry(k.name, &(v as u64))?,
+                KeyValue::Count { .. } => map.serialize_entry(key, &(v as u64))?,
                 KeyValue::Packets { .. } => {
-                    map.serialize_entry(k.name, &v.is_finite().then_some(v as u32))?
+                    map.serialize_entry(key, &v.is_finite().then_some(v as u32))?
                 }
                 KeyValue::Choice { names, .. } => {
                     let name = v.is_finite().then(|| names.get(v as usize)).flatten();
-                    map.serialize_entry(k.name, &name)?
+                    map.serialize_entry(key, &name)?
+                }
+                KeyValue::RateOrSaturate => {
+                    let rate = match v {
+                        v if v.is_infinite() => Some(WrittenRate::Saturate),
+                        v if v.is_finite() => Some(WrittenRate::Bps(v)),
+                        _ => None,
+                    };
+                    map.serialize_entry(key, &rate)?
+                }
+                KeyValue::OptionalCount { .. } => {
+                    map.serialize_entry(key, &v.is_finite().then_some(v as u64))?
                 }
             }
         }
-        map.end()
+        Ok(())
     }
 }
 
@@ -724,6 +781,10 @@ pub(crate) fn assert_sound(k: &Key) {
             "{}",
             k.name
         ),
+        KeyValue::RateOrSaturate => {}
+        KeyValue::OptionalCount { min, max, expected } => {
+            assert!(min <= max && !expected.is_empty(), "{}", k.name)
+        }
     }
     assert!(!k.doc.is_empty(), "{}", k.name);
 }

@@ -21,11 +21,15 @@ use crate::metrics::Metrics;
 use crate::net::packet::TcpAckHeader;
 use crate::net::StatValue;
 use crate::net::{DropReason, Packet, TransportHeader};
+use crate::qdisc::registry::{Key, KeyValue, Params};
 use crate::transport::coding::{
     CodedData, CodingConfig, CodingDecoder, CodingEncoder, CodingFeedback, CodingStats,
     FeedbackKind,
 };
 use crate::transport::endpoint::{End, EndpointIo, FlowEndpoint};
+use crate::transport::flow_kind::{
+    never_keeps_queue_full, FlowBuildContext, FlowKindConfig, FlowKindScheme,
+};
 use crate::transport::report::{TransportReports, TransportStats, TransportTableSpec};
 use airqueue_kernel::Time;
 use airqueue_tcp::{
@@ -35,6 +39,54 @@ use airqueue_tcp::{
 
 /// The congestion control flavour (re-exported from `airqueue-tcp`).
 pub use airqueue_tcp::Variant as TcpVariant;
+
+/// `[[flow]] kind = "tcp"`: a bulk transfer (FTP-like), window-limited, `[tcp]` for the
+/// settings all TCP flows share. Its keys: `variant` (default `"newreno"`; DiffQ-TCP
+/// uses `"sack"`) and `packets`, the segments to transfer (default none: unlimited).
+pub static FLOW_KIND: FlowKindScheme = FlowKindScheme {
+    name: "tcp",
+    summary: "a TCP transfer (NewReno, SACK, Vegas or FeW), window-limited",
+    keys: &[
+        Key {
+            name: "variant",
+            doc: "the congestion control: NewReno (RFC 6582), SACK (RFC 6675), Vegas or FeW",
+            value: KeyValue::Choice {
+                default: "newreno",
+                names: &["newreno", "sack", "vegas", "few"],
+            },
+        },
+        Key {
+            name: "packets",
+            doc: "segments to transfer; absent: an unlimited bulk transfer",
+            value: KeyValue::OptionalCount {
+                min: 1,
+                max: u32::MAX as u64,
+                expected: "an integer number of segments >= 1",
+            },
+        },
+    ],
+    resolved_names: &[("packets", "transfer_pkts")],
+    takes_cc: true,
+    keeps_queue_full: never_keeps_queue_full,
+    unpaced_queue: None,
+    needs_radio_everywhere: None,
+    needs_static_routes: None,
+    build: build_tcp,
+};
+
+fn build_tcp(p: &Params, cx: &FlowBuildContext<'_>) -> FlowKindConfig {
+    let variant = match p.choice("variant") {
+        Some("sack") => TcpVariant::Sack,
+        Some("vegas") => TcpVariant::VEGAS,
+        Some("few") => TcpVariant::FEW,
+        _ => TcpVariant::NewReno,
+    };
+    FlowKindConfig::Tcp(TcpFlowConfig {
+        variant,
+        transfer_pkts: p.optional_count("packets").map(|n| n as u32),
+        ..cx.tcp.clone()
+    })
+}
 
 /// Parameters of a TCP flow. The flow's `payload_bytes` is the MSS.
 #[derive(Clone, Debug, PartialEq)]

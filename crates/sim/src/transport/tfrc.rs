@@ -12,13 +12,42 @@ use crate::metrics::{Metrics, RateKind, RateRow};
 use crate::net::packet::TfrcFeedbackHeader;
 use crate::net::StatValue;
 use crate::net::{Packet, TransportHeader};
+use crate::qdisc::registry::{Key, KeyValue, Params};
 use crate::transport::endpoint::{End, EndpointIo, FlowEndpoint};
+use crate::transport::flow_kind::{
+    never_keeps_queue_full, FlowBuildContext, FlowKindConfig, FlowKindScheme,
+};
 use crate::transport::report::{TransportReports, TransportStats, TransportTableSpec};
 use airqueue_kernel::Time;
 use airqueue_tcp::{
     CongestionSignal, Outbox, TfrcData, TfrcFeedback, TfrcReceiver, TfrcReceiverConfig,
     TfrcReceiverStats, TfrcSender, TfrcSenderConfig, TfrcSenderStats, TimerCmd,
 };
+
+/// `[[flow]] kind = "tfrc"`. Its one key, `ecn` (default false): TFRC-ECN (seed 000),
+/// where CE marks, not losses, are congestion events. It sets its own rate, so it takes
+/// no `cc`.
+pub static FLOW_KIND: FlowKindScheme = FlowKindScheme {
+    name: "tfrc",
+    summary: "TFRC (RFC 5348), or TFRC-ECN (seed 000) with `ecn`: equation-based, \
+              rate-paced, unreliable",
+    keys: &[Key {
+        name: "ecn",
+        doc: "TFRC-ECN (seed 000, section 6): CE marks, not losses, are congestion events",
+        value: KeyValue::Bool { default: false },
+    }],
+    resolved_names: &[],
+    takes_cc: false,
+    keeps_queue_full: never_keeps_queue_full,
+    unpaced_queue: None,
+    needs_radio_everywhere: None,
+    needs_static_routes: None,
+    build: build_tfrc,
+};
+
+fn build_tfrc(p: &Params, _: &FlowBuildContext<'_>) -> FlowKindConfig {
+    FlowKindConfig::Tfrc(TfrcFlowConfig { ecn: p.flag("ecn") })
+}
 
 /// Timer slots of a TFRC flow: the sender's pacing clock and no-feedback timer, the
 /// receiver's feedback timer.

@@ -10,9 +10,43 @@
 use crate::app::{UdpRate, UdpSource};
 use crate::ids::NodeId;
 use crate::net::{Packet, TransportHeader};
+use crate::qdisc::registry::{Key, KeyValue, Params};
 use crate::transport::endpoint::{End, EndpointIo, FlowEndpoint};
+use crate::transport::flow_kind::{FlowBuildContext, FlowKindConfig, FlowKindScheme};
 use airqueue_kernel::Time;
 use airqueue_tcp::TimerCmd;
+
+/// `[[flow]] kind = "udp"`. Its one key, `rate` (required): the offered application bit
+/// rate (payload only, CBR), or `"saturate"` for a source that always has a packet
+/// waiting.
+pub static FLOW_KIND: FlowKindScheme = FlowKindScheme {
+    name: "udp",
+    summary: "a UDP datagram source, CBR at `rate` or saturating",
+    keys: &[Key {
+        name: "rate",
+        doc: "offered application bit/s (payload only), or \"saturate\" to keep the \
+              source's first queue full",
+        value: KeyValue::RateOrSaturate,
+    }],
+    resolved_names: &[],
+    takes_cc: true,
+    keeps_queue_full: saturating,
+    unpaced_queue: None,
+    needs_radio_everywhere: None,
+    needs_static_routes: None,
+    build: build_udp,
+};
+
+fn saturating(p: &Params) -> Option<&'static str> {
+    (p.value("rate") == Some(f64::INFINITY)).then_some("rate")
+}
+
+fn build_udp(p: &Params, _: &FlowBuildContext<'_>) -> FlowKindConfig {
+    FlowKindConfig::Udp(match p.rate_or_saturate("rate") {
+        Some(rate_bps) => UdpRate::Cbr { rate_bps },
+        None => UdpRate::Saturate,
+    })
+}
 
 /// Timer slot of a CBR source: its next packet is due.
 const CBR: u8 = 0;

@@ -21,6 +21,60 @@ pub use scheme::MoreNet;
 pub use state::{DestinationArrival, ForwarderArrival, MoreDestination, MoreForwarder, MoreSource};
 pub use wire::{CoeffArena, CoeffHandle, MoreAck, MoreData};
 
+use crate::net::scheme::NetFlowConfig;
+use crate::qdisc::registry::{Key, KeyValue, Params};
+use crate::transport::flow_kind::{
+    never_keeps_queue_full, FlowBuildContext, FlowKindConfig, FlowKindScheme,
+};
+
+/// `[[flow]] kind = "more"`: MORE (seed 000, section 2), carried by the network-layer
+/// scheme [`MoreNet`]. Its one key, `batch` (default 32, MORE's K): packets per batch,
+/// 1..=32. It broadcasts on the 802.11 channel from each node's FIFO (drop-tail) unless
+/// DiffQ paces it (`cc = "diffq"`: DiffQ-MORE), and sends its batch ACKs over the static
+/// routes.
+pub static FLOW_KIND: FlowKindScheme = FlowKindScheme {
+    name: "more",
+    summary: "MORE (Chachulski et al., SIGCOMM 2007): opportunistic routing with \
+              intra-flow network coding, batches of `batch` coded packets",
+    keys: &[Key {
+        name: "batch",
+        doc: "packets per batch K (MORE's is 32)",
+        value: KeyValue::Count {
+            default: 32,
+            min: 1,
+            max: MAX_BATCH as u64,
+            expected: "an integer number of packets in 1..=32 (MORE's K is 32)",
+        },
+    }],
+    resolved_names: &[],
+    takes_cc: true,
+    keeps_queue_full: never_keeps_queue_full,
+    unpaced_queue: Some((
+        &crate::qdisc::droptail::SCHEME,
+        "\"more\" broadcasts its coded packets from each node's FIFO (seed 000, section 2); \
+         set queue.kind = \"droptail\", or cc = \"diffq\" with queue.kind = \"diffq\" for \
+         DiffQ-MORE",
+    )),
+    needs_radio_everywhere: Some(
+        "\"more\" broadcasts over the 802.11 channel: set medium.kind = \"wifi\" with a \
+         topology whose nodes all have radios (not \"bss\")",
+    ),
+    needs_static_routes: Some(
+        "\"more\" sends its batch ACKs over the static routes (MORE: the shortest ETX \
+         path); set routing.kind = \"static\" (with metric = \"etx\")",
+    ),
+    build: build_more,
+};
+
+/// The flow's batch size, and its forwarders and TX credits planned from the delivery
+/// ratios of broadcasts (MORE, 4.4).
+fn build_more(p: &Params, cx: &FlowBuildContext<'_>) -> FlowKindConfig {
+    FlowKindConfig::Net(NetFlowConfig::More(MoreFlowConfig {
+        batch: p.integer("batch") as u8,
+        plan: plan(cx.node_count, cx.src, cx.dst, cx.delivery),
+    }))
+}
+
 /// A MORE flow as the core sees it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MoreFlowConfig {
