@@ -4,12 +4,14 @@
 //! names it) that names them too. So is every registered source rate controller with keys:
 //! each key in the table of its own section. And every registered routing protocol: its
 //! kind in the `[routing]` table's `kind` row, each of its keys in a row that names the
-//! kind and shows the declared default, range and choices.
+//! kind and shows the declared default, range and choices. And every registered flow
+//! kind: its kind in the `[[flow]]` table's `kind` row, each of its keys in a row that
+//! names the kind.
 
 use airqueue_scenario::parse::MAX_QUEUE_PKTS;
 use airqueue_sim::net::registry::ROUTING_SCHEMES;
 use airqueue_sim::qdisc::registry::{short, Fallback, Key, KeyValue, Range, SCHEMES};
-use airqueue_sim::transport::RATE_SCHEMES;
+use airqueue_sim::transport::{FLOW_KINDS, RATE_SCHEMES};
 use std::path::Path;
 
 fn doc(rel: &str) -> String {
@@ -19,11 +21,20 @@ fn doc(rel: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// The section of docs/scenario.md headed `[name]`, up to the next section.
+/// The section of docs/scenario.md headed `[name]` (`[[flow]]` for `[flow]`), up to the
+/// next section.
 fn section<'a>(scenario: &'a str, name: &str) -> &'a str {
     let heading = format!("## `[{name}]`");
     let table = &scenario[scenario.find(&heading).expect(&heading)..];
     &table[..table[1..].find("\n## ").unwrap()]
+}
+
+/// The row of `key` in `table`, the `[name]` section of docs/scenario.md.
+#[track_caller]
+fn row_of<'a>(table: &'a str, name: &str, key: &str) -> &'a str {
+    let head = format!("| `{key}` |");
+    let line = table.lines().find(|l| l.starts_with(&head));
+    line.unwrap_or_else(|| panic!("no row for `{key}` in `[{name}]`"))
 }
 
 /// Checks that the `[name]` section of docs/scenario.md has a row for each of `keys`.
@@ -152,9 +163,7 @@ fn every_routing_protocol_and_key_is_in_the_scenario_reference() {
     let scenario = doc("scenario.md");
     let routing = section(&scenario, "routing");
     let row = |key: &str| {
-        let head = format!("| `{key}` |");
-        let line = routing.lines().find(|l| l.starts_with(&head));
-        let line = line.unwrap_or_else(|| panic!("no row for `{key}` in `[routing]`"));
+        let line = row_of(routing, "routing", key);
         line.split(" | ").map(str::to_string).collect::<Vec<_>>()
     };
     for s in ROUTING_SCHEMES {
@@ -180,6 +189,29 @@ fn every_routing_protocol_and_key_is_in_the_scenario_reference() {
             for x in shown {
                 assert!(meaning.contains(&x), "{}.{}: {x}", s.name, k.name);
             }
+        }
+    }
+}
+
+#[test]
+fn every_flow_kind_and_key_is_in_the_scenario_reference() {
+    let scenario = doc("scenario.md");
+    let flow = section(&scenario, "[flow]");
+    let row = |key: &str| row_of(flow, "[flow]", key);
+    for s in FLOW_KINDS {
+        assert!(
+            row("kind").contains(&format!("`\"{}\"`", s.name)),
+            "{}",
+            s.name
+        );
+        for k in s.keys {
+            let line = row(k.name);
+            assert!(
+                line.contains(&format!("({})", s.name)),
+                "{}.{}",
+                s.name,
+                k.name
+            );
         }
     }
 }
