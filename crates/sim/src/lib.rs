@@ -13,14 +13,14 @@ pub mod world;
 
 pub use ids::{FlowId, LinkId, NodeId};
 pub use qdisc::{
-    BackpressureConfig, BackpressureVariant, Classify, ControlWhen, DiffQConfig, DqmConfig,
-    FqConfig, LinkEstimate, LossCount, PiConfig, RedConfig, UnknownNeighbour,
+    BackpressureConfig, BackpressureVariant, Classify, ControlWhen, DiffQConfig, DiffqView,
+    DqmConfig, FqConfig, LinkEstimate, LossCount, PiConfig, RedConfig, UnknownNeighbour,
 };
 pub use transport::{
     CodingConfig, CodingStats, DiffqRateConfig, DiffqUtility, RateUpdate, RegisteredRate,
     TcpFlowConfig, TcpFlowStats, TcpVariant, TfrcFlowConfig, TfrcFlowStats,
 };
 pub use world::{
-    DiffqView, FlowConfig, FlowKindConfig, MediumConfig, RegisteredQdisc, RunOutcome, SpinError,
-    WiresConfig, World, WorldConfig, MAX_EVENTS_PER_INSTANT,
+    FlowConfig, FlowKindConfig, MediumConfig, RegisteredQdisc, RunOutcome, SpinError, WiresConfig,
+    World, WorldConfig, MAX_EVENTS_PER_INSTANT,
 };

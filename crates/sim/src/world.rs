@@ -51,8 +51,6 @@ use routing::RoutingGlue;
 
 pub use spin::{SpinError, MAX_EVENTS_PER_INSTANT};
 
-pub use diffq::DiffqView;
-
 /// The discipline of `node`'s interface from its settings `qdisc` (`link_to`: the far
 /// end of a wired link; `radio`: the rates and framing of an 802.11 interface,
 /// `mac_levels` its MAC's priority levels). Random streams are keyed by (seed, node,

@@ -20,6 +20,7 @@
 //! the default, and once per packet).
 
 use airqueue_kernel::Time;
+use airqueue_sim::qdisc::DiffQ;
 use airqueue_sim::{
     DiffqRateConfig, FlowConfig, NodeId, RateUpdate, RunOutcome, World, WorldConfig,
 };
@@ -71,10 +72,13 @@ fn run_sampled(cfg: WorldConfig, settle: Time, step: Time) -> (RunOutcome, Vec<S
     let mut t = settle;
     while t <= duration {
         world.run_until(t);
+        let diffq = |n| {
+            (world.radio_qdisc(NodeId(n)))
+                .and_then(|q| q.downcast_ref::<DiffQ>())
+                .expect("wifi with DiffQ")
+        };
         for (node, next) in [(0, 1), (1, 2)] {
-            let v = world
-                .diffq_view(NodeId(node), NodeId(next), NodeId(3))
-                .expect("wifi with DiffQ");
+            let v = diffq(node).view_of(diffq(next), NodeId(3));
             samples.push(Sample {
                 node,
                 believed: v.believed,

@@ -21,6 +21,18 @@ use crate::net::{DropReason, Packet};
 use airqueue_kernel::{RngStream, Time};
 use std::collections::VecDeque;
 
+/// What a node believes about a neighbour's queue for a destination, next to the truth
+/// ([`DiffQ::view_of`]; for tests and traces: the model itself never reads another
+/// node's memory).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DiffqView {
+    /// The last qlen the node decoded from the neighbour for the destination; 0 before
+    /// any report, and always 0 when the neighbour is the destination (eq. 1).
+    pub believed: u32,
+    /// The neighbour's queue for the destination now.
+    pub actual: u32,
+}
+
 /// `queue.kind = "diffq"`. Meant for the 802.11 medium, where a node's one instance sees
 /// every destination and hears its neighbours' reports (the scenario reader refuses it
 /// elsewhere). On a wired link each direction gets its own instance, which hears only
@@ -183,6 +195,15 @@ impl DiffQ {
             return 0;
         }
         self.reported.get(j, d).unwrap_or(0)
+    }
+
+    /// What this node believes `neighbour`'s queue for `d` holds, next to what it holds
+    /// (`neighbour`: that node's discipline).
+    pub fn view_of(&self, neighbour: &DiffQ, d: NodeId) -> DiffqView {
+        DiffqView {
+            believed: self.neighbour_len(neighbour.node, d),
+            actual: neighbour.queue_len(d) as u32,
+        }
     }
 
     /// Records a queue report piggybacked on a frame from `from` for destination `d`.

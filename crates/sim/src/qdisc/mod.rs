@@ -28,7 +28,7 @@ pub use backpressure::{
     UnknownNeighbour,
 };
 pub use codel::{Codel, CodelConfig};
-pub use diffq::{DiffQ, DiffQConfig};
+pub use diffq::{DiffQ, DiffQConfig, DiffqView};
 pub use dqm::{Dqm, DqmConfig};
 pub use droptail::DropTail;
 pub use fq::{Classify, FairQueue, FqConfig, HeldPackets, ReportView};

@@ -23,17 +23,6 @@ use crate::transport::endpoint::FlowEndpoint;
 use crate::transport::{SourceQueue, SourceView};
 use airqueue_kernel::Time;
 
-/// What a node believes about a neighbour's queue for a destination, next to the truth
-/// (for tests and traces; the model itself never reads another node's memory).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DiffqView {
-    /// The last qlen the node decoded from the neighbour for the destination; 0 before
-    /// any report, and always 0 when the neighbour is the destination (eq. 1).
-    pub believed: u32,
-    /// The neighbour's queue for the destination now.
-    pub actual: u32,
-}
-
 impl World {
     /// Hands the queue report of a packet `node` decoded from `from` to `node`'s queue
     /// discipline: on wifi the node's one instance; on wired links the instance of the
@@ -53,15 +42,6 @@ impl World {
         if self.qdisc_mut(iface).on_report(from, pkt, now) {
             self.kick(iface);
         }
-    }
-
-    /// On the wifi medium with DiffQ: what `node` believes `neighbour`'s queue for `dst`
-    /// holds, and what it holds. `None` for other media and disciplines.
-    pub fn diffq_view(&self, node: NodeId, neighbour: NodeId, dst: NodeId) -> Option<DiffqView> {
-        let qdiscs = &self.wifi.as_ref()?.qdiscs;
-        let believed = qdiscs.get(node.index())?.neighbour_len(neighbour, dst)?;
-        let actual = qdiscs.get(neighbour.index())?.queue_len_for(dst) as u32;
-        Some(DiffqView { believed, actual })
     }
 
     /// A packet from `from` overflowed `node`'s radio queue: records what the two knew

@@ -1,11 +1,12 @@
 //! Extension points a caller fills after building a world and before running it: the
 //! queue discipline of a node's radio interface, and the rate controller of a flow that
 //! has one. The Python bindings (`crates/py`) put Python-written schemes there; the
-//! world itself never knows where a discipline or controller comes from.
+//! world itself never knows where a discipline or controller comes from. A caller (a
+//! test, a trace) reads a radio discipline back between two `run_until`s.
 
 use super::World;
 use crate::ids::{FlowId, NodeId};
-use crate::qdisc::Qdisc;
+use crate::qdisc::{Qdisc, QueueDiscipline};
 use crate::transport::RateController;
 
 impl World {
@@ -31,6 +32,15 @@ impl World {
             }
             None => Err(q),
         }
+    }
+
+    /// The queue discipline of `node`'s radio interface, if it has one (`downcast_ref`
+    /// reaches its concrete type).
+    pub fn radio_qdisc(&self, node: NodeId) -> Option<&dyn QueueDiscipline> {
+        if !self.has_radio(node) {
+            return None;
+        }
+        Some(self.wifi.as_ref()?.qdiscs[node.index()].as_ref())
     }
 
     /// Whether flow `f` takes its rate controller from the caller: its scheme has no
