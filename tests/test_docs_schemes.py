@@ -6,7 +6,7 @@
    inside the repository.
 3. Every source path ARCHITECTURE.md and the scheme pages name in backticks exists:
    from the repository root (`crates/...`, `python/airqueue/...`), inside a crate
-   (`qdisc/fq.rs`, `world/diffq.rs`, `src/lib.rs`), or, for a bare file name (`pi.rs`),
+   (`qdisc/fq.rs`, `world/pacing.rs`, `src/lib.rs`), or, for a bare file name (`pi.rs`),
    somewhere under crates/ or python/. A moved or renamed file shows up here.
 """
 

@@ -1,14 +1,15 @@
 //! The world: owns every node, medium, flow and metric in flat vectors and runs the event
 //! loop. This is the one place where layers meet (STYLE.md): media pull from queue
 //! disciplines, arrivals go to forwarding, deliveries go to the flows' transport
-//! endpoints (`transport::endpoint::FlowEndpoint`, `world/endpoints.rs`), DiffQ and
-//! fair-queuing queue reports to the queue disciplines, DiffQ-paced sources to their
-//! rate controllers (`world/diffq.rs`), and routing control packets, timers and MAC
-//! failures to the routing protocol, whose actions `world/routing.rs` carries out
-//! (AODV and OLSR implement `net::protocol::RoutingProtocol`). A flow that a
-//! network-layer scheme carries with packets of its own (`net::scheme::NetScheme`) is the
-//! scheme's: its starts, ticks, packets and their MAC fates go to the scheme, whose
-//! actions `world/net_scheme.rs` carries out.
+//! endpoints (`transport::endpoint::FlowEndpoint`, `world/endpoints.rs`), the queue
+//! reports decoded frames carry to the queue disciplines (`world/queue_reports.rs`),
+//! paced sources to their rate controllers (`world/pacing.rs`), and routing control
+//! packets, timers and MAC failures to the routing protocol, whose actions
+//! `world/routing.rs` carries out (AODV and OLSR implement
+//! `net::protocol::RoutingProtocol`). A flow that a network-layer scheme carries with
+//! packets of its own (`net::scheme::NetScheme`) is the scheme's: its starts, ticks,
+//! packets and their MAC fates go to the scheme, whose actions `world/net_scheme.rs`
+//! carries out.
 
 use crate::ids::{FlowId, LinkId, NodeId};
 use crate::medium::wifi::{Mac, MacStats, WifiConfig, WifiEvent, WifiOutput};
@@ -33,12 +34,13 @@ use airqueue_kernel::{EventQueue, RngStream, StreamKey, Time, TimerEvent, TimerI
 use airqueue_phy::access::Link;
 
 mod control;
-mod diffq;
 mod endpoints;
 mod extend;
 mod moves;
 mod net_scheme;
+mod pacing;
 mod queue_control;
+mod queue_reports;
 mod rates;
 mod routing;
 mod spin;
@@ -137,7 +139,7 @@ pub struct FlowConfig {
     /// saturating one leaves it to the controller alone). A TCP sender runs with its congestion control off
     /// (`airqueue_tcp::SenderConfig::congestion_control`): the variant's loss recovery
     /// decides what is sent, one data segment, retransmissions included, per tick
-    /// (`airqueue_tcp::SenderConfig::paced`, `world/diffq.rs`); from the flow's stop on,
+    /// (`airqueue_tcp::SenderConfig::paced`, `world/pacing.rs`); from the flow's stop on,
     /// pacing ends and recovery is unpaced. A network-layer scheme's source
     /// ([`FlowKindConfig::Net`]) is paced the same way, one tick at a time
     /// (`NetScheme::on_pace`). TFRC sets its own rate and ignores it. A scheme without a
@@ -720,7 +722,7 @@ impl World {
                 let (from, to) = (link.from, link.to);
                 let pkt = link.arrive();
                 self.routing_heard(to, from);
-                self.diffq_report(to, from, &pkt);
+                self.deliver_queue_report(to, from, &pkt);
                 self.receive(to, from, pkt);
             }
             Event::Wifi(w) => {
@@ -779,7 +781,7 @@ impl World {
                     // A network-layer scheme's packets go to the scheme, not to IP
                     // forwarding.
                     WifiOutput::Received { node, from, pkt } if self.net.claims(&pkt) => {
-                        self.diffq_report(node, from, &pkt);
+                        self.deliver_queue_report(node, from, &pkt);
                         self.net_receive(node, from, pkt)
                     }
                     WifiOutput::BroadcastDone { node, pkt } if self.net.claims(&pkt) => {
@@ -792,14 +794,14 @@ impl World {
                         let now = self.events.now();
                         self.qdisc_mut(Iface::Wifi(node))
                             .on_received(from, &pkt, now);
-                        self.diffq_report(node, from, &pkt);
+                        self.deliver_queue_report(node, from, &pkt);
                         self.receive(node, from, pkt)
                     }
                     WifiOutput::Overheard {
                         node, from, pkt, ..
                     } => {
                         self.routing_heard(node, from);
-                        self.diffq_report(node, from, &pkt)
+                        self.deliver_queue_report(node, from, &pkt)
                     }
                     WifiOutput::RetryLimitDrop { node, pkt } if pkt.transport.is_control() => {
                         self.routing_control_lost(node)

@@ -21,7 +21,7 @@
 //! Modiano, Li 2005, the paper's reference 21). It is also backpressure's flow control for
 //! non-TCP flows (seed 002, section 3, eq. (5), `g = log` as in 4.3), reading the flow's
 //! own backpressure queue with `max_bps` as `R_i^max` ([`DiffqRateConfig::flow_control`]).
-//! Both rules clip the rate to `[min_bps, max_bps]`; `world/diffq.rs` paces the sources.
+//! Both rules clip the rate to `[min_bps, max_bps]`; `world/pacing.rs` paces the sources.
 //! `cc = "diffq"` and its `[diffq]` keys are this module's [`SCHEME`].
 
 use super::rate::{RateController, RateScheme, RateSetting, RegisteredRate, SourceQueue};

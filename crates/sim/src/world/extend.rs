@@ -43,6 +43,13 @@ impl World {
         Some(self.wifi.as_ref()?.qdiscs[node.index()].as_ref())
     }
 
+    /// On the wifi medium: the length of `node`'s queue for `dst` (a per-destination
+    /// discipline's queue for it; a FIFO's whole length).
+    pub fn queue_len_for(&self, node: NodeId, dst: NodeId) -> Option<usize> {
+        let qdiscs = &self.wifi.as_ref()?.qdiscs;
+        Some(qdiscs.get(node.index())?.queue_len_for(dst))
+    }
+
     /// Whether flow `f` takes its rate controller from the caller: its scheme has no
     /// `build` (`cc = "external"`, [`crate::transport::rate::EXTERNAL`]).
     pub fn wants_pacer(&self, f: FlowId) -> bool {

@@ -1,77 +1,28 @@
-//! DiffQ in the world (seed 000, section 4.1): queue reports from decoded frames to the
-//! queue disciplines, and the pacing of sources under DiffQ rate control.
+//! Paced sources under a registered source rate controller (`[[flow]] cc`,
+//! [`RateScheme`](crate::transport::rate::RateScheme)): DiffQ's source rate control
+//! (seed 000, section 4.1), backpressure flow control (seed 002, eq. (5)) and a
+//! controller the caller installs (`cc = "external"`).
 //!
-//! * **Reports**: every decoded data frame with a DiffQ header, addressed or overheard,
-//!   updates the decoder's (neighbour, destination) table before the packet is delivered
-//!   or forwarded (Forwarder Algorithm, lines 17-28). MAC duplicates report nothing.
-//! * **Pacing**: a paced flow has one acting `Pace` event (`PaceClock::due`); each tick
+//! * **Ticks**: a paced flow has one acting `Pace` event (`PaceClock::due`); each tick
 //!   emits one packet and the next is `payload * 8 / rate` later. The controller reads the
-//!   source's queue at every tick (`RateUpdate::PerPacket`) or at its own interval event
-//!   (`RateUpdate::Every`), which re-times the pending tick so the source always sends at
-//!   the current rate. Backpressure flow control (seed 002, eq. (5)) paces on the
-//!   per-flow queue `U_i^s` instead (`RateScheme::reads`).
-//! * **DiffQ-TCP** paces every segment, retransmissions included (6.1: "the TCP source
-//!   transmits packets at the rate dictated by the DiffQ source rate control"): the TCP
-//!   sender in paced mode sends one segment per tick, so a segment's send time, RTT
-//!   sample and RTO start when it leaves the source, not when TCP chose it.
+//!   source's queue its scheme names (`RateScheme::reads`: the queue for the destination,
+//!   or the flow's commodity) at every tick (`RateUpdate::PerPacket`) or at its own
+//!   interval event (`RateUpdate::Every`), which re-times the pending tick so the source
+//!   always sends at the current rate.
+//! * **Paced TCP** (DiffQ-TCP, seed 000, 6.1: "the TCP source transmits packets at the
+//!   rate dictated by the DiffQ source rate control") paces every segment, retransmissions
+//!   included: the TCP sender in paced mode sends one segment per tick, so a segment's
+//!   send time, RTT sample and RTO start when it leaves the source, not when TCP chose it.
+//! * **Rates table**: every started paced flow's rate and source queue, once per bin.
 
 use super::{Event, FlowApp, RateUpdate, World};
 use crate::ids::{FlowId, NodeId};
 use crate::metrics::{RateKind, RateRow};
-use crate::net::Packet;
 use crate::transport::endpoint::FlowEndpoint;
 use crate::transport::{SourceQueue, SourceView};
 use airqueue_kernel::Time;
 
 impl World {
-    /// Hands the queue report of a packet `node` decoded from `from` to `node`'s queue
-    /// discipline: on wifi the node's one instance; on wired links the instance of the
-    /// link back to `from`, the only one whose next hop `from` can be (so the interface
-    /// towards `from`, either way). When the report may release a class held back by
-    /// fair queuing's back-pressure, the interface is offered the chance to pull.
-    /// The generic report of an extension discipline ([`Packet::report`]) takes the same
-    /// path.
-    pub(super) fn diffq_report(&mut self, node: NodeId, from: NodeId, pkt: &Packet) {
-        if pkt.diffq.is_none() && pkt.report.is_none() {
-            return;
-        }
-        let now = self.events.now();
-        let Some(iface) = self.iface_towards(node, from) else {
-            return;
-        };
-        if self.qdisc_mut(iface).on_report(from, pkt, now) {
-            self.kick(iface);
-        }
-    }
-
-    /// A packet from `from` overflowed `node`'s radio queue: records what the two knew
-    /// ([`crate::metrics::DiffqOverflows`]), for disciplines that keep the trace
-    /// ([`QueueDiscipline::relay_overflow`](crate::qdisc::QueueDiscipline::relay_overflow)).
-    pub(super) fn relay_overflow(&mut self, node: NodeId, from: NodeId, pkt: &Packet) {
-        let Some(w) = &self.wifi else { return };
-        let (Some(rx), Some(tx)) = (w.qdiscs.get(node.index()), w.qdiscs.get(from.index())) else {
-            return;
-        };
-        let Some(seen) = rx.relay_overflow(tx.as_ref(), pkt, &self.routing) else {
-            return;
-        };
-        let (sender, receiver, stale_by) = (seen.sender_level, seen.receiver_level, seen.stale_by);
-        let o = &mut self.metrics.diffq_overflows;
-        let side = if from == pkt.src {
-            &mut o.first_relay
-        } else {
-            &mut o.deeper
-        };
-        side.record(sender, receiver, stale_by);
-    }
-
-    /// On the wifi medium: the length of `node`'s queue for `dst` (DiffQ's destination
-    /// queue; a FIFO's whole length).
-    pub fn queue_len_for(&self, node: NodeId, dst: NodeId) -> Option<usize> {
-        let qdiscs = &self.wifi.as_ref()?.qdiscs;
-        Some(qdiscs.get(node.index())?.queue_len_for(dst))
-    }
-
     /// A paced flow starts: an endpoint opens (a paced TCP sender sends nothing by
     /// itself), then the first tick.
     pub(super) fn start_paced(&mut self, f: FlowId) {
@@ -139,7 +90,7 @@ impl World {
         }
         let per_packet = self.rate_update_clock(f) == RateUpdate::PerPacket;
         let qlen = self.source_queue_len(f);
-        // A window-blocked DiffQ-TCP sender with nothing to (re)send lets the tick pass;
+        // A window-blocked paced TCP sender with nothing to (re)send lets the tick pass;
         // its rate does not grow meanwhile.
         let sent = match &self.flows[f.index()].app {
             FlowApp::Endpoint(_) => self.endpoint_call(f, |ep, io| ep.on_pace(io)),
@@ -215,10 +166,9 @@ impl World {
         }
     }
 
-    /// The queue flow `f`'s controller reads at its source (0 when unroutable): DiffQ's
-    /// `|Q_src(dst)|`, the source's queue for the destination; backpressure flow
-    /// control's `U_src^s`, the source's queue for the flow's commodity (seed 002,
-    /// eq. (5)).
+    /// The queue flow `f`'s controller reads at its source (0 when unroutable): the
+    /// source's queue for the destination (DiffQ's `|Q_src(dst)|`) or for the flow's
+    /// commodity (backpressure flow control's `U_src^s`, seed 002, eq. (5)).
     fn source_queue_len(&self, f: FlowId) -> usize {
         let fl = &self.flows[f.index()];
         let next = self.routing.next_hop(fl.src, fl.dst);
