@@ -18,18 +18,16 @@ use crate::metrics::{Conservation, Metrics, QueueSample, Traces};
 use crate::net::registry::RoutingSetup;
 use crate::net::scheme::{NetFlow, NetReports};
 use crate::net::{
-    DiffqHeader, DropReason, Packet, ProtocolStats, RoutingProtocol, RoutingTable, RoutingTimer,
-    TransportHeader,
+    DropReason, Packet, ProtocolStats, RoutingProtocol, RoutingTable, RoutingTimer, TransportHeader,
 };
 use crate::qdisc::registry::BuildContext;
 pub use crate::qdisc::registry::RegisteredQdisc;
 use crate::qdisc::{DropTail, Qdisc, Queued};
-use crate::transport::diffq::RateUpdate;
 use crate::transport::endpoint::{Emitted, FlowEndpoint};
 pub use crate::transport::flow_kind::FlowKindConfig;
 use crate::transport::flow_kind::{AnyEndpoint, EndpointSetup};
 use crate::transport::rate::{RateScheme, RegisteredRate};
-use crate::transport::{RateController, RateSummary, TransportReports};
+use crate::transport::{RateController, RateSummary, RateUpdate, TransportReports};
 use airqueue_kernel::{EventQueue, RngStream, StreamKey, Time, TimerEvent, TimerId, Timers};
 use airqueue_phy::access::Link;
 
@@ -154,8 +152,8 @@ struct PaceClock {
     last: Time,
     /// The pending tick: the only `Event::Pace` of the flow that acts.
     due: Time,
-    /// A tick since the last rate update found the source unable to send (a DiffQ-TCP
-    /// window full): the next update may not raise the rate.
+    /// A tick since the last rate update found the source unable to send (a paced TCP
+    /// sender's window full): the next update may not raise the rate.
     held: bool,
 }
 
@@ -199,10 +197,10 @@ enum Event {
     FlowStop(FlowId),
     /// An endpoint's timer (owner looked up in `World::timers`).
     Timer(TimerEvent),
-    /// A DiffQ-paced source's next packet is due (ignored unless it is the tick
+    /// A paced source's next packet is due (ignored unless it is the tick
     /// [`PaceClock::due`] names: a rate update may have re-timed it).
     Pace(FlowId),
-    /// A DiffQ source's periodic rate update ([`RateUpdate::Every`]).
+    /// A paced source's periodic rate update ([`RateUpdate::Every`]).
     RateUpdate(FlowId),
     /// A back-pressure report holding an interface's queue back has expired.
     Wake(Iface),
@@ -243,19 +241,22 @@ struct FlowState {
     /// Source rate control (`FlowConfig::cc`): its controller, `None` until the caller
     /// installs one for a scheme without a `build`.
     pacer: Option<Box<dyn RateController>>,
-    /// Its scheme: the queue the pacer reads, whether packets carry the DiffQ header.
+    /// Its scheme: the queue the pacer reads, whether packets carry the queue-report
+    /// header.
     cc: Option<&'static RateScheme>,
     /// When the pacer last sent and sends next (periodic rate updates re-time it).
     clock: PaceClock,
 }
 
 impl FlowState {
-    /// The DiffQ header a new packet of this flow carries (DiffQ-paced flows only).
+    /// Whether a new packet of this flow carries the queue-report header (`Packet::diffq`):
+    /// only a paced flow whose rate controller's scheme asks for it
+    /// ([`RateScheme::queue_report_header`]).
     #[inline]
-    fn diffq_header(&self) -> Option<DiffqHeader> {
+    fn carries_queue_report(&self) -> bool {
         match (&self.pacer, self.cc) {
-            (Some(_), Some(cc)) if cc.diffq_header => Some(DiffqHeader::default()),
-            _ => None,
+            (Some(_), Some(cc)) => cc.queue_report_header,
+            _ => false,
         }
     }
 }
@@ -363,12 +364,13 @@ fn net_flows(flows: &[FlowConfig]) -> Vec<NetFlow<'_>> {
 }
 
 /// Each queue discipline of a node that sends for a scheme's flow whose packets carry
-/// the DiffQ header learns the neighbours that may take the flow's packets on (seed 000,
-/// 4.2: `F_ip`, for DiffQ's multi-path scheduling).
+/// the queue-report header learns the neighbours that may take the flow's packets on
+/// (`QueueDiscipline::set_multipath`; DiffQ's multi-path scheduling, seed 000, 4.2:
+/// `F_ip`).
 fn register_next_hop_sets(flows: &[FlowConfig], net: &NetGlue, qdiscs: &mut [Qdisc]) {
     for (i, f) in flows.iter().enumerate() {
-        let diffq = f.cc.as_ref().is_some_and(|cc| cc.scheme.diffq_header);
-        if let (FlowKindConfig::Net(_), true) = (&f.kind, diffq) {
+        let reports = (f.cc.as_ref()).is_some_and(|cc| cc.scheme.queue_report_header);
+        if let (FlowKindConfig::Net(_), true) = (&f.kind, reports) {
             for (node, list) in net.next_hop_sets(FlowId(i as u32)) {
                 if let Some(q) = qdiscs.get_mut(node.index()) {
                     q.set_multipath(FlowId(i as u32), list.clone());
@@ -435,8 +437,8 @@ pub struct RunOutcome {
     /// The transports' per-flow tables (every declared one, each with a row per flow
     /// of its transport).
     pub transports: TransportReports,
-    /// Final state of each flow's rate controller (DiffQ's, or backpressure flow
-    /// control's); `None` for flows without one.
+    /// Final state of each flow's rate controller (`FlowConfig::cc`); `None` for flows
+    /// without one.
     pub rate_control: Vec<Option<RateSummary>>,
     /// Per-bin trace rows not drained while the run went: all of them for a run
     /// nobody drained ([`World::traces_mut`]).
@@ -878,11 +880,11 @@ impl World {
     }
 
     /// Fills greedy flow `f`'s first-hop queue to capacity (its destination's queue,
-    /// for DiffQ), within the flow's window `[start, stop)`.
+    /// for a per-destination discipline), within the flow's window `[start, stop)`.
     fn top_up(&mut self, f: FlowId) {
         let now = self.events.now();
         let fl = &self.flows[f.index()];
-        let (src, dst, diffq) = (fl.src, fl.dst, fl.pacer.is_some());
+        let (src, dst, paced) = (fl.src, fl.dst, fl.pacer.is_some());
         if now < fl.start || now >= fl.stop {
             return;
         }
@@ -895,7 +897,7 @@ impl World {
             self.endpoint_call(f, |ep, io| ep.fill(io));
             return;
         };
-        while self.qdisc(iface).has_room(src, dst, next, diffq) {
+        while self.qdisc(iface).has_room(src, dst, next, paced) {
             if !self.endpoint_call(f, |ep, io| ep.fill(io)) {
                 return;
             }

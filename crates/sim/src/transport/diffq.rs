@@ -45,7 +45,7 @@ pub static SCHEME: RateScheme = RateScheme {
         &crate::qdisc::diffq::SCHEME,
         "\"diffq\" rate control reads the source's DiffQ queue; set queue.kind = \"diffq\"",
     )),
-    diffq_header: true,
+    queue_report_header: true,
     rates_kind: "diffq",
     check,
     check_with_queue,

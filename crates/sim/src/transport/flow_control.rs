@@ -28,7 +28,7 @@ pub static SCHEME: RateScheme = RateScheme {
         "\"backpressure\" flow control reads the source's backpressure queue for the flow \
          (seed 002, eq. (5)); set queue.kind = \"backpressure\"",
     )),
-    diffq_header: false,
+    queue_report_header: false,
     rates_kind: "flow_control",
     check,
     check_with_queue: no_queue_checks,

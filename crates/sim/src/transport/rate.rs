@@ -48,9 +48,10 @@ pub struct RateScheme {
     /// The queue discipline it needs (`queue.kind`), with the message at `flow[i].cc`
     /// when another runs; `None`: any.
     pub needs_queue: Option<(&'static Scheme, &'static str)>,
-    /// Whether its packets (a TCP flow's ACKs too) carry the DiffQ header, which
-    /// DiffQ's queues schedule by.
-    pub diffq_header: bool,
+    /// Whether its packets (a TCP flow's ACKs too) carry the per-destination
+    /// queue-report header (`Packet::diffq`), which the queue discipline it runs with
+    /// schedules by (DiffQ's).
+    pub queue_report_header: bool,
     /// Its `kind` in the run's `rates` table.
     pub rates_kind: &'static str,
     /// Once every key is read: fills the derived defaults and checks between keys. A
@@ -143,7 +144,7 @@ pub static EXTERNAL: RateScheme = RateScheme {
     refused_kinds: &[],
     reads: SourceQueue::Destination,
     needs_queue: None,
-    diffq_header: false,
+    queue_report_header: false,
     rates_kind: "external",
     check: no_rate_checks,
     check_with_queue: no_queue_checks,

@@ -190,7 +190,7 @@ impl World {
             ttl: crate::net::packet::DEFAULT_TTL,
             priority: fl.priority,
             created: self.events.now(),
-            diffq: fl.diffq_header(),
+            diffq: fl.carries_queue_report().then(Default::default),
             report: None,
         };
         self.next_uid += 1;

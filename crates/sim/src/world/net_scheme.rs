@@ -236,8 +236,8 @@ impl World {
         let Some(iface) = self.iface_towards(node, to) else {
             return;
         };
-        let diffq = self.flows[spec.flow.index()].diffq_header().is_some();
-        while self.qdisc(iface).has_room(node, spec.dst, to, diffq) {
+        let reports = self.flows[spec.flow.index()].carries_queue_report();
+        while self.qdisc(iface).has_room(node, spec.dst, to, reports) {
             let pkt = self.net_packet(spec, true);
             if !self.net_enqueue_at(iface, pkt, to) {
                 return;
