@@ -449,13 +449,7 @@ impl QueueDiscipline for PyQdisc {
         self.held
     }
 
-    fn has_room(
-        &self,
-        _src: NodeId,
-        _dst: NodeId,
-        _next_hop: NodeId,
-        _carries_report: bool,
-    ) -> bool {
+    fn has_room(&self, _src: NodeId, _dst: NodeId, _next_hop: NodeId, _with_report: bool) -> bool {
         self.held < self.capacity_pkts && !self.refused && !self.failure.failed()
     }
 

@@ -38,8 +38,8 @@ impl QueueDiscipline for Beacon {
     fn len(&self) -> usize {
         QueueDiscipline::len(&self.fifo)
     }
-    fn has_room(&self, src: NodeId, dst: NodeId, next_hop: NodeId, carries_report: bool) -> bool {
-        QueueDiscipline::has_room(&self.fifo, src, dst, next_hop, carries_report)
+    fn has_room(&self, src: NodeId, dst: NodeId, next_hop: NodeId, with_report: bool) -> bool {
+        QueueDiscipline::has_room(&self.fifo, src, dst, next_hop, with_report)
     }
     fn counters(&self) -> QueueCounters {
         QueueDiscipline::counters(&self.fifo)

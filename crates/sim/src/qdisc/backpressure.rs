@@ -795,13 +795,7 @@ impl QueueDiscipline for Backpressure {
     fn len(&self) -> usize {
         Backpressure::len(self)
     }
-    fn has_room(
-        &self,
-        _src: NodeId,
-        _dst: NodeId,
-        _next_hop: NodeId,
-        _carries_report: bool,
-    ) -> bool {
+    fn has_room(&self, _src: NodeId, _dst: NodeId, _next_hop: NodeId, _with_report: bool) -> bool {
         Backpressure::has_room(self)
     }
     fn control_interval(&self) -> Option<Time> {

@@ -374,13 +374,7 @@ impl QueueDiscipline for Codel {
         self.fifo.len()
     }
 
-    fn has_room(
-        &self,
-        _src: NodeId,
-        _dst: NodeId,
-        _next_hop: NodeId,
-        _carries_report: bool,
-    ) -> bool {
+    fn has_room(&self, _src: NodeId, _dst: NodeId, _next_hop: NodeId, _with_report: bool) -> bool {
         self.fifo.len() < self.cfg.capacity_pkts as usize
     }
 

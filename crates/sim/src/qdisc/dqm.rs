@@ -774,13 +774,7 @@ impl QueueDiscipline for Dqm {
     fn len(&self) -> usize {
         Dqm::len(self)
     }
-    fn has_room(
-        &self,
-        _src: NodeId,
-        _dst: NodeId,
-        _next_hop: NodeId,
-        _carries_report: bool,
-    ) -> bool {
+    fn has_room(&self, _src: NodeId, _dst: NodeId, _next_hop: NodeId, _with_report: bool) -> bool {
         Dqm::has_room(self)
     }
     fn counters(&self) -> QueueCounters {

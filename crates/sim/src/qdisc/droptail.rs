@@ -195,13 +195,7 @@ impl QueueDiscipline for DropTail {
     fn len(&self) -> usize {
         DropTail::len(self)
     }
-    fn has_room(
-        &self,
-        _src: NodeId,
-        _dst: NodeId,
-        _next_hop: NodeId,
-        _carries_report: bool,
-    ) -> bool {
+    fn has_room(&self, _src: NodeId, _dst: NodeId, _next_hop: NodeId, _with_report: bool) -> bool {
         DropTail::has_room(self)
     }
     fn counters(&self) -> QueueCounters {

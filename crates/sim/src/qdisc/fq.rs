@@ -615,7 +615,7 @@ impl QueueDiscipline for FairQueue {
     fn len(&self) -> usize {
         FairQueue::len(self)
     }
-    fn has_room(&self, src: NodeId, dst: NodeId, next_hop: NodeId, _carries_report: bool) -> bool {
+    fn has_room(&self, src: NodeId, dst: NodeId, next_hop: NodeId, _with_report: bool) -> bool {
         self.has_room_for(self.class_of(src, dst, next_hop, self.node()))
     }
     fn counters(&self) -> QueueCounters {

@@ -295,13 +295,7 @@ impl QueueDiscipline for FqCodel {
     }
 
     /// A saturating source fills only up to the buffer, never pushing another flow out.
-    fn has_room(
-        &self,
-        _src: NodeId,
-        _dst: NodeId,
-        _next_hop: NodeId,
-        _carries_report: bool,
-    ) -> bool {
+    fn has_room(&self, _src: NodeId, _dst: NodeId, _next_hop: NodeId, _with_report: bool) -> bool {
         self.len < self.cfg.capacity_pkts as usize
     }
 

@@ -134,12 +134,12 @@ pub trait QueueDiscipline: Any + Debug + Send {
     }
 
     /// Whether one more packet generated here (so without a previous hop) from `src` to
-    /// `dst` via `next_hop` (`carries_report`: carrying the queue-report header, which
+    /// `dst` via `next_hop` (`with_report`: carrying the queue-report header, which
     /// DiffQ schedules by) would be accepted.
     /// Saturating sources fill the queue while it says yes, so a discipline that may
     /// refuse every arrival (an AQM) must say no then, or a source would offer packets
     /// forever at one instant.
-    fn has_room(&self, src: NodeId, dst: NodeId, next_hop: NodeId, carries_report: bool) -> bool;
+    fn has_room(&self, src: NodeId, dst: NodeId, next_hop: NodeId, with_report: bool) -> bool;
 
     fn counters(&self) -> QueueCounters;
 

@@ -349,13 +349,7 @@ impl QueueDiscipline for Pi {
     fn len(&self) -> usize {
         self.fifo().len()
     }
-    fn has_room(
-        &self,
-        _src: NodeId,
-        _dst: NodeId,
-        _next_hop: NodeId,
-        _carries_report: bool,
-    ) -> bool {
+    fn has_room(&self, _src: NodeId, _dst: NodeId, _next_hop: NodeId, _with_report: bool) -> bool {
         Pi::has_room(self)
     }
     fn counters(&self) -> QueueCounters {
