@@ -41,6 +41,7 @@ mod queue_control;
 mod queue_reports;
 mod rates;
 mod routing;
+mod source_refill;
 mod spin;
 
 use endpoints::TimerOwner;
@@ -48,6 +49,7 @@ use net_scheme::NetGlue;
 use queue_control::QueueControlNet;
 pub use queue_control::QueueControlStats;
 use routing::RoutingGlue;
+use source_refill::SourceRefill;
 
 pub use spin::{SpinError, MAX_EVENTS_PER_INSTANT};
 
@@ -249,6 +251,13 @@ struct FlowState {
 }
 
 impl FlowState {
+    /// Whether the flow's source replaces each of its packets that leaves its first
+    /// queue: a greedy endpoint, or a network-layer scheme's flow, when unpaced.
+    #[inline]
+    fn refills_own_queue(&self) -> bool {
+        self.pacer.is_none() && (self.greedy || matches!(self.app, FlowApp::Net))
+    }
+
     /// Whether a new packet of this flow carries the queue-report header (`Packet::diffq`):
     /// only a paced flow whose rate controller's scheme asks for it
     /// ([`RateScheme::queue_report_header`]).
@@ -406,6 +415,8 @@ pub struct World {
     /// The routing protocol (`None`: the static table) and its reused lists.
     routing_glue: RoutingGlue,
     flows: Vec<FlowState>,
+    /// Nodes whose self-refilling sources share a queue, and whose turn is next.
+    source_refill: SourceRefill,
     metrics: Metrics,
     next_uid: u64,
     /// The endpoints' timers, `FlowEndpoint::timer_slots` per endpoint.
@@ -561,6 +572,14 @@ impl World {
                 }
             })
             .collect::<Vec<FlowState>>();
+        let source_refill = SourceRefill::new(
+            n,
+            &flows.iter().map(|f| f.src).collect::<Vec<_>>(),
+            &flows
+                .iter()
+                .map(FlowState::refills_own_queue)
+                .collect::<Vec<_>>(),
+        );
         let net = NetGlue::new(crate::net::scheme::build(
             &net_flows(&cfg.flows),
             n,
@@ -609,6 +628,7 @@ impl World {
             routing,
             routing_glue: RoutingGlue::new(protocol),
             flows,
+            source_refill,
             metrics,
             next_uid: 0,
             timers,
@@ -882,6 +902,12 @@ impl World {
     /// Fills greedy flow `f`'s first-hop queue to capacity (its destination's queue,
     /// for a per-destination discipline), within the flow's window `[start, stop)`.
     fn top_up(&mut self, f: FlowId) {
+        self.top_up_with(f, true);
+    }
+
+    /// [`Self::top_up`]; without a route, one packet is made and dropped only if
+    /// `unroutable_drop`.
+    fn top_up_with(&mut self, f: FlowId, unroutable_drop: bool) {
         let now = self.events.now();
         let fl = &self.flows[f.index()];
         let (src, dst, paced) = (fl.src, fl.dst, fl.pacer.is_some());
@@ -894,7 +920,9 @@ impl World {
         else {
             // Unroutable: one packet is created and dropped so the failure shows in drops
             // (with AODV, it waits for a route discovery).
-            self.endpoint_call(f, |ep, io| ep.fill(io));
+            if unroutable_drop {
+                self.endpoint_call(f, |ep, io| ep.fill(io));
+            }
             return;
         };
         while self.qdisc(iface).has_room(src, dst, next, paced) {
@@ -1103,14 +1131,8 @@ impl World {
         }
         let fl = &self.flows[flow.index()];
         // A scheme's packets are made by forwarders too: only the source's count here.
-        if let FlowApp::Net = fl.app {
-            if fl.pacer.is_none() && node == fl.src {
-                self.net_source_dequeue(flow);
-            }
-            return;
-        }
-        if fl.greedy && fl.pacer.is_none() {
-            self.top_up(flow);
+        if fl.refills_own_queue() && node == fl.src {
+            self.refill_source(node, flow);
         }
     }
 
