@@ -572,14 +572,8 @@ impl World {
                 }
             })
             .collect::<Vec<FlowState>>();
-        let source_refill = SourceRefill::new(
-            n,
-            &flows.iter().map(|f| f.src).collect::<Vec<_>>(),
-            &flows
-                .iter()
-                .map(FlowState::refills_own_queue)
-                .collect::<Vec<_>>(),
-        );
+        let refilling = flows.iter().map(|f| (f.src, f.refills_own_queue()));
+        let source_refill = SourceRefill::new(n, refilling);
         let net = NetGlue::new(crate::net::scheme::build(
             &net_flows(&cfg.flows),
             n,

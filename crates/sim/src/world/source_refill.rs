@@ -17,11 +17,12 @@ pub(super) struct SourceRefill {
 }
 
 impl SourceRefill {
-    /// `refills[f]`: whether flow `f` refills its own queue at source `srcs[f]`.
-    pub(super) fn new(node_count: usize, srcs: &[NodeId], refills: &[bool]) -> Self {
+    /// `flows` gives, per flow in id order, its source and whether it refills its
+    /// own queue there.
+    pub(super) fn new(node_count: usize, flows: impl Iterator<Item = (NodeId, bool)>) -> Self {
         let mut shared = vec![Vec::new(); node_count];
-        for (f, (&src, &r)) in srcs.iter().zip(refills).enumerate() {
-            if r {
+        for (f, (src, refills)) in flows.enumerate() {
+            if refills {
                 shared[src.index()].push(FlowId(f as u32));
             }
         }
