@@ -722,18 +722,25 @@ def test_ablation_smoke(tmp_path):
 
 
 def test_ablation_driver_buffer_and_link_loss_are_counterfactuals(tmp_path):
-    """``diffq-ablation``'s ``driver_buffer``, ``link_loss`` and ``source_queue`` reach
-    every variant's scenario (``[mac] tx_buffer``, one ``[[link]]`` per pair, ``[diffq]
-    source_queue``); at the defaults (one frame, loss-free, the source's own queue) none
-    of the keys appears, so the scored runs stay as they were; a value the
-    core would refuse is refused before any run, naming the parameter."""
+    """``diffq-ablation``'s ``driver_buffer``, ``link_loss``, ``fading`` and
+    ``source_queue`` reach every variant's scenario (``[mac] tx_buffer``, one ``[[link]]``
+    per pair, ``radio.fading``, ``[diffq] source_queue``); at the defaults (one frame,
+    loss-free, no fading, the source's own queue) none of the keys appears, so the scored
+    runs stay as they were; a value the core would refuse is refused before any run,
+    naming the parameter."""
     params = {"seeds": 1, "duration": 2.0}
     airqueue.reproduce("diffq-ablation", out=tmp_path / "plain", serial=True, params=params)
     airqueue.reproduce(
         "diffq-ablation",
         out=tmp_path / "driver",
         serial=True,
-        params={**params, "driver_buffer": 200, "link_loss": 0.04, "source_queue": "first_relay"},
+        params={
+            **params,
+            "driver_buffer": 200,
+            "link_loss": 0.04,
+            "fading": "rayleigh",
+            "source_queue": "first_relay",
+        },
     )
     for name, buffered in (("plain", False), ("driver", True)):
         runs = sorted((tmp_path / name / "store" / "runs").iterdir())
@@ -745,9 +752,14 @@ def test_ablation_driver_buffer_and_link_loss_are_counterfactuals(tmp_path):
             assert len(links) == (46 * 45 // 2 if buffered else 0)
             assert all(lk["loss"] == 0.04 for lk in links)
             assert sc["diffq"].get("source_queue") == ("first_relay" if buffered else None)
+            assert sc["radio"].get("fading") == ("rayleigh" if buffered else None)
     with pytest.raises(ValueError, match=r"diffq-ablation: source_queue must be .*--param"):
         airqueue.reproduce(
             "diffq-ablation", out=tmp_path / "bad", serial=True, params={"source_queue": "x"}
+        )
+    with pytest.raises(ValueError, match=r"diffq-ablation: fading must be one of .*--param"):
+        airqueue.reproduce(
+            "diffq-ablation", out=tmp_path / "bad", serial=True, params={"fading": "x"}
         )
     with pytest.raises(ValueError, match=r"diffq-ablation: driver_buffer must be .*--param"):
         airqueue.reproduce(

@@ -20,7 +20,8 @@ by the path length of the flow whose packet was dropped (Fig. 15's x axis).
 
 The MAC holds one frame behind DiffQ's queues and links are loss-free; ``driver_buffer``
 and ``link_loss`` give ``diffq-single-path``'s MadWiFi driver buffer and Table 2 link
-loss as a counterfactual; ``source_queue=first_relay`` gives the sources' rate rule their
+loss as a counterfactual, ``fading=rayleigh`` per-frame Rayleigh fading;
+``source_queue=first_relay`` gives the sources' rate rule their
 next hop's queue for the destination as well (an oracle the paper does not describe).
 """
 
@@ -44,6 +45,7 @@ from airqueue.reproduce.diffq_single_path import (
     QUEUE_THRESHOLD,
     RATE_UPDATE,
     check_driver,
+    check_fading,
     check_routing,
     scheme_scenario,
 )
@@ -100,6 +102,9 @@ class Config:
     #: Frame erasure probability of every pair of nodes (``[[link]] loss``): 0, the
     #: default; ``diffq-single-path``'s Table 2 calibration 0.04 is a counterfactual here.
     link_loss: float = 0.0
+    #: ``radio.fading``: ``"none"``, the default, or ``"rayleigh"`` (per-frame fading,
+    #: a counterfactual as in ``diffq-single-path``: section 6.1 gives no channel model).
+    fading: str = "none"
     #: ``[diffq] source_queue``: ``"own"``, the paper's rule (4.1: the source reads its
     #: own queue for the destination); ``"first_relay"``, a counterfactual whose sources
     #: read the larger of their own and their next hop's queue (docs/reproductions/diffq.md,
@@ -112,6 +117,7 @@ class Config:
         config = apply_params(base, params)
         check_routing(NAME, config.routing, config.tc_redundancy)
         check_driver(NAME, config.driver_buffer, config.link_loss)
+        check_fading(NAME, config.fading)
         if config.source_queue not in SOURCE_QUEUES:
             raise ValueError(
                 f"{NAME}: source_queue must be one of {', '.join(SOURCE_QUEUES)}, got "
@@ -153,6 +159,7 @@ def run(
                 tc_redundancy=config.tc_redundancy,
                 driver_buffer=config.driver_buffer,
                 link_loss=config.link_loss,
+                fading=config.fading,
             )
             base["diffq"].update(switches)
             if config.source_queue != "own":
@@ -277,6 +284,11 @@ def run(
                 "pair (a counterfactual: the default is one frame, loss-free)."
             ]
             if (config.driver_buffer, config.link_loss) != (DRIVER_BUFFER_FRAMES, 0.0)
+            else []
+        ),
+        *(
+            [f"Radio: {config.fading} fading (a counterfactual: the default is none)."]
+            if config.fading != "none"
             else []
         ),
     ]
