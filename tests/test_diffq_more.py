@@ -93,6 +93,18 @@ def test_scenarios():
     assert mesh["queue"]["kind"] == "diffq" and mesh["mac"]["levels"] == "diffq8"
     assert mesh["topology"]["nodes"] == 46
     assert "tx_buffer" not in mesh["mac"] and "link" not in mesh and "link" not in sc
+    assert not {"send_cost", "receive_cost", "receive_buffer"} & set(mesh["flows"])
+
+
+def test_user_space_costs_are_counterfactuals():
+    """``send_cost`` and ``receive_cost`` reach every MORE flow of the mesh and the chain,
+    with the socket buffer; the defaults leave them out (test_scenarios)."""
+    config = dm.Config.make(False, {"send_cost": 0.005, "receive_buffer": 20})
+    mesh = dm.mesh_scenario(config, "DiffQ-MORE", 32)
+    keys = ("send_cost", "receive_cost", "receive_buffer")
+    assert [mesh["flows"][k] for k in keys] == [0.005, 0.0, 20]
+    chain = dm.chain_scenario(config, "MORE", 2)
+    assert [chain["flow"][0][k] for k in keys] == [0.005, 0.0, 20]
 
 
 def test_driver_buffer_and_link_loss_are_counterfactuals():
@@ -118,6 +130,9 @@ def test_driver_buffer_and_link_loss_are_counterfactuals():
         ({"fading": "rice"}, "fading"),
         ({"driver_buffer": 0}, "driver_buffer must be .*1..=512"),
         ({"link_loss": 1.5}, "link_loss must be a probability"),
+        ({"send_cost": 0.2}, r"send_cost: expected seconds in \[0, 0.1\]"),
+        ({"receive_cost": "x"}, "receive_cost"),
+        ({"receive_buffer": 0}, "receive_buffer"),
     ],
 )
 def test_bad_parameters_are_named(tmp_path, params, needle):

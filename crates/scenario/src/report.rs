@@ -404,7 +404,7 @@ fn links_table(s: &Scenario, positions: &[[f64; 2]]) -> Value {
 }
 
 /// The counters of a MORE flow's row, by column name.
-fn more_counters(x: &MoreFlowStats) -> [(&'static str, u64); 10] {
+fn more_counters(x: &MoreFlowStats) -> [(&'static str, u64); 11] {
     [
         ("batches_decoded", x.batches_decoded),
         ("source_sent", x.source_sent),
@@ -416,10 +416,11 @@ fn more_counters(x: &MoreFlowStats) -> [(&'static str, u64); 10] {
         ("stale_credits", x.stale_credits),
         ("acks_sent", x.acks_sent),
         ("acks_received", x.acks_received),
+        ("receive_overflow", x.receive_overflow),
     ]
 }
 
-const MORE_COLUMNS: [&str; 12] = [
+const MORE_COLUMNS: [&str; 13] = [
     "flow",
     "forwarders",
     "batches_decoded",
@@ -432,6 +433,7 @@ const MORE_COLUMNS: [&str; 12] = [
     "stale_credits",
     "acks_sent",
     "acks_received",
+    "receive_overflow",
 ];
 
 const MAC_COLUMNS: [&str; 14] = [

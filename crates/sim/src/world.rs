@@ -217,6 +217,8 @@ enum Event {
     RateChange(u32),
     /// The wifi medium's scheduled move number `k` takes effect (`world/moves.rs`).
     Move(u32),
+    /// A wake-up the network-layer scheme asked for at a node (`world/net_scheme.rs`).
+    NetWake(NodeId),
 }
 
 impl From<WifiEvent> for Event {
@@ -754,6 +756,7 @@ impl World {
             Event::Wake(iface) => self.kick(iface),
             Event::Routing(node, t) => self.routing_timer(node, t),
             Event::QueueControl(node) => self.queue_control_check(node),
+            Event::NetWake(node) => self.net_wake(node),
             Event::Timer(t) => {
                 if let Some(o) = self.timers.fire(t, &mut self.events, Event::Timer) {
                     self.endpoint_call(o.flow, |ep, io| ep.on_timer(o.slot, io));

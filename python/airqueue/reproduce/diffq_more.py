@@ -110,6 +110,14 @@ class Config:
     #: Frame erasure probability of every pair of nodes (``[[link]] loss``): 0, the
     #: default; ``diffq-single-path``'s Table 2 calibration 0.04 is a counterfactual here.
     link_loss: float = 0.0
+    #: Seconds of a node's processor per coded packet MORE's user-space process makes to
+    #: send and per one it receives (``[[flow]] send_cost``, ``receive_cost``; section
+    #: 6.1 names the testbed's user-space implementation as why its MORE is slow): 0, the
+    #: default, is none; counterfactuals.
+    send_cost: float = 0.0
+    receive_cost: float = 0.0
+    #: The process's socket buffer in packets (``[[flow]] receive_buffer``), with a cost.
+    receive_buffer: int = 50
 
     @classmethod
     def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
@@ -133,6 +141,15 @@ def _check(config: Config) -> None:
     unknown = [s for s in config.schemes if s not in SCHEMES]
     if unknown or not config.schemes:
         problems.append(f"unknown scheme(s) {unknown}; known: {list(SCHEMES)}")
+    for key in ("send_cost", "receive_cost"):
+        value = getattr(config, key)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 0.1:
+            problems.append(f"parameter {key}: expected seconds in [0, 0.1], got {value!r}")
+    buffer = config.receive_buffer
+    if not 1 <= buffer <= 100_000:
+        problems.append(
+            f"parameter receive_buffer: expected an integer in 1..=100000, got {buffer!r}"
+        )
     if config.fading not in ("none", "rayleigh"):
         problems.append(f'parameter fading: expected "none" or "rayleigh", got {config.fading!r}')
     try:
@@ -171,6 +188,10 @@ def _common(config: Config, scheme: str, name: str, duration_nodes: int) -> dict
 def _flow(config: Config, scheme: str) -> dict[str, Any]:
     flow: dict[str, Any] = {"kind": "more", "packet_size": config.packet_size}
     flow["batch"] = config.batch
+    if config.send_cost or config.receive_cost:
+        flow["send_cost"] = config.send_cost
+        flow["receive_cost"] = config.receive_cost
+        flow["receive_buffer"] = config.receive_buffer
     if scheme == "DiffQ-MORE":
         flow["cc"] = "diffq"
     return flow

@@ -9,7 +9,9 @@
 //! (`world/net_scheme.rs`); a packet it sends is handed back to it, so it may be called
 //! again by its own actions. Two hooks answer the MAC's pull at once instead: control
 //! frames ahead of the data ([`NetScheme::pop_control`]) and a packet's contents drawn
-//! at the last moment ([`NetScheme::on_dequeue`], which may refuse it).
+//! at the last moment ([`NetScheme::on_dequeue`], which may refuse it). A scheme that
+//! models work taking time at a node asks to be woken ([`NetAction::Wake`],
+//! [`NetScheme::on_wake`]).
 //!
 //! Its flows are those built from a [`crate::world::FlowKindConfig::Net`]; its packets
 //! are those it [`NetScheme::claims`]. The world names no scheme: [`build`] makes the
@@ -130,8 +132,13 @@ impl NetScheme for NetSchemes {
     }
 
     #[inline]
-    fn on_broadcast_done(&mut self, node: NodeId, pkt: &Packet) -> Result<(), DropReason> {
+    fn on_broadcast_done(&mut self, node: NodeId, pkt: &Packet) -> BroadcastFate {
         dispatch!(self, s => s.on_broadcast_done(node, pkt))
+    }
+
+    #[inline]
+    fn on_wake(&mut self, node: NodeId, cx: &NetCx, out: &mut Vec<NetAction>) {
+        dispatch!(self, s => s.on_wake(node, cx, out))
     }
 
     #[inline]
@@ -163,6 +170,28 @@ pub struct NetCx<'a> {
     pub now: Time,
     /// The routing table the world forwards with.
     pub routes: &'a RoutingTable,
+    /// The nodes' queue disciplines, as far as a source may see them.
+    pub queues: &'a dyn QueueRoom,
+}
+
+/// Whether a node's queue discipline would take a packet now (a blocking write to a
+/// socket waits until it would).
+pub trait QueueRoom {
+    /// Whether `node`'s queue discipline has room for a packet of `flow` towards
+    /// neighbour `to` ([`crate::medium::wifi::BROADCAST`]: every neighbour).
+    fn has_room(&self, node: NodeId, flow: FlowId, to: NodeId) -> bool;
+}
+
+/// What became of a broadcast of the scheme's when it ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BroadcastFate {
+    /// It reached its end (delivered, for the conservation law).
+    Arrived,
+    /// It is lost at its sender for the reason given.
+    Dropped(DropReason),
+    /// Its fate is not known yet: the scheme holds it ([`NetScheme::held`]) and ends it
+    /// later with [`NetAction::Arrived`] or [`NetAction::Drop`].
+    Held,
 }
 
 /// A packet a scheme asks the world to make: the world gives it its id, the flow's
@@ -212,6 +241,8 @@ pub enum NetAction {
     },
     /// `node`'s MAC may pull (a control frame was queued).
     Kick(NodeId),
+    /// Call [`NetScheme::on_wake`] for `node` at time `at` (not before now).
+    Wake { node: NodeId, at: Time },
 }
 
 /// What the schemes report at the end of a run, indexed by flow (`None` for a flow of
@@ -277,12 +308,15 @@ pub trait NetScheme: Any + Send + Debug {
     }
 
     /// `node`'s broadcast of `pkt` ended (every reception of it was reported): its life
-    /// at the MAC is over. `Ok`: it arrived (the default); `Err`: the world drops it at
-    /// `node` for the reason given. (Once per broadcast: answered at once, not through
+    /// at the MAC is over. It arrived (the default), is dropped at `node`, or is held by
+    /// the scheme until it knows. (Once per broadcast: answered at once, not through
     /// actions.)
-    fn on_broadcast_done(&mut self, _node: NodeId, _pkt: &Packet) -> Result<(), DropReason> {
-        Ok(())
+    fn on_broadcast_done(&mut self, _node: NodeId, _pkt: &Packet) -> BroadcastFate {
+        BroadcastFate::Arrived
     }
+
+    /// The time a [`NetAction::Wake`] for `node` asked for has come.
+    fn on_wake(&mut self, _node: NodeId, _cx: &NetCx, _out: &mut Vec<NetAction>) {}
 
     /// `node`'s MAC gave up on the unicast `pkt` at the retry limit. Dropped by default.
     fn on_retry_exhausted(

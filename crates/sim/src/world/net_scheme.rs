@@ -3,16 +3,19 @@
 //! it wrote them. Without a scheme (no flow of a `FlowKindConfig::Net` kind) each hook is
 //! one `None` check.
 
-use super::{Iface, World};
+use super::{Event, Iface, World};
 use crate::ids::{FlowId, NodeId};
-use crate::net::scheme::{NetAction, NetCx, NetReports, NetScheme, NetSchemes, PacketSpec};
+use crate::net::scheme::{
+    BroadcastFate, NetAction, NetCx, NetReports, NetScheme, NetSchemes, PacketSpec, QueueRoom,
+};
 use crate::net::{DropReason, Packet};
 use crate::qdisc::{Dequeued, Queued};
 
-/// The scheme, if any, and the reused lists its calls fill.
+/// The scheme, if any (boxed: a call takes it out of the world, a pointer's move), and
+/// the reused lists its calls fill.
 #[derive(Default)]
 pub(super) struct NetGlue {
-    scheme: Option<NetSchemes>,
+    scheme: Option<Box<NetSchemes>>,
     /// Action lists, reused (a nested call takes its own).
     outs: Vec<Vec<NetAction>>,
 }
@@ -20,7 +23,7 @@ pub(super) struct NetGlue {
 impl NetGlue {
     pub(super) fn new(scheme: Option<NetSchemes>) -> Self {
         NetGlue {
-            scheme,
+            scheme: scheme.map(Box::new),
             outs: Vec::new(),
         }
     }
@@ -51,22 +54,25 @@ impl NetGlue {
 impl World {
     /// The network-layer scheme, if any (`downcast_ref` reaches its concrete type).
     pub fn net_scheme(&self) -> Option<&dyn NetScheme> {
-        self.net.scheme.as_ref().map(NetSchemes::as_dyn)
+        self.net.scheme.as_deref().map(NetSchemes::as_dyn)
     }
 
     /// Calls `f` on the scheme with an action list, then carries the actions out.
-    /// `None` without a scheme.
+    /// `None` without a scheme. (The scheme is taken out of the world for the call, so
+    /// that it may read the world's queues.)
     fn with_net<R>(
         &mut self,
         f: impl FnOnce(&mut NetSchemes, &NetCx, &mut Vec<NetAction>) -> R,
     ) -> Option<R> {
-        let scheme = self.net.scheme.as_mut()?;
+        let mut scheme = self.net.scheme.take()?;
         let mut out = self.net.outs.pop().unwrap_or_default();
         let cx = NetCx {
             now: self.events.now(),
             routes: &self.routing,
+            queues: &*self,
         };
-        let r = f(scheme, &cx, &mut out);
+        let r = f(&mut scheme, &cx, &mut out);
+        self.net.scheme = Some(scheme);
         if out.is_empty() {
             self.net.outs.push(out);
         } else {
@@ -102,9 +108,15 @@ impl World {
             return;
         };
         match s.on_broadcast_done(node, &pkt) {
-            Ok(()) => self.metrics.on_transport_delivered(),
-            Err(reason) => self.metrics.on_packet_dropped(node, reason, &pkt),
+            BroadcastFate::Arrived => self.metrics.on_transport_delivered(),
+            BroadcastFate::Dropped(reason) => self.metrics.on_packet_dropped(node, reason, &pkt),
+            BroadcastFate::Held => {}
         }
+    }
+
+    /// The time a wake-up of the scheme at `node` asked for has come.
+    pub(super) fn net_wake(&mut self, node: NodeId) {
+        self.with_net(|s, cx, out| s.on_wake(node, cx, out));
     }
 
     /// `node`'s MAC gave up on one of the scheme's unicast packets.
@@ -168,6 +180,9 @@ impl World {
                     self.metrics.on_packet_dropped(node, reason, &pkt)
                 }
                 NetAction::Kick(node) => self.kick(Iface::Wifi(node)),
+                NetAction::Wake { node, at } => {
+                    (self.events).schedule_in(at.saturating_sub(now), Event::NetWake(node))
+                }
             }
         }
         self.net.outs.push(out);
@@ -243,5 +258,15 @@ impl World {
                 return;
             }
         }
+    }
+}
+
+impl QueueRoom for World {
+    fn has_room(&self, node: NodeId, flow: FlowId, to: NodeId) -> bool {
+        let Some(iface) = self.iface_towards(node, to) else {
+            return false;
+        };
+        let fl = &self.flows[flow.index()];
+        (self.qdisc(iface)).has_room(node, fl.dst, to, fl.carries_queue_report())
     }
 }

@@ -163,6 +163,7 @@ impl World {
             Event::QueueControl(n) => format!("queue discipline control broadcasts at node {n}"),
             Event::RateChange(k) => format!("rate_change[{k}]"),
             Event::Move(k) => format!("scheduled node move {k}"),
+            Event::NetWake(n) => format!("the network-layer scheme's process at node {n}"),
         }
     }
 }

@@ -5,12 +5,14 @@
 //! One job per module: GF(2^8) arithmetic (`gf256`), a node's knowledge of a batch
 //! (`basis`), headers and the code-vector arena (`wire`), forwarder selection and TX
 //! credits (`credits`), the source, forwarder and destination state machines
-//! (`state`), and the flows at every node behind the world's network-layer scheme
+//! (`state`), the user-space process of each node when it has a cost (`process`), and
+//! the flows at every node behind the world's network-layer scheme
 //! extension point (`scheme`: [`MoreNet`], a `net::scheme::NetScheme`).
 
 pub mod basis;
 pub mod credits;
 pub mod gf256;
+pub mod process;
 pub mod scheme;
 pub mod state;
 pub mod wire;
@@ -22,30 +24,69 @@ pub use state::{DestinationArrival, ForwarderArrival, MoreDestination, MoreForwa
 pub use wire::{CoeffArena, CoeffHandle, MoreAck, MoreData};
 
 use crate::net::scheme::NetFlowConfig;
-use crate::qdisc::registry::{Key, KeyValue, Params};
+use crate::qdisc::registry::{Fallback, Key, KeyValue, Params, Range};
 use crate::transport::flow_kind::{
     never_keeps_queue_full, FlowBuildContext, FlowKindConfig, FlowKindScheme,
 };
+use airqueue_kernel::Time;
 
 /// `[[flow]] kind = "more"`: MORE (seed 000, section 2), carried by the network-layer
-/// scheme [`MoreNet`]. Its one key, `batch` (default 32, MORE's K): packets per batch,
-/// 1..=32. It broadcasts on the 802.11 channel from each node's FIFO (drop-tail) unless
+/// scheme [`MoreNet`]. Its keys: `batch` (default 32, MORE's K), packets per batch,
+/// 1..=32; `send_cost` and `receive_cost` (default 0: none) and `receive_buffer`, the
+/// user-space process of seed 000's testbed (`process`). It broadcasts on the 802.11 channel from each node's FIFO (drop-tail) unless
 /// DiffQ paces it (`cc = "diffq"`: DiffQ-MORE), and sends its batch ACKs over the static
 /// routes.
 pub static FLOW_KIND: FlowKindScheme = FlowKindScheme {
     name: "more",
     summary: "MORE (Chachulski et al., SIGCOMM 2007): opportunistic routing with \
               intra-flow network coding, batches of `batch` coded packets",
-    keys: &[Key {
-        name: "batch",
-        doc: "packets per batch K (MORE's is 32)",
-        value: KeyValue::Count {
-            default: 32,
-            min: 1,
-            max: MAX_BATCH as u64,
-            expected: "an integer number of packets in 1..=32 (MORE's K is 32)",
+    keys: &[
+        Key {
+            name: "batch",
+            doc: "packets per batch K (MORE's is 32)",
+            value: KeyValue::Count {
+                default: 32,
+                min: 1,
+                max: MAX_BATCH as u64,
+                expected: "an integer number of packets in 1..=32 (MORE's K is 32)",
+            },
         },
-    }],
+        Key {
+            name: "send_cost",
+            doc: "seconds of a node's processor per coded packet MORE's user-space process \
+              makes there to send (seed 000, 6.1: coding and a system call); one process \
+              per node serves its work in turn. 0 (default): none, as in a kernel \
+              implementation",
+            value: KeyValue::Real {
+                default: Fallback::Value(0.0),
+                range: Range::closed(0.0, 0.1),
+                expected: "a number of seconds in [0, 0.1] (0: no cost)",
+            },
+        },
+        Key {
+            name: "receive_cost",
+            doc: "seconds of a node's processor per coded packet a forwarder or the \
+              destination takes up to MORE's user-space process (seed 000, 6.1: a context \
+              switch, a system call, coding). 0 (default): none",
+            value: KeyValue::Real {
+                default: Fallback::Value(0.0),
+                range: Range::closed(0.0, 0.1),
+                expected: "a number of seconds in [0, 0.1] (0: no cost)",
+            },
+        },
+        Key {
+            name: "receive_buffer",
+            doc: "with a send or receive cost: packets the process's socket may hold waiting to go up \
+              (a reception finding it full is lost); default 50, about Linux's default \
+              socket receive buffer of about 100 KB in 2 KB buffers of 1,500-byte frames",
+            value: KeyValue::Count {
+                default: 50,
+                min: 1,
+                max: 100_000,
+                expected: "an integer number of packets in 1..=100000",
+            },
+        },
+    ],
     resolved_names: &[],
     takes_cc: true,
     keeps_queue_full: never_keeps_queue_full,
@@ -71,6 +112,9 @@ pub static FLOW_KIND: FlowKindScheme = FlowKindScheme {
 fn build_more(p: &Params, cx: &FlowBuildContext<'_>) -> FlowKindConfig {
     FlowKindConfig::Net(NetFlowConfig::More(MoreFlowConfig {
         batch: p.integer("batch") as u8,
+        send_cost: Time::from_secs_f64(p.real("send_cost")),
+        receive_cost: Time::from_secs_f64(p.real("receive_cost")),
+        receive_buffer: p.integer("receive_buffer") as u32,
         plan: plan(cx.node_count, cx.src, cx.dst, cx.delivery),
     }))
 }
@@ -80,6 +124,12 @@ fn build_more(p: &Params, cx: &FlowBuildContext<'_>) -> FlowKindConfig {
 pub struct MoreFlowConfig {
     /// Batch size K (MORE: 32), at most [`MAX_BATCH`].
     pub batch: u8,
+    /// Processor time per coded packet a node's user-space process (`process`) makes to
+    /// send, and per one it receives; both zero: no process.
+    pub send_cost: Time,
+    pub receive_cost: Time,
+    /// Receptions the process's socket holds waiting (with a cost).
+    pub receive_buffer: u32,
     /// Forwarders and TX credits ([`plan`]).
     pub plan: MorePlan,
 }
@@ -106,6 +156,9 @@ pub struct MoreFlowStats {
     /// Batch ACKs the destination sent (one per decoded batch) and the source received.
     pub acks_sent: u64,
     pub acks_received: u64,
+    /// Receptions a forwarder's or the destination's user-space process lost to a full
+    /// socket buffer (`process`).
+    pub receive_overflow: u64,
     /// The flow's forwarders with their TX credits.
     pub forwarders: Vec<(crate::ids::NodeId, f64)>,
 }

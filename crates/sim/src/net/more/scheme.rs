@@ -11,19 +11,30 @@
 //! ([`NetScheme::next_hop_sets`]), and the source is paced by DiffQ's rate control
 //! ([`NetScheme::on_pace`]).
 //!
+//! With a `send_cost` or `receive_cost` (`process.rs`: seed 000's user-space MORE) each
+//! coded packet a forwarder or the destination hears waits for the node's process, and
+//! each one a node queues is made by it first: the source writes one at a time, waiting
+//! for room in its queue as a blocking write does, and a forwarder makes one per credit
+//! earned.
+//!
 //! Accounting: a coded packet is created by the node that queues it and ends with its
 //! broadcast: delivered if innovative at the destination, else dropped as
 //! `coding_redundancy` at its sender (as is an opportunity with nothing left to send).
+//! With a user-space cost its fate waits for the destination's process: held until
+//! then, and lost as `queue_overflow` at the destination if its socket buffer was full.
 //! ACKs are created at the destination and delivered at the source. Goodput counts
 //! decoded batches, K x packet size each.
 
+use super::process::{Job, Processes, SocketFull};
 use super::{
-    CoeffArena, CoeffHandle, DestinationArrival, MoreAck, MoreData, MoreDestination,
+    CoeffArena, CoeffHandle, Coeffs, DestinationArrival, MoreAck, MoreData, MoreDestination,
     MoreFlowConfig, MoreFlowStats, MoreForwarder, MorePlan, MoreSource,
 };
 use crate::ids::{FlowId, NodeId};
 use crate::medium::wifi::BROADCAST;
-use crate::net::scheme::{NetAction, NetCx, NetFlow, NetReports, NetScheme, PacketSpec};
+use crate::net::scheme::{
+    BroadcastFate, NetAction, NetCx, NetFlow, NetReports, NetScheme, PacketSpec,
+};
 use crate::net::{DropReason, Packet, TransportHeader};
 use crate::qdisc::Dequeued;
 use airqueue_kernel::{RngStream, StreamKey, Time};
@@ -45,6 +56,16 @@ struct MoreFlow {
     /// Code-vector draws of all the flow's nodes, keyed (seed, flow, "more.code").
     rng: RngStream,
     stats: MoreFlowStats,
+    /// Processor time per packet a node's user-space process makes / receives (both
+    /// zero: no process), and its socket buffer.
+    send_cost: Time,
+    receive_cost: Time,
+    receive_buffer: u32,
+    /// A source rate controller ticks the source.
+    paced: bool,
+    /// The source's process is making a packet / holds one waiting for queue room.
+    source_coding: bool,
+    source_ready: bool,
 }
 
 impl MoreFlow {
@@ -70,7 +91,17 @@ impl MoreFlow {
                 ..Default::default()
             },
             plan: cfg.plan.clone(),
+            send_cost: cfg.send_cost,
+            receive_cost: cfg.receive_cost,
+            receive_buffer: cfg.receive_buffer,
+            paced: false,
+            source_coding: false,
+            source_ready: false,
         }
+    }
+
+    fn in_user_space(&self) -> bool {
+        self.send_cost > Time::ZERO || self.receive_cost > Time::ZERO
     }
 
     fn forwarder(&mut self, node: NodeId) -> Option<&mut MoreForwarder> {
@@ -115,6 +146,13 @@ pub struct MoreNet {
     /// Coded packets on the air that the destination took as innovative (resolved at
     /// the end of their broadcast, a few entries at most).
     innovative: Vec<u64>,
+    /// With a user-space cost: the nodes' processes; coded packets on the air whose
+    /// destination copy waits for its process, or found its socket buffer full; and
+    /// the packets whose broadcast ended while their copy waited (held).
+    processes: Processes,
+    awaiting: Vec<u64>,
+    overflowed: Vec<u64>,
+    held_for_destination: usize,
 }
 
 impl MoreNet {
@@ -132,11 +170,16 @@ impl MoreNet {
             }
             by_id[f.id.index()] = Some(MoreFlow::new(f, cfg, seed));
         }
+        let user_space = by_id.iter().flatten().any(MoreFlow::in_user_space);
         MoreNet {
             flows: by_id,
             arena: CoeffArena::new(),
             acks: vec![VecDeque::new(); node_count],
             innovative: Vec::new(),
+            processes: Processes::new(if user_space { node_count } else { 0 }, seed),
+            awaiting: Vec::new(),
+            overflowed: Vec::new(),
+            held_for_destination: 0,
         }
     }
 
@@ -145,32 +188,123 @@ impl MoreNet {
     }
 
     /// Keeps the source's radio queue full of transmission opportunities while the flow
-    /// is on (MORE's source sends as fast as the MAC lets it, seed 000 section 2).
-    fn top_up(&mut self, f: FlowId, now: Time, out: &mut Vec<NetAction>) {
-        let Some(m) = self.flow(f) else { return };
-        if now < m.start || now >= m.stop {
+    /// is on (MORE's source sends as fast as the MAC lets it, seed 000 section 2). In
+    /// user space its process makes them one at a time: a packet made waits for room,
+    /// and the next is begun once it is written.
+    fn top_up(&mut self, f: FlowId, cx: &NetCx, out: &mut Vec<NetAction>) {
+        let Some(m) = self.flows.get_mut(f.index()).and_then(Option::as_mut) else {
+            return;
+        };
+        if cx.now < m.start || cx.now >= m.stop {
             return;
         }
         let pkt = m.opportunity(f, m.src, MoreData::CURRENT_BATCH);
-        out.push(NetAction::Fill { pkt, to: BROADCAST });
+        if !m.in_user_space() {
+            out.push(NetAction::Fill { pkt, to: BROADCAST });
+            return;
+        }
+        if m.source_ready {
+            if !cx.queues.has_room(m.src, f, BROADCAST) {
+                return;
+            }
+            m.source_ready = false;
+            out.push(NetAction::Queue { pkt, to: BROADCAST });
+        }
+        if !m.source_coding {
+            m.source_coding = true;
+            let (node, cost) = (m.src, m.send_cost);
+            self.code(node, f, MoreData::CURRENT_BATCH, cost, cx, out);
+        }
     }
 
-    /// `node` decoded coded packet `pkt` (header `d`) broadcast by `from`.
+    /// Asks `node`'s process to make a coded packet of `flow` for `batch` (work to send
+    /// always waits its turn).
+    fn code(
+        &mut self,
+        node: NodeId,
+        flow: FlowId,
+        batch: u32,
+        cost: Time,
+        cx: &NetCx,
+        out: &mut Vec<NetAction>,
+    ) {
+        let job = Job::Code { flow, batch };
+        if let Ok(Some(at)) = self.processes.submit(node, job, cost, u32::MAX, cx.now) {
+            out.push(NetAction::Wake { node, at });
+        }
+    }
+
+    /// A coded packet `pkt` of a user-space flow reached `node` from `from`: up to the
+    /// process if this is a forwarder or the destination of its flow.
+    fn hear_in_user_space(
+        &mut self,
+        node: NodeId,
+        from: NodeId,
+        pkt: Packet,
+        d: MoreData,
+        now: Time,
+        out: &mut Vec<NetAction>,
+    ) {
+        let coeffs = *self.arena.get(d.coeffs);
+        let Some(m) = self
+            .flows
+            .get_mut(pkt.flow.index())
+            .and_then(Option::as_mut)
+        else {
+            return;
+        };
+        let at_destination = node == m.dst;
+        if !at_destination && m.forwarder(node).is_none() {
+            return; // not a forwarder of this flow: overheard, not a delivery
+        }
+        let (uid, f, cost, buffer) = (pkt.uid, pkt.flow, m.receive_cost, m.receive_buffer);
+        let job = Job::Receive {
+            from,
+            pkt,
+            coeffs,
+            at_destination,
+        };
+        match self.processes.submit(node, job, cost, buffer, now) {
+            Ok(wake) => {
+                if let Some(at) = wake {
+                    out.push(NetAction::Wake { node, at });
+                }
+                if at_destination {
+                    self.awaiting.push(uid);
+                }
+            }
+            Err(SocketFull) => {
+                if at_destination {
+                    self.overflowed.push(uid);
+                }
+                if let Some(m) = self.flow(f) {
+                    m.stats.receive_overflow += 1;
+                }
+            }
+        }
+    }
+
+    /// `node` decoded coded packet `pkt` (header `d`, code vector `coeffs`) broadcast
+    /// by `from`. `held`: the packet's broadcast has ended and its fate waited for this
+    /// (the destination's process), so it is settled now.
+    #[allow(clippy::too_many_arguments)]
     fn receive_coded(
         &mut self,
         node: NodeId,
         from: NodeId,
         pkt: &Packet,
         d: MoreData,
+        coeffs: &Coeffs,
+        held: bool,
+        cx: &NetCx,
         out: &mut Vec<NetAction>,
     ) {
         let f = pkt.flow;
-        let coeffs = *self.arena.get(d.coeffs);
         let Some(m) = self.flows.get_mut(f.index()).and_then(Option::as_mut) else {
             return;
         };
         if node == m.dst {
-            let arrival = m.dest.on_packet(d.batch, &coeffs);
+            let arrival = m.dest.on_packet(d.batch, coeffs);
             let (innovative, ack) = match arrival {
                 DestinationArrival::Innovative => (true, None),
                 DestinationArrival::Decoded(b) => (true, Some(b)),
@@ -181,9 +315,18 @@ impl MoreNet {
             };
             if innovative {
                 m.stats.destination_innovative += 1;
-                self.innovative.push(pkt.uid);
             } else {
                 m.stats.destination_redundant += 1;
+            }
+            match (held, innovative) {
+                (false, true) => self.innovative.push(pkt.uid),
+                (false, false) => {}
+                (true, true) => out.push(NetAction::Arrived),
+                (true, false) => out.push(NetAction::Drop {
+                    node,
+                    reason: DropReason::CodingRedundancy,
+                    pkt: pkt.clone(),
+                }),
             }
             if let DestinationArrival::Decoded(_) = arrival {
                 let k = m.k as u64;
@@ -212,16 +355,73 @@ impl MoreNet {
         let Some(fw) = m.forwarder(node) else {
             return; // not a forwarder of this flow: overheard, not a delivery
         };
-        let arrival = fw.on_packet(d.batch, &coeffs, upstream);
+        let arrival = fw.on_packet(d.batch, coeffs, upstream);
         let batch = fw.batch();
         if arrival.innovative {
             m.stats.forwarder_innovative += 1;
         } else {
             m.stats.forwarder_redundant += 1;
         }
+        if m.in_user_space() {
+            let cost = m.send_cost;
+            for _ in 0..arrival.transmissions {
+                self.code(node, f, batch, cost, cx, out);
+            }
+            return;
+        }
         for _ in 0..arrival.transmissions {
             let pkt = m.opportunity(f, node, batch);
             out.push(NetAction::Queue { pkt, to: BROADCAST });
+        }
+    }
+
+    /// `node`'s process finished `job`.
+    fn job_done(&mut self, node: NodeId, job: Job, cx: &NetCx, out: &mut Vec<NetAction>) {
+        match job {
+            Job::Receive {
+                from,
+                pkt,
+                coeffs,
+                at_destination,
+            } => {
+                let TransportHeader::More(d) = pkt.transport else {
+                    return;
+                };
+                // The destination's copy settles the packet's fate: at once if its
+                // broadcast is still on, else now, out of the held ones.
+                let mut held = false;
+                if at_destination {
+                    match self.awaiting.iter().position(|&u| u == pkt.uid) {
+                        Some(i) => {
+                            self.awaiting.swap_remove(i);
+                        }
+                        None => {
+                            held = true;
+                            self.held_for_destination -= 1;
+                        }
+                    }
+                }
+                self.receive_coded(node, from, &pkt, d, &coeffs, held, cx, out);
+            }
+            Job::Code { flow, batch } => {
+                let Some(m) = self.flow(flow) else { return };
+                if node == m.src && batch == MoreData::CURRENT_BATCH {
+                    m.source_coding = false;
+                    if m.paced {
+                        let pkt = m.opportunity(flow, node, batch);
+                        out.push(NetAction::Queue { pkt, to: BROADCAST });
+                    } else {
+                        m.source_ready = true;
+                        self.top_up(flow, cx, out);
+                    }
+                    return;
+                }
+                // A forwarder whose batch was flushed meanwhile has nothing to send.
+                if m.forwarder(node).is_some_and(|fw| fw.batch() == batch) {
+                    let pkt = m.opportunity(flow, node, batch);
+                    out.push(NetAction::Queue { pkt, to: BROADCAST });
+                }
+            }
         }
     }
 
@@ -300,8 +500,9 @@ impl NetScheme for MoreNet {
     fn on_flow_start(&mut self, flow: FlowId, paced: bool, cx: &NetCx, out: &mut Vec<NetAction>) {
         let Some(m) = self.flow(flow) else { return };
         m.source.batch_started = cx.now;
+        m.paced = paced;
         if !paced {
-            self.top_up(flow, cx.now, out);
+            self.top_up(flow, cx, out);
         }
     }
 
@@ -314,7 +515,16 @@ impl NetScheme for MoreNet {
         out: &mut Vec<NetAction>,
     ) {
         match pkt.transport {
-            TransportHeader::More(d) => self.receive_coded(node, from, &pkt, d, out),
+            TransportHeader::More(d) => {
+                let user_space = (self.flows.get(pkt.flow.index()))
+                    .is_some_and(|m| m.as_ref().is_some_and(MoreFlow::in_user_space));
+                if user_space {
+                    self.hear_in_user_space(node, from, pkt, d, cx.now, out);
+                } else {
+                    let coeffs = *self.arena.get(d.coeffs);
+                    self.receive_coded(node, from, &pkt, d, &coeffs, false, cx, out);
+                }
+            }
             TransportHeader::MoreAck(a) => self.forward_ack(node, pkt, a, cx, out),
             _ => {}
         }
@@ -331,17 +541,39 @@ impl NetScheme for MoreNet {
     /// One tick of a DiffQ-MORE source (seed 000, 6.2: the source sends coded packets at
     /// the rate DiffQ regulates): one coded packet into its destination queue. A full
     /// queue drops it, as it would a DiffQ-UDP datagram; the tick counts either way.
-    fn on_pace(&mut self, flow: FlowId, _cx: &NetCx, out: &mut Vec<NetAction>) -> bool {
+    /// In user space the tick begins the packet, which is queued when made; a tick
+    /// while the process is still making one passes.
+    fn on_pace(&mut self, flow: FlowId, cx: &NetCx, out: &mut Vec<NetAction>) -> bool {
         let Some(m) = self.flow(flow) else {
             return false;
         };
-        let pkt = m.opportunity(flow, m.src, MoreData::CURRENT_BATCH);
-        out.push(NetAction::Queue { pkt, to: BROADCAST });
+        if !m.in_user_space() {
+            let pkt = m.opportunity(flow, m.src, MoreData::CURRENT_BATCH);
+            out.push(NetAction::Queue { pkt, to: BROADCAST });
+            return true;
+        }
+        if m.source_coding {
+            return false;
+        }
+        m.source_coding = true;
+        let (node, cost) = (m.src, m.send_cost);
+        self.code(node, flow, MoreData::CURRENT_BATCH, cost, cx, out);
         true
     }
 
     fn on_source_dequeue(&mut self, flow: FlowId, cx: &NetCx, out: &mut Vec<NetAction>) {
-        self.top_up(flow, cx.now, out);
+        self.top_up(flow, cx, out);
+    }
+
+    /// `node`'s process finished its head job; it begins the next.
+    fn on_wake(&mut self, node: NodeId, cx: &NetCx, out: &mut Vec<NetAction>) {
+        let Some((job, next)) = self.processes.finish(node, cx.now) else {
+            return;
+        };
+        if let Some(at) = next {
+            out.push(NetAction::Wake { node, at });
+        }
+        self.job_done(node, job, cx, out);
     }
 
     /// The next batch ACK `node` should send (MORE, 4.2.3).
@@ -388,18 +620,25 @@ impl NetScheme for MoreNet {
     }
 
     /// A coded packet's broadcast ended: its fate (module docs).
-    fn on_broadcast_done(&mut self, _node: NodeId, pkt: &Packet) -> Result<(), DropReason> {
+    fn on_broadcast_done(&mut self, _node: NodeId, pkt: &Packet) -> BroadcastFate {
         let TransportHeader::More(d) = pkt.transport else {
-            return Ok(());
+            return BroadcastFate::Arrived;
         };
         self.arena.release(d.coeffs);
-        match self.innovative.iter().position(|&u| u == pkt.uid) {
-            Some(i) => {
-                self.innovative.swap_remove(i);
-                Ok(())
-            }
-            None => Err(DropReason::CodingRedundancy),
+        if let Some(i) = self.innovative.iter().position(|&u| u == pkt.uid) {
+            self.innovative.swap_remove(i);
+            return BroadcastFate::Arrived;
         }
+        if let Some(i) = self.awaiting.iter().position(|&u| u == pkt.uid) {
+            self.awaiting.swap_remove(i);
+            self.held_for_destination += 1;
+            return BroadcastFate::Held;
+        }
+        if let Some(i) = self.overflowed.iter().position(|&u| u == pkt.uid) {
+            self.overflowed.swap_remove(i);
+            return BroadcastFate::Dropped(DropReason::QueueOverflow);
+        }
+        BroadcastFate::Dropped(DropReason::CodingRedundancy)
     }
 
     /// The MAC gave up on a batch ACK at `node`: it goes back to the head of the node's
@@ -425,9 +664,10 @@ impl NetScheme for MoreNet {
         }
     }
 
-    /// ACKs waiting in the per-node queues.
+    /// ACKs waiting in the per-node queues, and coded packets whose fate waits for the
+    /// destination's process.
     fn held(&self) -> usize {
-        self.acks.iter().map(|q| q.len()).sum()
+        self.acks.iter().map(|q| q.len()).sum::<usize>() + self.held_for_destination
     }
 
     fn next_hop_sets(&self, flow: FlowId) -> &[(NodeId, Vec<NodeId>)] {
@@ -438,16 +678,29 @@ impl NetScheme for MoreNet {
     }
 
     /// Every code vector still stored belongs to a coded packet in a MAC's buffer: each
-    /// slot is released exactly once, when its broadcast ends.
+    /// slot is released exactly once, when its broadcast ends. Every packet held for its
+    /// destination's process is there.
     fn check(&self, in_macs: &mut dyn Iterator<Item = &Packet>) -> Result<(), String> {
         let held = in_macs
             .filter(|p| matches!(p.transport, TransportHeader::More(d) if d.coeffs.is_filled()))
             .count();
-        match held == self.arena.live() {
-            true => Ok(()),
-            false => Err(format!(
+        if held != self.arena.live() {
+            return Err(format!(
                 "MORE code-vector slots leaked: {} live, {held} coded packets in the MACs",
                 self.arena.live()
+            ));
+        }
+        let waiting = (self.processes.receptions())
+            .filter(|j| {
+                matches!(j, Job::Receive { pkt, at_destination: true, .. }
+                    if !self.awaiting.contains(&pkt.uid))
+            })
+            .count();
+        match waiting == self.held_for_destination {
+            true => Ok(()),
+            false => Err(format!(
+                "MORE holds {} packets for their destinations' processes, which hold {waiting}",
+                self.held_for_destination
             )),
         }
     }
@@ -476,6 +729,9 @@ mod tests {
         };
         let cfg = MoreFlowConfig {
             batch: K,
+            send_cost: Time::ZERO,
+            receive_cost: Time::ZERO,
+            receive_buffer: 50,
             plan: plan(3, NodeId(0), NodeId(2), delivery),
         };
         let config = NetFlowConfig::More(cfg.clone());
@@ -516,10 +772,20 @@ mod tests {
         }
     }
 
+    /// Queues that have room, or not.
+    struct Room(bool);
+
+    impl crate::net::scheme::QueueRoom for Room {
+        fn has_room(&self, _node: NodeId, _flow: FlowId, _to: NodeId) -> bool {
+            self.0
+        }
+    }
+
     fn cx(routes: &RoutingTable, secs: u64) -> NetCx<'_> {
         NetCx {
             now: Time::from_secs(secs),
             routes,
+            queues: &Room(true),
         }
     }
 
@@ -655,9 +921,11 @@ mod tests {
         let fates: Vec<_> = (sent.iter())
             .map(|p| net.on_broadcast_done(NodeId(0), p))
             .collect();
-        let arrived = fates.iter().filter(|f| f.is_ok()).count();
+        let arrived = (fates.iter())
+            .filter(|&&f| f == BroadcastFate::Arrived)
+            .count();
         let redundant = (fates.iter())
-            .filter(|&&f| f == Err(DropReason::CodingRedundancy))
+            .filter(|&&f| f == BroadcastFate::Dropped(DropReason::CodingRedundancy))
             .count();
         assert_eq!((arrived, arrived + redundant), (K as usize, sent.len()));
         assert_eq!(
