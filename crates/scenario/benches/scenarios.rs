@@ -8,6 +8,10 @@
 //!   between random pairs, static routing;
 //! - `mesh46-diffq`: the same mesh and flows under DiffQ (seed 000): per-destination
 //!   queues, the eight-level EDCA table, and every source paced by DiffQ's rate control;
+//! - `mesh46-more`, `mesh46-more-user-space`: the same mesh and flows as MORE flows
+//!   (seed 000, section 2): coded broadcasts from drop-tail queues, ETX routes for the
+//!   batch ACKs; the second with each node's user-space process (6 ms per packet made,
+//!   1 ms per packet received: the costs `diffq-more` fits to Table 2);
 //! - `chain-wired`: the bundled wired example;
 //! - `grid-backpressure`: seed 002's setting on a 4x3 grid (200 m spacing, so only
 //!   row and column neighbours hear each other): four coded TCP-SACK flows from the
@@ -91,6 +95,22 @@ fn diffq(mut v: Value) -> Value {
     v
 }
 
+/// The same scenario's flows as MORE flows (static ETX routes for the batch ACKs), with
+/// the user-space process's costs `costs_s` (send, receive) if any.
+fn more(mut v: Value, costs_s: Option<(f64, f64)>) -> Value {
+    v["name"] = json!("mesh46-more");
+    v["routing"] = json!({"kind": "static", "metric": "etx"});
+    for f in v["flow"].as_array_mut().expect("flow list") {
+        let (src, dst) = (f["src"].clone(), f["dst"].clone());
+        *f = json!({"kind": "more", "src": src, "dst": dst, "packet_size": 1400});
+        if let Some((send, receive)) = costs_s {
+            f["send_cost"] = json!(send);
+            f["receive_cost"] = json!(receive);
+        }
+    }
+    v
+}
+
 /// The same scenario with seed 002's network-coding layer on every TCP flow.
 fn coded(mut v: Value) -> Value {
     v["tcp"]["network_coding"] = json!(true);
@@ -129,6 +149,11 @@ fn scenarios(c: &mut Criterion) {
         ("star50", star(50, 20.0)),
         ("mesh46", mesh46(30.0)),
         ("mesh46-diffq", diffq(mesh46(30.0))),
+        ("mesh46-more", more(mesh46(30.0), None)),
+        (
+            "mesh46-more-user-space",
+            more(mesh46(30.0), Some((0.006, 0.001))),
+        ),
         ("chain-wired", example("chain-udp.toml")),
         ("tcp-chain", example("tcp-chain.toml")),
         ("tcp-chain-coded", coded(example("tcp-chain.toml"))),
