@@ -33,9 +33,9 @@ use airqueue_kernel::Time;
 /// `[[flow]] kind = "more"`: MORE (seed 000, section 2), carried by the network-layer
 /// scheme [`MoreNet`]. Its keys: `batch` (default 32, MORE's K), packets per batch,
 /// 1..=32; `send_cost` and `receive_cost` (default 0: none) and `receive_buffer`, the
-/// user-space process of seed 000's testbed (`process`). It broadcasts on the 802.11 channel from each node's FIFO (drop-tail) unless
-/// DiffQ paces it (`cc = "diffq"`: DiffQ-MORE), and sends its batch ACKs over the static
-/// routes.
+/// user-space process of seed 000's testbed (`process`). It broadcasts on the 802.11
+/// channel from each node's FIFO (drop-tail) unless DiffQ paces it (`cc = "diffq"`:
+/// DiffQ-MORE), and sends its batch ACKs over the static routes.
 pub static FLOW_KIND: FlowKindScheme = FlowKindScheme {
     name: "more",
     summary: "MORE (Chachulski et al., SIGCOMM 2007): opportunistic routing with \
@@ -76,9 +76,10 @@ pub static FLOW_KIND: FlowKindScheme = FlowKindScheme {
         },
         Key {
             name: "receive_buffer",
-            doc: "with a send or receive cost: packets the process's socket may hold waiting to go up \
-              (a reception finding it full is lost); default 50, about Linux's default \
-              socket receive buffer of about 100 KB in 2 KB buffers of 1,500-byte frames",
+            doc: "with a send or receive cost: packets the process's socket may hold \
+              waiting to go up (a reception finding it full is lost); default 50, about \
+              Linux's default socket receive buffer of about 100 KB in 2 KB buffers of \
+              1,500-byte frames",
             value: KeyValue::Count {
                 default: 50,
                 min: 1,

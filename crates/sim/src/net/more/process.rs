@@ -1,13 +1,14 @@
 //! MORE's process at each node when it runs in user space, as in seed 000's testbed
 //! (section 6.1: "MORE packets are delivered to the application at every hop for
-//! coding", with the cost of context switches, system calls and coding). One process per
-//! node serves its work in order, one job at a time: each coded packet a forwarder or the
-//! destination receives goes up to it, and each coded packet a node sends is made by it.
-//! A job takes its flow's `send_cost` or `receive_cost` on average, drawn uniformly from half to
-//! one and a half times it: processor time varies, and equal fixed times would keep
-//! two sources' broadcasts in step, colliding every time. Receptions wait in a socket
-//! buffer of `receive_buffer` packets, and one that finds it full is lost. Pure: [`MoreNet`]
-//! (`scheme.rs`) submits jobs and is woken when the head one is done.
+//! coding", with the cost of context switches, system calls and coding). One process
+//! per node serves its work in order, one job at a time: each coded packet a forwarder
+//! or the destination receives goes up to it, and each coded packet a node sends is
+//! made by it. A job takes its flow's `send_cost` or `receive_cost` on average, drawn
+//! uniformly from half to one and a half times it: processor time varies, and equal
+//! fixed times would keep two sources' broadcasts in step, colliding every time.
+//! Receptions wait in a socket buffer of `receive_buffer` packets, and one that finds it
+//! full is lost. Pure: [`MoreNet`] (`scheme.rs`) submits jobs and is woken when the head
+//! one is done.
 //!
 //! [`MoreNet`]: super::MoreNet
 
