@@ -192,9 +192,7 @@ impl MoreNet {
     /// user space its process makes them one at a time: a packet made waits for room,
     /// and the next is begun once it is written.
     fn top_up(&mut self, f: FlowId, cx: &NetCx, out: &mut Vec<NetAction>) {
-        let Some(m) = self.flows.get_mut(f.index()).and_then(Option::as_mut) else {
-            return;
-        };
+        let Some(m) = self.flow(f) else { return };
         if cx.now < m.start || cx.now >= m.stop {
             return;
         }
@@ -212,23 +210,23 @@ impl MoreNet {
         }
         if !m.source_coding {
             m.source_coding = true;
-            let (node, cost) = (m.src, m.send_cost);
-            self.code(node, f, MoreData::CURRENT_BATCH, cost, cx, out);
+            let src = m.src;
+            self.code(src, f, MoreData::CURRENT_BATCH, cx, out);
         }
     }
 
-    /// Asks `node`'s process to make a coded packet of `flow` for `batch` (work to send
-    /// always waits its turn).
+    /// Asks `node`'s process to make a coded packet of `flow` for `batch`, at the flow's
+    /// send cost (work to send always waits its turn).
     fn code(
         &mut self,
         node: NodeId,
         flow: FlowId,
         batch: u32,
-        cost: Time,
         cx: &NetCx,
         out: &mut Vec<NetAction>,
     ) {
-        let job = Job::Code { flow, batch };
+        let Some(m) = self.flow(flow) else { return };
+        let (job, cost) = (Job::Code { flow, batch }, m.send_cost);
         if let Ok(Some(at)) = self.processes.submit(node, job, cost, u32::MAX, cx.now) {
             out.push(NetAction::Wake { node, at });
         }
@@ -246,13 +244,7 @@ impl MoreNet {
         out: &mut Vec<NetAction>,
     ) {
         let coeffs = *self.arena.get(d.coeffs);
-        let Some(m) = self
-            .flows
-            .get_mut(pkt.flow.index())
-            .and_then(Option::as_mut)
-        else {
-            return;
-        };
+        let Some(m) = self.flow(pkt.flow) else { return };
         let at_destination = node == m.dst;
         if !at_destination && m.forwarder(node).is_none() {
             return; // not a forwarder of this flow: overheard, not a delivery
@@ -363,9 +355,8 @@ impl MoreNet {
             m.stats.forwarder_redundant += 1;
         }
         if m.in_user_space() {
-            let cost = m.send_cost;
             for _ in 0..arrival.transmissions {
-                self.code(node, f, batch, cost, cx, out);
+                self.code(node, f, batch, cx, out);
             }
             return;
         }
@@ -556,8 +547,8 @@ impl NetScheme for MoreNet {
             return false;
         }
         m.source_coding = true;
-        let (node, cost) = (m.src, m.send_cost);
-        self.code(node, flow, MoreData::CURRENT_BATCH, cost, cx, out);
+        let src = m.src;
+        self.code(src, flow, MoreData::CURRENT_BATCH, cx, out);
         true
     }
 
