@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import pickle
 import signal
@@ -140,11 +141,24 @@ def test_non_mapping_is_rejected() -> None:
         airqueue.load_scenario(42)  # type: ignore[arg-type]
 
 
-def test_values_json_cannot_carry_are_config_errors() -> None:
-    with pytest.raises(ConfigError, match="JSON"):
+def test_values_json_cannot_carry_are_config_errors_naming_their_key_path() -> None:
+    with pytest.raises(ConfigError, match=r"^name: a object value .* use numbers"):
         Scenario.from_dict({"name": object()}).to_json()
-    with pytest.raises(ConfigError, match="JSON"):
+    with pytest.raises(ConfigError, match=r"^duration: inf is not a finite number"):
         Scenario.from_dict({"duration": float("inf")}).to_json()
+    # Every such value is named, in lists of tables too (a TOML date is one).
+    bad = {
+        "flow": [{"rate": 1.0}, {"rate": float("nan")}],
+        "topology": {"nodes": [0, float("-inf")]},
+        "when": datetime.date(2026, 1, 1),
+    }
+    with pytest.raises(ConfigError) as info:
+        Scenario.from_dict(bad).to_json()
+    assert [e.split(":")[0] for e in info.value.errors] == [
+        "flow[1].rate",
+        "topology.nodes[1]",
+        "when",
+    ]
 
 
 # --- overrides ----------------------------------------------------------------------------

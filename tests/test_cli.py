@@ -132,6 +132,13 @@ def test_negative_seed_is_a_config_error(chain: Path) -> None:
     assert_config_failure(airqueue_cli("run", chain, "--seed", "-3"), "seed")
 
 
+def test_a_non_finite_number_is_a_config_error_naming_its_key(tmp_path: Path) -> None:
+    path = tmp_path / "nan.toml"
+    path.write_text(CHAIN_TOML.replace("duration = 10", "duration = nan"))
+    lines = assert_config_failure(airqueue_cli("run", path), "duration")
+    assert any("duration: nan is not a finite number" in line for line in lines)
+
+
 def test_unwritable_out_exits_1(chain: Path, tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("")

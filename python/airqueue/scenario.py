@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import os
 import re
 import sys
@@ -79,10 +80,10 @@ class Scenario:
 
     def to_json(self) -> str:
         """The keys as JSON text, as the core reads them."""
-        try:
-            return json.dumps(self._data, allow_nan=False, default=_no_json)
-        except (TypeError, ValueError) as e:
-            raise ConfigError(f"scenario is not representable as JSON: {e}") from None
+        problems = _json_problems(self._data, "")
+        if problems:
+            raise ConfigError(problems)
+        return json.dumps(self._data, allow_nan=False)
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> Scenario:
         """A copy with keys set by dotted path: ``{"queue.capacity": 10, "flow[0].rate": 1e6}``.
@@ -142,8 +143,28 @@ def decode_report(text: str) -> dict[str, Any]:
     return report
 
 
-def _no_json(value: object) -> Any:
-    raise TypeError(f"{type(value).__name__} value {value!r} (use numbers, strings, lists, tables)")
+def _json_problems(value: object, path: str) -> list[str]:
+    """Each value the core cannot read, by its key path: a non-finite number or a type a
+    scenario file cannot hold (a scenario is numbers, strings, booleans, lists, tables)."""
+    where = path or "(top level)"
+    if isinstance(value, Mapping):
+        problems = []
+        for key, item in value.items():
+            if not isinstance(key, str):
+                problems.append(f"{where}: key {key!r} is not a string; keys are names")
+                continue
+            problems.extend(_json_problems(item, f"{path}.{key}" if path else key))
+        return problems
+    if isinstance(value, (list, tuple)):
+        return [p for i, item in enumerate(value) for p in _json_problems(item, f"{path}[{i}]")]
+    if isinstance(value, float) and not math.isfinite(value):
+        return [f"{where}: {value!r} is not a finite number; give a finite value"]
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return []
+    return [
+        f"{where}: a {type(value).__name__} value ({value!r:.60}) cannot be a scenario value; "
+        "use numbers, strings, booleans, lists or tables"
+    ]
 
 
 def _parse_path(key: str) -> list[str | int]:
