@@ -108,6 +108,7 @@ struct Station {
 struct OnAir {
     from: NodeId,
     frame: AirFrame,
+    ends_at: Time,
 }
 
 /// Every station's TDMA MAC plus the channel they share.
@@ -332,6 +333,14 @@ impl TdmaNet {
 
     /// Slot `next_slot` starts now: its owner sends its head frame, if it has one.
     fn slot_start<E: From<WifiEvent>>(&mut self, q: &mut EventQueue<E>) {
+        if let Some(on_air) = self.on_air {
+            // An exchange that fills its slot to the nanosecond ends as this slot starts,
+            // but its ACK's end was scheduled after this timer: start the slot again at
+            // the same instant, after that end (or later, if the frame runs on).
+            self.busy_until = self.busy_until.max(on_air.ends_at);
+            self.arm_next_slot(q);
+            return;
+        }
         let k = self.next_slot;
         self.next_slot = k + 1;
         let owner = self.order[(k % self.order.len() as u64) as usize];
@@ -424,7 +433,12 @@ impl TdmaNet {
         q: &mut EventQueue<E>,
     ) {
         debug_assert!(self.on_air.is_none(), "two TDMA transmissions overlap");
-        self.on_air = Some(OnAir { from: node, frame });
+        let ends_at = q.now() + duration;
+        self.on_air = Some(OnAir {
+            from: node,
+            frame,
+            ends_at,
+        });
         self.radio_events.clear();
         self.channel
             .start_tx(node, frame.rate, q.now(), &mut self.radio_events);
@@ -842,6 +856,36 @@ mod tests {
             .iter()
             .any(|(_, o)| matches!(o, WifiOutput::RetryLimitDrop { .. })));
         assert_eq!(net.stats(NodeId(0)).retry_limit_drops, 1);
+        assert_eq!(net.in_flight(), 0);
+    }
+
+    #[test]
+    fn a_frame_that_fills_its_slot_exactly_hands_over_to_the_next_slot_on_time() {
+        // Slots sized for exactly the 1028-byte IP packet: each ACK ends as the next
+        // slot starts, and the next owner sends then, not over the ACK.
+        let c = WifiConfig {
+            access: Access::Tdma { slot_bytes: 1028 },
+            ..cfg()
+        };
+        let mut net = three(c.clone(), |_, _| 0.0);
+        let mut q = EventQueue::new();
+        for n in 0..3 {
+            for k in 0..2 {
+                let to = NodeId((n + 1) % 3);
+                net.push_frame(NodeId(n), frame(n, to, (2 * n + k) as u64), &mut q);
+            }
+        }
+        let out = run(&mut net, &mut q);
+        let slot = net.slot();
+        assert_eq!(slot, data_time(&c) + dsss::SIFS + net.ack_duration);
+        let got = receptions(&out);
+        let want: Vec<_> = (0..6u64)
+            .map(|k| {
+                let n = (k % 3) as u32;
+                (slot.times(k) + data_time(&c), (n + 1) % 3, n)
+            })
+            .collect();
+        assert_eq!(got, want);
         assert_eq!(net.in_flight(), 0);
     }
 
