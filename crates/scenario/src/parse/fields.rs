@@ -10,7 +10,7 @@ use std::ops::RangeInclusive;
 
 use serde_json::{Map, Value};
 
-use super::{MAX_QUEUE_PKTS, MIN_INTERVAL_S};
+use super::{MAX_DURATION_S, MAX_QUEUE_PKTS, MIN_INTERVAL_S};
 use crate::error::ConfigError;
 
 /// The problems found so far, in reading order.
@@ -355,8 +355,9 @@ impl<'a> Fields<'a> {
         }
     }
 
-    /// A period or timeout in seconds: [`Fields::number`], and a positive value must be at
-    /// least [`MIN_INTERVAL_S`] (0 is left to `ok`, for keys where it means "off").
+    /// A period or timeout in seconds: [`Fields::number`], at most [`MAX_DURATION_S`], and
+    /// a positive value must be at least [`MIN_INTERVAL_S`] (0 is left to `ok`, for keys
+    /// where it means "off").
     pub(crate) fn interval(
         &mut self,
         errs: &mut Errs,
@@ -366,6 +367,17 @@ impl<'a> Fields<'a> {
         ok: impl Fn(f64) -> bool,
     ) -> Option<f64> {
         let x = self.number(errs, key, default, expected, ok)?;
+        if x > MAX_DURATION_S {
+            // Past the longest run, a period's next instant would overflow the clock.
+            errs.push(ConfigError::new(
+                self.path(key),
+                format!(
+                    "{x:e} s is longer than the longest run ({MAX_DURATION_S:e} s); use at most \
+                     {MAX_DURATION_S:e} s"
+                ),
+            ));
+            return None;
+        }
         if x > 0.0 && x < MIN_INTERVAL_S {
             errs.push(ConfigError::new(
                 self.path(key),

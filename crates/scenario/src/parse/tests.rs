@@ -1408,3 +1408,23 @@ fn backpressure_link_estimate_and_control_keys() {
         vec!["queue.loss_count: applies only to measured estimates: drop it, or set link_estimate = \"measured\""]
     );
 }
+
+#[test]
+fn outputs_bin_is_a_period_between_the_clock_tick_and_the_longest_run() {
+    // A bin past the longest run would overflow the clock at its first sample.
+    assert_eq!(
+        errors_of("[outputs]\nbin = 9223372036854775807\n"),
+        vec![
+            "outputs.bin: 9.223372036854776e18 s is longer than the longest run (1e9 s); use \
+             at most 1e9 s"
+        ]
+    );
+    assert_eq!(
+        errors_of("[outputs]\nbin = 1e-7\n")[0],
+        "outputs.bin: 1e-7 s is below 1e-6 s, the shortest period or timeout accepted (the \
+         clock ticks in nanoseconds, and a timer rounded to 0 ns would fire without end at \
+         one instant); use at least 1e-6 s"
+    );
+    let one_bin = from_toml_str(&format!("{TWO_NODES}[outputs]\nbin = 1e9\n")).unwrap();
+    assert_eq!(one_bin.outputs.bin_s, 1e9);
+}
