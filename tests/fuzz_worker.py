@@ -46,12 +46,12 @@ def load_toml(path: Path) -> dict[str, Any]:
     return tomllib.loads(path.read_text(encoding="utf-8"))
 
 
-def shorten(scenario: dict[str, Any]) -> dict[str, Any]:
-    """The scenario run for SHORT_DURATION_S: every time within the run (warm-up, flow
+def shorten(scenario: dict[str, Any], duration_s: float = SHORT_DURATION_S) -> dict[str, Any]:
+    """The scenario run for ``duration_s``: every time within the run (warm-up, flow
     starts and stops, rate changes) scaled by the same factor, so the run keeps its shape."""
     out = json.loads(json.dumps(scenario))
-    factor = SHORT_DURATION_S / float(out["duration"])
-    out["duration"] = SHORT_DURATION_S
+    factor = duration_s / float(out["duration"])
+    out["duration"] = duration_s
 
     def scale(node: Any) -> None:
         if isinstance(node, dict):

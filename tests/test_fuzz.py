@@ -9,6 +9,8 @@ its wall time and whose death is a crash. A case passes when it runs or is refus
 ConfigError whose every message names what it is about; the spin guard's
 SimulationError ("simulation stopped at ...") is the one documented simulation error.
 Never another exception, a hang or a crash. A few cases go through the command line too.
+Other cases set one to four mechanism keys of an example to other documented values
+(``ALTERNATIVES``), so that valid combinations no example has run or are refused too.
 
 The suite runs about two hundred derandomized cases; ``scripts/fuzz.sh`` runs many more
 (``AIRQUEUE_FUZZ_CASES``, ``AIRQUEUE_FUZZ_SEED``) and writes the tally of outcomes to
@@ -90,7 +92,38 @@ ODD_VALUES: list[Any] = [
     10**30,
 ]
 
+#: Documented values of keys that switch mechanisms (docs/scenario.md): a few of them set
+#: at once combine mechanisms no example combines, such as TDMA under coded TCP.
+ALTERNATIVES: dict[tuple[str, str], list[Any]] = {
+    ("mac", "kind"): ["dcf", "edca", "tdma"],
+    ("mac", "rts_threshold"): [0, 500, "off"],
+    ("mac", "rate_control"): ["constant", "aarf"],
+    ("mac", "tx_buffer"): [1, 2, 200],
+    ("mac", "short_retry_limit"): [1, 7],
+    ("mac", "nav_reset_after_rts"): [True],
+    ("radio", "data_rate"): [1e6, 2e6, 5.5e6, 11e6],
+    ("radio", "fading"): ["none", "rayleigh"],
+    ("radio", "propagation"): ["two-ray-ground", "log-distance", "friis", "range"],
+    ("radio", "late_capture"): ["preamble", "always", "never"],
+    ("radio", "sensed_frames"): ["rx_error", "energy"],
+    ("radio", "preamble_detection_db"): [4.0, "off"],
+    ("radio", "preamble"): ["long", "short"],
+    ("routing", "kind"): ["static", "aodv", "olsr"],
+    ("routing", "metric"): ["hops", "etx"],
+    ("queue", "kind"): ["droptail", "diffq", "fq", "red", "pi", "codel", "fq_codel"],
+    ("queue", "capacity"): [1, 2, 5, 200],
+    ("tcp", "network_coding"): [True, False],
+    ("tcp", "delayed_ack"): [True, False],
+    ("tcp", "timestamps"): [True, False],
+    ("tcp", "ecn"): [True, False],
+    ("tcp", "max_window"): [1, 4, 64],
+}
+
 SCENARIOS = {p.stem: shorten(load_toml(p)) for p in scenario_examples()}
+#: The examples for ``ALTERNATIVES``, run longer: most such cases are valid, and some
+#: combinations go wrong only once transports are under way (TCP's first window).
+COMBINED_DURATION_S = 2.0
+LONGER = {p.stem: shorten(load_toml(p), COMBINED_DURATION_S) for p in scenario_examples()}
 SWEEPS = {
     p.stem: (short_sweep(load_toml(p)), shorten(load_toml(p.parent / load_toml(p)["base"])))
     for p in sweep_examples()
@@ -179,11 +212,26 @@ def mutated(draw: st.DrawFn, base: dict[str, Any]) -> tuple[dict[str, Any], list
 
 
 @st.composite
+def combined(draw: st.DrawFn, base: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
+    """The example with one to four mechanism keys set to other documented values
+    (``ALTERNATIVES``; sections created where missing)."""
+    data = json.loads(json.dumps(base))
+    steps = []
+    keys = sorted(ALTERNATIVES)
+    for _ in range(draw(st.integers(1, 4))):
+        section, key = draw(st.sampled_from(keys))
+        value = draw(st.sampled_from(ALTERNATIVES[(section, key)]))
+        data.setdefault(section, {})[key] = value
+        steps.append(((section, key), "alternative", value))
+    return data, steps
+
+
+@st.composite
 def cases(draw: st.DrawFn) -> tuple[dict[str, Any], list[Any]]:
-    """A mutated example through the API or a TOML file, or a mutated sweep (file or
-    base scenario)."""
+    """A mutated example through the API or a TOML file, an example with other documented
+    mechanisms through the API, or a mutated sweep (file or base scenario)."""
     # Sweeps run several scenarios per case, so they are drawn less often.
-    kind = draw(st.sampled_from(["api", "api", "api", "toml", "toml", "sweep"]))
+    kind = draw(st.sampled_from(["api", "api", "api", "toml", "toml", "combined", "sweep"]))
     if kind == "sweep":
         name = draw(st.sampled_from(sorted(SWEEPS)))
         sweep, base = SWEEPS[name]
@@ -193,6 +241,9 @@ def cases(draw: st.DrawFn) -> tuple[dict[str, Any], list[Any]]:
             base, steps = draw(mutated(base))
         return {"via": "sweep", "sweep": sweep, "base": base}, [name, *steps]
     name = draw(st.sampled_from(sorted(SCENARIOS)))
+    if kind == "combined":
+        scenario, steps = draw(combined(LONGER[name]))
+        return {"via": "api", "scenario": scenario}, [name, *steps]
     scenario, steps = draw(mutated(SCENARIOS[name]))
     return {"via": kind, "scenario": scenario}, [name, *steps]
 
