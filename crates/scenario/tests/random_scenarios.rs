@@ -1,7 +1,8 @@
 //! Property test over whole scenarios: whatever mix of media, queues, transports and
 //! schemes a valid scenario combines, the run finishes without a panic, every packet is
 //! accounted for (the conservation law of DESIGN.md), and the same scenario gives the
-//! same bits twice. Media: wired; 802.11 with drop-tail + ECN marking; DiffQ with EDCA;
+//! same bits twice. Media: wired; 802.11 with drop-tail + ECN marking; DiffQ with EDCA
+//! (half of it with a 200-frame driver buffer under fading);
 //! 802.11 with per-flow fair queuing and back-pressure; wired RED and 802.11 PI, with or
 //! without ECN; on 802.11, chains and access points with a wired host.
 
@@ -64,7 +65,10 @@ fn scenario() -> impl Strategy<Value = Value> {
                     s["mac"] = json!({"rts_threshold": if fading { 0 } else { 4000 }});
                 }
                 2 => {
-                    s["mac"] = json!({"kind": "edca", "levels": "diffq8"});
+                    // Half with a driver buffer and fading: frames of several levels wait
+                    // in the MAC at once and some ACKs are lost, so retries interleave.
+                    s["mac"] = json!({"kind": "edca", "levels": "diffq8", "tx_buffer": if fading { 200 } else { 1 }});
+                    s["radio"] = json!({"fading": if fading { "rayleigh" } else { "none" }});
                     s["queue"] = json!({"kind": "diffq", "capacity": 60, "per_dest_capacity": 20});
                 }
                 3 => {

@@ -196,6 +196,10 @@ pub struct LevelStats {
 struct Ac {
     params: EdcaLevel,
     queue: VecDeque<MacFrame>,
+    /// Sequence number of this level's next frame: one counter per TID (IEEE
+    /// 802.11-2016 10.3.2.11.2), so that the receiver's cache tells a retry apart from
+    /// the frames of other levels sent in between.
+    next_seq: u16,
     cw: u16,
     /// Slots still to count; `None` when no backoff is pending.
     backoff: Option<u32>,
@@ -247,9 +251,9 @@ struct Station {
     idle_since: Time,
     busy_since: Time,
     cca_busy: bool,
-    next_seq: u16,
-    /// Last sequence number accepted per transmitter (10.3.2.11 duplicate detection).
-    last_seq: Vec<(NodeId, u16)>,
+    /// Last sequence number accepted per transmitter and level (TID): the receiver's
+    /// cache of 10.3.2.11.3 duplicate detection.
+    last_seq: Vec<(NodeId, u8, u16)>,
     rates: RateTable,
     buffered: u32,
     timers: [TimerId; 4],
@@ -308,6 +312,7 @@ impl WifiNet {
                         .map(|&params| Ac {
                             params,
                             queue: VecDeque::new(),
+                            next_seq: 0,
                             cw: params.cw_min,
                             backoff: None,
                             grant: None,
@@ -323,7 +328,6 @@ impl WifiNet {
                     idle_since: Time::ZERO,
                     busy_since: Time::ZERO,
                     cca_busy: false,
-                    next_seq: 0,
                     last_seq: Vec::new(),
                     rates: match cfg.rate_control {
                         RateControl::Constant => RateTable::constant(cfg.data_rate),
@@ -451,10 +455,10 @@ impl WifiNet {
         let now = q.now();
         let st = &mut self.stations[node.index()];
         let level = (d.priority as usize).min(st.acs.len() - 1);
-        let seq = st.next_seq;
-        st.next_seq = st.next_seq.wrapping_add(1) & 0x0fff; // 12-bit sequence number (9.2.4.4)
         st.buffered += 1;
         let ac = &mut st.acs[level];
+        let seq = ac.next_seq;
+        ac.next_seq = ac.next_seq.wrapping_add(1) & 0x0fff; // 12-bit sequence number (9.2.4.4)
         ac.queue.push_back(MacFrame {
             pkt: d.pkt,
             next_hop: d.next_hop,
@@ -995,14 +999,16 @@ impl WifiNet {
                     self.out.push(WifiOutput::Received { node, from, pkt });
                 } else if for_me {
                     let st = &mut self.stations[node.index()];
-                    let dup = match st.last_seq.iter_mut().find(|(n, _)| *n == from) {
-                        Some((_, last)) => {
+                    let cached = (st.last_seq.iter_mut())
+                        .find(|(n, level, _)| *n == from && *level == frame.level);
+                    let dup = match cached {
+                        Some((_, _, last)) => {
                             let dup = frame.retry && *last == frame.seq;
                             *last = frame.seq;
                             dup
                         }
                         None => {
-                            st.last_seq.push((from, frame.seq));
+                            st.last_seq.push((from, frame.level, frame.seq));
                             false
                         }
                     };
