@@ -715,6 +715,24 @@ mod tests {
             .collect()
     }
 
+    /// Two frames at each of the three stations, for the next one round the ring.
+    fn push_two_to_each_next(net: &mut TdmaNet, q: &mut EventQueue<WifiEvent>) {
+        for n in 0..3 {
+            for k in 0..2 {
+                let to = NodeId((n + 1) % 3);
+                net.push_frame(NodeId(n), frame(n, to, (2 * n + k) as u64), q);
+            }
+        }
+    }
+
+    /// (time, receiver, sender) of `count` frames sent one per slot round the ring, each
+    /// received `data` after its slot starts.
+    fn one_per_slot(slot: Time, data: Time, count: u32) -> Vec<(Time, u32, u32)> {
+        (0..count)
+            .map(|k| (slot.times(k as u64) + data, (k + 1) % 3, k % 3))
+            .collect()
+    }
+
     fn data_time(cfg: &WifiConfig) -> Time {
         frame_duration(
             1000 + 28 + cfg.data_overhead_bytes,
@@ -737,20 +755,10 @@ mod tests {
         let c = cfg();
         let mut net = three(c.clone(), |_, _| 0.0);
         let mut q = EventQueue::new();
-        for n in 0..3 {
-            for k in 0..2 {
-                let to = NodeId((n + 1) % 3);
-                net.push_frame(NodeId(n), frame(n, to, (2 * n + k) as u64), &mut q);
-            }
-        }
+        push_two_to_each_next(&mut net, &mut q);
         assert_eq!(net.in_flight(), 6);
         let out = run(&mut net, &mut q);
-        let slot = net.slot();
-        let got = receptions(&out);
-        let want: Vec<(Time, u32, u32)> = (0..6u32)
-            .map(|k| (slot.times(k as u64) + data_time(&c), (k + 1) % 3, k % 3))
-            .collect();
-        assert_eq!(got, want);
+        assert_eq!(receptions(&out), one_per_slot(net.slot(), data_time(&c), 6));
         for n in 0..3 {
             let s = net.stats(NodeId(n));
             assert_eq!((s.data_tx, s.acks_tx, s.retries), (2, 2, 0));
@@ -869,23 +877,11 @@ mod tests {
         };
         let mut net = three(c.clone(), |_, _| 0.0);
         let mut q = EventQueue::new();
-        for n in 0..3 {
-            for k in 0..2 {
-                let to = NodeId((n + 1) % 3);
-                net.push_frame(NodeId(n), frame(n, to, (2 * n + k) as u64), &mut q);
-            }
-        }
+        push_two_to_each_next(&mut net, &mut q);
         let out = run(&mut net, &mut q);
         let slot = net.slot();
         assert_eq!(slot, data_time(&c) + dsss::SIFS + net.ack_duration);
-        let got = receptions(&out);
-        let want: Vec<_> = (0..6u64)
-            .map(|k| {
-                let n = (k % 3) as u32;
-                (slot.times(k) + data_time(&c), (n + 1) % 3, n)
-            })
-            .collect();
-        assert_eq!(got, want);
+        assert_eq!(receptions(&out), one_per_slot(slot, data_time(&c), 6));
         assert_eq!(net.in_flight(), 0);
     }
 
