@@ -62,6 +62,10 @@ class Config:
     ablation: bool = True
     #: DiffQ's rate-control clock at every point (``diffq_single_path.RATE_UPDATE``).
     rate_update: str = RATE_UPDATE
+    #: Frames the MAC holds in the single-path runs (``[mac] tx_buffer``); None: that
+    #: reproduction's default, MadWiFi's 200, behind which the backlog waits out of reach
+    #: of D and the threshold; 1 gives the model the grid below was first run on.
+    driver_buffer: int | None = None
     quick: bool = False
 
     @classmethod
@@ -145,6 +149,7 @@ def _run(config: Config, out: Path, common: dict[str, Any]) -> ReproductionResul
                 "seeds": config.single_path_seeds,
                 "flow_counts": list(config.flow_counts),
                 "schemes": ["TCP-SACK", "DiffQ-TCP"],
+                **({} if config.driver_buffer is None else {"driver_buffer": config.driver_buffer}),
             },
             **common,
         )
