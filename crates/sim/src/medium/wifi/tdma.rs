@@ -715,7 +715,7 @@ mod tests {
             .collect()
     }
 
-    /// Two frames at each of the three stations, for the next one round the ring.
+    /// Two frames at each of the three stations, each for the next station round the ring.
     fn push_two_to_each_next(net: &mut TdmaNet, q: &mut EventQueue<WifiEvent>) {
         for n in 0..3 {
             for k in 0..2 {
