@@ -197,6 +197,27 @@ def test_fading_option_of_the_mesh(tmp_path):
         )
 
 
+def test_tcp_sack_variant_of_the_mesh_is_a_counterfactual():
+    """``tcp_sack_variant = "cubic"`` gives TCP-SACK (and its reruns alone) CUBIC's
+    window; DiffQ-TCP and TCP-FeW keep theirs; the default leaves the scored runs as they
+    were; another value is refused with the configuration, before any run, naming the
+    parameter."""
+    from airqueue.reproduce import diffq_single_path as sp
+
+    mesh = dict(SMALL_MESH)
+    assert sp.Config().tcp_sack_variant == "sack"
+    variant = {
+        scheme: sp.scheme_scenario(scheme, sack_variant="cubic", **mesh)["flows"]["variant"]
+        for scheme in ("TCP-SACK", "TCP-FeW", "DiffQ-TCP")
+    }
+    assert variant == {"TCP-SACK": "cubic", "TCP-FeW": "few", "DiffQ-TCP": "sack"}
+    assert sp.scheme_scenario("TCP-SACK", **mesh)["flows"]["variant"] == "sack"
+    cubic = sp.Config.make(False, {"tcp_sack_variant": "cubic"})
+    assert sp.alone_scenario(cubic, 3, 7, 0.5)["flow"][0]["variant"] == "cubic"
+    with pytest.raises(ValueError, match=r"tcp_sack_variant must be one of sack, cubic.*--param"):
+        sp.Config.make(True, {"tcp_sack_variant": "bic"})
+
+
 def test_diffq_switches_of_the_mesh_are_counterfactuals(tmp_path):
     """``diffq_scheduling`` and ``diffq_mac_priority`` off set ``[diffq] scheduling`` and
     ``mac_priority`` to false for the DiffQ schemes only (section 6.4's round robin and

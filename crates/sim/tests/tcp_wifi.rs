@@ -25,10 +25,11 @@ const MSS: u32 = 1000;
 const IP_TCP: u32 = 40;
 const SPACING_M: f64 = 200.0;
 
-fn variants() -> [(&'static str, TcpVariant); 4] {
+fn variants() -> [(&'static str, TcpVariant); 5] {
     [
         ("newreno", TcpVariant::NewReno),
         ("sack", TcpVariant::Sack),
+        ("cubic", TcpVariant::Cubic),
         ("vegas", TcpVariant::VEGAS),
         ("few", TcpVariant::FEW),
     ]

@@ -32,7 +32,12 @@ fn bulk_transfer_fills_a_three_hop_chain() {
     let duration = Time::from_secs(20);
     // RTT about 3 x (2 ms + 0.83 ms) ~ 9 ms = 11 segments in flight at 10 Mb/s; a window
     // of 40 covers it without overflowing the 50-packet queues.
-    for variant in [TcpVariant::NewReno, TcpVariant::Sack, TcpVariant::FEW] {
+    for variant in [
+        TcpVariant::NewReno,
+        TcpVariant::Sack,
+        TcpVariant::Cubic,
+        TcpVariant::FEW,
+    ] {
         let cfg = TcpFlowConfig {
             max_window: 40,
             ..TcpFlowConfig::new(variant)

@@ -1,5 +1,5 @@
-//! TCP as pure, event-loop-free state machines: a [`TcpSender`] (NewReno, SACK, Vegas, FeW;
-//! ECN) and a [`TcpReceiver`] (cumulative ACK, SACK blocks, delayed ACK, ECN echo).
+//! TCP as pure, event-loop-free state machines: a [`TcpSender`] (NewReno, SACK, CUBIC, Vegas,
+//! FeW; ECN) and a [`TcpReceiver`] (cumulative ACK, SACK blocks, delayed ACK, ECN echo).
 //!
 //! Both machines are plain structs that never call outward (smoltcp style): each input is
 //! a method call with the current time, e.g. [`TcpSender::on_ack`]`(ack, now, out)`, and
@@ -35,8 +35,9 @@
 //! comparisons replace modular ones.
 //!
 //! Modules: [`wire`] (headers and sizes), [`rto`] (RFC 6298), [`scoreboard`] (send times,
-//! SACKed bits), [`sender`], [`receiver`], [`tfrc`] (RFC 5348 and TFRC-ECN).
+//! SACKed bits), [`sender`], [`cubic`] (RFC 9438's window), [`receiver`], [`tfrc`] (RFC 5348 and TFRC-ECN).
 
+pub mod cubic;
 pub mod receiver;
 pub mod rto;
 pub mod scoreboard;

@@ -1,11 +1,13 @@
 //! The congestion-controlled TCP sender as a pure state machine: slow start and congestion
-//! avoidance (RFC 5681), NewReno (RFC 6582), SACK loss recovery (RFC 6675), Vegas, FeW,
-//! RTO (RFC 6298) and ECN (RFC 3168). Windows are in packets (see the crate docs).
+//! avoidance (RFC 5681), NewReno (RFC 6582), SACK loss recovery (RFC 6675), CUBIC (RFC
+//! 9438), Vegas, FeW, RTO (RFC 6298) and ECN (RFC 3168). Windows are in packets (see the
+//! crate docs).
 
 use std::collections::VecDeque;
 
 use airqueue_kernel::Time;
 
+use crate::cubic::Cubic;
 use crate::rto::{RtoConfig, RtoEstimator};
 use crate::scoreboard::Scoreboard;
 use crate::wire::{TcpAck, TcpData};
@@ -30,6 +32,9 @@ pub enum Variant {
     /// FeW, fractional window increment (Nahm, Helmy, Kuo 2005): in congestion avoidance
     /// cwnd grows by `alpha` packets per RTT (`alpha / cwnd` per ACK); NewReno otherwise.
     Few { alpha: f64 },
+    /// CUBIC (RFC 9438, [`crate::cubic`]) with RFC 6675 SACK loss recovery: Linux's
+    /// default TCP from 2.6.19 on.
+    Cubic,
 }
 
 impl Variant {
@@ -42,8 +47,10 @@ impl Variant {
     /// FeW with the paper's default alpha = 0.01.
     pub const FEW: Variant = Variant::Few { alpha: 0.01 };
 
-    fn uses_sack(&self) -> bool {
-        matches!(self, Variant::Sack)
+    /// Whether the variant recovers losses with SACK (RFC 6675); its receiver then
+    /// sends SACK blocks.
+    pub fn uses_sack(&self) -> bool {
+        matches!(self, Variant::Sack | Variant::Cubic)
     }
 }
 
@@ -177,6 +184,8 @@ struct Eifel {
     /// `recover` before the timeout moved it to SND.MAX (RFC 6582 3.2 step 4, RFC 6675
     /// 5.1), restored if the timeout is undone.
     recover_prev: u32,
+    /// CUBIC's state before the timeout, restored if it is undone (RFC 9438 4.9).
+    cubic_prev: Cubic,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -219,6 +228,8 @@ pub struct TcpSender {
     cwr_pending: bool,
     rto_deadline: Option<Time>,
     vegas: VegasState,
+    /// CUBIC's curve (only `Variant::Cubic` reads it).
+    cubic: Cubic,
     stats: SenderStats,
     /// Paced mode: retransmissions that loss recovery decided on an ACK (RFC 6582 3.2
     /// steps 2-3, RFC 6675 4.3), waiting for the next ticks, oldest first.
@@ -274,6 +285,7 @@ impl TcpSender {
             cwr_pending: false,
             rto_deadline: None,
             vegas: VegasState::default(),
+            cubic: Cubic::default(),
             stats: SenderStats::default(),
             deferred: VecDeque::new(),
             budget: 0,
@@ -479,8 +491,14 @@ impl TcpSender {
                 Some(r) => cum > r,
             };
             if allowed {
-                self.cwnd = (self.cwnd / 2.0).max(1.0);
-                self.ssthresh = self.cwnd.max(2.0);
+                if self.cfg.variant == Variant::Cubic {
+                    // RFC 9438 (4.6): an ECE is a congestion event like a loss.
+                    self.ssthresh = self.cubic.on_congestion(self.cwnd);
+                    self.cwnd = self.ssthresh;
+                } else {
+                    self.cwnd = (self.cwnd / 2.0).max(1.0);
+                    self.ssthresh = self.cwnd.max(2.0);
+                }
                 self.ecn_recover = Some(self.board.end());
                 self.cwr_pending = true;
                 self.stats.ecn_reductions += 1;
@@ -511,12 +529,17 @@ impl TcpSender {
                 retransmit_ts: None,
                 pipe_prev: (self.flight_size() as f64).max(self.ssthresh),
                 recover_prev: self.recover,
+                cubic_prev: self.cubic,
             });
         }
         // RFC 5681 (3.1) eq. (4): ssthresh = max(FlightSize / 2, 2 SMSS), except that it is
-        // held constant when the same data times out again (RTO still backed off).
+        // held constant when the same data times out again (RTO still backed off);
+        // CUBIC's from its window (RFC 9438 4.8).
         if self.rto.backoffs() == 0 {
-            self.ssthresh = (self.flight_size() as f64 / 2.0).max(2.0);
+            self.ssthresh = match self.cfg.variant {
+                Variant::Cubic => self.cubic.on_timeout(self.cwnd),
+                _ => (self.flight_size() as f64 / 2.0).max(2.0),
+            };
         }
         // RFC 5681 (3.1): loss window of one segment.
         self.cwnd = 1.0;
@@ -580,6 +603,7 @@ impl TcpSender {
         // (SACKed all around) would wait for the next, backed-off, RTO instead of SACK
         // recovery; Linux's undo likewise leaves its Loss state for Open.
         self.recover = e.recover_prev;
+        self.cubic = e.cubic_prev;
         self.ssthresh = e.pipe_prev.max(2.0);
         let iw = self.cfg.initial_cwnd.max(1).min(acked_segments) as f64;
         self.cwnd = (self.flight_size() as f64 + iw).min(self.cfg.max_window as f64);
@@ -595,7 +619,7 @@ impl TcpSender {
             // RFC 5681 (3.1): grow, unless the ACK carries ECE (RFC 3168 6.1.2).
             Phase::Open => {
                 if grow && !(self.cfg.ecn && ece) {
-                    self.grow(n);
+                    self.grow(n, now);
                 }
             }
             // RFC 6582 (3.2) step 3: a full ACK ends fast recovery; cwnd set to
@@ -776,7 +800,11 @@ impl TcpSender {
         self.stats.fast_retransmits += 1;
         self.recover = self.board.end();
         self.ecn_recover = Some(self.board.end());
-        self.ssthresh = self.halved_flight();
+        self.ssthresh = match self.cfg.variant {
+            // RFC 9438 (4.6): CUBIC's decrease, then RFC 6675's recovery from it.
+            Variant::Cubic => self.cubic.on_congestion(self.cwnd),
+            _ => self.halved_flight(),
+        };
         self.cwnd = self.ssthresh;
         let una = self.board.base();
         self.phase = Phase::SackRecovery {
@@ -786,8 +814,8 @@ impl TcpSender {
         self.retransmit_now(una, now, out);
     }
 
-    /// Window growth on an ACK for `n` new segments in the Open phase.
-    fn grow(&mut self, n: u32) {
+    /// Window growth on an ACK for `n` new segments in the Open phase at `now`.
+    fn grow(&mut self, n: u32, now: Time) {
         let slow_start = self.cwnd < self.ssthresh;
         match self.cfg.variant {
             // RFC 5681 (3.1) eq. (2): cwnd += min(N, SMSS), i.e. one segment per ACK.
@@ -798,6 +826,11 @@ impl TcpSender {
             Variant::NewReno | Variant::Sack => self.cwnd += 1.0 / self.cwnd,
             // FeW: alpha segments per RTT.
             Variant::Few { alpha } => self.cwnd += alpha / self.cwnd,
+            // RFC 9438 (4.2-4.5), timed by the smoothed RTT.
+            Variant::Cubic => {
+                let srtt = self.rto.srtt().unwrap_or(Time::ZERO);
+                self.cwnd = self.cubic.grow(self.cwnd, n, now, srtt);
+            }
         }
         self.cwnd = self.cwnd.min(self.cfg.max_window as f64);
     }

@@ -118,6 +118,9 @@ TABLE2_LINK_LOSS = 0.04
 #: counterfactual of docs/reproductions/diffq.md's "Fading".
 FADINGS = ("none", "rayleigh")
 
+#: ``tcp_sack_variant``'s values: the ``[[flow]] variant`` TCP-SACK may run.
+TCP_SACK_VARIANTS = ("sack", "cubic")
+
 #: The testbed's OLSR is olsrd with ETX (section 6.1; docs/routing.md): its TCs advertise
 #: every symmetric neighbour, ``TC_REDUNDANCY`` 2 in olsrd's ``src/olsr_protocol.h`` from
 #: January 2006 on and in its sample configurations, where RFC 3626's default (0)
@@ -179,11 +182,23 @@ class Config:
     #: differential sets one of eight MAC levels); off sends every frame at level 0,
     #: section 6.4's "packets are transmitted with priority 0". A counterfactual.
     diffq_mac_priority: bool = True
+    #: ``[[flow]] variant`` of TCP-SACK (and of its runs alone): ``"sack"``, the default
+    #: (RFC 5681's window with RFC 6675 recovery, the paper's name for the scheme), or
+    #: ``"cubic"``, RFC 9438's window with the same recovery: the default of the Linux
+    #: 2.6.19 and later kernels the testbed ran (section 5.1: "2.6.18 onwards"). A
+    #: counterfactual; DiffQ-TCP has no window control to change.
+    tcp_sack_variant: str = "sack"
 
     @classmethod
     def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
         base = cls(seeds=3, flow_counts=(4, 8), duration=20.0) if quick else cls()
-        return apply_params(base, params)
+        config = apply_params(base, params)
+        if config.tcp_sack_variant not in TCP_SACK_VARIANTS:
+            raise ValueError(
+                f"{NAME}: tcp_sack_variant must be one of {', '.join(TCP_SACK_VARIANTS)}, "
+                f"got {config.tcp_sack_variant!r}; e.g. --param tcp_sack_variant=cubic"
+            )
+        return config
 
 
 def diffq_sections(
@@ -309,13 +324,15 @@ def scheme_scenario(
     fading: str = "none",
     scheduling: bool = True,
     mac_priority: bool = True,
+    sack_variant: str = "sack",
 ) -> dict[str, Any]:
     """The scenario of one scheme on the random mesh (shared with ``diffq-ablation``);
     ``routing`` is the ``[routing] kind``, with the ETX metric and, under OLSR,
     ``tc_redundancy``; ``driver_buffer`` frames behind the queue, ``link_loss`` on
     every pair, and ``radio.fading`` when ``fading`` is not ``"none"``. ``scheduling``
     and ``mac_priority`` off set those ``[diffq]`` switches of a DiffQ scheme (left out
-    when on, the core's default, so those scenarios stay as they were)."""
+    when on, the core's default, so those scenarios stay as they were).
+    ``sack_variant`` is TCP-SACK's ``variant``."""
     diffq = scheme.startswith("DiffQ")
     template: dict[str, Any] = {
         "random": flows,
@@ -324,7 +341,8 @@ def scheme_scenario(
     }
     queue: dict[str, Any] = {"kind": "droptail", "capacity": queue_capacity}
     if scheme.endswith("TCP") or scheme.startswith("TCP"):
-        template.update(kind="tcp", variant="few" if scheme == "TCP-FeW" else "sack")
+        variant = {"TCP-FeW": "few", "TCP-SACK": sack_variant}.get(scheme, "sack")
+        template.update(kind="tcp", variant=variant)
     elif scheme == "TFRC-ECN":
         template.update(kind="tfrc", ecn=True)
         queue["ecn_mark"] = TFRC_ECN_MARK
@@ -404,6 +422,7 @@ def run(
                 fading=config.fading,
                 scheduling=config.diffq_scheduling,
                 mac_priority=config.diffq_mac_priority,
+                sack_variant=config.tcp_sack_variant,
             )
             frames.append(runner.sweep(s, base, seeds=seeds, grid=grid))
         flows = pd.concat(frames, ignore_index=True)
@@ -510,6 +529,14 @@ def run(
             else f"(the Table 2 calibration is {TABLE2_LINK_LOSS:g})."
         )
         + (f" Fading: {config.fading}." if config.fading != "none" else ""),
+        *(
+            [
+                "TCP-SACK (counterfactual): CUBIC's window (RFC 9438), Linux's default, "
+                "with SACK recovery."
+            ]
+            if config.tcp_sack_variant == "cubic"
+            else []
+        ),
         *(
             [
                 "DiffQ schemes (counterfactual, section 6.4's switches): "
@@ -711,6 +738,7 @@ def alone_scenario(config: Config, src: int, dst: int, start_s: float) -> dict[s
         driver_buffer=config.driver_buffer,
         link_loss=config.link_loss,
         fading=config.fading,
+        sack_variant=config.tcp_sack_variant,
     )
     del sc["flows"]
     sc["flow"] = [_alone_flow(config, src, dst, start_s)]
@@ -720,7 +748,7 @@ def alone_scenario(config: Config, src: int, dst: int, start_s: float) -> dict[s
 def _alone_flow(config: Config, src: int, dst: int, start_s: float) -> dict[str, Any]:
     return {
         "kind": "tcp",
-        "variant": "sack",
+        "variant": config.tcp_sack_variant,
         "packet_size": config.packet_size,
         "src": int(src),
         "dst": int(dst),

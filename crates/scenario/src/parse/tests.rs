@@ -768,7 +768,7 @@ fn tcp_and_udp_keys_do_not_mix() {
         errors_of("[[flow]]\nkind = \"tcp\"\nsrc = 0\ndst = 2\nrate = 1e6\nvariant = \"reno\"\n"),
         vec![
             "flow[0].rate: not used by kind \"tcp\"; rate applies only to kind udp",
-            "flow[0].variant: unknown variant \"reno\"; expected one of newreno, sack, vegas, few",
+            "flow[0].variant: unknown variant \"reno\"; expected one of newreno, sack, cubic, vegas, few",
         ]
     );
     assert_eq!(

@@ -42,17 +42,18 @@ pub use airqueue_tcp::Variant as TcpVariant;
 
 /// `[[flow]] kind = "tcp"`: a bulk transfer (FTP-like), window-limited, `[tcp]` for the
 /// settings all TCP flows share. Its keys: `variant` (default `"newreno"`; DiffQ-TCP
-/// uses `"sack"`) and `packets`, the segments to transfer (default none: unlimited).
+/// uses `"sack"`; `"cubic"` is Linux's) and `packets`, the segments to transfer (default none: unlimited).
 pub static FLOW_KIND: FlowKindScheme = FlowKindScheme {
     name: "tcp",
-    summary: "a TCP transfer (NewReno, SACK, Vegas or FeW), window-limited",
+    summary: "a TCP transfer (NewReno, SACK, CUBIC, Vegas or FeW), window-limited",
     keys: &[
         Key {
             name: "variant",
-            doc: "the congestion control: NewReno (RFC 6582), SACK (RFC 6675), Vegas or FeW",
+            doc: "the congestion control: NewReno (RFC 6582), SACK (RFC 6675), CUBIC (RFC 9438, \
+                  with SACK recovery: Linux's default), Vegas or FeW",
             value: KeyValue::Choice {
                 default: "newreno",
-                names: &["newreno", "sack", "vegas", "few"],
+                names: &["newreno", "sack", "cubic", "vegas", "few"],
             },
         },
         Key {
@@ -77,6 +78,7 @@ pub static FLOW_KIND: FlowKindScheme = FlowKindScheme {
 fn build_tcp(p: &Params, cx: &FlowBuildContext<'_>) -> FlowKindConfig {
     let variant = match p.choice("variant") {
         Some("sack") => TcpVariant::Sack,
+        Some("cubic") => TcpVariant::Cubic,
         Some("vegas") => TcpVariant::VEGAS,
         Some("few") => TcpVariant::FEW,
         _ => TcpVariant::NewReno,
@@ -142,11 +144,11 @@ impl TcpFlowConfig {
         c
     }
 
-    /// The receiver's configuration: SACK blocks only for the SACK variant (they cost
+    /// The receiver's configuration: SACK blocks only for the SACK variants (they cost
     /// bytes on the air), a receive window equal to `max_window`.
     pub fn receiver_config(&self) -> ReceiverConfig {
         ReceiverConfig {
-            sack: matches!(self.variant, TcpVariant::Sack),
+            sack: self.variant.uses_sack(),
             delayed_ack: self.delayed_ack,
             window: self.max_window.max(1),
             ..ReceiverConfig::default()

@@ -681,31 +681,79 @@ fn vegas_checks_the_first_new_ack_after_a_retransmission() {
     assert_eq!(s.tx.stats().timeouts, 0);
 }
 
-#[test]
-fn newreno_fills_a_drop_tail_bottleneck() {
-    // The same bottleneck with a 10-packet buffer: NewReno saw-tooths through losses,
-    // never times out, and keeps the link busy.
+/// A 60-s bulk transfer of `variant` over a 10-ms bottleneck with a 10-packet drop-tail
+/// buffer: the variant recovers its losses and keeps the link busy.
+fn fills_a_drop_tail_bottleneck(variant: Variant) {
     let cfg = SenderConfig {
         max_window: 100,
-        ..SenderConfig::new(Variant::NewReno)
+        ..SenderConfig::new(variant)
     };
-    let mut net = Net::new(
-        TcpSender::new(cfg),
-        TcpReceiver::new(ReceiverConfig::default()),
-        ms(10),
-        ms(20),
-    );
+    let rx = TcpReceiver::new(ReceiverConfig::default());
+    let mut net = Net::new(TcpSender::new(cfg), rx, ms(10), ms(20));
     net.queue_cap = 10;
     net.start();
     net.run_until(Time::from_secs(60));
-    assert!(net.queue_drops > 0);
-    assert!(net.tx.stats().fast_retransmits > 0);
+    assert!(net.queue_drops > 0, "{variant:?}");
+    assert!(net.tx.stats().fast_retransmits > 0, "{variant:?}");
     // 6000 packet times in 60 s; allow the slow-start losses and the saw-tooth.
     assert!(
         net.rx.delivered() > 5000,
-        "delivered {}",
+        "{variant:?}: delivered {}",
         net.rx.delivered()
     );
+}
+
+#[test]
+fn newreno_fills_a_drop_tail_bottleneck() {
+    // The same bottleneck with a 10-packet buffer: NewReno saw-tooths through losses.
+    fills_a_drop_tail_bottleneck(Variant::NewReno);
+}
+
+#[test]
+fn cubic_recovers_with_sack_from_seventy_percent() {
+    // The SACK test's losses under CUBIC: the same retransmissions, ssthresh = 0.7 cwnd
+    // (RFC 9438 4.6) instead of half the flight.
+    let mut s = tcp_established(Variant::Cubic, 20);
+    s.at(ms(100)).arrive([0, 1]);
+    let before = s.tx.cwnd();
+    let arrivals: Vec<u32> = (3..20).filter(|x| ![5, 8].contains(x)).collect();
+    s.arrive(arrivals);
+    assert_eq!(s.retransmitted(), vec![2, 5, 8]);
+    assert!(matches!(s.tx.phase(), Phase::SackRecovery { .. }));
+    assert_eq!(s.tx.ssthresh(), before * 0.7);
+    let outstanding = s.outstanding();
+    s.at(ms(200)).arrive(outstanding);
+    assert_eq!(s.tx.phase(), Phase::Open);
+    // Congestion avoidance climbs back towards the window of the loss: below W_max the
+    // curve is concave, so it gains more per round than NewReno's one segment at first.
+    let w = cwnd_per_round(&mut s, 3);
+    assert!(
+        w[0] > s.tx.ssthresh() && w[2] <= 20.0 + 1e-9,
+        "rounds {w:?}"
+    );
+}
+
+#[test]
+fn cubic_timeout_takes_seventy_percent_and_undoes_with_eifel() {
+    // 0..10 leave at t=0 and are merely delayed past the RTO.
+    let mut s = tcp_with_timestamps(Variant::Cubic);
+    let (original, curve) = (s.wire[&0], s.tx.cubic);
+    let d = s.tx.rto_deadline().unwrap();
+    assert_eq!(s.at(d).rto(), vec![0]);
+    // Loss window of one, ssthresh 0.7 cwnd (RFC 9438 4.8).
+    assert_eq!((s.tx.cwnd(), s.tx.ssthresh()), (1.0, 7.0));
+    assert_ne!(s.tx.cubic, curve);
+    // The original's ACK makes the timeout spurious: RFC 4015's ssthresh and CUBIC's
+    // state from before it (RFC 9438 4.9).
+    deliver_copy(s.at(d + ms(10)), original);
+    assert_eq!(s.tx.stats().spurious_timeouts, 1);
+    assert_eq!(s.tx.ssthresh(), 10.0);
+    assert_eq!(s.tx.cubic, curve);
+}
+
+#[test]
+fn cubic_fills_a_drop_tail_bottleneck() {
+    fills_a_drop_tail_bottleneck(Variant::Cubic);
 }
 
 fn variant_strategy() -> impl Strategy<Value = Variant> {
@@ -714,6 +762,7 @@ fn variant_strategy() -> impl Strategy<Value = Variant> {
         Just(Variant::Sack),
         Just(Variant::VEGAS),
         Just(Variant::FEW),
+        Just(Variant::Cubic),
     ]
 }
 
