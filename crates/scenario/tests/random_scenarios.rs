@@ -19,7 +19,10 @@ fn flow(nodes: u32, diffq: bool) -> impl Strategy<Value = Value> {
             let mut f = match kind {
                 0 => json!({"kind": "udp", "rate": 300e3 + 2e6 * start}),
                 1 => json!({"kind": "udp", "rate": "saturate"}),
-                2 => json!({"kind": "tcp", "variant": if flag { "sack" } else { "newreno" }}),
+                2 => {
+                    let variant = ["sack", "newreno", "cubic"][(start * 2.0) as usize % 3];
+                    json!({"kind": "tcp", "variant": variant})
+                }
                 3 => json!({"kind": "tcp", "variant": if flag { "vegas" } else { "few" }}),
                 4 => json!({"kind": "tfrc", "ecn": flag}),
                 _ if diffq => json!({"kind": if flag { "tcp" } else { "udp" }, "cc": "diffq", "rate": "saturate"}),
