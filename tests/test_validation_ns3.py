@@ -80,3 +80,17 @@ def test_cli_lists_and_refuses_unknown_names(capsys):
     assert "grid-13x13-aodv" in capsys.readouterr().out
     assert cli.main(["--only", "nope", "--airqueue-only"]) == 2
     assert "unknown scenario" in capsys.readouterr().err
+
+
+def test_the_cubic_scenarios_differ_from_their_pair_only_in_the_window_rule():
+    """bss-q10-cubic is bss-q10 with every TCP flow on CUBIC: the airqueue scenarios
+    differ in the flows' variant alone, and both compare ns-3's classic recovery."""
+    specs = by_name()
+    plain, cubic = specs["bss-1dn-0up-q10"], specs["bss-1dn-0up-q10-cubic"]
+    assert (plain.ns3_recovery, cubic.ns3_recovery) == ("classic", "classic")
+    a, b = (airqueue_side.scenario(s, 1) for s in (plain, cubic))
+    assert [f["variant"] for f in b["flow"]] == ["cubic"] * len(b["flow"])
+    for f in b["flow"]:
+        f["variant"] = "sack"
+    a.pop("name"), b.pop("name")
+    assert a == b

@@ -378,7 +378,12 @@ def run(spec: Spec, seed: int) -> RunResult:
 
 def _defaults(ns, spec: Spec) -> None:
     cfg = ns.Config.SetDefault
-    cfg("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(ns.TcpNewReno.GetTypeId()))
+    # RFC 5681's window, or CUBIC's (RFC 9438) without HyStart, which airqueue lacks.
+    if spec.tcp_variant == "cubic":
+        cfg("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(ns.TcpCubic.GetTypeId()))
+        cfg("ns3::TcpCubic::HyStart", ns.BooleanValue(False))
+    else:
+        cfg("ns3::TcpL4Protocol::SocketType", ns.TypeIdValue(ns.TcpNewReno.GetTypeId()))
     mss = max(f.packet_size_bytes for f in spec.flows)
     cfg("ns3::TcpSocket::SegmentSize", ns.UintegerValue(mss))
     # RFC 5681's initial window, as airqueue's sender uses.
@@ -388,7 +393,10 @@ def _defaults(ns, spec: Spec) -> None:
     cfg("ns3::TcpSocket::SndBufSize", ns.UintegerValue(spec.tcp_buffer_bytes))
     cfg("ns3::TcpSocket::RcvBufSize", ns.UintegerValue(spec.tcp_buffer_bytes))
     cfg("ns3::TcpSocketBase::Timestamp", ns.BooleanValue(spec.timestamps))
-    cfg("ns3::TcpSocketBase::Sack", ns.BooleanValue(spec.tcp_variant == "sack"))
+    cfg("ns3::TcpSocketBase::Sack", ns.BooleanValue(spec.tcp_variant in ("sack", "cubic")))
+    if spec.ns3_recovery == "classic":
+        recovery = ns.TcpClassicRecovery.GetTypeId()
+        cfg("ns3::TcpL4Protocol::RecoveryType", ns.TypeIdValue(recovery))
     cfg("ns3::TcpSocketBase::MinRto", ns.TimeValue(ns.Seconds(spec.min_rto_s)))
     size = spec.ns3_mac_queue_pkts or spec.queue_capacity_pkts
     lifetime = spec.ns3_mac_queue_lifetime_s or 10000.0

@@ -86,7 +86,11 @@ class Spec:
     #: (RTS attempts included); airqueue gets it as both its short and long limit.
     retry_limit: int = 7
     queue_capacity_pkts: int = 50
+    #: ``[[flow]] variant`` of every TCP flow: "sack" (ns-3: NewReno with SACK), "cubic".
     tcp_variant: str = "sack"
+    #: ns-3's loss recovery: "prr" (its default, RFC 6937) or "classic" (cwnd set to
+    #: ssthresh on entry, as airqueue's RFC 6675 recovery does).
+    ns3_recovery: str = "prr"
     delayed_ack: bool = True
     timestamps: bool = True
     min_rto_s: float = 1.0
@@ -310,6 +314,33 @@ def _bss(n_dn: int, n_up: int) -> Spec:
     )
 
 
+def _short_buffer(spec: Spec) -> Spec:
+    """``spec`` with a 10-packet queue, below the path's bandwidth-delay product (about
+    30 packets of 1000 bytes at 4.6 Mb/s over the 50 ms wire round trip): after a loss
+    the window's decrease empties the queue, so the decrease factor shows in goodput.
+    ns-3 recovers as airqueue does (classic recovery, not its default PRR), so that the
+    comparison is of the window rule alone."""
+    return replace(
+        spec,
+        name=f"{spec.name}-q10",
+        family=f"{spec.family}-q10",
+        description=f"{spec.description}; a 10-packet queue",
+        queue_capacity_pkts=10,
+        ns3_recovery="classic",
+    )
+
+
+def _cubic(spec: Spec) -> Spec:
+    """``spec`` with CUBIC's window (RFC 9438) and SACK recovery on every TCP flow."""
+    return replace(
+        spec,
+        name=f"{spec.name}-cubic",
+        family=f"{spec.family}-cubic",
+        description=f"{spec.description}; TCP CUBIC",
+        tcp_variant="cubic",
+    )
+
+
 def all_specs() -> list[Spec]:
     """Every scenario of the suite, in the order they are reported."""
     specs = [_star(n) for n in (5, 10, 20, 50)]
@@ -320,6 +351,8 @@ def all_specs() -> list[Spec]:
         grid_spec("static", name="grid-13x13-static", variants=(NAV_KEPT, SINR_ALONE)),
     ]
     specs += [_bss(4, 4), _bss(2, 6)]
+    short = _short_buffer(_bss(1, 0))
+    specs += [short, _cubic(short)]
     return specs
 
 
