@@ -10,7 +10,7 @@ use airqueue_kernel::Time;
 
 /// RFC 9438 (4.6): the multiplicative decrease factor.
 pub const BETA: f64 = 0.7;
-/// RFC 9438 (5): the aggressiveness of the cubic curve, segments per second cubed.
+/// RFC 9438 (5.1): the aggressiveness of the cubic curve, segments per second cubed.
 pub const C: f64 = 0.4;
 /// RFC 9438 (4.3): the Reno-friendly region's additive increase, 3 (1 - beta) / (1 +
 /// beta) segments per RTT, so that it matches Reno's rate at its own decrease.
