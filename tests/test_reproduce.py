@@ -218,6 +218,24 @@ def test_tcp_sack_variant_of_the_mesh_is_a_counterfactual():
         sp.Config.make(True, {"tcp_sack_variant": "bic"})
 
 
+def test_cs_range_of_the_mesh_is_a_counterfactual():
+    """``cs_range`` sets ``radio.cs_range`` for every scheme and the reruns alone; the
+    default leaves the radio as before; a range below the 250 m decode range, or not a
+    number, is refused with the configuration, naming the parameter."""
+    from airqueue.reproduce import diffq_single_path as sp
+
+    mesh = dict(SMALL_MESH)
+    assert sp.Config().cs_range is None
+    assert sp.scheme_scenario("TCP-SACK", **mesh)["radio"] == {"data_rate": 11e6}
+    near = sp.scheme_scenario("DiffQ-UDP", cs_range=400.0, **mesh)
+    assert near["radio"] == {"data_rate": 11e6, "cs_range": 400.0}
+    config = sp.Config.make(False, {"cs_range": 250})
+    assert sp.alone_scenario(config, 3, 7, 0.5)["radio"]["cs_range"] == 250
+    for bad in (100.0, "far", True):
+        with pytest.raises(ValueError, match=r"cs_range must be a distance in metres.*--param"):
+            sp.Config.make(True, {"cs_range": bad})
+
+
 def test_diffq_switches_of_the_mesh_are_counterfactuals(tmp_path):
     """``diffq_scheduling`` and ``diffq_mac_priority`` off set ``[diffq] scheduling`` and
     ``mac_priority`` to false for the DiffQ schemes only (section 6.4's round robin and

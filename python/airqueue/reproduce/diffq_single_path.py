@@ -188,11 +188,23 @@ class Config:
     #: 2.6.19 and later kernels the testbed ran (section 5.1: "2.6.18 onwards"). A
     #: counterfactual; DiffQ-TCP has no window control to change.
     tcp_sack_variant: str = "sack"
+    #: ``radio.cs_range``, metres: ``None``, the default, keeps the core's 550 m (ns-2's
+    #: carrier sense, over twice the 250 m decode range); a shorter range is a channel
+    #: counterfactual with more hidden terminals, as walls would give (section 6.1 gives
+    #: no channel model). At least the 250 m decode range.
+    cs_range: float | None = None
 
     @classmethod
     def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
         base = cls(seeds=3, flow_counts=(4, 8), duration=20.0) if quick else cls()
         config = apply_params(base, params)
+        cs = config.cs_range
+        number = isinstance(cs, (int, float)) and not isinstance(cs, bool)
+        if cs is not None and not (number and 250.0 <= cs <= 1e6):
+            raise ValueError(
+                f"{NAME}: cs_range must be a distance in metres from the 250 m decode "
+                f"range to 1e6, got {config.cs_range!r}; e.g. --param cs_range=400"
+            )
         if config.tcp_sack_variant not in TCP_SACK_VARIANTS:
             raise ValueError(
                 f"{NAME}: tcp_sack_variant must be one of {', '.join(TCP_SACK_VARIANTS)}, "
@@ -325,6 +337,7 @@ def scheme_scenario(
     scheduling: bool = True,
     mac_priority: bool = True,
     sack_variant: str = "sack",
+    cs_range: float | None = None,
 ) -> dict[str, Any]:
     """The scenario of one scheme on the random mesh (shared with ``diffq-ablation``);
     ``routing`` is the ``[routing] kind``, with the ETX metric and, under OLSR,
@@ -332,7 +345,8 @@ def scheme_scenario(
     every pair, and ``radio.fading`` when ``fading`` is not ``"none"``. ``scheduling``
     and ``mac_priority`` off set those ``[diffq]`` switches of a DiffQ scheme (left out
     when on, the core's default, so those scenarios stay as they were).
-    ``sack_variant`` is TCP-SACK's ``variant``."""
+    ``sack_variant`` is TCP-SACK's ``variant``, ``cs_range`` the ``radio.cs_range``
+    (absent: the core's default)."""
     diffq = scheme.startswith("DiffQ")
     template: dict[str, Any] = {
         "random": flows,
@@ -368,6 +382,8 @@ def scheme_scenario(
         sc["link"] = lossy_links(nodes, link_loss)
     if fading != "none":
         sc["radio"]["fading"] = fading
+    if cs_range is not None:
+        sc["radio"]["cs_range"] = cs_range
     if diffq:
         sc.update(diffq_sections(nodes, diffq_d, queue_threshold, rate_update))
         if not scheduling:
@@ -423,6 +439,7 @@ def run(
                 scheduling=config.diffq_scheduling,
                 mac_priority=config.diffq_mac_priority,
                 sack_variant=config.tcp_sack_variant,
+                cs_range=config.cs_range,
             )
             frames.append(runner.sweep(s, base, seeds=seeds, grid=grid))
         flows = pd.concat(frames, ignore_index=True)
@@ -528,7 +545,12 @@ def run(
             if config.link_loss == 0
             else f"(the Table 2 calibration is {TABLE2_LINK_LOSS:g})."
         )
-        + (f" Fading: {config.fading}." if config.fading != "none" else ""),
+        + (f" Fading: {config.fading}." if config.fading != "none" else "")
+        + (
+            f" Carrier sense: {config.cs_range:g} m (counterfactual; default 550 m)."
+            if config.cs_range is not None
+            else ""
+        ),
         *(
             [
                 "TCP-SACK (counterfactual): CUBIC's window (RFC 9438), Linux's default, "
@@ -739,6 +761,7 @@ def alone_scenario(config: Config, src: int, dst: int, start_s: float) -> dict[s
         link_loss=config.link_loss,
         fading=config.fading,
         sack_variant=config.tcp_sack_variant,
+        cs_range=config.cs_range,
     )
     del sc["flows"]
     sc["flow"] = [_alone_flow(config, src, dst, start_s)]
