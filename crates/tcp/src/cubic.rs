@@ -103,7 +103,9 @@ impl Cubic {
         };
         e.w_est += alpha * acked / cwnd;
         if curve(t) < e.w_est {
-            return e.w_est;
+            // The Reno-friendly window; an ACK never shrinks the window (near the
+            // plateau cwnd may already be past W_est, aiming one RTT ahead).
+            return e.w_est.max(cwnd);
         }
         let target = curve(t + srtt.as_secs_f64()).clamp(cwnd, 1.5 * cwnd);
         cwnd + (target - cwnd) / cwnd * acked
@@ -116,13 +118,16 @@ mod tests {
 
     const RTT: Time = Time::from_millis(100);
 
-    /// Runs `rtts` round trips of one ACK per segment of the window from `cwnd`.
+    /// Runs `rtts` round trips of one ACK per segment of the window from `cwnd`; no ACK
+    /// shrinks the window.
     fn run(c: &mut Cubic, mut cwnd: f64, from: Time, rtts: u32) -> (f64, Time) {
         let mut now = from;
         for _ in 0..rtts {
             let n = cwnd.floor().max(1.0) as u32;
             for _ in 0..n {
-                cwnd = c.grow(cwnd, 1, now, RTT);
+                let next = c.grow(cwnd, 1, now, RTT);
+                assert!(next >= cwnd, "an ACK took the window from {cwnd} to {next}");
+                cwnd = next;
             }
             now = now.saturating_add(RTT);
         }
@@ -167,6 +172,17 @@ mod tests {
         let (w, _) = run(&mut c, ss, Time::ZERO, 4);
         let reno = ss + 4.0 * ALPHA;
         assert!((w - reno).abs() < 0.2, "window {w} against {reno}");
+    }
+
+    #[test]
+    fn the_reno_friendly_estimate_takes_over_from_the_curve_without_a_dip() {
+        // At 30 segments the Reno-friendly estimate overtakes the flattening curve
+        // before K (2.8 s), while cwnd aims one RTT ahead of the curve: `run` checks
+        // that no ACK of the hand-over shrinks the window.
+        let mut c = Cubic::default();
+        let ss = c.on_congestion(30.0);
+        let (w, _) = run(&mut c, ss, Time::ZERO, 60);
+        assert!(w > 30.0, "window {w}");
     }
 
     #[test]

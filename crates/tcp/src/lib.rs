@@ -35,7 +35,8 @@
 //! comparisons replace modular ones.
 //!
 //! Modules: [`wire`] (headers and sizes), [`rto`] (RFC 6298), [`scoreboard`] (send times,
-//! SACKed bits), [`sender`], [`cubic`] (RFC 9438's window), [`receiver`], [`tfrc`] (RFC 5348 and TFRC-ECN).
+//! SACKed bits), [`sender`], [`cubic`] (RFC 9438's window), [`receiver`], [`tfrc`] (RFC
+//! 5348 and TFRC-ECN).
 
 pub mod cubic;
 pub mod receiver;

@@ -42,7 +42,8 @@ pub use airqueue_tcp::Variant as TcpVariant;
 
 /// `[[flow]] kind = "tcp"`: a bulk transfer (FTP-like), window-limited, `[tcp]` for the
 /// settings all TCP flows share. Its keys: `variant` (default `"newreno"`; DiffQ-TCP
-/// uses `"sack"`; `"cubic"` is Linux's) and `packets`, the segments to transfer (default none: unlimited).
+/// uses `"sack"`; `"cubic"` is Linux's) and `packets`, the segments to transfer
+/// (default none: unlimited).
 pub static FLOW_KIND: FlowKindScheme = FlowKindScheme {
     name: "tcp",
     summary: "a TCP transfer (NewReno, SACK, CUBIC, Vegas or FeW), window-limited",
