@@ -315,9 +315,9 @@ def _bss(n_dn: int, n_up: int) -> Spec:
 
 
 def _short_buffer(spec: Spec) -> Spec:
-    """``spec`` with a 10-packet queue, below the path's bandwidth-delay product (about
-    30 packets of 1000 bytes at 4.6 Mb/s over the 50 ms wire round trip): after a loss
-    the window's decrease empties the queue, so the decrease factor shows in goodput.
+    """``spec`` with a 10-packet queue, below the path's bandwidth-delay product (the
+    cell's rate over the wire's 50 ms round trip): after a loss the window's decrease
+    empties the queue, so the decrease factor shows in goodput.
     ns-3 recovers as airqueue does (classic recovery, not its default PRR), so that the
     comparison is of the window rule alone."""
     return replace(

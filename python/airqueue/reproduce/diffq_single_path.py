@@ -203,7 +203,7 @@ class Config:
         if cs is not None and not (number and 250.0 <= cs <= 1e6):
             raise ValueError(
                 f"{NAME}: cs_range must be a distance in metres from the 250 m decode "
-                f"range to 1e6, got {config.cs_range!r}; e.g. --param cs_range=400"
+                f"range to 1e6, got {cs!r}; e.g. --param cs_range=400"
             )
         if config.tcp_sack_variant not in TCP_SACK_VARIANTS:
             raise ValueError(
