@@ -359,6 +359,7 @@ fn routing_setup(
 fn tcp_flow(s: &Scenario) -> TcpFlowConfig {
     TcpFlowConfig {
         min_rto: Time::from_secs_f64(s.tcp.min_rto_s),
+        initial_rto: Time::from_secs_f64(s.tcp.initial_rto_s),
         delayed_ack: s.tcp.delayed_ack,
         max_window: s.tcp.max_window_pkts,
         ecn: s.tcp.ecn,

@@ -1085,6 +1085,13 @@ fn read_tcp(mut f: Fields, errs: &mut Errs) -> Option<TcpSpec> {
         "a number of seconds in (0, 3600]",
         |x| x > 0.0 && x <= 3600.0,
     );
+    let initial_rto = f.interval(
+        errs,
+        "initial_rto",
+        Some(1.0),
+        "a number of seconds in (0, 3600]",
+        |x| x > 0.0 && x <= 3600.0,
+    );
     let delayed_ack = f.boolean(errs, "delayed_ack", false);
     let max_window = to_u32(f.integer(
         errs,
@@ -1113,6 +1120,7 @@ fn read_tcp(mut f: Fields, errs: &mut Errs) -> Option<TcpSpec> {
     f.finish(errs);
     Some(TcpSpec {
         min_rto_s: min_rto?,
+        initial_rto_s: initial_rto?,
         delayed_ack: delayed_ack?,
         max_window_pkts: max_window?,
         ecn: ecn?,

@@ -226,3 +226,25 @@ fn the_interval_clock_raises_the_rate_in_time_and_the_packet_clock_per_packet() 
     let (r1, r2, sent) = run("packet");
     assert_eq!((r1, r2, sent), (40e3, 90e3, 8));
 }
+
+/// `[tcp] initial_rto` (RFC 6298 (2.1)) times the first segment until an RTT sample
+/// exists: over a link that loses all but one frame in a million the timeouts come at 1,
+/// 3 and 7 s with the default 1 s, and at 3 and 9 s with RFC 2988's 3 s (each backed
+/// off twice as long).
+#[test]
+fn the_initial_rto_spaces_the_timeouts_before_the_first_rtt_sample() {
+    let timeouts = |tcp_section: &str| {
+        let toml = format!(
+            "duration = 10.0\n[topology]\nkind = \"chain\"\nnodes = 2\nspacing = 100.0\n\
+             {tcp_section}[[link]]\na = 0\nb = 1\nloss = 0.999999\n[[flow]]\nkind = \"tcp\"\nsrc = 0\ndst = 1\nvariant = \"sack\"\n"
+        );
+        let text = toml_to_json(&toml).unwrap().to_string();
+        let out: Value = serde_json::from_str(&run_json(&text, None, None)).unwrap();
+        assert_eq!(out["ok"], true, "{out}");
+        assert_eq!(out["summary"]["flows"][0]["goodput_bps"], 0.0);
+        out["tables"]["tcp"]["timeouts"][0].as_u64().unwrap()
+    };
+    assert_eq!(timeouts(""), 3);
+    assert_eq!(timeouts("[tcp]\ninitial_rto = 3.0\n"), 2);
+    assert_eq!(timeouts("[tcp]\ninitial_rto = 20.0\n"), 0);
+}

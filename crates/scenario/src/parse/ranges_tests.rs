@@ -113,6 +113,11 @@ fn links_distances_and_powers_have_physical_ranges() {
         ),
         (
             "[[flow]]",
+            "[tcp]\ninitial_rto = 1e-300\n[[flow]]",
+            "tcp.initial_rto: 1e-300 s is below 1e-6 s",
+        ),
+        (
+            "[[flow]]",
             "[routing]\nkind = \"olsr\"\nhello_interval = 1e-9\n[[flow]]",
             "routing.hello_interval: 1e-9 s is below 1e-6 s",
         ),

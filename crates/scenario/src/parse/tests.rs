@@ -131,6 +131,7 @@ fn defaults_fill_every_optional_section() {
         s.tcp,
         TcpSpec {
             min_rto_s: 0.2,
+            initial_rto_s: 1.0,
             delayed_ack: false,
             max_window_pkts: 64,
             ecn: false,
@@ -733,7 +734,7 @@ fn errors_of(extra: &str) -> Vec<String> {
 #[test]
 fn tcp_flows_read_variant_transfer_size_and_tcp_section() {
     let s = from_toml_str(&format!(
-        "{TWO_NODES}[tcp]\nmin_rto = 1.0\ndelayed_ack = true\nmax_window = 20\necn = true\n\
+        "{TWO_NODES}[tcp]\nmin_rto = 1.0\ninitial_rto = 3.0\ndelayed_ack = true\nmax_window = 20\necn = true\n\
          network_coding = true\ncoding_block = 16\ncoding_repair_delay = 0.5\n\
          [[flow]]\nkind = \"tcp\"\nsrc = 0\ndst = 2\nvariant = \"vegas\"\npackets = 500\n"
     ))
@@ -751,6 +752,7 @@ fn tcp_flows_read_variant_transfer_size_and_tcp_section() {
         s.tcp,
         TcpSpec {
             min_rto_s: 1.0,
+            initial_rto_s: 3.0,
             delayed_ack: true,
             max_window_pkts: 20,
             ecn: true,
@@ -779,9 +781,10 @@ fn tcp_and_udp_keys_do_not_mix() {
         ]
     );
     assert_eq!(
-        errors_of("[tcp]\nmax_window = 0\nmin_rto = -1\n"),
+        errors_of("[tcp]\nmax_window = 0\nmin_rto = -1\ninitial_rto = 0\n"),
         vec![
             "tcp.min_rto: expected a number of seconds in (0, 3600], got -1",
+            "tcp.initial_rto: expected a number of seconds in (0, 3600], got 0",
             "tcp.max_window: expected an integer number of packets in 1..=10000, got 0",
         ]
     );

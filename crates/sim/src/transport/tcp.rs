@@ -97,6 +97,8 @@ pub struct TcpFlowConfig {
     pub variant: TcpVariant,
     /// RFC 6298 (2.4) RTO floor. Default 200 ms (see `airqueue_tcp::RtoConfig`).
     pub min_rto: Time,
+    /// RFC 6298 (2.1): the RTO before the first RTT sample. Default 1 s.
+    pub initial_rto: Time,
     /// RFC 5681 (4.2): the receiver ACKs every second segment, or after 200 ms.
     pub delayed_ack: bool,
     /// Receiver's advertised window and cap on cwnd, in packets. Default 64.
@@ -117,6 +119,7 @@ impl TcpFlowConfig {
         TcpFlowConfig {
             variant,
             min_rto: RtoConfig::default().min,
+            initial_rto: RtoConfig::default().initial,
             delayed_ack: false,
             max_window: 64,
             ecn: false,
@@ -133,6 +136,7 @@ impl TcpFlowConfig {
         c.initial_cwnd = airqueue_tcp::rfc5681_initial_window(mss_bytes);
         c.max_window = self.max_window.max(1);
         c.rto = RtoConfig {
+            initial: self.initial_rto,
             min: self.min_rto,
             ..RtoConfig::default()
         };
