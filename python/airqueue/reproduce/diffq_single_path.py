@@ -42,7 +42,7 @@ routing, that one flow with its source, destination and start.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -128,6 +128,17 @@ TCP_SACK_VARIANTS = ("sack", "cubic")
 OLSRD_TC_REDUNDANCY = 2
 
 
+def _check_optional_number(
+    name: str, value: Any, ok: Callable[[float], bool], expected: str, example: str
+) -> None:
+    """Refuses a parameter that is set but not a number ``ok`` accepts."""
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if value is not None and not (number and ok(value)):
+        raise ValueError(
+            f"{NAME}: {name} must be {expected}, got {value!r}; e.g. --param {name}={example}"
+        )
+
+
 @dataclass(frozen=True)
 class Config:
     """Parameters (``airqueue.reproduce(NAME, params={...})`` overrides any of them)."""
@@ -193,18 +204,30 @@ class Config:
     #: counterfactual with more hidden terminals, as walls would give (section 6.1 gives
     #: no channel model). At least the 250 m decode range.
     cs_range: float | None = None
+    #: ``[tcp] initial_rto``, seconds: ``None``, the default, keeps the core's 1 s (RFC
+    #: 6298 (2.1)); 3 is RFC 2988's, the ``TCP_TIMEOUT_INIT`` of the testbed's 2.6 kernels
+    #: (section 5.1), which timed their SYNs. With no handshake in the model the first
+    #: data segment takes the SYN's place. A counterfactual.
+    tcp_initial_rto: float | None = None
 
     @classmethod
     def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
         base = cls(seeds=3, flow_counts=(4, 8), duration=20.0) if quick else cls()
         config = apply_params(base, params)
-        cs = config.cs_range
-        number = isinstance(cs, (int, float)) and not isinstance(cs, bool)
-        if cs is not None and not (number and 250.0 <= cs <= 1e6):
-            raise ValueError(
-                f"{NAME}: cs_range must be a distance in metres from the 250 m decode "
-                f"range to 1e6, got {cs!r}; e.g. --param cs_range=400"
-            )
+        _check_optional_number(
+            "cs_range",
+            config.cs_range,
+            lambda x: 250.0 <= x <= 1e6,
+            "a distance in metres from the 250 m decode range to 1e6",
+            "400",
+        )
+        _check_optional_number(
+            "tcp_initial_rto",
+            config.tcp_initial_rto,
+            lambda x: 0.0 < x <= 3600.0,
+            "a number of seconds in (0, 3600]",
+            "3",
+        )
         if config.tcp_sack_variant not in TCP_SACK_VARIANTS:
             raise ValueError(
                 f"{NAME}: tcp_sack_variant must be one of {', '.join(TCP_SACK_VARIANTS)}, "
@@ -338,6 +361,7 @@ def scheme_scenario(
     mac_priority: bool = True,
     sack_variant: str = "sack",
     cs_range: float | None = None,
+    initial_rto: float | None = None,
 ) -> dict[str, Any]:
     """The scenario of one scheme on the random mesh (shared with ``diffq-ablation``);
     ``routing`` is the ``[routing] kind``, with the ETX metric and, under OLSR,
@@ -345,8 +369,8 @@ def scheme_scenario(
     every pair, and ``radio.fading`` when ``fading`` is not ``"none"``. ``scheduling``
     and ``mac_priority`` off set those ``[diffq]`` switches of a DiffQ scheme (left out
     when on, the core's default, so those scenarios stay as they were).
-    ``sack_variant`` is TCP-SACK's ``variant``, ``cs_range`` the ``radio.cs_range``
-    (absent: the core's default)."""
+    ``sack_variant`` is TCP-SACK's ``variant``, ``cs_range`` the ``radio.cs_range`` and
+    ``initial_rto`` the ``tcp.initial_rto`` (absent: the core's defaults)."""
     diffq = scheme.startswith("DiffQ")
     template: dict[str, Any] = {
         "random": flows,
@@ -384,6 +408,8 @@ def scheme_scenario(
         sc["radio"]["fading"] = fading
     if cs_range is not None:
         sc["radio"]["cs_range"] = cs_range
+    if initial_rto is not None:
+        sc["tcp"]["initial_rto"] = initial_rto
     if diffq:
         sc.update(diffq_sections(nodes, diffq_d, queue_threshold, rate_update))
         if not scheduling:
@@ -440,6 +466,7 @@ def run(
                 mac_priority=config.diffq_mac_priority,
                 sack_variant=config.tcp_sack_variant,
                 cs_range=config.cs_range,
+                initial_rto=config.tcp_initial_rto,
             )
             frames.append(runner.sweep(s, base, seeds=seeds, grid=grid))
         flows = pd.concat(frames, ignore_index=True)
@@ -762,6 +789,7 @@ def alone_scenario(config: Config, src: int, dst: int, start_s: float) -> dict[s
         fading=config.fading,
         sack_variant=config.tcp_sack_variant,
         cs_range=config.cs_range,
+        initial_rto=config.tcp_initial_rto,
     )
     del sc["flows"]
     sc["flow"] = [_alone_flow(config, src, dst, start_s)]
