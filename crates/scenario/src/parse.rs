@@ -1089,8 +1089,8 @@ fn read_tcp(mut f: Fields, errs: &mut Errs) -> Option<TcpSpec> {
         errs,
         "initial_rto",
         Some(1.0),
-        "a number of seconds in (0, 3600]",
-        |x| x > 0.0 && x <= 3600.0,
+        "a number of seconds in (0, 60] (RFC 6298's RTO bound)",
+        |x| x > 0.0 && x <= 60.0,
     );
     let delayed_ack = f.boolean(errs, "delayed_ack", false);
     let max_window = to_u32(f.integer(

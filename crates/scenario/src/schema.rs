@@ -383,7 +383,8 @@ pub struct TcpSpec {
     /// `min_rto` seconds (RFC 6298 (2.4) floor); default 0.2, in (0, 3600].
     pub min_rto_s: f64,
     /// `initial_rto` seconds, the RTO before the first RTT sample (RFC 6298 (2.1)); default
-    /// 1, in (0, 3600]. 3 is RFC 2988's, which Linux used before 3.1 and ns-2 uses.
+    /// 1, in (0, 60], raised to `min_rto`. 3 is RFC 2988's, which Linux used before 3.1 and
+    /// ns-2 uses.
     pub initial_rto_s: f64,
     /// `delayed_ack` (RFC 5681 4.2); default false.
     pub delayed_ack: bool,

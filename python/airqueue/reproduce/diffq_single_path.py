@@ -204,10 +204,10 @@ class Config:
     #: counterfactual with more hidden terminals, as walls would give (section 6.1 gives
     #: no channel model). At least the 250 m decode range.
     cs_range: float | None = None
-    #: ``[tcp] initial_rto``, seconds: ``None``, the default, keeps the core's 1 s (RFC
-    #: 6298 (2.1)); 3 is RFC 2988's, the ``TCP_TIMEOUT_INIT`` of the testbed's 2.6 kernels
-    #: (section 5.1), which timed their SYNs. With no handshake in the model the first
-    #: data segment takes the SYN's place. A counterfactual.
+    #: ``[tcp] initial_rto``, seconds in (0, 60]: ``None``, the default, keeps the core's
+    #: 1 s (RFC 6298 (2.1)); 3 is RFC 2988's, the ``TCP_TIMEOUT_INIT`` of the testbed's
+    #: 2.6 kernels (section 5.1), which timed their SYNs. With no handshake in the model
+    #: the first data segment takes the SYN's place. A counterfactual.
     tcp_initial_rto: float | None = None
 
     @classmethod
@@ -224,8 +224,8 @@ class Config:
         _check_optional_number(
             "tcp_initial_rto",
             config.tcp_initial_rto,
-            lambda x: 0.0 < x <= 3600.0,
-            "a number of seconds in (0, 3600]",
+            lambda x: 0.0 < x <= 60.0,
+            "a number of seconds in (0, 60]",
             "3",
         )
         if config.tcp_sack_variant not in TCP_SACK_VARIANTS:

@@ -784,7 +784,7 @@ fn tcp_and_udp_keys_do_not_mix() {
         errors_of("[tcp]\nmax_window = 0\nmin_rto = -1\ninitial_rto = 0\n"),
         vec![
             "tcp.min_rto: expected a number of seconds in (0, 3600], got -1",
-            "tcp.initial_rto: expected a number of seconds in (0, 3600], got 0",
+            "tcp.initial_rto: expected a number of seconds in (0, 60] (RFC 6298's RTO bound), got 0",
             "tcp.max_window: expected an integer number of packets in 1..=10000, got 0",
         ]
     );
