@@ -105,6 +105,10 @@ def test_user_space_costs_are_counterfactuals():
     assert [mesh["flows"][k] for k in keys] == [0.005, 0.0, 20]
     chain = dm.chain_scenario(config, "MORE", 2)
     assert [chain["flow"][0][k] for k in keys] == [0.005, 0.0, 20]
+    assert "process_acks" not in chain["flow"][0]
+    acks = dm.Config.make(False, {"send_cost": 0.005, "process_acks": True})
+    assert dm.chain_scenario(acks, "MORE", 2)["flow"][0]["process_acks"] is True
+    assert dm.mesh_scenario(acks, "MORE", 32)["flows"]["process_acks"] is True
 
 
 def test_driver_buffer_and_link_loss_are_counterfactuals():
@@ -133,6 +137,7 @@ def test_driver_buffer_and_link_loss_are_counterfactuals():
         ({"send_cost": 0.2}, r"send_cost: expected seconds in \[0, 0.1\]"),
         ({"receive_cost": "x"}, "receive_cost"),
         ({"receive_buffer": 0}, "receive_buffer"),
+        ({"process_acks": "yes"}, "parameter process_acks: expected bool"),
     ],
 )
 def test_bad_parameters_are_named(tmp_path, params, needle):

@@ -32,8 +32,8 @@ use airqueue_kernel::Time;
 
 /// `[[flow]] kind = "more"`: MORE (seed 000, section 2), carried by the network-layer
 /// scheme [`MoreNet`]. Its keys: `batch` (default 32, MORE's K), packets per batch,
-/// 1..=32; `send_cost` and `receive_cost` (default 0: none) and `receive_buffer`, the
-/// user-space process of seed 000's testbed (`process`). It broadcasts on the 802.11
+/// 1..=32; `send_cost` and `receive_cost` (default 0: none), `receive_buffer` and
+/// `process_acks`, the user-space process of seed 000's testbed (`process`). It broadcasts on the 802.11
 /// channel from each node's FIFO (drop-tail) unless DiffQ paces it (`cc = "diffq"`:
 /// DiffQ-MORE), and sends its batch ACKs over the static routes.
 pub static FLOW_KIND: FlowKindScheme = FlowKindScheme {
@@ -87,6 +87,15 @@ pub static FLOW_KIND: FlowKindScheme = FlowKindScheme {
                 expected: "an integer number of packets in 1..=100000",
             },
         },
+        Key {
+            name: "process_acks",
+            doc: "with a send or receive cost: batch ACKs go up to the process at every hop \
+              as well (seed 000, 6.1: \"MORE packets are delivered to the application at \
+              every hop\"), each a job of `receive_cost` that waits its turn behind the \
+              work already queued, outside the socket buffer's limit; false (default): \
+              they pass at kernel speed",
+            value: KeyValue::Bool { default: false },
+        },
     ],
     resolved_names: &[],
     takes_cc: true,
@@ -116,6 +125,7 @@ fn build_more(p: &Params, cx: &FlowBuildContext<'_>) -> FlowKindConfig {
         send_cost: Time::from_secs_f64(p.real("send_cost")),
         receive_cost: Time::from_secs_f64(p.real("receive_cost")),
         receive_buffer: p.integer("receive_buffer") as u32,
+        process_acks: p.flag("process_acks"),
         plan: plan(cx.node_count, cx.src, cx.dst, cx.delivery),
     }))
 }
@@ -131,6 +141,8 @@ pub struct MoreFlowConfig {
     pub receive_cost: Time,
     /// Receptions the process's socket holds waiting (with a cost).
     pub receive_buffer: u32,
+    /// With a cost: batch ACKs go up to the process at every hop too, in turn.
+    pub process_acks: bool,
     /// Forwarders and TX credits ([`plan`]).
     pub plan: MorePlan,
 }

@@ -3,7 +3,8 @@
 //! coding", with the cost of context switches, system calls and coding). One process
 //! per node serves its work in order, one job at a time: each coded packet a forwarder
 //! or the destination receives goes up to it, and each coded packet a node sends is
-//! made by it. A job takes its flow's `send_cost` or `receive_cost` on average, drawn
+//! made by it; with `process_acks`, each batch ACK a node receives goes up to it too. A
+//! job takes its flow's `send_cost` or `receive_cost` on average, drawn
 //! uniformly from half to one and a half times it: processor time varies, and equal
 //! fixed times would keep two sources' broadcasts in step, colliding every time.
 //! Receptions wait in a socket buffer of `receive_buffer` packets, and one that finds it
@@ -13,6 +14,7 @@
 //! [`MoreNet`]: super::MoreNet
 
 use super::basis::Coeffs;
+use super::MoreAck;
 use crate::ids::{FlowId, NodeId};
 use crate::net::Packet;
 use airqueue_kernel::{RngStream, StreamKey, Time};
@@ -32,6 +34,9 @@ pub enum Job {
     /// A coded packet of `flow` to make for batch `batch` (the source's current one:
     /// `MoreData::CURRENT_BATCH`).
     Code { flow: FlowId, batch: u32 },
+    /// Batch ACK `pkt` (`ack`), to go up to the process before it is passed on or, at
+    /// the source, acted on (`process_acks`).
+    Ack { pkt: Packet, ack: MoreAck },
 }
 
 /// A reception refused: the socket buffer was full (the packet is lost there).
@@ -107,6 +112,14 @@ impl Processes {
         }
         let next = p.jobs.front().map(|&(_, cost)| cost);
         Some((job, next.map(|cost| p.done_at(now, cost))))
+    }
+
+    /// Batch ACKs waiting for, or being served by, the processes of all nodes.
+    pub fn acks(&self) -> usize {
+        (self.nodes.iter())
+            .flat_map(|p| p.jobs.iter())
+            .filter(|(j, _)| matches!(j, Job::Ack { .. }))
+            .count()
     }
 
     /// Receptions waiting at all nodes.

@@ -61,6 +61,8 @@ struct MoreFlow {
     send_cost: Time,
     receive_cost: Time,
     receive_buffer: u32,
+    /// Batch ACKs go up to the process too (with a cost).
+    process_acks: bool,
     /// A source rate controller ticks the source.
     paced: bool,
     /// The source's process is making a packet / holds one waiting for queue room.
@@ -94,6 +96,7 @@ impl MoreFlow {
             send_cost: cfg.send_cost,
             receive_cost: cfg.receive_cost,
             receive_buffer: cfg.receive_buffer,
+            process_acks: cfg.process_acks,
             paced: false,
             source_coding: false,
             source_ready: false,
@@ -394,6 +397,7 @@ impl MoreNet {
                 }
                 self.receive_coded(node, from, &pkt, d, &coeffs, held, cx, out);
             }
+            Job::Ack { pkt, ack } => self.forward_ack(node, pkt, ack, cx, out),
             Job::Code { flow, batch } => {
                 let Some(m) = self.flow(flow) else { return };
                 if node == m.src && batch == MoreData::CURRENT_BATCH {
@@ -516,7 +520,22 @@ impl NetScheme for MoreNet {
                     self.receive_coded(node, from, &pkt, d, &coeffs, false, cx, out);
                 }
             }
-            TransportHeader::MoreAck(a) => self.forward_ack(node, pkt, a, cx, out),
+            TransportHeader::MoreAck(a) => {
+                let to_process = (self.flows.get(pkt.flow.index()).and_then(Option::as_ref))
+                    .filter(|m| m.process_acks && m.in_user_space())
+                    .map(|m| m.receive_cost);
+                match to_process {
+                    Some(cost) => {
+                        let job = Job::Ack { pkt, ack: a };
+                        if let Ok(Some(at)) =
+                            self.processes.submit(node, job, cost, u32::MAX, cx.now)
+                        {
+                            out.push(NetAction::Wake { node, at });
+                        }
+                    }
+                    None => self.forward_ack(node, pkt, a, cx, out),
+                }
+            }
             _ => {}
         }
     }
@@ -658,7 +677,9 @@ impl NetScheme for MoreNet {
     /// ACKs waiting in the per-node queues, and coded packets whose fate waits for the
     /// destination's process.
     fn held(&self) -> usize {
-        self.acks.iter().map(|q| q.len()).sum::<usize>() + self.held_for_destination
+        self.acks.iter().map(|q| q.len()).sum::<usize>()
+            + self.processes.acks()
+            + self.held_for_destination
     }
 
     fn next_hop_sets(&self, flow: FlowId) -> &[(NodeId, Vec<NodeId>)] {
@@ -723,6 +744,7 @@ mod tests {
             send_cost: Time::ZERO,
             receive_cost: Time::ZERO,
             receive_buffer: 50,
+            process_acks: false,
             plan: plan(3, NodeId(0), NodeId(2), delivery),
         };
         let config = NetFlowConfig::More(cfg.clone());
