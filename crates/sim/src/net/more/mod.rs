@@ -33,9 +33,9 @@ use airqueue_kernel::Time;
 /// `[[flow]] kind = "more"`: MORE (seed 000, section 2), carried by the network-layer
 /// scheme [`MoreNet`]. Its keys: `batch` (default 32, MORE's K), packets per batch,
 /// 1..=32; `send_cost` and `receive_cost` (default 0: none), `receive_buffer` and
-/// `process_acks`, the user-space process of seed 000's testbed (`process`). It broadcasts on the 802.11
-/// channel from each node's FIFO (drop-tail) unless DiffQ paces it (`cc = "diffq"`:
-/// DiffQ-MORE), and sends its batch ACKs over the static routes.
+/// `process_acks`, the user-space process of seed 000's testbed (`process`). It
+/// broadcasts on the 802.11 channel from each node's FIFO (drop-tail) unless DiffQ paces
+/// it (`cc = "diffq"`: DiffQ-MORE), and sends its batch ACKs over the static routes.
 pub static FLOW_KIND: FlowKindScheme = FlowKindScheme {
     name: "more",
     summary: "MORE (Chachulski et al., SIGCOMM 2007): opportunistic routing with \
