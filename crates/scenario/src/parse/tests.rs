@@ -934,7 +934,7 @@ fn the_resolved_scenario_gives_each_flow_its_own_kinds_keys() {
         serde_json::json!({"kind": "tcp", "variant": "newreno", "transfer_pkts": null}),
         serde_json::json!({"kind": "tfrc", "ecn": true}),
         serde_json::json!({"kind": "more", "batch": 8, "send_cost": 0.0, "receive_cost": 0.0,
-            "receive_buffer": 50}),
+            "receive_buffer": 50, "process_acks": false}),
     ];
     for (got, own) in resolved.as_array().unwrap().iter().zip(own) {
         let mut expected = common.as_object().unwrap().clone();
