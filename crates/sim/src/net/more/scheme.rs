@@ -229,8 +229,21 @@ impl MoreNet {
         out: &mut Vec<NetAction>,
     ) {
         let Some(m) = self.flow(flow) else { return };
-        let (job, cost) = (Job::Code { flow, batch }, m.send_cost);
-        if let Ok(Some(at)) = self.processes.submit(node, job, cost, u32::MAX, cx.now) {
+        let cost = m.send_cost;
+        self.submit_unbuffered(node, Job::Code { flow, batch }, cost, cx.now, out);
+    }
+
+    /// Hands `job` of mean cost `cost` to `node`'s process, outside the socket buffer's
+    /// limit, and wakes the process if it was idle.
+    fn submit_unbuffered(
+        &mut self,
+        node: NodeId,
+        job: Job,
+        cost: Time,
+        now: Time,
+        out: &mut Vec<NetAction>,
+    ) {
+        if let Ok(Some(at)) = self.processes.submit(node, job, cost, u32::MAX, now) {
             out.push(NetAction::Wake { node, at });
         }
     }
@@ -521,17 +534,12 @@ impl NetScheme for MoreNet {
                 }
             }
             TransportHeader::MoreAck(a) => {
-                let to_process = (self.flows.get(pkt.flow.index()).and_then(Option::as_ref))
+                let to_process = (self.flow(pkt.flow))
                     .filter(|m| m.process_acks && m.in_user_space())
                     .map(|m| m.receive_cost);
                 match to_process {
                     Some(cost) => {
-                        let job = Job::Ack { pkt, ack: a };
-                        if let Ok(Some(at)) =
-                            self.processes.submit(node, job, cost, u32::MAX, cx.now)
-                        {
-                            out.push(NetAction::Wake { node, at });
-                        }
+                        self.submit_unbuffered(node, Job::Ack { pkt, ack: a }, cost, cx.now, out)
                     }
                     None => self.forward_ack(node, pkt, a, cx, out),
                 }
