@@ -120,8 +120,8 @@ class Config:
     receive_buffer: int = 50
     #: With a cost: batch ACKs go up to the process at every hop too, in turn
     #: (``[[flow]] process_acks``; section 6.1: "MORE packets are delivered to the
-    #: application at every hop"). Off, the default, passes them at kernel speed, as the
-    #: documented user-space runs did; a counterfactual.
+    #: application at every hop"). Off, the default, passes them at kernel speed; on is a
+    #: counterfactual.
     process_acks: bool = False
 
     @classmethod
