@@ -8,7 +8,9 @@
 //! clipped (line 7). Traffic without a DiffQ header waits in its own FIFO at level 0
 //! (5.5). A multi-path flow (4.2, DiffQ-MORE; `set_multipath`) takes the minimum over its
 //! forwarders among the neighbours (eq. 2). Section 6.4's ablations are the switches
-//! `scheduling` (round robin when off) and `mac_priority` (level 0 when off).
+//! `scheduling` (round robin when off) and `mac_priority` (level 0 when off). `select`
+//! reads line 5 as written (argmax of `QD`, the default) or as section 4.1's prose has
+//! it: the head packet of the highest quantised priority, ties broken at random.
 //!
 //! Its keys: `per_dest_capacity` in `[queue]`, the two switches in `[diffq]`, the table
 //! it shares with its sources' rate control (`transport/diffq.rs`).
@@ -63,6 +65,16 @@ pub static SCHEME: Scheme = Scheme {
                   default true",
             value: KeyValue::Bool { default: true },
         },
+        Key {
+            name: "select",
+            doc: "what the scheduler compares: \"differential\" (default, the largest QD, \
+                  the Forwarder Algorithm's line 5) or \"level\" (the highest quantised \
+                  priority, ties at random, as section 4.1's prose says)",
+            value: KeyValue::Choice {
+                default: "differential",
+                names: &["differential", "level"],
+            },
+        },
     ],
     moves_packets_on_link_break: false,
     refuses_saturating_source: false,
@@ -111,6 +123,8 @@ pub struct DiffQConfig {
     pub scheduling: bool,
     /// Priority from the differential; `false` = everything at level 0.
     pub mac_priority: bool,
+    /// Compare quantised priorities (`select = "level"`) instead of differentials.
+    pub select_by_level: bool,
 }
 
 impl DiffQConfig {
@@ -126,6 +140,7 @@ impl DiffQConfig {
             levels: mac_levels.min(usize::from(u8::MAX)) as u8,
             scheduling: p.flag("scheduling"),
             mac_priority: p.flag("mac_priority"),
+            select_by_level: p.choice("select") == Some("level"),
         }
     }
 }
@@ -274,7 +289,15 @@ impl DiffQ {
     /// Quantises a differential into a MAC level: `max(ceil(QD / (D / levels)), 0)`, clipped
     /// to `levels - 1`.
     pub fn level_for(&self, qd: i64) -> u8 {
-        if !self.cfg.mac_priority || qd <= 0 || self.cfg.levels <= 1 {
+        if !self.cfg.mac_priority {
+            return 0;
+        }
+        self.priority_of(qd)
+    }
+
+    /// Line 7's priority of a head packet whose destination has differential `qd`.
+    fn priority_of(&self, qd: i64) -> u8 {
+        if qd <= 0 || self.cfg.levels <= 1 {
             return 0;
         }
         // ceil(qd * levels / D) in integers.
@@ -293,7 +316,10 @@ impl DiffQ {
             let mut ties = 0u32;
             let mut pick = 0usize;
             for (i, &d) in self.active.iter().enumerate() {
-                let qd = self.scheduling_differential(d, next_hop(d));
+                let mut qd = self.scheduling_differential(d, next_hop(d));
+                if self.cfg.select_by_level {
+                    qd = i64::from(self.priority_of(qd));
+                }
                 if qd > best {
                     best = qd;
                     ties = 1;
@@ -480,6 +506,7 @@ mod tests {
             levels: 8,
             scheduling: true,
             mac_priority: true,
+            select_by_level: false,
         }
     }
 
@@ -528,8 +555,11 @@ mod tests {
             levels: 8,
             scheduling: false,
             mac_priority: true,
+            select_by_level: false,
         };
         assert_eq!(DiffQConfig::from_params(&p, 8), want);
+        p.set_choice("select", "level");
+        assert!(DiffQConfig::from_params(&p, 8).select_by_level);
         let defaults = Params::defaults(&SCHEME);
         assert_eq!(
             DiffQConfig::from_params(&defaults, 1),
@@ -539,6 +569,7 @@ mod tests {
                 levels: 1,
                 scheduling: true,
                 mac_priority: true,
+                select_by_level: false,
             }
         );
         let setting = |c| Setting {
@@ -636,6 +667,47 @@ mod tests {
             let n = a.iter().filter(|x| **x == d).count();
             assert!(n >= 5, "destination {d} chosen {n} of 40 times: {a:?}");
         }
+    }
+
+    /// Section 4.1's prose: among head packets of one quantised priority the choice is at
+    /// random, so a differential of 5 no longer always beats one of 1 (both level 1),
+    /// while level 2 (a differential of 6) still beats both.
+    #[test]
+    fn selecting_by_level_ties_the_differentials_of_one_level() {
+        let picks = |by_level: bool, own: [u64; 3]| {
+            let mut c = cfg();
+            c.select_by_level = by_level;
+            let mut q = DiffQ::new(
+                c,
+                NodeId(1),
+                10,
+                RngStream::new(StreamKey::new(3, 1, "qdisc.diffq")),
+            );
+            let mut out = vec![];
+            for round in 0..40 {
+                for (d, n) in [5, 6, 7].into_iter().zip(own) {
+                    for s in 0..n {
+                        q.enqueue(pkt(d, round * 100 + s), true).unwrap();
+                    }
+                }
+                out.push(q.dequeue(via2).unwrap().0.pkt.dst.0);
+                while !q.is_empty() {
+                    q.dequeue(via2);
+                }
+            }
+            out
+        };
+        let count = |v: &[u32], d: u32| v.iter().filter(|x| **x == d).count();
+        let by_qd = picks(false, [5, 1, 0]);
+        assert_eq!(count(&by_qd, 5), 40, "{by_qd:?}");
+        let by_level = picks(true, [5, 1, 0]);
+        assert!(
+            count(&by_level, 5) >= 10 && count(&by_level, 6) >= 10,
+            "{by_level:?}"
+        );
+        assert_eq!(count(&by_level, 7), 0, "an empty queue is never chosen");
+        let higher = picks(true, [5, 1, 6]);
+        assert_eq!(count(&higher, 7), 40, "{higher:?}");
     }
 
     #[test]
