@@ -118,6 +118,7 @@ ALTERNATIVES: dict[tuple[str, str], list[Any]] = {
     ("tcp", "ecn"): [True, False],
     ("tcp", "max_window"): [1, 4, 64],
     ("tcp", "initial_rto"): [0.01, 3.0],
+    ("diffq", "select"): ["differential", "level"],
 }
 
 SCENARIOS = {p.stem: shorten(load_toml(p)) for p in scenario_examples()}

@@ -290,6 +290,32 @@ def test_diffq_switches_of_the_mesh_are_counterfactuals(tmp_path):
         )
 
 
+def test_diffq_select_of_the_diffq_reproductions_is_a_counterfactual():
+    """``diffq_select = "level"`` sets ``[diffq] select`` for the DiffQ schemes of the
+    mesh, the ablation's variants and DiffQ-MORE, and for no other scheme; the default
+    leaves the key out, so the scored runs stay as they were; another value is refused
+    before any run, naming the parameter."""
+    from airqueue.reproduce import diffq_ablation as ab
+    from airqueue.reproduce import diffq_more as dm
+    from airqueue.reproduce import diffq_single_path as sp
+
+    mesh = dict(SMALL_MESH)
+    assert sp.Config().diffq_select == "differential"
+    for scheme in ("DiffQ-TCP", "DiffQ-UDP"):
+        assert "select" not in sp.scheme_scenario(scheme, **mesh)["diffq"]
+        assert sp.scheme_scenario(scheme, select="level", **mesh)["diffq"]["select"] == "level"
+    tfrc = sp.scheme_scenario("TFRC-ECN", select="level", **mesh)
+    assert tfrc == sp.scheme_scenario("TFRC-ECN", **mesh)
+    more = dm.Config.make(False, {"diffq_select": "level"})
+    assert dm._common(more, "DiffQ-MORE", "x", 10)["diffq"]["select"] == "level"
+    assert "diffq" not in dm._common(more, "MORE", "x", 10)
+    assert "select" not in dm._common(dm.Config(), "DiffQ-MORE", "x", 10)["diffq"]
+    assert ab.Config.make(False, {"diffq_select": "level"}).diffq_select == "level"
+    for make in (sp.Config.make, ab.Config.make, dm.Config.make):
+        with pytest.raises(ValueError, match=r"diffq_select must be one of differential, level"):
+            make(True, {"diffq_select": "highest"})
+
+
 def test_diffq_switches_reach_the_run(tmp_path):
     """A quick DiffQ-UDP run with the MAC priority off sends every frame at level 0 (the
     run's per-level MAC counts), where the default spreads them over higher levels; the

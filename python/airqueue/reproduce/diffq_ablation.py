@@ -47,6 +47,7 @@ from airqueue.reproduce.diffq_single_path import (
     check_driver,
     check_fading,
     check_routing,
+    check_select,
     scheme_scenario,
 )
 from airqueue.reproduce.params import apply_params, as_params
@@ -110,6 +111,9 @@ class Config:
     #: read the larger of their own and their next hop's queue (docs/reproductions/diffq.md,
     #: "Why full DiffQ still drops a quarter").
     source_queue: str = "own"
+    #: ``[diffq] select`` of the scheduling variants, as ``diffq-single-path``'s
+    #: ``diffq_select``: ``"differential"``, the default, or ``"level"`` (a counterfactual).
+    diffq_select: str = "differential"
 
     @classmethod
     def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
@@ -123,6 +127,7 @@ class Config:
                 f"{NAME}: source_queue must be one of {', '.join(SOURCE_QUEUES)}, got "
                 f"{config.source_queue!r}; e.g. --param source_queue=first_relay"
             )
+        check_select(NAME, config.diffq_select)
         return config
 
 
@@ -164,6 +169,8 @@ def run(
             base["diffq"].update(switches)
             if config.source_queue != "own":
                 base["diffq"]["source_queue"] = config.source_queue
+            if config.diffq_select != "differential":
+                base["diffq"]["select"] = config.diffq_select
             frames.append(runner.sweep(variant, base, seeds=seeds))
         flows = pd.concat(frames, ignore_index=True)
         summary = runner.table(flows, "summary")

@@ -44,6 +44,7 @@ from airqueue.reproduce.diffq_single_path import (
     RATE_UPDATE,
     cdf_figure,
     check_driver,
+    check_select,
     diffq_sections,
     lossy_links,
     mac_section,
@@ -123,6 +124,9 @@ class Config:
     #: application at every hop"). Off, the default, passes them at kernel speed; on is a
     #: counterfactual.
     process_acks: bool = False
+    #: ``[diffq] select`` of DiffQ-MORE, as ``diffq-single-path``'s ``diffq_select``:
+    #: ``"differential"``, the default, or ``"level"`` (a counterfactual).
+    diffq_select: str = "differential"
 
     @classmethod
     def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
@@ -157,10 +161,14 @@ def _check(config: Config) -> None:
         )
     if config.fading not in ("none", "rayleigh"):
         problems.append(f'parameter fading: expected "none" or "rayleigh", got {config.fading!r}')
-    try:
-        check_driver(NAME, config.driver_buffer, config.link_loss)
-    except ValueError as e:
-        problems.append(str(e).removeprefix(f"{NAME}: "))
+    for check in (
+        lambda: check_driver(NAME, config.driver_buffer, config.link_loss),
+        lambda: check_select(NAME, config.diffq_select),
+    ):
+        try:
+            check()
+        except ValueError as e:
+            problems.append(str(e).removeprefix(f"{NAME}: "))
     if problems:
         raise ValueError("; ".join(problems))
 
@@ -187,6 +195,8 @@ def _common(config: Config, scheme: str, name: str, duration_nodes: int) -> dict
                 duration_nodes, config.diffq_d, config.queue_threshold, config.rate_update
             )
         )
+        if config.diffq_select != "differential":
+            sc["diffq"]["select"] = config.diffq_select
     return sc
 
 

@@ -120,6 +120,8 @@ FADINGS = ("none", "rayleigh")
 
 #: ``tcp_sack_variant``'s values: the ``[[flow]] variant`` TCP-SACK may run.
 TCP_SACK_VARIANTS = ("sack", "cubic")
+#: ``[diffq] select``: what DiffQ's scheduler compares (``Config.diffq_select``).
+DIFFQ_SELECTS = ("differential", "level")
 
 #: The testbed's OLSR is olsrd with ETX (section 6.1; docs/routing.md): its TCs advertise
 #: every symmetric neighbour, ``TC_REDUNDANCY`` 2 in olsrd's ``src/olsr_protocol.h`` from
@@ -193,6 +195,12 @@ class Config:
     #: differential sets one of eight MAC levels); off sends every frame at level 0,
     #: section 6.4's "packets are transmitted with priority 0". A counterfactual.
     diffq_mac_priority: bool = True
+    #: ``[diffq] select`` of the DiffQ schemes: ``"differential"``, the default (the
+    #: Forwarder Algorithm's line 5, ``F = argmax_d QD_i(d)``), or ``"level"``, section
+    #: 4.1's prose: "Node i chooses the HOL packet of the highest priority among all HOL
+    #: packets in its destination queues ... Ties are broken arbitrarily" (the quantised
+    #: priority, ties at random). A counterfactual.
+    diffq_select: str = "differential"
     #: ``[[flow]] variant`` of TCP-SACK (and of its runs alone): ``"sack"``, the default
     #: (RFC 5681's window with RFC 6675 recovery, the paper's name for the scheme), or
     #: ``"cubic"``, RFC 9438's window with the same recovery: the default of the Linux
@@ -228,6 +236,7 @@ class Config:
             "a number of seconds in (0, 60]",
             "3",
         )
+        check_select(NAME, config.diffq_select)
         if config.tcp_sack_variant not in TCP_SACK_VARIANTS:
             raise ValueError(
                 f"{NAME}: tcp_sack_variant must be one of {', '.join(TCP_SACK_VARIANTS)}, "
@@ -314,6 +323,15 @@ def check_driver(name: str, driver_buffer: int, link_loss: float) -> None:
         )
 
 
+def check_select(name: str, select: str) -> None:
+    """``diffq_select`` is one of ``DIFFQ_SELECTS``, or a ValueError naming the parameter."""
+    if select not in DIFFQ_SELECTS:
+        raise ValueError(
+            f"{name}: diffq_select must be one of {', '.join(DIFFQ_SELECTS)}, "
+            f"got {select!r}; e.g. --param diffq_select=level"
+        )
+
+
 def check_fading(name: str, fading: str) -> None:
     """Refuses a ``fading`` other than ``FADINGS``, before any run, naming the parameter."""
     if fading not in FADINGS:
@@ -359,6 +377,7 @@ def scheme_scenario(
     fading: str = "none",
     scheduling: bool = True,
     mac_priority: bool = True,
+    select: str = "differential",
     sack_variant: str = "sack",
     cs_range: float | None = None,
     initial_rto: float | None = None,
@@ -368,7 +387,8 @@ def scheme_scenario(
     ``tc_redundancy``; ``driver_buffer`` frames behind the queue, ``link_loss`` on
     every pair, and ``radio.fading`` when ``fading`` is not ``"none"``. ``scheduling``
     and ``mac_priority`` off set those ``[diffq]`` switches of a DiffQ scheme (left out
-    when on, the core's default, so those scenarios stay as they were).
+    when on, the core's default, so those scenarios stay as they were), as is ``select``
+    at ``"differential"``.
     ``sack_variant`` is TCP-SACK's ``variant``, ``cs_range`` the ``radio.cs_range`` and
     ``initial_rto`` the ``tcp.initial_rto`` (absent: the core's defaults)."""
     diffq = scheme.startswith("DiffQ")
@@ -416,6 +436,8 @@ def scheme_scenario(
             sc["diffq"]["scheduling"] = False
         if not mac_priority:
             sc["diffq"]["mac_priority"] = False
+        if select != "differential":
+            sc["diffq"]["select"] = select
     return sc
 
 
@@ -464,6 +486,7 @@ def run(
                 fading=config.fading,
                 scheduling=config.diffq_scheduling,
                 mac_priority=config.diffq_mac_priority,
+                select=config.diffq_select,
                 sack_variant=config.tcp_sack_variant,
                 cs_range=config.cs_range,
                 initial_rto=config.tcp_initial_rto,
@@ -593,6 +616,14 @@ def run(
                 f"MAC priority {'on' if config.diffq_mac_priority else 'off (level 0)'}."
             ]
             if not (config.diffq_scheduling and config.diffq_mac_priority)
+            else []
+        ),
+        *(
+            [
+                "DiffQ schemes (counterfactual, section 4.1's prose): the head packet of the "
+                "highest quantised priority is served, ties at random."
+            ]
+            if config.diffq_select == "level"
             else []
         ),
         "Paper values: Table 3 ratios are numbers in the paper; Jain and log-utility ratios "
