@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
@@ -314,6 +315,54 @@ def test_diffq_select_of_the_diffq_reproductions_is_a_counterfactual():
     for make in (sp.Config.make, ab.Config.make, dm.Config.make):
         with pytest.raises(ValueError, match=r"diffq_select must be one of differential, level"):
             make(True, {"diffq_select": "highest"})
+
+
+def test_table3_taken_apart_reruns_every_flow_alone_under_its_scheme():
+    """``alone_at = n`` reruns every TCP-SACK and DiffQ-TCP flow of the runs of ``n``
+    flows alone on its seed's mesh, each under its own scheme (DiffQ-TCP keeps its
+    ``cc``); the rows are the schemes' ratio alone and each scheme's median with the
+    others over its median alone; a flow count not run, or a run without both schemes,
+    is refused naming the parameter."""
+    from airqueue.reproduce import diffq_single_path as sp
+
+    config = sp.Config.make(True, {"alone_at": 4})
+    flows = pd.DataFrame(
+        [
+            (scheme, seed, 4, src, src + 10, 0.5, bps * (1 if scheme == "TCP-SACK" else 2))
+            for scheme in ("TCP-SACK", "DiffQ-TCP")
+            for seed in (1, 2)
+            for src, bps in ((1, 100e3), (2, 300e3), (3, 500e3))
+        ],
+        columns=["scheme", "seed", "flows.random", "src", "dst", "start_s", "goodput_bps"],
+    )
+
+    class Runner:
+        calls = []
+
+        def sweep(self, name, base, *, seeds, grid):
+            self.calls.append((base, seeds, grid))
+            rows = [
+                {"seed": seeds[0], "src": f[0]["src"], "dst": f[0]["dst"], "goodput_bps": 1e6}
+                for f in grid["flow"]
+            ]
+            return pd.DataFrame(rows)
+
+    alone = sp._run_every_alone(Runner(), flows, config, 4)
+    assert len(Runner.calls) == 4 and len(alone) == 12
+    assert sorted(seeds for _, seeds, _ in Runner.calls) == [[1], [1], [2], [2]]
+    for base, _, grid in Runner.calls:
+        assert "flows" not in base and len(grid["flow"]) == 3
+        flow = grid["flow"][0][0]
+        assert flow["kind"] == "tcp" and flow["start"] == 0.5 and "random" not in flow
+        assert ("cc" in flow) == ("diffq" in base)
+    rows = {r.metric.split(": ", 1)[1]: r for r in sp.every_alone_rows(4, flows, alone)}
+    assert rows["median goodput ratio DiffQ-TCP / TCP-SACK alone"].ours == pytest.approx(1.0)
+    kept = "median goodput with the others / alone"
+    assert rows[f"TCP-SACK, {kept}"].ours == pytest.approx(0.3)
+    assert rows[f"DiffQ-TCP, {kept}"].ours == pytest.approx(0.6)
+    for bad in ({"alone_at": 16}, {"alone_at": 4, "schemes": ["TCP-SACK", "TCP-FeW"]}):
+        with pytest.raises(ValueError, match=r"alone_at must be one of the flow counts"):
+            sp.Config.make(True, bad)
 
 
 def test_diffq_switches_reach_the_run(tmp_path):

@@ -217,6 +217,11 @@ class Config:
     #: 2.6 kernels (section 5.1), which timed their SYNs. With no handshake in the model
     #: the first data segment takes the SYN's place. A counterfactual.
     tcp_initial_rto: float | None = None
+    #: Table 3 taken apart at this flow count: every flow of TCP-SACK's and DiffQ-TCP's
+    #: runs with that many flows rerun alone on its mesh under its own scheme, giving
+    #: the ratio of the schemes alone and the share of its goodput alone that each
+    #: scheme's median flow keeps among the others. ``None``, the default, runs none.
+    alone_at: int | None = None
 
     @classmethod
     def make(cls, quick: bool, params: Mapping[str, Any] | None) -> Config:
@@ -237,6 +242,15 @@ class Config:
             "3",
         )
         check_select(NAME, config.diffq_select)
+        if config.alone_at is not None and (
+            config.alone_at not in config.flow_counts
+            or not {"TCP-SACK", "DiffQ-TCP"} <= set(config.schemes)
+        ):
+            raise ValueError(
+                f"{NAME}: alone_at must be one of the flow counts "
+                f"{list(config.flow_counts)}, with TCP-SACK and DiffQ-TCP among the "
+                f"schemes; got {config.alone_at!r}; e.g. --param alone_at=4"
+            )
         if config.tcp_sack_variant not in TCP_SACK_VARIANTS:
             raise ValueError(
                 f"{NAME}: tcp_sack_variant must be one of {', '.join(TCP_SACK_VARIANTS)}, "
@@ -441,6 +455,39 @@ def scheme_scenario(
     return sc
 
 
+def config_scenario(config: Config, scheme: str, flows: int) -> dict[str, Any]:
+    """``scheme``'s mesh scenario with ``flows`` random flows under every setting of
+    ``config``."""
+    return scheme_scenario(
+        scheme,
+        name=NAME,
+        duration=config.duration,
+        nodes=config.nodes,
+        area=config.area,
+        flows=flows,
+        packet_size=config.packet_size,
+        queue_capacity=config.queue_capacity,
+        delayed_ack=config.delayed_ack,
+        timestamps=config.timestamps,
+        diffq_d=config.diffq_d,
+        queue_threshold=config.queue_threshold,
+        max_window=config.max_window,
+        retry_limit=config.retry_limit,
+        routing=config.routing,
+        rate_update=config.rate_update,
+        tc_redundancy=config.tc_redundancy,
+        driver_buffer=config.driver_buffer,
+        link_loss=config.link_loss,
+        fading=config.fading,
+        scheduling=config.diffq_scheduling,
+        mac_priority=config.diffq_mac_priority,
+        select=config.diffq_select,
+        sack_variant=config.tcp_sack_variant,
+        cs_range=config.cs_range,
+        initial_rto=config.tcp_initial_rto,
+    )
+
+
 def run(
     *,
     quick: bool,
@@ -463,39 +510,17 @@ def run(
     with Runner(out, workers=workers, serial=serial, progress=progress, client=client) as runner:
         frames = []
         for s in config.schemes:
-            base = scheme_scenario(
-                s,
-                name=NAME,
-                duration=config.duration,
-                nodes=config.nodes,
-                area=config.area,
-                flows=config.flow_counts[0],
-                packet_size=config.packet_size,
-                queue_capacity=config.queue_capacity,
-                delayed_ack=config.delayed_ack,
-                timestamps=config.timestamps,
-                diffq_d=config.diffq_d,
-                queue_threshold=config.queue_threshold,
-                max_window=config.max_window,
-                retry_limit=config.retry_limit,
-                routing=config.routing,
-                rate_update=config.rate_update,
-                tc_redundancy=config.tc_redundancy,
-                driver_buffer=config.driver_buffer,
-                link_loss=config.link_loss,
-                fading=config.fading,
-                scheduling=config.diffq_scheduling,
-                mac_priority=config.diffq_mac_priority,
-                select=config.diffq_select,
-                sack_variant=config.tcp_sack_variant,
-                cs_range=config.cs_range,
-                initial_rto=config.tcp_initial_rto,
-            )
+            base = config_scenario(config, s, config.flow_counts[0])
             frames.append(runner.sweep(s, base, seeds=seeds, grid=grid))
         flows = pd.concat(frames, ignore_index=True)
         alone = (
             _run_alone(runner, flows, config)
             if config.alone and "TCP-SACK" in config.schemes
+            else None
+        )
+        every_alone = (
+            _run_every_alone(runner, flows, config, config.alone_at)
+            if config.alone_at is not None
             else None
         )
         first = flows[flows["scheme"] == config.schemes[0]]
@@ -565,6 +590,8 @@ def run(
             rows += fig14_rows(n, at_n)
     if alone is not None:
         rows += alone_rows(max(config.flow_counts), alone)
+    if every_alone is not None and config.alone_at is not None:
+        rows += every_alone_rows(config.alone_at, flows, every_alone)
     figures = [
         cdf_figure(flows, config, out),
         _metrics_figure(runs, config, out),
@@ -856,6 +883,62 @@ def _run_alone(runner: Runner, flows: pd.DataFrame, config: Config) -> pd.DataFr
         return starved.assign(alone_bps=pd.Series(dtype=float))
     alone = pd.concat(frames, ignore_index=True).rename(columns={"goodput_bps": "alone_bps"})
     return starved.merge(alone, on=["seed", "src", "dst"], how="left", validate="one_to_one")
+
+
+def _run_every_alone(runner: Runner, flows: pd.DataFrame, config: Config, n: int) -> pd.DataFrame:
+    """Every flow of TCP-SACK's and DiffQ-TCP's runs of ``n`` flows rerun alone on its
+    scenario's mesh under its own scheme (one sweep per scheme and scenario): ``scheme``,
+    ``seed``, ``src``, ``dst`` and the goodput alone, ``alone_bps``."""
+    frames = []
+    for scheme in ("TCP-SACK", "DiffQ-TCP"):
+        at_n = flows[(flows["flows.random"] == n) & (flows["scheme"] == scheme)]
+        base = config_scenario(config, scheme, 1)
+        template = {k: v for k, v in base.pop("flows").items() if k not in ("random", "start")}
+        for seed, g in at_n.groupby("seed", sort=True):
+            specs = [
+                [dict(template, src=int(r.src), dst=int(r.dst), start=float(r.start_s))]
+                for r in g.itertuples(index=False)
+            ]
+            sc = dict(base, name=f"{NAME}-alone{n}-{scheme.lower()}", flow=specs[0])
+            res = runner.sweep(
+                f"{scheme} alone (seed {seed})", sc, seeds=[int(seed)], grid={"flow": specs}
+            )
+            frames.append(res[["seed", "src", "dst", "goodput_bps"]].assign(scheme=scheme))
+    alone = pd.concat(frames, ignore_index=True)
+    return alone.rename(columns={"goodput_bps": "alone_bps"})
+
+
+def every_alone_rows(n: int, flows: pd.DataFrame, alone: pd.DataFrame) -> list[Row]:
+    """Table 3 at ``n`` flows taken apart: per scenario the median flow's goodput with the
+    others (``flows``) and with every flow alone (``alone``), for TCP-SACK and DiffQ-TCP;
+    the schemes' ratio alone, and the share of its goodput alone each scheme keeps."""
+    at_n = flows[flows["flows.random"] == n]
+    together = at_n.groupby(["scheme", "seed"])["goodput_bps"].median()
+    apart = alone.groupby(["scheme", "seed"])["alone_bps"].median()
+    head = f"Table 3 at {n} flows, every flow rerun alone"
+    rows = []
+    seeds = sorted(set(apart["DiffQ-TCP"].index) & set(apart["TCP-SACK"].index))
+    ratio, lo, hi = bootstrap_ratio(
+        [apart["DiffQ-TCP"][s] for s in seeds], [apart["TCP-SACK"][s] for s in seeds]
+    )
+    rows.append(
+        Row(f"{head}: median goodput ratio DiffQ-TCP / TCP-SACK alone", None, ratio, lo, hi)
+    )
+    for scheme in ("TCP-SACK", "DiffQ-TCP"):
+        rows.append(
+            row(
+                f"{head}: {scheme}, median per-flow goodput alone, kb/s",
+                [apart[scheme][s] for s in seeds],
+                scale=1e3,
+            )
+        )
+        ratio, lo, hi = bootstrap_ratio(
+            [together[scheme][s] for s in seeds], [apart[scheme][s] for s in seeds]
+        )
+        rows.append(
+            Row(f"{head}: {scheme}, median goodput with the others / alone", None, ratio, lo, hi)
+        )
+    return rows
 
 
 def alone_rows(n: int, alone: pd.DataFrame) -> list[Row]:
