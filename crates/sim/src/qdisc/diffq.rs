@@ -12,8 +12,8 @@
 //! reads line 5 as written (argmax of `QD`, the default) or as section 4.1's prose has
 //! it: the head packet of the highest quantised priority, ties broken at random.
 //!
-//! Its keys: `per_dest_capacity` in `[queue]`, the two switches in `[diffq]`, the table
-//! it shares with its sources' rate control (`transport/diffq.rs`).
+//! Its keys: `per_dest_capacity` in `[queue]`, the two switches and `select` in
+//! `[diffq]`, the table it shares with its sources' rate control (`transport/diffq.rs`).
 
 use super::registry::{Key, KeyValue, Params, Problem, RegisteredQdisc, Scheme, Setting};
 use super::reports::NeighbourReports;
