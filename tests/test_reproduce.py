@@ -317,19 +317,21 @@ def test_diffq_select_of_the_diffq_reproductions_is_a_counterfactual():
             make(True, {"diffq_select": "highest"})
 
 
-def test_table3_taken_apart_reruns_every_flow_alone_under_its_scheme():
-    """``alone_at = n`` reruns every TCP-SACK and DiffQ-TCP flow of the runs of ``n``
-    flows alone on its seed's mesh, each under its own scheme (DiffQ-TCP keeps its
-    ``cc``); the rows are the schemes' ratio alone and each scheme's median with the
-    others over its median alone; a flow count not run, or a run without both schemes,
-    is refused naming the parameter."""
+def test_table3_and_fig13_taken_apart_rerun_every_flow_alone_under_its_scheme():
+    """``alone_at = n`` reruns every flow of TCP-SACK's, DiffQ-TCP's, TFRC-ECN's and
+    DiffQ-UDP's runs of ``n`` flows alone on its seed's mesh, each under its own scheme
+    (the DiffQ schemes keep their ``cc``); the rows are each pair's ratio alone and each
+    scheme's statistic with the others over it alone: the median flow for Table 3's pair,
+    the aggregate for Fig. 13's. A flow count not run, or a run without a whole pair, is
+    refused naming the parameter."""
     from airqueue.reproduce import diffq_single_path as sp
 
     config = sp.Config.make(True, {"alone_at": 4})
+    factor = {"TCP-SACK": 1, "DiffQ-TCP": 2, "TFRC-ECN": 1, "DiffQ-UDP": 4}
     flows = pd.DataFrame(
         [
-            (scheme, seed, 4, src, src + 10, 0.5, bps * (1 if scheme == "TCP-SACK" else 2))
-            for scheme in ("TCP-SACK", "DiffQ-TCP")
+            (scheme, seed, 4, src, src + 10, 0.5, bps * factor[scheme])
+            for scheme in factor
             for seed in (1, 2)
             for src, bps in ((1, 100e3), (2, 300e3), (3, 500e3))
         ],
@@ -348,19 +350,31 @@ def test_table3_taken_apart_reruns_every_flow_alone_under_its_scheme():
             return pd.DataFrame(rows)
 
     alone = sp._run_every_alone(Runner(), flows, config, 4)
-    assert len(Runner.calls) == 4 and len(alone) == 12
-    assert sorted(seeds for _, seeds, _ in Runner.calls) == [[1], [1], [2], [2]]
+    assert len(Runner.calls) == 8 and len(alone) == 24
+    assert sorted(seeds for _, seeds, _ in Runner.calls) == [[1]] * 4 + [[2]] * 4
+    kinds = set()
     for base, _, grid in Runner.calls:
         assert "flows" not in base and len(grid["flow"]) == 3
         flow = grid["flow"][0][0]
-        assert flow["kind"] == "tcp" and flow["start"] == 0.5 and "random" not in flow
+        assert flow["start"] == 0.5 and "random" not in flow
         assert ("cc" in flow) == ("diffq" in base)
-    rows = {r.metric.split(": ", 1)[1]: r for r in sp.every_alone_rows(4, flows, alone)}
-    assert rows["median goodput ratio DiffQ-TCP / TCP-SACK alone"].ours == pytest.approx(1.0)
-    kept = "median goodput with the others / alone"
-    assert rows[f"TCP-SACK, {kept}"].ours == pytest.approx(0.3)
-    assert rows[f"DiffQ-TCP, {kept}"].ours == pytest.approx(0.6)
-    for bad in ({"alone_at": 16}, {"alone_at": 4, "schemes": ["TCP-SACK", "TCP-FeW"]}):
+        kinds.add(flow["kind"])
+    assert kinds == {"tcp", "udp", "tfrc"}
+    rows = {r.metric: r for r in sp.every_alone_rows(4, flows, alone, config.schemes)}
+    t3, f13 = (
+        "Table 3 at 4 flows, every flow rerun alone: ",
+        "Fig. 13 at 4 flows, every flow rerun alone: ",
+    )
+    assert rows[t3 + "median goodput ratio DiffQ-TCP / TCP-SACK alone"].ours == pytest.approx(1.0)
+    assert rows[t3 + "TCP-SACK, median goodput with the others / alone"].ours == pytest.approx(0.3)
+    assert rows[t3 + "DiffQ-TCP, median goodput with the others / alone"].ours == pytest.approx(0.6)
+    kept = "aggregate goodput with the others / alone"
+    assert rows[f13 + f"TFRC-ECN, {kept}"].ours == pytest.approx(0.3)
+    assert rows[f13 + f"DiffQ-UDP, {kept}"].ours == pytest.approx(1.2)
+    assert rows[f13 + "TFRC-ECN, summed goodput alone, kb/s"].ours == pytest.approx(3000.0)
+    only_tcp = sp.every_alone_rows(4, flows, alone, ("TCP-SACK", "DiffQ-TCP"))
+    assert all(r.metric.startswith(t3) for r in only_tcp) and len(only_tcp) == 5
+    for bad in ({"alone_at": 16}, {"alone_at": 4, "schemes": ["TCP-SACK", "TCP-FeW", "DiffQ-UDP"]}):
         with pytest.raises(ValueError, match=r"alone_at must be one of the flow counts"):
             sp.Config.make(True, bad)
 

@@ -217,10 +217,11 @@ class Config:
     #: 2.6 kernels (section 5.1), which timed their SYNs. With no handshake in the model
     #: the first data segment takes the SYN's place. A counterfactual.
     tcp_initial_rto: float | None = None
-    #: Table 3 taken apart at this flow count: every flow of TCP-SACK's and DiffQ-TCP's
-    #: runs with that many flows rerun alone on its mesh under its own scheme, giving
-    #: the ratio of the schemes alone and the share of its goodput alone that each
-    #: scheme's median flow keeps among the others. ``None``, the default, runs none.
+    #: Table 3 and Fig. 13 taken apart at this flow count: every flow of TCP-SACK's and
+    #: DiffQ-TCP's (and TFRC-ECN's and DiffQ-UDP's) runs with that many flows rerun alone
+    #: on its mesh under its own scheme, giving the ratio of the schemes alone and the
+    #: share of its goodput alone that each scheme keeps among the others (the median
+    #: flow's for Table 3, the aggregate for Fig. 13). ``None``, the default, runs none.
     alone_at: int | None = None
 
     @classmethod
@@ -243,13 +244,13 @@ class Config:
         )
         check_select(NAME, config.diffq_select)
         if config.alone_at is not None and (
-            config.alone_at not in config.flow_counts
-            or not {"TCP-SACK", "DiffQ-TCP"} <= set(config.schemes)
+            config.alone_at not in config.flow_counts or not _alone_pairs(config.schemes)
         ):
             raise ValueError(
                 f"{NAME}: alone_at must be one of the flow counts "
-                f"{list(config.flow_counts)}, with TCP-SACK and DiffQ-TCP among the "
-                f"schemes; got {config.alone_at!r}; e.g. --param alone_at=4"
+                f"{list(config.flow_counts)}, with TCP-SACK and DiffQ-TCP, or TFRC-ECN and "
+                f"DiffQ-UDP, among the schemes; got {config.alone_at!r}; e.g. --param "
+                "alone_at=4"
             )
         if config.tcp_sack_variant not in TCP_SACK_VARIANTS:
             raise ValueError(
@@ -591,7 +592,7 @@ def run(
     if alone is not None:
         rows += alone_rows(max(config.flow_counts), alone)
     if every_alone is not None and config.alone_at is not None:
-        rows += every_alone_rows(config.alone_at, flows, every_alone)
+        rows += every_alone_rows(config.alone_at, flows, every_alone, config.schemes)
     figures = [
         cdf_figure(flows, config, out),
         _metrics_figure(runs, config, out),
@@ -885,12 +886,25 @@ def _run_alone(runner: Runner, flows: pd.DataFrame, config: Config) -> pd.DataFr
     return starved.merge(alone, on=["seed", "src", "dst"], how="left", validate="one_to_one")
 
 
+#: The pairs ``alone_at`` takes apart, each (DiffQ scheme, baseline, statistic, what it
+#: is): Table 3's median flow, and Fig. 13's aggregate.
+ALONE_PAIRS = (
+    ("DiffQ-TCP", "TCP-SACK", "median", "Table 3"),
+    ("DiffQ-UDP", "TFRC-ECN", "sum", "Fig. 13"),
+)
+
+
+def _alone_pairs(schemes: tuple[str, ...]) -> list[tuple[str, str, str, str]]:
+    return [p for p in ALONE_PAIRS if {p[0], p[1]} <= set(schemes)]
+
+
 def _run_every_alone(runner: Runner, flows: pd.DataFrame, config: Config, n: int) -> pd.DataFrame:
-    """Every flow of TCP-SACK's and DiffQ-TCP's runs of ``n`` flows rerun alone on its
-    scenario's mesh under its own scheme (one sweep per scheme and scenario): ``scheme``,
-    ``seed``, ``src``, ``dst`` and the goodput alone, ``alone_bps``."""
+    """Every flow of the runs of ``n`` flows of each scheme in a complete
+    ``ALONE_PAIRS`` pair rerun alone on its scenario's mesh under its own scheme (one
+    sweep per scheme and scenario): ``scheme``, ``seed``, ``src``, ``dst`` and the
+    goodput alone, ``alone_bps``."""
     frames = []
-    for scheme in ("TCP-SACK", "DiffQ-TCP"):
+    for scheme in [s for pair in _alone_pairs(config.schemes) for s in pair[:2]]:
         at_n = flows[(flows["flows.random"] == n) & (flows["scheme"] == scheme)]
         base = config_scenario(config, scheme, 1)
         template = {k: v for k, v in base.pop("flows").items() if k not in ("random", "start")}
@@ -908,36 +922,40 @@ def _run_every_alone(runner: Runner, flows: pd.DataFrame, config: Config, n: int
     return alone.rename(columns={"goodput_bps": "alone_bps"})
 
 
-def every_alone_rows(n: int, flows: pd.DataFrame, alone: pd.DataFrame) -> list[Row]:
-    """Table 3 at ``n`` flows taken apart: per scenario the median flow's goodput with the
-    others (``flows``) and with every flow alone (``alone``), for TCP-SACK and DiffQ-TCP;
-    the schemes' ratio alone, and the share of its goodput alone each scheme keeps."""
+def every_alone_rows(
+    n: int, flows: pd.DataFrame, alone: pd.DataFrame, schemes: tuple[str, ...]
+) -> list[Row]:
+    """Table 3 and Fig. 13 at ``n`` flows taken apart: per scenario the statistic of the
+    pair (the median flow's goodput, or the sum of the flows') with the others
+    (``flows``) and with every flow alone (``alone``); the schemes' ratio alone, and the
+    share of its goodput alone each scheme keeps among the others."""
     at_n = flows[flows["flows.random"] == n]
-    together = at_n.groupby(["scheme", "seed"])["goodput_bps"].median()
-    apart = alone.groupby(["scheme", "seed"])["alone_bps"].median()
-    head = f"Table 3 at {n} flows, every flow rerun alone"
     rows = []
-    seeds = sorted(set(apart["DiffQ-TCP"].index) & set(apart["TCP-SACK"].index))
-    ratio, lo, hi = bootstrap_ratio(
-        [apart["DiffQ-TCP"][s] for s in seeds], [apart["TCP-SACK"][s] for s in seeds]
-    )
-    rows.append(
-        Row(f"{head}: median goodput ratio DiffQ-TCP / TCP-SACK alone", None, ratio, lo, hi)
-    )
-    for scheme in ("TCP-SACK", "DiffQ-TCP"):
-        rows.append(
-            row(
-                f"{head}: {scheme}, median per-flow goodput alone, kb/s",
-                [apart[scheme][s] for s in seeds],
-                scale=1e3,
-            )
-        )
+    for diffq, base, stat, what in _alone_pairs(schemes):
+        together = at_n.groupby(["scheme", "seed"])["goodput_bps"].agg(stat)
+        apart = alone.groupby(["scheme", "seed"])["alone_bps"].agg(stat)
+        head = f"{what} at {n} flows, every flow rerun alone"
+        name = "median goodput" if stat == "median" else "aggregate goodput"
+        seeds = sorted(set(apart[diffq].index) & set(apart[base].index))
         ratio, lo, hi = bootstrap_ratio(
-            [together[scheme][s] for s in seeds], [apart[scheme][s] for s in seeds]
+            [apart[diffq][s] for s in seeds], [apart[base][s] for s in seeds]
         )
-        rows.append(
-            Row(f"{head}: {scheme}, median goodput with the others / alone", None, ratio, lo, hi)
-        )
+        rows.append(Row(f"{head}: {name} ratio {diffq} / {base} alone", None, ratio, lo, hi))
+        for scheme in (base, diffq):
+            per_flow = "median per-flow goodput" if stat == "median" else "summed goodput"
+            rows.append(
+                row(
+                    f"{head}: {scheme}, {per_flow} alone, kb/s",
+                    [apart[scheme][s] for s in seeds],
+                    scale=1e3,
+                )
+            )
+            ratio, lo, hi = bootstrap_ratio(
+                [together[scheme][s] for s in seeds], [apart[scheme][s] for s in seeds]
+            )
+            rows.append(
+                Row(f"{head}: {scheme}, {name} with the others / alone", None, ratio, lo, hi)
+            )
     return rows
 
 
