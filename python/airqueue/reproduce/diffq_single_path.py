@@ -828,28 +828,8 @@ def alone_scenario(config: Config, src: int, dst: int, start_s: float) -> dict[s
     """The TCP-SACK mesh scenario with one flow, ``src`` to ``dst`` from ``start_s``: the
     same topology (drawn from the seed alone), radio, MAC, queue and routing as the runs
     with random flows, whose draw this replaces."""
-    sc = scheme_scenario(
-        "TCP-SACK",
-        name=f"{NAME}-alone",
-        duration=config.duration,
-        nodes=config.nodes,
-        area=config.area,
-        flows=1,
-        packet_size=config.packet_size,
-        queue_capacity=config.queue_capacity,
-        delayed_ack=config.delayed_ack,
-        timestamps=config.timestamps,
-        max_window=config.max_window,
-        retry_limit=config.retry_limit,
-        routing=config.routing,
-        tc_redundancy=config.tc_redundancy,
-        driver_buffer=config.driver_buffer,
-        link_loss=config.link_loss,
-        fading=config.fading,
-        sack_variant=config.tcp_sack_variant,
-        cs_range=config.cs_range,
-        initial_rto=config.tcp_initial_rto,
-    )
+    sc = config_scenario(config, "TCP-SACK", 1)
+    sc["name"] = f"{NAME}-alone-tcp-sack"
     del sc["flows"]
     sc["flow"] = [_alone_flow(config, src, dst, start_s)]
     return sc
