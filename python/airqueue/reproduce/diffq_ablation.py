@@ -165,12 +165,11 @@ def run(
                 driver_buffer=config.driver_buffer,
                 link_loss=config.link_loss,
                 fading=config.fading,
+                select=config.diffq_select,
             )
             base["diffq"].update(switches)
             if config.source_queue != "own":
                 base["diffq"]["source_queue"] = config.source_queue
-            if config.diffq_select != "differential":
-                base["diffq"]["select"] = config.diffq_select
             frames.append(runner.sweep(variant, base, seeds=seeds))
         flows = pd.concat(frames, ignore_index=True)
         summary = runner.table(flows, "summary")
